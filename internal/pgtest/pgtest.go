@@ -1,0 +1,135 @@
+// Package pgtest gives each test a fresh, migrated PostgreSQL database.
+//
+// The server comes from TEST_DATABASE_URL, else postgres@127.0.0.1:5432
+// (scripts/test.sh finds or starts one and sets the variable). Without a
+// server, tests skip locally; with CI=true they fail, so CI never passes
+// without having talked to PostgreSQL.
+package pgtest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/membot/membot/migrations"
+)
+
+// DefaultURL is where a local server is looked for when TEST_DATABASE_URL is unset.
+const DefaultURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// AdminURL is the URL of the server's maintenance database.
+func AdminURL() string {
+	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return DefaultURL
+}
+
+// New creates an empty database with every migration applied, returns its
+// URL, and drops it when the test ends.
+func New(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin := connect(ctx, t)
+	defer admin.Close(context.Background())
+
+	template, err := migratedTemplate(ctx, admin)
+	if err != nil {
+		t.Fatalf("pgtest: prepare template database: %v", err)
+	}
+	name := fmt.Sprintf("membot_test_%d_%d", time.Now().UnixNano(), rand.Uint32())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+template); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() { Drop(t, name) })
+	return URLFor(name)
+}
+
+// Drop removes a database, closing its connections.
+func Drop(t testing.TB, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin := connect(ctx, t)
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		t.Errorf("pgtest: drop database %s: %v", name, err)
+	}
+}
+
+// URLFor returns the URL of database name on the test server.
+func URLFor(name string) string {
+	u, err := url.Parse(AdminURL())
+	if err != nil {
+		panic(fmt.Sprintf("pgtest: TEST_DATABASE_URL is not a URL: %v", err))
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func connect(ctx context.Context, t testing.TB) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, AdminURL())
+	if err == nil {
+		return conn
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("pgtest: no PostgreSQL at TEST_DATABASE_URL or %s (CI=true, so this fails): %v", DefaultURL, err)
+	}
+	t.Skipf("pgtest: no PostgreSQL reachable, skipping (set TEST_DATABASE_URL or run scripts/test.sh): %v", err)
+	return nil
+}
+
+// migratedTemplate returns the name of a template database holding the
+// current migrations, building it once per migration set. It is built under a
+// temporary name and renamed when complete, so that concurrent test processes
+// never copy a half-migrated template.
+func migratedTemplate(ctx context.Context, admin *pgx.Conn) (string, error) {
+	name := "membot_template_" + migrationsHash()
+	var exists bool
+	if err := admin.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	building := fmt.Sprintf("membot_building_%d", rand.Uint32())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+building); err != nil {
+		return "", err
+	}
+	if _, err := migrations.Up(ctx, URLFor(building)); err != nil {
+		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)")
+		return "", err
+	}
+	_, err := admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // another process finished first
+		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)")
+		return name, nil
+	}
+	return name, err
+}
+
+func migrationsHash() string {
+	h := sha256.New()
+	fs.WalkDir(migrations.Files, ".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := fs.ReadFile(migrations.Files, path)
+			h.Write([]byte(path))
+			h.Write(b)
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

@@ -1,0 +1,47 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// currentConversationCTE defines `conv`: the newest conversation of chat $1,
+// created for user $2 when the chat has none. One chat is handled by one
+// worker at a time, so two workers never race to create it.
+const currentConversationCTE = `conv_existing AS (
+	SELECT id FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1
+), conv_created AS (
+	INSERT INTO conversations (telegram_user_id, chat_id)
+	SELECT $2, $1 WHERE NOT EXISTS (SELECT 1 FROM conv_existing)
+	RETURNING id
+), conv AS (
+	SELECT id FROM conv_existing UNION ALL SELECT id FROM conv_created
+)`
+
+const currentConversationSQL = `WITH ` + currentConversationCTE + ` SELECT id::text FROM conv`
+
+// CurrentConversation returns the id of the chat's current conversation,
+// creating one when the chat has none.
+func (s *Store) CurrentConversation(ctx context.Context, chatID, userID int64) (string, error) {
+	var id string
+	if err := s.pool.QueryRow(ctx, currentConversationSQL, chatID, userID).Scan(&id); err != nil {
+		return "", fmt.Errorf("current conversation: %w", translate(err))
+	}
+	return id, nil
+}
+
+// Reset deletes every conversation of the chat with its messages and opens a
+// fresh one, in one transaction, and returns the new conversation's id.
+func (s *Store) Reset(ctx context.Context, chatID, userID int64) (string, error) {
+	var id string
+	batch := &pgx.Batch{}
+	batch.Queue(`DELETE FROM conversations WHERE chat_id = $1`, chatID)
+	batch.Queue(`INSERT INTO conversations (telegram_user_id, chat_id) VALUES ($2, $1) RETURNING id::text`, chatID, userID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&id) })
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return "", fmt.Errorf("reset conversation: %w", translate(err))
+	}
+	return id, nil
+}

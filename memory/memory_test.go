@@ -1,0 +1,208 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/memory"
+)
+
+func open(t *testing.T) *memory.Store {
+	t.Helper()
+	store, err := memory.Open(context.Background(), pgtest.New(t), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	return store
+}
+
+var alice = memory.User{TelegramUserID: 42, Username: "alice", FirstName: "Alice", LanguageCode: "en"}
+
+func TestStartTurnStoresTheMessageOnceAndLoadsHistory(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+
+	first, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 1000, TelegramMessageID: 7, Content: "hello", HistoryLimit: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.History) != 1 || first.History[0].Content != "hello" || first.History[0].Role != memory.RoleUser {
+		t.Fatalf("history after first turn = %+v", first.History)
+	}
+	if first.History[0].UpdateID != 1000 || first.History[0].TelegramMessageID != 7 || first.Answer != nil {
+		t.Fatalf("first turn = %+v", first)
+	}
+	ids, err := store.AppendMessages(ctx, first.ConversationID, memory.Message{Role: memory.RoleAssistant, Content: "hi!", UpdateID: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The same update again (a retry after a crash): nothing new is stored
+	// and the earlier answer is found.
+	again, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 1000, Content: "hello", HistoryLimit: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ConversationID != first.ConversationID || again.UserMessageID != first.UserMessageID {
+		t.Fatalf("retry moved the turn: %+v vs %+v", again, first)
+	}
+	if len(again.History) != 2 {
+		t.Fatalf("retry history = %d rows, want 2", len(again.History))
+	}
+	if again.Answer == nil || again.Answer.ID != ids[0] || again.Answer.Content != "hi!" {
+		t.Fatalf("retry answer = %+v, want row %d", again.Answer, ids[0])
+	}
+
+	var users, names int
+	store.Pool().QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE username = 'alice') FROM users`).Scan(&users, &names)
+	if users != 1 || names != 1 {
+		t.Fatalf("users=%d with name=%d, want 1 and 1", users, names)
+	}
+}
+
+func TestLastMessagesIsNewestRowsOldestFirst(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	conv, err := store.CurrentConversation(ctx, 5, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []memory.Message
+	for i := range 40 {
+		msgs = append(msgs, memory.Message{Role: memory.RoleUser, Content: fmt.Sprint(i)})
+	}
+	if _, err := store.AppendMessages(ctx, conv, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.LastMessages(ctx, conv, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 30 || got[0].Content != "10" || got[29].Content != "39" {
+		t.Fatalf("got %d rows from %q to %q, want 30 from 10 to 39", len(got), got[0].Content, got[len(got)-1].Content)
+	}
+	if again, _ := store.CurrentConversation(ctx, 5, 5); again != conv {
+		t.Fatalf("current conversation changed: %s then %s", conv, again)
+	}
+}
+
+func TestToolCallsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	calls := []memory.ToolCall{{ID: "call_1", Name: "calculator", Arguments: `{"expression":"2+2"}`}}
+	_, err := store.AppendMessages(ctx, conv,
+		memory.Message{Role: memory.RoleAssistant, ToolCalls: calls},
+		memory.Message{Role: memory.RoleTool, Content: "4", ToolCallID: "call_1", ToolName: "calculator", Metadata: map[string]any{"duration_ms": 1}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := store.LastMessages(ctx, conv, 10)
+	if len(got) != 2 || len(got[0].ToolCalls) != 1 || got[0].ToolCalls[0] != calls[0] {
+		t.Fatalf("tool calls = %+v", got)
+	}
+	if got[1].ToolCallID != "call_1" || got[1].ToolName != "calculator" || got[1].Metadata["duration_ms"] != float64(1) {
+		t.Fatalf("tool row = %+v", got[1])
+	}
+}
+
+func TestResetDeletesTheChatsConversationsOnly(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	mine, _ := store.CurrentConversation(ctx, 1, 1)
+	other, _ := store.CurrentConversation(ctx, 2, 2)
+	store.AppendMessages(ctx, mine, memory.Message{Role: memory.RoleUser, Content: "mine"})
+	store.AppendMessages(ctx, other, memory.Message{Role: memory.RoleUser, Content: "other"})
+
+	fresh, err := store.Reset(ctx, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh == mine {
+		t.Fatal("reset kept the old conversation id")
+	}
+	if cur, _ := store.CurrentConversation(ctx, 1, 1); cur != fresh {
+		t.Fatalf("current = %s, want the fresh %s", cur, fresh)
+	}
+	var left, others int
+	store.Pool().QueryRow(ctx, `SELECT count(*) FILTER (WHERE content = 'mine'), count(*) FILTER (WHERE content = 'other') FROM messages`).Scan(&left, &others)
+	if left != 0 || others != 1 {
+		t.Fatalf("after reset: %d of mine, %d of the other chat; want 0 and 1", left, others)
+	}
+}
+
+func TestInboxHandsOutEachChatsUpdatesInOrderToOneOwner(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	updates := []memory.InboxUpdate{
+		{UpdateID: 11, ChatID: 1, Payload: []byte(`{"update_id":11}`)},
+		{UpdateID: 12, ChatID: 1, Payload: []byte(`{"update_id":12}`)},
+		{UpdateID: 13, ChatID: 2, Payload: []byte(`{"update_id":13}`)},
+	}
+	if err := store.SaveUpdates(ctx, updates); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SaveUpdates(ctx, updates[:1]); err != nil { // delivered twice
+		t.Fatalf("saving a known update again: %v", err)
+	}
+	lockCtx, stop := context.WithCancel(ctx)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a := store.HoldOwnerLock(lockCtx, log)
+
+	u, err := store.ClaimNext(ctx, 1, a.ID)
+	if err != nil || u == nil || u.UpdateID != 11 || u.Attempts != 1 || string(u.Payload) != `{"update_id": 11}` {
+		t.Fatalf("first claim = %+v, %v", u, err)
+	}
+	// Another live owner gets nothing of chat 1 while 11 is in hand...
+	b := store.HoldOwnerLock(ctx, log)
+	if u, err := store.ClaimNext(ctx, 1, b.ID); u != nil || err != nil {
+		t.Fatalf("second owner claimed %+v, %v while the first is alive", u, err)
+	}
+	// ...but may take another chat.
+	if u, _ := store.ClaimNext(ctx, 2, b.ID); u == nil || u.UpdateID != 13 {
+		t.Fatalf("chat 2 claim = %+v", u)
+	}
+	// When the first owner dies, its update is taken over, not skipped.
+	stop()
+	a.Wait()
+	u, err = store.ClaimNext(ctx, 1, b.ID)
+	if err != nil || u == nil || u.UpdateID != 11 || u.Attempts != 2 {
+		t.Fatalf("takeover claim = %+v, %v", u, err)
+	}
+	if err := store.Complete(ctx, 11, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := store.ClaimNext(ctx, 1, b.ID); u == nil || u.UpdateID != 12 {
+		t.Fatalf("after completing 11, claim = %+v, want 12", u)
+	}
+	chats, err := store.UnfinishedChats(ctx)
+	if err != nil || len(chats) != 2 {
+		t.Fatalf("unfinished chats = %v, %v; want 1 and 2", chats, err)
+	}
+}
+
+func TestCompleteRecordsTheDelivery(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: 5, ChatID: 1, Payload: []byte(`{}`)}})
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	ids, _ := store.AppendMessages(ctx, conv, memory.Message{Role: memory.RoleAssistant, Content: "answer"})
+	if err := store.Complete(ctx, 5, &memory.Delivery{MessageID: ids[0], TelegramMessageIDs: []int64{100, 101}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := store.LastMessages(ctx, conv, 1)
+	if got[0].TelegramMessageID != 100 || fmt.Sprint(got[0].Metadata["telegram_message_ids"]) != "[100 101]" {
+		t.Fatalf("delivered row = %+v", got[0])
+	}
+	var state string
+	store.Pool().QueryRow(ctx, `SELECT state FROM updates WHERE update_id = 5`).Scan(&state)
+	if state != "done" {
+		t.Fatalf("update state = %q", state)
+	}
+}

@@ -1,0 +1,103 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Role is the role of a message row, as the OpenAI API names them.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+	RoleSystem    Role = "system"
+)
+
+// ToolCall is one function call the model asked for, stored in an assistant
+// row's tool_calls column. Arguments is the model's JSON text, as sent.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Message is one row of the messages table. Zero values stand for NULL.
+type Message struct {
+	ID                int64          `db:"id"`
+	ConversationID    string         `db:"conversation_id"`
+	Role              Role           `db:"role"`
+	Content           string         `db:"content"`
+	ToolCalls         []ToolCall     `db:"tool_calls"`
+	ToolCallID        string         `db:"tool_call_id"`
+	ToolName          string         `db:"tool_name"`
+	TelegramMessageID int64          `db:"telegram_message_id"`
+	UpdateID          int64          `db:"update_id"`
+	Metadata          map[string]any `db:"metadata"`
+	CreatedAt         time.Time      `db:"created_at"`
+}
+
+// messageColumns selects a row in the shape of Message.
+const messageColumns = `id, conversation_id::text AS conversation_id, role, content, tool_calls,
+	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
+	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
+	metadata, created_at`
+
+const insertMessageSQL = `INSERT INTO messages
+	(conversation_id, role, content, tool_calls, tool_call_id, tool_name, telegram_message_id, update_id, metadata)
+VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7::bigint, 0), NULLIF($8::bigint, 0), coalesce($9, '{}'::jsonb))
+RETURNING id`
+
+// lastMessagesQuery selects the newest rows of one conversation, oldest
+// first: an index scan of (conversation_id, id) however long it is.
+func lastMessagesQuery(conversation, limit string) string {
+	return `SELECT * FROM (SELECT ` + messageColumns + ` FROM messages WHERE conversation_id = ` + conversation +
+		` ORDER BY id DESC LIMIT ` + limit + `) newest ORDER BY id`
+}
+
+func insertMessageArgs(conversationID string, m Message) []any {
+	var toolCalls any
+	if len(m.ToolCalls) > 0 {
+		toolCalls = m.ToolCalls
+	}
+	var metadata any
+	if len(m.Metadata) > 0 {
+		metadata = m.Metadata
+	}
+	return []any{conversationID, string(m.Role), m.Content, toolCalls, m.ToolCallID, m.ToolName,
+		m.TelegramMessageID, m.UpdateID, metadata}
+}
+
+// AppendMessages stores msgs in conversationID, in order, atomically, and
+// returns their ids.
+func (s *Store) AppendMessages(ctx context.Context, conversationID string, msgs ...Message) ([]int64, error) {
+	batch := &pgx.Batch{}
+	ids := make([]int64, len(msgs))
+	for i, m := range msgs {
+		batch.Queue(insertMessageSQL, insertMessageArgs(conversationID, m)...).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&ids[i])
+		})
+	}
+	// A batch runs as one implicit transaction: all rows or none.
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, fmt.Errorf("append messages: %w", translate(err))
+	}
+	return ids, nil
+}
+
+// LastMessages returns the newest limit messages of a conversation, oldest first.
+func (s *Store) LastMessages(ctx context.Context, conversationID string, limit int) ([]Message, error) {
+	rows, err := s.pool.Query(ctx, lastMessagesQuery("$1", "$2"), conversationID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("last messages: %w", translate(err))
+	}
+	msgs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+	if err != nil {
+		return nil, fmt.Errorf("last messages: %w", translate(err))
+	}
+	return msgs, nil
+}

@@ -1,0 +1,92 @@
+// Package memory is membot's PostgreSQL repository: users, conversations,
+// messages and the durable inbox of Telegram updates. It knows nothing of
+// Telegram or OpenAI; callers pass plain values.
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrUnavailable wraps every error that means "the database could not be
+// reached": callers retry those later instead of giving up on the work.
+var ErrUnavailable = errors.New("database unavailable")
+
+// ErrNotFound is returned when a row that was asked for does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Store is the repository. Its methods are safe for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects to PostgreSQL and checks the connection with a ping.
+func Open(ctx context.Context, dsn string, maxConns int32) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create pool: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping database: %w", translate(err))
+	}
+	return &Store{pool: pool}, nil
+}
+
+// NewStore wraps a pool the caller owns.
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// Pool exposes the pool for tests and for the owner lock.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Close closes the pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error { return translate(s.pool.Ping(ctx)) }
+
+// translate turns driver errors into this package's errors, in one place.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	if isUnavailable(err) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
+}
+
+// isUnavailable reports whether err means the server could not be reached or
+// is going away, as opposed to a statement that failed on its own merits.
+func isUnavailable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code[:2] {
+		case "08", "57", "53": // connection exception, operator intervention (shutdown), insufficient resources
+			return true
+		}
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	// Anything else from the driver without a server error code is a
+	// transport failure: refused, reset, closed, timed out dialling.
+	var connectErr *pgconn.ConnectError
+	return errors.As(err, &connectErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) || isNetErr(err)
+}

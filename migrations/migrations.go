@@ -1,0 +1,73 @@
+// Package migrations holds membot's numbered SQL migrations, embedded into the
+// binary, and applies them with goose. Two processes starting at once are
+// safe: goose serialises them with a PostgreSQL advisory lock.
+package migrations
+
+import (
+	"context"
+		"embed"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+)
+
+//go:embed *.sql
+var Files embed.FS
+
+// Up applies every migration that has not been applied yet.
+func Up(ctx context.Context, dsn string) ([]string, error) {
+	var applied []string
+	err := withProvider(dsn, func(p *goose.Provider) error {
+		results, err := p.Up(ctx)
+		for _, r := range results {
+			applied = append(applied, r.Source.Path)
+		}
+		return err
+	})
+	if err != nil {
+		return applied, fmt.Errorf("apply migrations: %w", err)
+	}
+	return applied, nil
+}
+
+// WriteStatus prints one line per migration: applied (with when) or pending.
+func WriteStatus(ctx context.Context, dsn string, w io.Writer) error {
+	return withProvider(dsn, func(p *goose.Provider) error {
+		statuses, err := p.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("migration status: %w", err)
+		}
+		for _, s := range statuses {
+			if s.State == goose.StatePending {
+				fmt.Fprintf(w, "pending  %s\n", s.Source.Path)
+				continue
+			}
+			fmt.Fprintf(w, "applied  %s (%s)\n", s.Source.Path, s.AppliedAt.UTC().Format(time.RFC3339))
+		}
+		return nil
+	})
+}
+
+func withProvider(dsn string, fn func(*goose.Provider) error) error {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return fmt.Errorf("parse database url: %w", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, Files,
+		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	return fn(p)
+}
