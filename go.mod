@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pressly/goose/v3 v3.29.0
+	github.com/sashabaranov/go-openai v1.43.0
 )
 
 require (

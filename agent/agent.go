@@ -1,0 +1,180 @@
+// Package agent runs one conversation turn: it stores the user's message,
+// builds the model's context from the conversation's recent rows, calls an
+// OpenAI-compatible model, runs the tools it asks for, and stores every step.
+// It knows nothing of Telegram.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/memory"
+)
+
+// ErrModel wraps failures of the model call that retries did not cure.
+var ErrModel = errors.New("model call failed")
+
+// Store is the part of the memory repository a turn needs.
+type Store interface {
+	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
+	AppendMessages(ctx context.Context, conversationID string, msgs ...memory.Message) ([]int64, error)
+}
+
+// LLM is the chat completions API; *openai.Client satisfies it.
+type LLM interface {
+	CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+}
+
+// Config holds the settings of a turn.
+type Config struct {
+	Model         string
+	SystemPrompt  string
+	HistoryLimit  int
+	Location      *time.Location // the wall clock of the stamps and of current_time
+	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
+	Retry         RetryPolicy
+	Now           func() time.Time // time.Now when nil
+}
+
+// Agent answers messages. It is safe for concurrent use by different chats.
+type Agent struct {
+	store Store
+	llm   LLM
+	tools *Registry
+	cfg   Config
+	log   *slog.Logger
+}
+
+// New returns an agent that offers the model the given tools.
+func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *Agent {
+	if cfg.MaxModelCalls <= 0 {
+		cfg.MaxModelCalls = 8
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log}
+}
+
+// Request is one incoming text message.
+type Request struct {
+	User      memory.User
+	ChatID    int64
+	UpdateID  int64 // makes the turn resumable after a crash; 0 when none
+	MessageID int64 // the Telegram message id of the user's message
+	Text      string
+}
+
+// Reply is the turn's answer.
+type Reply struct {
+	Text      string
+	MessageID int64    // the stored assistant row
+	ToolsUsed []string // distinct tool names, in order of first use
+	// Resumed is true when an earlier attempt had already stored this answer
+	// (it crashed before delivering it): the model was not called again.
+	Resumed           bool
+	AlreadyDelivered  bool  // and it had even been sent
+	TelegramMessageID int64 // where, when AlreadyDelivered
+}
+
+// Stamp prefixes text with the wall-clock time in loc, as the model sees it.
+func Stamp(t time.Time, loc *time.Location, text string) string {
+	return "[Текущее время: " + t.In(loc).Format("2006-01-02 15:04") + "] " + text
+}
+
+// Reply runs one turn for req and returns the answer to send.
+func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
+	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
+		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
+		Content: Stamp(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if turn.Answer != nil {
+		return &Reply{Text: turn.Answer.Content, MessageID: turn.Answer.ID, Resumed: true,
+			AlreadyDelivered: turn.Answer.TelegramMessageID != 0, TelegramMessageID: turn.Answer.TelegramMessageID}, nil
+	}
+
+	history := toChatMessages(validWindow(turn.History))
+	var used []string
+	for call := 1; ; call++ {
+		// The last allowed call offers no tools, so the model must answer.
+		offerTools := call < a.cfg.MaxModelCalls
+		resp, meta, err := a.complete(ctx, history, offerTools)
+		if err != nil {
+			return nil, err
+		}
+		msg := resp.Choices[0].Message
+		if len(msg.ToolCalls) == 0 || !offerTools {
+			return a.finish(ctx, turn.ConversationID, req.UpdateID, msg.Content, meta, used)
+		}
+		rows := a.runTools(ctx, msg, req.UpdateID, meta)
+		if _, err := a.store.AppendMessages(ctx, turn.ConversationID, rows...); err != nil {
+			return nil, err
+		}
+		history = append(history, toChatMessages(rows)...)
+		for _, r := range rows[1:] {
+			used = appendOnce(used, r.ToolName)
+		}
+	}
+}
+
+// finish stores the final answer and, when tools were used, the system row
+// that names them.
+func (a *Agent) finish(ctx context.Context, conversationID string, updateID int64, text string, meta map[string]any, used []string) (*Reply, error) {
+	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: updateID, Metadata: meta}}
+	if len(used) > 0 {
+		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: updateID})
+	}
+	ids, err := a.store.AppendMessages(ctx, conversationID, rows...)
+	if err != nil {
+		return nil, err
+	}
+	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used}, nil
+}
+
+// complete makes one model call with the system prompt, history and,
+// when offered, the tools; it returns the call's facts for the row's metadata.
+func (a *Agent) complete(ctx context.Context, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, map[string]any, error) {
+	req := openai.ChatCompletionRequest{
+		Model:    a.cfg.Model,
+		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: a.cfg.SystemPrompt}}, history...),
+	}
+	if offerTools {
+		req.Tools = a.tools.Definitions()
+	}
+	start := time.Now()
+	resp, err := a.createWithRetry(ctx, req)
+	if err != nil {
+		return resp, nil, fmt.Errorf("%w: %w", ErrModel, err)
+	}
+	if len(resp.Choices) == 0 {
+		return resp, nil, fmt.Errorf("%w: the response has no choices", ErrModel)
+	}
+	meta := map[string]any{
+		"model":             resp.Model,
+		"prompt_tokens":     resp.Usage.PromptTokens,
+		"completion_tokens": resp.Usage.CompletionTokens,
+		"latency_ms":        time.Since(start).Milliseconds(),
+	}
+	return resp, meta, nil
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}

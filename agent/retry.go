@@ -1,0 +1,67 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// RetryPolicy bounds the model calls of one step.
+type RetryPolicy struct {
+	Timeout  time.Duration // per call; 60 s when zero
+	Attempts int           // in all, the first included; 4 when zero
+	Backoff  time.Duration // before the first retry, doubling; 500 ms when zero
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.Timeout <= 0 {
+		p.Timeout = 60 * time.Second
+	}
+	if p.Attempts <= 0 {
+		p.Attempts = 4
+	}
+	if p.Backoff <= 0 {
+		p.Backoff = 500 * time.Millisecond
+	}
+	return p
+}
+
+// createWithRetry calls the model, retrying rate limits, server errors and
+// time-outs with exponential backoff and jitter.
+func (a *Agent) createWithRetry(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	p := a.cfg.Retry.withDefaults()
+	wait := p.Backoff
+	for attempt := 1; ; attempt++ {
+		callCtx, cancel := context.WithTimeout(ctx, p.Timeout)
+		resp, err := a.llm.CreateChatCompletion(callCtx, req)
+		cancel()
+		if err == nil || attempt >= p.Attempts || !retryable(err) || ctx.Err() != nil {
+			return resp, err
+		}
+		a.log.Warn("model call failed; retrying", "attempt", attempt, "err", err, "in", wait)
+		select {
+		case <-ctx.Done():
+			return resp, ctx.Err()
+		case <-time.After(wait/2 + rand.N(wait)):
+		}
+		wait *= 2
+	}
+}
+
+// retryable reports whether a failed model call may succeed if repeated.
+func retryable(err error) bool {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.HTTPStatusCode == 429 || apiErr.HTTPStatusCode >= 500
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		return reqErr.HTTPStatusCode == 429 || reqErr.HTTPStatusCode >= 500
+	}
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr)
+}
