@@ -71,6 +71,10 @@ func translate(err error) error {
 	return err
 }
 
+// IsUnavailable reports whether err, from this package or straight from the
+// driver, means the database could not be reached.
+func IsUnavailable(err error) bool { return errors.Is(err, ErrUnavailable) || isUnavailable(err) }
+
 // isUnavailable reports whether err means the server could not be reached or
 // is going away, as opposed to a statement that failed on its own merits.
 func isUnavailable(err error) bool {

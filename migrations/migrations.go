@@ -5,7 +5,7 @@ package migrations
 
 import (
 	"context"
-		"embed"
+	"embed"
 	"fmt"
 	"io"
 	"time"

@@ -1,0 +1,47 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+)
+
+// commandFunc answers a command; errors follow the rules of Handler.send.
+type commandFunc func(ctx context.Context, h *Handler, in *incoming) error
+
+// commands maps a command's name (without the slash) to its handler.
+var commands = map[string]commandFunc{
+	"start": cmdStart,
+	"help":  cmdHelp,
+	"new":   cmdNew,
+}
+
+func (h *Handler) command(ctx context.Context, in *incoming, name string) error {
+	if err := h.Memory.UpsertUser(ctx, in.user); err != nil {
+		return storageError(err)
+	}
+	run, ok := commands[name]
+	if !ok {
+		return h.reply(ctx, in, T(in.lang(), txtUnknown))
+	}
+	return run(ctx, h, in)
+}
+
+func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
+	name := in.user.FirstName
+	if name == "" {
+		name = in.user.Username
+	}
+	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtStart), name))
+}
+
+func cmdHelp(ctx context.Context, h *Handler, in *incoming) error {
+	return h.reply(ctx, in, T(in.lang(), txtHelp))
+}
+
+// cmdNew deletes the chat's conversation and opens a fresh one.
+func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
+	if _, err := h.Memory.Reset(ctx, in.msg.Chat.ID, in.user.TelegramUserID); err != nil {
+		return storageError(err)
+	}
+	return h.reply(ctx, in, T(in.lang(), txtNew))
+}

@@ -1,0 +1,128 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/membot/membot/memory"
+)
+
+// Inbox is where updates are kept until they are handled.
+type Inbox interface {
+	SaveUpdates(ctx context.Context, updates []memory.InboxUpdate) error
+}
+
+// Poller long-polls Telegram and stores every update in the inbox before
+// Telegram is told (by the next getUpdates offset) that it was received. A
+// crash at any moment therefore loses nothing: what was not stored is
+// delivered again.
+type Poller struct {
+	Client  *Client
+	Inbox   Inbox
+	Notify  func(chatIDs []int64) // called with the chats of each stored batch
+	Timeout time.Duration         // long-poll timeout
+	Log     *slog.Logger
+}
+
+// Run polls until ctx ends.
+func (p *Poller) Run(ctx context.Context) {
+	var offset int64
+	backoff := newBackoff(500*time.Millisecond, 30*time.Second)
+	for ctx.Err() == nil {
+		raw, err := p.Client.GetUpdates(ctx, offset, int(p.Timeout/time.Second))
+		if err != nil {
+			if ctx.Err() == nil {
+				p.Log.Warn("polling Telegram failed", "err", err, "retry_in", backoff.peek())
+				backoff.sleep(ctx)
+			}
+			continue
+		}
+		updates, err := parseUpdates(raw)
+		if err != nil {
+			p.Log.Error("Telegram sent an update that is not JSON", "err", err)
+		}
+		if !p.store(ctx, updates, backoff) {
+			return // shutting down: the batch will be delivered again
+		}
+		backoff.reset()
+		chats := make([]int64, 0, len(updates))
+		for _, u := range updates {
+			offset = max(offset, u.UpdateID+1)
+			chats = append(chats, u.ChatID)
+		}
+		if len(chats) > 0 {
+			p.Notify(chats)
+		}
+	}
+}
+
+// store saves a batch, retrying while the database is unreachable; it
+// returns false if ctx ended first.
+func (p *Poller) store(ctx context.Context, updates []memory.InboxUpdate, backoff *backoff) bool {
+	for {
+		err := p.Inbox.SaveUpdates(ctx, updates)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		p.Log.Error("storing updates failed; they stay unconfirmed at Telegram", "err", err, "count", len(updates), "retry_in", backoff.peek())
+		if !backoff.sleep(ctx) {
+			return false
+		}
+	}
+}
+
+// envelope has the few fields of an update that routing needs.
+type envelope struct {
+	UpdateID      int64       `json:"update_id"`
+	Message       *chatHolder `json:"message"`
+	EditedMessage *chatHolder `json:"edited_message"`
+	ChannelPost   *chatHolder `json:"channel_post"`
+	CallbackQuery *struct {
+		From    struct{ ID int64 } `json:"from"`
+		Message *chatHolder        `json:"message"`
+	} `json:"callback_query"`
+}
+
+type chatHolder struct {
+	Chat struct{ ID int64 } `json:"chat"`
+}
+
+// parseUpdates reads the update id and the chat of each update. Updates
+// that belong to no chat are queued under chat 0.
+func parseUpdates(raw []json.RawMessage) ([]memory.InboxUpdate, error) {
+	updates := make([]memory.InboxUpdate, 0, len(raw))
+	var firstErr error
+	for _, r := range raw {
+		var e envelope
+		if err := json.Unmarshal(r, &e); err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("decode update: %w", err)
+			}
+			continue
+		}
+		updates = append(updates, memory.InboxUpdate{UpdateID: e.UpdateID, ChatID: e.chatID(), Payload: r})
+	}
+	return updates, firstErr
+}
+
+func (e *envelope) chatID() int64 {
+	switch {
+	case e.Message != nil:
+		return e.Message.Chat.ID
+	case e.EditedMessage != nil:
+		return e.EditedMessage.Chat.ID
+	case e.ChannelPost != nil:
+		return e.ChannelPost.Chat.ID
+	case e.CallbackQuery != nil && e.CallbackQuery.Message != nil:
+		return e.CallbackQuery.Message.Chat.ID
+	case e.CallbackQuery != nil:
+		return e.CallbackQuery.From.ID
+	}
+	return 0
+}

@@ -1,0 +1,105 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// MaxMessageLength is Telegram's limit for one message, in UTF-16 code units.
+const MaxMessageLength = 4096
+
+// SendText sends text to a chat, split into as many messages as Telegram's
+// length limit needs, the first one replying to replyTo (when not 0). It
+// returns the ids of the messages sent.
+func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text string) ([]int64, error) {
+	var ids []int64
+	for i, part := range SplitMessage(text, MaxMessageLength) {
+		msg := tgbotapi.NewMessage(chatID, part)
+		msg.DisableWebPagePreview = true
+		if i == 0 && replyTo != 0 {
+			msg.ReplyToMessageID = replyTo
+			msg.AllowSendingWithoutReply = true
+		}
+		raw, err := c.send(ctx, msg)
+		if err != nil {
+			return ids, fmt.Errorf("sendMessage: %w", err)
+		}
+		var sent tgbotapi.Message
+		if err := json.Unmarshal(raw, &sent); err != nil {
+			return ids, fmt.Errorf("sendMessage: decode result: %w", err)
+		}
+		ids = append(ids, int64(sent.MessageID))
+	}
+	return ids, nil
+}
+
+// Typing shows "typing…" in the chat for about five seconds.
+func (c *Client) Typing(ctx context.Context, chatID int64) error {
+	_, err := c.api.Request(tgbotapi.NewChatAction(chatID, tgbotapi.ChatTyping))
+	return c.redact(err)
+}
+
+// GetUpdates long-polls for updates after offset and returns each one's JSON
+// exactly as Telegram sent it, so that the inbox keeps fields this library
+// does not know.
+func (c *Client) GetUpdates(ctx context.Context, offset int64, timeoutSeconds int) ([]json.RawMessage, error) {
+	resp, err := c.poll.Request(tgbotapi.UpdateConfig{Offset: int(offset), Limit: 100, Timeout: timeoutSeconds})
+	if err != nil {
+		return nil, fmt.Errorf("getUpdates: %w", c.redact(err))
+	}
+	var updates []json.RawMessage
+	if err := json.Unmarshal(resp.Result, &updates); err != nil {
+		return nil, fmt.Errorf("getUpdates: decode result: %w", err)
+	}
+	return updates, nil
+}
+
+// utf16Len is the length of s as Telegram counts it.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// SplitMessage cuts text into parts of at most limit UTF-16 code units,
+// preferring to cut between paragraphs, then lines, then words; a part is
+// cut mid-word only when a single word is longer than the limit.
+func SplitMessage(text string, limit int) []string {
+	var parts []string
+	for utf16Len(text) > limit {
+		head := prefixWithin(text, limit)
+		cut := len(head)
+		for _, sep := range []string{"\n\n", "\n", " "} {
+			// Only cut late enough that parts do not become tiny.
+			if i := strings.LastIndex(head, sep); i > len(head)/2 {
+				cut = i
+				break
+			}
+		}
+		parts = append(parts, strings.TrimRight(text[:cut], " \n"))
+		text = strings.TrimLeft(text[cut:], " \n")
+	}
+	if strings.TrimSpace(text) != "" || len(parts) == 0 {
+		parts = append(parts, text)
+	}
+	return parts
+}
+
+// prefixWithin returns the longest prefix of s of at most limit UTF-16 code units.
+func prefixWithin(s string, limit int) string {
+	n := 0
+	for i, r := range s {
+		n += utf16.RuneLen(r)
+		if n > limit {
+			return s[:i]
+		}
+	}
+	return s
+}

@@ -1,0 +1,164 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// Client talks to the Telegram Bot API through the library's request and
+// response types. It adds what the library lacks: cancellation, time-outs,
+// retries that respect Telegram's flood control, and errors that never show
+// the bot token (the library's transport errors carry the URL with it).
+type Client struct {
+	token string
+	api   *tgbotapi.BotAPI // sends; cancelled only when in-flight work is abandoned
+	poll  *tgbotapi.BotAPI // getUpdates; cancelled as soon as shutdown starts
+	Self  tgbotapi.User
+	retry SendRetry
+}
+
+// SendRetry bounds the retries of one Telegram call.
+type SendRetry struct {
+	Attempts int           // in all; 6 when zero
+	Backoff  time.Duration // first wait after a server or network error, doubling; 500 ms when zero
+	MaxWait  time.Duration // longest single wait, retry_after included; 60 s when zero
+}
+
+// ClientConfig says where and how to reach Telegram.
+type ClientConfig struct {
+	Token       string
+	APIURL      string // e.g. https://api.telegram.org; requests go to {APIURL}/bot{token}/{method}
+	PollTimeout time.Duration
+	Retry       SendRetry
+}
+
+// NewClient returns a client whose sends stop when sendCtx ends and whose
+// polling stops when pollCtx ends.
+func NewClient(sendCtx, pollCtx context.Context, cfg ClientConfig) *Client {
+	endpoint := strings.ReplaceAll(strings.TrimRight(cfg.APIURL, "/"), "%", "%%") + "/bot%s/%s"
+	newAPI := func(ctx context.Context, timeout time.Duration) *tgbotapi.BotAPI {
+		api := &tgbotapi.BotAPI{Token: cfg.Token, Buffer: 100,
+			Client: ctxClient{ctx: ctx, client: &http.Client{Timeout: timeout}}}
+		api.SetAPIEndpoint(endpoint)
+		return api
+	}
+	if cfg.Retry.Attempts <= 0 {
+		cfg.Retry.Attempts = 6
+	}
+	if cfg.Retry.Backoff <= 0 {
+		cfg.Retry.Backoff = 500 * time.Millisecond
+	}
+	if cfg.Retry.MaxWait <= 0 {
+		cfg.Retry.MaxWait = time.Minute
+	}
+	return &Client{
+		token: cfg.Token,
+		api:   newAPI(sendCtx, 30*time.Second),
+		poll:  newAPI(pollCtx, cfg.PollTimeout+15*time.Second),
+		retry: cfg.Retry,
+	}
+}
+
+// ctxClient attaches a context to every request, since the library builds
+// its requests without one.
+type ctxClient struct {
+	ctx    context.Context
+	client *http.Client
+}
+
+func (c ctxClient) Do(req *http.Request) (*http.Response, error) {
+	return c.client.Do(req.WithContext(c.ctx))
+}
+
+// Connect asks Telegram who the bot is, retrying network trouble; a rejected
+// token fails at once.
+func (c *Client) Connect(ctx context.Context) error {
+	raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getMe", nil) })
+	if err != nil {
+		return fmt.Errorf("getMe: %w", err)
+	}
+	return json.Unmarshal(raw, &c.Self)
+}
+
+// send makes one call with c.api, with retries, and returns the raw result.
+func (c *Client) send(ctx context.Context, call tgbotapi.Chattable) (json.RawMessage, error) {
+	return c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.Request(call) })
+}
+
+// request makes a call with retries and returns the raw result.
+func (c *Client) request(ctx context.Context, do func() (*tgbotapi.APIResponse, error)) (json.RawMessage, error) {
+	b := newBackoff(c.retry.Backoff, c.retry.MaxWait)
+	for attempt := 1; ; attempt++ {
+		resp, err := do()
+		if err == nil {
+			return resp.Result, nil
+		}
+		err = c.redact(err)
+		if attempt >= c.retry.Attempts || ctx.Err() != nil || !retryable(err) {
+			return nil, err
+		}
+		if after, limited := floodWait(err); limited {
+			if !sleep(ctx, min(after, c.retry.MaxWait)) {
+				return nil, err
+			}
+		} else if !b.sleep(ctx) {
+			return nil, err
+		}
+	}
+}
+
+// retryable reports whether a failed call may succeed if repeated: flood
+// control, server errors and network trouble. Client errors (400, 401, 403,
+// 404) are final.
+func retryable(err error) bool {
+	if apiErr, ok := APIError(err); ok {
+		return apiErr.Code == http.StatusTooManyRequests || apiErr.Code >= 500
+	}
+	return !errors.Is(err, context.Canceled)
+}
+
+// floodWait returns Telegram's retry_after when err is a 429.
+func floodWait(err error) (time.Duration, bool) {
+	apiErr, ok := APIError(err)
+	if !ok || apiErr.Code != http.StatusTooManyRequests {
+		return 0, false
+	}
+	return max(time.Duration(apiErr.RetryAfter)*time.Second, time.Second), true
+}
+
+// APIError returns the Bot API's error in err, if it is one.
+func APIError(err error) (*tgbotapi.Error, bool) {
+	var apiErr *tgbotapi.Error
+	ok := errors.As(err, &apiErr)
+	return apiErr, ok
+}
+
+// IsPermanent reports whether a failed send will fail again however often it
+// is repeated: the chat is gone, the bot was blocked, the request is bad.
+func IsPermanent(err error) bool {
+	apiErr, ok := APIError(err)
+	return ok && apiErr.Code >= 400 && apiErr.Code < 500 && apiErr.Code != http.StatusTooManyRequests
+}
+
+// redact removes the token from an error's text, keeping the chain for errors.Is/As.
+func (c *Client) redact(err error) error {
+	if err == nil || c.token == "" || !strings.Contains(err.Error(), c.token) {
+		return err
+	}
+	return &redactedError{msg: strings.ReplaceAll(err.Error(), c.token, "<token>"), err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }

@@ -1,0 +1,97 @@
+// Command membot is a Telegram chat bot with a PostgreSQL memory.
+//
+//	membot [run]          run the bot (the default)
+//	membot migrate [up]   apply the database migrations and exit
+//	membot migrate status list the migrations and whether they are applied
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	_ "time/tzdata" // the image must not depend on the host's zoneinfo
+
+	"github.com/membot/membot/migrations"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "membot:", err)
+		var cfgErr *configError
+		if errors.As(err, &cfgErr) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  membot [run]            run the bot
+  membot migrate [up]     apply the database migrations and exit
+  membot migrate status   list the migrations and whether they are applied
+
+Settings come from the environment and from .env (see .env.example).
+`
+
+// run is the whole program; tests call it with their own environment.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "run"
+	if len(args) > 1 {
+		cmd = args[1]
+	}
+	switch cmd {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "run", "migrate":
+	default:
+		fmt.Fprint(stderr, usage)
+		return &configError{fmt.Sprintf("unknown command %q", cmd)}
+	}
+
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+	if cmd == "migrate" {
+		return migrate(ctx, cfg, args[2:], stdout)
+	}
+	return runBot(ctx, cfg, log)
+}
+
+func migrate(ctx context.Context, cfg *config, args []string, stdout io.Writer) error {
+	sub := "up"
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	switch sub {
+	case "up":
+		applied, err := migrations.Up(ctx, cfg.DatabaseURL)
+		for _, name := range applied {
+			fmt.Fprintln(stdout, "applied", name)
+		}
+		if err == nil && len(applied) == 0 {
+			fmt.Fprintln(stdout, "the database is up to date")
+		}
+		return err
+	case "status":
+		return migrations.WriteStatus(ctx, cfg.DatabaseURL, stdout)
+	}
+	return &configError{fmt.Sprintf("unknown migrate command %q (want up or status)", sub)}
+}
+
+func newLogger(cfg *config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
