@@ -1,0 +1,143 @@
+// Package openaifake is an in-process fake of the OpenAI chat completions
+// API for tests and benchmarks. It records every request and answers from a
+// script: text, tool calls, or an HTTP error.
+package openaifake
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// Reply is one scripted answer. Exactly one of Content, ToolCalls, Status
+// (an HTTP error) or Raw (a body sent as is) is used, in that order of priority:
+// Status, Raw, ToolCalls, Content.
+type Reply struct {
+	Content   string
+	ToolCalls []openai.ToolCall
+	Status    int    // e.g. 429 or 500
+	Raw       string // e.g. malformed JSON
+	Delay     time.Duration
+}
+
+// ToolCall builds a function call for Reply.ToolCalls.
+func ToolCall(id, name, arguments string) openai.ToolCall {
+	return openai.ToolCall{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: arguments}}
+}
+
+// Server is the fake. By default it echoes the last user message.
+type Server struct {
+	*httptest.Server
+
+	mu       sync.Mutex
+	requests []openai.ChatCompletionRequest
+	script   []Reply
+	respond  func(openai.ChatCompletionRequest) Reply
+}
+
+// New starts a fake.
+func New() *Server {
+	s := &Server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is what OPENAI_BASE_URL should be set to.
+func (s *Server) URL() string { return s.Server.URL + "/v1" }
+
+// Script queues replies, used one per request before the default.
+func (s *Server) Script(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = append(s.script, replies...)
+}
+
+// RespondWith sets the default answer for requests the script does not cover.
+func (s *Server) RespondWith(fn func(openai.ChatCompletionRequest) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = fn
+}
+
+// Requests returns a copy of the requests received so far.
+func (s *Server) Requests() []openai.ChatCompletionRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]openai.ChatCompletionRequest(nil), s.requests...)
+}
+
+// LastUserContent is the content of the request's last user message.
+func LastUserContent(req openai.ChatCompletionRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == openai.ChatMessageRoleUser {
+			return req.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// Echo answers "echo: " and the last user message without its time stamp.
+func Echo(req openai.ChatCompletionRequest) Reply {
+	text := LastUserContent(req)
+	if i := strings.Index(text, "] "); strings.HasPrefix(text, "[") && i > 0 {
+		text = text[i+2:]
+	}
+	return Reply{Content: "echo: " + text}
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/chat/completions" {
+		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
+		return
+	}
+	var req openai.ChatCompletionRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	var reply Reply
+	switch {
+	case len(s.script) > 0:
+		reply, s.script = s.script[0], s.script[1:]
+	case s.respond != nil:
+		reply = s.respond(req)
+	default:
+		reply = Echo(req)
+	}
+	s.mu.Unlock()
+
+	if reply.Delay > 0 {
+		select {
+		case <-time.After(reply.Delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case reply.Status != 0:
+		w.WriteHeader(reply.Status)
+		fmt.Fprintf(w, `{"error":{"message":"injected failure %d","type":"server_error"}}`, reply.Status)
+	case reply.Raw != "":
+		fmt.Fprint(w, reply.Raw)
+	default:
+		msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls}
+		finish := openai.FinishReasonStop
+		if len(reply.ToolCalls) > 0 {
+			finish = openai.FinishReasonToolCalls
+		}
+		json.NewEncoder(w).Encode(openai.ChatCompletionResponse{
+			ID: "chatcmpl-fake", Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
+			Choices: []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: finish}},
+			Usage:   openai.Usage{PromptTokens: 10 * len(req.Messages), CompletionTokens: len(reply.Content)/4 + 1, TotalTokens: 10*len(req.Messages) + len(reply.Content)/4 + 1},
+		})
+	}
+}

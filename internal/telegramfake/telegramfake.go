@@ -1,0 +1,371 @@
+// Package telegramfake is an in-process fake of the Telegram Bot API for
+// tests and benchmarks: it speaks the wire format (form or JSON requests,
+// {"ok":...,"result":...} answers), queues updates for getUpdates with
+// offsets, and records what the bot sent.
+package telegramfake
+
+import (
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Call is one request the bot made, its parameters as strings.
+type Call struct {
+	Method string
+	Params map[string]string
+	At     time.Time
+}
+
+// Sent is one message the bot sent (or edited).
+type Sent struct {
+	ChatID    int64
+	MessageID int64
+	Text      string
+	ReplyTo   int64
+	Params    map[string]string
+}
+
+// Fault is an injected failure: the next calls of Method get it.
+type Fault struct {
+	Method     string
+	Status     int    // HTTP status and error_code, e.g. 429 or 500
+	RetryAfter int    // for 429
+	Message    string // description
+	Times      int    // how many calls it applies to
+}
+
+// Server is the fake. Use New; Close when done.
+type Server struct {
+	*httptest.Server
+	Token    string
+	Username string
+
+	mu       sync.Mutex
+	changed  *sync.Cond // signalled on new updates and sends
+	updates  []json.RawMessage
+	ids      []int64
+	nextID   int64
+	confirm  int64 // highest offset the bot has asked for
+	calls    []Call
+	sent     []Sent
+	nextMsg  map[int64]int64
+	faults   []*Fault
+	handlers map[string]func(Call) (any, *Fault)
+}
+
+// New starts a fake for the bot with this token.
+func New(token string) *Server {
+	s := &Server{Token: token, Username: "membot_test_bot", nextID: 1000, nextMsg: map[int64]int64{},
+		handlers: map[string]func(Call) (any, *Fault){}}
+	s.changed = sync.NewCond(&s.mu)
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is what TELEGRAM_API_URL should be set to.
+func (s *Server) URL() string { return s.Server.URL }
+
+// Handle overrides a method: fn returns the result, or a fault to answer with.
+func (s *Server) Handle(method string, fn func(Call) (any, *Fault)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handlers[method] = fn
+}
+
+// Inject queues a fault for the next calls of its method.
+func (s *Server) Inject(f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, &f)
+}
+
+// User is a Telegram user for building updates.
+type User struct {
+	ID           int64  `json:"id"`
+	IsBot        bool   `json:"is_bot"`
+	FirstName    string `json:"first_name"`
+	Username     string `json:"username,omitempty"`
+	LanguageCode string `json:"language_code,omitempty"`
+}
+
+// SendText queues a private text message from user and returns its update id.
+func (s *Server) SendText(from User, text string) int64 {
+	return s.SendMessage(from.ID, "private", from, text)
+}
+
+// SendMessage queues a text message in any chat and returns its update id.
+func (s *Server) SendMessage(chatID int64, chatType string, from User, text string) int64 {
+	msg := map[string]any{
+		"chat": map[string]any{"id": chatID, "type": chatType},
+		"from": from,
+		"date": time.Now().Unix(),
+		"text": text,
+	}
+	if strings.HasPrefix(text, "/") {
+		cmd := strings.SplitN(text, " ", 2)[0]
+		msg["entities"] = []map[string]any{{"type": "bot_command", "offset": 0, "length": len(cmd)}}
+	}
+	return s.AddUpdate("message", msg)
+}
+
+// AddUpdate queues an update with the given field (message, callback_query,
+// ...) and returns its update id. A "message" gets a message_id.
+func (s *Server) AddUpdate(field string, body map[string]any) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	id := s.nextID
+	if field == "message" || field == "edited_message" || field == "channel_post" {
+		if _, ok := body["message_id"]; !ok {
+			body["message_id"] = id
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"update_id": id, field: body})
+	s.updates = append(s.updates, raw)
+	s.ids = append(s.ids, id)
+	s.changed.Broadcast()
+	return id
+}
+
+// AddRawUpdate queues an update exactly as given (it must have update_id).
+func (s *Server) AddRawUpdate(raw string) {
+	var head struct {
+		UpdateID int64 `json:"update_id"`
+	}
+	json.Unmarshal([]byte(raw), &head)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.updates = append(s.updates, json.RawMessage(raw))
+	s.ids = append(s.ids, head.UpdateID)
+	s.changed.Broadcast()
+}
+
+// Pending is how many updates the bot has not confirmed yet.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.updates)
+}
+
+// Sent returns a copy of the messages sent so far.
+func (s *Server) Sent() []Sent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Sent(nil), s.sent...)
+}
+
+// SentTo returns the texts sent to one chat, in order.
+func (s *Server) SentTo(chatID int64) []string {
+	var texts []string
+	for _, m := range s.Sent() {
+		if m.ChatID == chatID {
+			texts = append(texts, m.Text)
+		}
+	}
+	return texts
+}
+
+// Calls returns the calls of one method (all when method is "").
+func (s *Server) Calls(method string) []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Call
+	for _, c := range s.calls {
+		if method == "" || c.Method == method {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WaitSent waits until at least n messages were sent, up to timeout; it
+// returns what was sent and whether n was reached.
+func (s *Server) WaitSent(n int, timeout time.Duration) ([]Sent, bool) {
+	return s.WaitFor(timeout, func(sent []Sent) bool { return len(sent) >= n })
+}
+
+// WaitFor waits until cond holds for the sent messages, up to timeout.
+func (s *Server) WaitFor(timeout time.Duration, cond func([]Sent) bool) ([]Sent, bool) {
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
+	defer timer.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !cond(s.sent) {
+		if time.Now().After(deadline) {
+			return append([]Sent(nil), s.sent...), false
+		}
+		s.changed.Wait()
+	}
+	return append([]Sent(nil), s.sent...), true
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	prefix := "/bot" + s.Token + "/"
+	if !strings.HasPrefix(r.URL.Path, prefix) {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"ok": false, "error_code": 401, "description": "Unauthorized"})
+		return
+	}
+	call := Call{Method: strings.TrimPrefix(r.URL.Path, prefix), Params: params(r), At: time.Now()}
+	s.mu.Lock()
+	s.calls = append(s.calls, call)
+	fault := s.takeFault(call.Method)
+	handler := s.handlers[call.Method]
+	s.mu.Unlock()
+
+	if fault == nil && handler != nil {
+		var result any
+		if result, fault = handler(call); fault == nil {
+			writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": result})
+			return
+		}
+	}
+	if fault != nil {
+		writeFault(w, fault)
+		return
+	}
+	result, status := s.result(r, call)
+	if status != http.StatusOK {
+		writeJSON(w, status, result)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": result})
+}
+
+func (s *Server) takeFault(method string) *Fault {
+	for i, f := range s.faults {
+		if f.Method == method {
+			f.Times--
+			if f.Times <= 0 {
+				s.faults = append(s.faults[:i], s.faults[i+1:]...)
+			}
+			return f
+		}
+	}
+	return nil
+}
+
+func writeFault(w http.ResponseWriter, f *Fault) {
+	body := map[string]any{"ok": false, "error_code": f.Status, "description": f.Message}
+	if f.RetryAfter > 0 {
+		body["parameters"] = map[string]any{"retry_after": f.RetryAfter}
+	}
+	writeJSON(w, f.Status, body)
+}
+
+// result answers the methods membot uses.
+func (s *Server) result(r *http.Request, c Call) (any, int) {
+	switch c.Method {
+	case "getMe":
+		return map[string]any{"id": 1, "is_bot": true, "first_name": "membot", "username": s.Username}, http.StatusOK
+	case "getUpdates":
+		return s.getUpdates(r, c), http.StatusOK
+	case "sendMessage", "editMessageText", "sendDocument":
+		return s.record(c), http.StatusOK
+	case "sendChatAction", "setMyCommands", "deleteWebhook", "setWebhook", "answerCallbackQuery", "editMessageReplyMarkup", "deleteMessage":
+		return true, http.StatusOK
+	}
+	return map[string]any{"ok": false, "error_code": 404, "description": "Not Found: method not found"}, http.StatusNotFound
+}
+
+// getUpdates drops what the offset confirms and long-polls for the rest.
+func (s *Server) getUpdates(r *http.Request, c Call) []json.RawMessage {
+	offset, _ := strconv.ParseInt(c.Params["offset"], 10, 64)
+	timeout, _ := strconv.Atoi(c.Params["timeout"])
+	limit, _ := strconv.Atoi(c.Params["limit"])
+	if limit <= 0 || limit > 100 {
+		limit = 100
+	}
+	deadline := time.Now().Add(time.Duration(timeout) * time.Second)
+	stop := time.AfterFunc(time.Duration(timeout)*time.Second, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
+	defer stop.Stop()
+	done := r.Context().Done()
+	go func() { <-done; s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() }()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if offset > s.confirm {
+		s.confirm = offset
+	}
+	for {
+		for len(s.ids) > 0 && s.ids[0] < s.confirm {
+			s.ids, s.updates = s.ids[1:], s.updates[1:]
+		}
+		if len(s.updates) > 0 || time.Now().After(deadline) || r.Context().Err() != nil {
+			n := min(limit, len(s.updates))
+			return append([]json.RawMessage{}, s.updates[:n]...)
+		}
+		s.changed.Wait()
+	}
+}
+
+// record stores a sent or edited message and returns it as Telegram would.
+func (s *Server) record(c Call) map[string]any {
+	chatID, _ := strconv.ParseInt(c.Params["chat_id"], 10, 64)
+	replyTo, _ := strconv.ParseInt(c.Params["reply_to_message_id"], 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var id int64
+	if c.Method == "editMessageText" {
+		id, _ = strconv.ParseInt(c.Params["message_id"], 10, 64)
+	} else {
+		s.nextMsg[chatID]++
+		id = 100000 + s.nextMsg[chatID]
+	}
+	s.sent = append(s.sent, Sent{ChatID: chatID, MessageID: id, Text: c.Params["text"], ReplyTo: replyTo, Params: c.Params})
+	s.changed.Broadcast()
+	return map[string]any{"message_id": id, "date": time.Now().Unix(), "text": c.Params["text"],
+		"chat": map[string]any{"id": chatID, "type": "private"}}
+}
+
+// params reads a request's parameters, form-encoded, multipart or JSON.
+func params(r *http.Request) map[string]string {
+	out := map[string]string{}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch ct {
+	case "application/json":
+		var m map[string]any
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &m)
+		for k, v := range m {
+			if s, ok := v.(string); ok {
+				out[k] = s
+			} else {
+				b, _ := json.Marshal(v)
+				out[k] = string(b)
+			}
+		}
+	case "multipart/form-data":
+		r.ParseMultipartForm(32 << 20)
+		for k, v := range r.MultipartForm.Value {
+			out[k] = v[0]
+		}
+		for k, files := range r.MultipartForm.File {
+			if f, err := files[0].Open(); err == nil {
+				b, _ := io.ReadAll(f)
+				f.Close()
+				out[k] = string(b)
+				out[k+"#filename"] = files[0].Filename
+			}
+		}
+	default:
+		r.ParseForm()
+		for k, v := range r.Form {
+			out[k] = v[0]
+		}
+	}
+	return out
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v) // the client hanging up is its business
+}

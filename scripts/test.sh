@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs every test against a real PostgreSQL, which it finds by itself:
+#   1. TEST_DATABASE_URL, when set;
+#   2. else a server on 127.0.0.1:5432 that lets user postgres in;
+#   3. else a throwaway cluster started from the PostgreSQL binaries on this
+#      machine (Debian's postgresql package is installed when there are none),
+#      stopped and deleted when the tests end.
+# Extra arguments go to `go test` (e.g. scripts/test.sh -run TestName ./memory).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { echo "test.sh: $*" >&2; }
+
+can_connect() {
+	if command -v psql >/dev/null; then
+		psql "$1" -Atqc 'select 1' >/dev/null 2>&1
+	else
+		(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null
+	fi
+}
+
+start_throwaway_cluster() {
+	local bindir
+	bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+	if [ -z "$bindir" ]; then
+		log "no PostgreSQL binaries; installing Debian's postgresql package"
+		local sudo=""
+		[ "$(id -u)" = 0 ] || sudo="sudo"
+		$sudo apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
+		bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+	fi
+	local dir port as=()
+	dir=$(mktemp -d /tmp/membot-pg.XXXXXX)
+	port=$((20000 + RANDOM % 20000))
+	if [ "$(id -u)" = 0 ]; then # initdb refuses to run as root
+		id postgres >/dev/null 2>&1 || useradd --system postgres
+		chown postgres "$dir"
+		as=(runuser -u postgres --)
+	fi
+	"${as[@]}" "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 >/dev/null
+	"${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
+		-o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
+	trap '"${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1; rm -rf "$dir"' EXIT
+	export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+	log "started a throwaway PostgreSQL at 127.0.0.1:$port"
+}
+
+if [ -z "${TEST_DATABASE_URL:-}" ]; then
+	local_url="postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	if can_connect "$local_url"; then
+		export TEST_DATABASE_URL="$local_url"
+		log "using the PostgreSQL server at 127.0.0.1:5432"
+	else
+		start_throwaway_cluster
+	fi
+fi
+
+# With CI=true a missing database fails the tests instead of skipping them.
+go test -race -count=1 -timeout 20m "${@:-./...}"
