@@ -8,11 +8,16 @@ import (
 // commandFunc answers a command; errors follow the rules of Handler.send.
 type commandFunc func(ctx context.Context, h *Handler, in *incoming) error
 
-// commands maps a command's name (without the slash) to its handler.
-var commands = map[string]commandFunc{
-	"start": cmdStart,
-	"help":  cmdHelp,
-	"new":   cmdNew,
+// commands maps a command's name (without the slash) to its handler. A
+// feature's file registers its commands in an init function.
+var commands = map[string]commandFunc{}
+
+func registerCommand(name string, fn commandFunc) { commands[name] = fn }
+
+func init() {
+	registerCommand("start", cmdStart)
+	registerCommand("help", cmdHelp)
+	registerCommand("new", cmdNew)
 }
 
 func (h *Handler) command(ctx context.Context, in *incoming, name string) error {

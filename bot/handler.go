@@ -52,6 +52,9 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 	if err := json.Unmarshal(u.Payload, &upd); err != nil {
 		return nil, fmt.Errorf("decode update: %w", err)
 	}
+	if upd.CallbackQuery != nil {
+		return nil, h.callback(ctx, upd.CallbackQuery)
+	}
 	msg := upd.Message
 	if msg == nil || msg.From == nil {
 		return nil, nil // nothing this bot answers

@@ -13,7 +13,22 @@ const (
 	txtTextOnly = "text_only"
 )
 
-var texts = map[string]map[string]string{
+// texts holds the bot's own messages by language and key. A feature's file
+// adds its own with addTexts in an init function.
+var texts = map[string]map[string]string{"en": {}, "ru": {}}
+
+// addTexts merges more texts in; every key must come in both languages.
+func addTexts(more map[string]map[string]string) {
+	for lang, byKey := range more {
+		for key, text := range byKey {
+			texts[lang][key] = text
+		}
+	}
+}
+
+func init() { addTexts(coreTexts) }
+
+var coreTexts = map[string]map[string]string{
 	"en": {
 		txtStart: "Hello, %s! I'm a chat assistant with a memory: I remember our conversation, even after a restart.\n\n" +
 			"Just write to me. /new starts a fresh conversation, /help lists what I can do.",
