@@ -25,14 +25,21 @@ type Store struct {
 	pool *pgxpool.Pool
 }
 
-// Open connects to PostgreSQL and checks the connection with a ping.
-func Open(ctx context.Context, dsn string, maxConns int32) (*Store, error) {
+// Open connects to PostgreSQL and checks the connection with a ping. The
+// configure functions (nil ones are skipped) may adjust the pool's settings
+// first: membench counts the database traffic with them.
+func Open(ctx context.Context, dsn string, maxConns int32, configure ...func(*pgxpool.Config)) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
+	}
+	for _, fn := range configure {
+		if fn != nil {
+			fn(cfg)
+		}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

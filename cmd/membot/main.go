@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	_ "time/tzdata" // the image must not depend on the host's zoneinfo
 
+	"github.com/membot/membot/internal/app"
 	"github.com/membot/membot/migrations"
 )
 
@@ -53,18 +53,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "run", "migrate":
 	default:
 		fmt.Fprint(stderr, usage)
-		return &configError{fmt.Sprintf("unknown command %q", cmd)}
+		return app.NewConfigError(fmt.Sprintf("unknown command %q", cmd))
 	}
 
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg, stderr)
+	log := app.NewLogger(cfg, stderr)
 	if cmd == "migrate" {
 		return migrate(ctx, cfg, args[2:], stdout)
 	}
-	return runBot(ctx, cfg, log)
+	return app.Run(ctx, cfg, log)
 }
 
 func migrate(ctx context.Context, cfg *config, args []string, stdout io.Writer) error {
@@ -85,13 +85,14 @@ func migrate(ctx context.Context, cfg *config, args []string, stdout io.Writer) 
 	case "status":
 		return migrations.WriteStatus(ctx, cfg.DatabaseURL, stdout)
 	}
-	return &configError{fmt.Sprintf("unknown migrate command %q (want up or status)", sub)}
+	return app.NewConfigError(fmt.Sprintf("unknown migrate command %q (want up or status)", sub))
 }
 
-func newLogger(cfg *config, w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
-	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
-	}
-	return slog.New(slog.NewTextHandler(w, opts))
-}
+// The settings and the wiring live in internal/app, shared with cmd/membench;
+// these short names keep this package's files readable.
+type (
+	config      = app.Config
+	configError = app.ConfigError
+)
+
+var loadConfig = app.LoadConfig

@@ -1,8 +1,12 @@
-package main
+// Package app is the membot program without its command line: the settings
+// and the wiring of a running bot. cmd/membot runs it, and so does
+// cmd/membench, so that the benchmark measures the production code path.
+package app
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -16,9 +20,9 @@ import (
 	"github.com/membot/membot/migrations"
 )
 
-// runBot wires the bot together and runs it until ctx ends, then shuts down:
+// Run wires the bot together and runs it until ctx ends, then shuts down:
 // intake stops at once, turns in flight get ShutdownTimeout to finish.
-func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
+func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	log.Info("membot starting", "model", cfg.OpenAIModel, "llm", cfg.OpenAIBaseURL, "timezone", cfg.Location.String(),
 		"history_limit", cfg.HistoryLimit, "workers", cfg.Workers)
 
@@ -30,7 +34,7 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}); err != nil {
 		return err
 	}
-	store, err := memory.Open(ctx, cfg.DatabaseURL, int32(cfg.Workers+4))
+	store, err := memory.Open(ctx, cfg.DatabaseURL, int32(cfg.Workers+4), cfg.ConfigurePool)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
@@ -46,7 +50,7 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	client := bot.NewClient(work, ctx, bot.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL, PollTimeout: cfg.PollTimeout})
 	if err := client.Connect(ctx); err != nil {
 		if apiErr, ok := bot.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
-			return &configError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}
+			return &ConfigError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}
 		}
 		return fmt.Errorf("connect to Telegram: %w", err)
 	}
@@ -110,4 +114,13 @@ func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() err
 		}
 		wait = min(wait*2, 15*time.Second)
 	}
+}
+
+// NewLogger is the program's logger, as LOG_LEVEL and LOG_FORMAT say.
+func NewLogger(cfg *Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }

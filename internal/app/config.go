@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"errors"
@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/joho/godotenv"
 )
 
-// config is every setting, read from the environment (see .env.example).
-type config struct {
+// Config is every setting, read from the environment (see .env.example).
+type Config struct {
 	TelegramToken   string
 	TelegramAPIURL  string
 	DatabaseURL     string
@@ -31,6 +32,10 @@ type config struct {
 	LLMTimeout      time.Duration
 	ShutdownTimeout time.Duration
 	PollTimeout     time.Duration
+
+	// ConfigurePool is not a setting: a program that embeds the bot
+	// (cmd/membench) sets it to watch the database traffic.
+	ConfigurePool func(*pgxpool.Config)
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -38,10 +43,13 @@ Each user message starts with the current time in brackets, added by the system:
 Answer in the language the user writes in. Be concise and concrete; Telegram is a chat, not a document.
 Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.`
 
-// configError is a missing or malformed setting; main exits with code 2.
-type configError struct{ msg string }
+// ConfigError is a missing or malformed setting; main exits with code 2.
+type ConfigError struct{ msg string }
 
-func (e *configError) Error() string { return e.msg }
+// NewConfigError reports a bad setting or command line.
+func NewConfigError(msg string) *ConfigError { return &ConfigError{msg} }
+
+func (e *ConfigError) Error() string { return e.msg }
 
 // env looks settings up in the real environment first, then in .env.
 type env struct {
@@ -63,7 +71,7 @@ func newEnv(getenv func(string) string) (*env, error) {
 		e.file = file
 	case errors.Is(err, fs.ErrNotExist) && getenv("ENV_FILE") == "":
 	default:
-		return nil, &configError{fmt.Sprintf("cannot read %s: %v", path, err)}
+		return nil, &ConfigError{fmt.Sprintf("cannot read %s: %v", path, err)}
 	}
 	return e, nil
 }
@@ -77,7 +85,7 @@ func (e *env) lookup(key string) string {
 
 func (e *env) fail(key, format string, args ...any) {
 	if e.err == nil {
-		e.err = &configError{key + ": " + fmt.Sprintf(format, args...)}
+		e.err = &ConfigError{key + ": " + fmt.Sprintf(format, args...)}
 	}
 }
 
@@ -131,13 +139,13 @@ func (e *env) url(key, def string) string {
 	return s
 }
 
-// loadConfig reads and checks every setting; the first bad one is the error.
-func loadConfig(getenv func(string) string) (*config, error) {
+// LoadConfig reads and checks every setting; the first bad one is the error.
+func LoadConfig(getenv func(string) string) (*Config, error) {
 	e, err := newEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
-	c := &config{
+	c := &Config{
 		TelegramToken:   e.required("TELEGRAM_BOT_TOKEN"),
 		TelegramAPIURL:  e.url("TELEGRAM_API_URL", "https://api.telegram.org"),
 		DatabaseURL:     e.required("DATABASE_URL"),
