@@ -37,14 +37,18 @@ INSERT INTO messages (conversation_id, role, content, telegram_message_id, updat
 SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0) FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
 
-// turnUserRowSQL finds the turn's user row. When the update is known, its
-// row names the conversation (a retried turn stays in the conversation it
-// began in); otherwise it is the newest row of the chat's current conversation.
-const turnUserRowSQL = `SELECT m.id, m.conversation_id FROM messages m
-WHERE ($2::bigint <> 0 AND m.update_id = $2::bigint AND m.role = 'user')
-   OR ($2::bigint = 0 AND m.conversation_id =
-       (SELECT id FROM conversations WHERE chat_id = $1::bigint ORDER BY created_at DESC LIMIT 1))
-ORDER BY m.id DESC LIMIT 1`
+// The turn's user row. When the update is known, its row names the
+// conversation (a retried turn stays in the conversation it began in);
+// otherwise it is the newest row of the chat's current conversation. Two
+// statements rather than one with an OR: each stays an index lookup under a
+// generic plan (pgx prepares statements, and after five runs PostgreSQL may
+// plan them without looking at the values), where the OR read the whole
+// conversation.
+const (
+	turnUserRowByUpdateSQL = `SELECT id, conversation_id FROM messages WHERE update_id = $1 AND role = 'user'`
+	turnUserRowNewestSQL   = `SELECT id, conversation_id FROM messages WHERE conversation_id =
+	(SELECT id FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1) ORDER BY id DESC LIMIT 1`
+)
 
 const turnAnswerSQL = `SELECT ` + messageColumns + ` FROM messages
 WHERE update_id = $1 AND role = 'assistant' AND tool_calls IS NULL ORDER BY id DESC LIMIT 1`
@@ -56,10 +60,14 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	batch := &pgx.Batch{}
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, in.Content, in.TelegramMessageID, in.UpdateID)
-	batch.Queue(`SELECT conversation_id::text, id FROM (`+turnUserRowSQL+`) r`, in.ChatID, in.UpdateID).
+	userRow, key := turnUserRowByUpdateSQL, in.UpdateID
+	if in.UpdateID == 0 {
+		userRow, key = turnUserRowNewestSQL, in.ChatID
+	}
+	batch.Queue(`SELECT conversation_id::text, id FROM (`+userRow+`) r`, key).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID) })
-	batch.Queue(lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3"),
-		in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+	batch.Queue(lastMessagesQuery(`(SELECT conversation_id FROM (`+userRow+`) r)`, "$2"),
+		key, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 		return err

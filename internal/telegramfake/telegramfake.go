@@ -30,6 +30,7 @@ type Sent struct {
 	Text      string
 	ReplyTo   int64
 	Params    map[string]string
+	At        time.Time // when the request reached the fake
 }
 
 // Fault is an injected failure: the next calls of Method get it.
@@ -58,6 +59,7 @@ type Server struct {
 	nextMsg  map[int64]int64
 	faults   []*Fault
 	handlers map[string]func(Call) (any, *Fault)
+	onSent   func(Sent)
 }
 
 // New starts a fake for the bot with this token.
@@ -77,6 +79,22 @@ func (s *Server) Handle(method string, fn func(Call) (any, *Fault)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handlers[method] = fn
+}
+
+// OnSent calls fn with every message sent (or edited) from now on, as it
+// arrives, outside the fake's lock; membench times replies with it.
+func (s *Server) OnSent(fn func(Sent)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onSent = fn
+}
+
+// StartUpdateIDsAfter makes the next update ids greater than id, as for a
+// bot whose database already holds updates up to id.
+func (s *Server) StartUpdateIDsAfter(id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID = max(s.nextID, id)
 }
 
 // Inject queues a fault for the next calls of its method.
@@ -311,7 +329,6 @@ func (s *Server) record(c Call) map[string]any {
 	chatID, _ := strconv.ParseInt(c.Params["chat_id"], 10, 64)
 	replyTo, _ := strconv.ParseInt(c.Params["reply_to_message_id"], 10, 64)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var id int64
 	if c.Method == "editMessageText" {
 		id, _ = strconv.ParseInt(c.Params["message_id"], 10, 64)
@@ -319,8 +336,14 @@ func (s *Server) record(c Call) map[string]any {
 		s.nextMsg[chatID]++
 		id = 100000 + s.nextMsg[chatID]
 	}
-	s.sent = append(s.sent, Sent{ChatID: chatID, MessageID: id, Text: c.Params["text"], ReplyTo: replyTo, Params: c.Params})
+	sent := Sent{ChatID: chatID, MessageID: id, Text: c.Params["text"], ReplyTo: replyTo, Params: c.Params, At: c.At}
+	s.sent = append(s.sent, sent)
 	s.changed.Broadcast()
+	onSent := s.onSent
+	s.mu.Unlock()
+	if onSent != nil {
+		onSent(sent)
+	}
 	return map[string]any{"message_id": id, "date": time.Now().Unix(), "text": c.Params["text"],
 		"chat": map[string]any{"id": chatID, "type": "private"}}
 }

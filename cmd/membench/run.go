@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/telegramfake"
+)
+
+// loadConfig is one load run.
+type loadConfig struct {
+	DB        string // a database URL (see Prefilled)
+	Prefilled bool   // run in DB as it is (seeded); else in a fresh database created on DB's server
+	Keep      bool   // keep the fresh database afterwards
+	Chats     int
+	Messages  int // per chat, measured
+	Warmup    int // per chat, before the measurement
+	LLMDelay  time.Duration
+	Bot       botSettings   // HistoryLimit, Workers and Extra; the rest is filled in
+	Timeout   time.Duration // longest wait for one reply
+	BotLog    io.Writer
+}
+
+// loadResult is what a run measured.
+type loadResult struct {
+	Config       loadConfig
+	RowsBefore   int64 // messages in the database when the run began (estimate)
+	Turns        int
+	Elapsed      time.Duration
+	Latencies    []time.Duration // added latency of each measured turn, sorted
+	Bot          botStats        // during the measured turns; MaxRSS is the peak of the whole run
+	Problems     []string        // correctness failures; empty when every reply came once, in order
+	RepliesTotal int
+}
+
+// chatLoad is one simulated chat: it sends a message, waits for the reply,
+// and sends the next.
+type chatLoad struct {
+	user    telegramfake.User
+	replies chan telegramfake.Sent
+	sent    int
+	lat     []time.Duration
+}
+
+func (c *chatLoad) text(n int) string {
+	return fmt.Sprintf("chat %d, message %d: what should I cook for dinner tonight?", c.user.ID, n)
+}
+
+// runLoad starts the fakes and the bot, drives the chats, and checks that
+// every message got exactly one reply, in order.
+func runLoad(ctx context.Context, cfg loadConfig) (*loadResult, error) {
+	res := &loadResult{Config: cfg}
+	dbURL := cfg.DB
+	if !cfg.Prefilled {
+		name := fmt.Sprintf("membench_%d", time.Now().UnixNano())
+		var err error
+		if dbURL, err = createDatabase(ctx, cfg.DB, name); err != nil {
+			return nil, err
+		}
+		if !cfg.Keep {
+			defer dropDatabase(context.WithoutCancel(ctx), cfg.DB, name)
+		}
+	}
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("connect to the database: %w", err)
+	}
+	defer pool.Close()
+
+	tg := telegramfake.New(benchToken)
+	defer tg.Close()
+	llm := openaifake.New()
+	defer llm.Close()
+	llm.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
+		r := openaifake.Echo(req)
+		r.Delay = cfg.LLMDelay
+		return r
+	})
+
+	chats, firstUpdate, err := prepareChats(ctx, pool, cfg, res)
+	if err != nil {
+		return nil, err
+	}
+	tg.StartUpdateIDsAfter(firstUpdate)
+	byID := make(map[int64]*chatLoad, len(chats))
+	for _, c := range chats {
+		byID[c.user.ID] = c
+	}
+	var strays atomic.Int64
+	tg.OnSent(func(s telegramfake.Sent) {
+		c := byID[s.ChatID]
+		if c == nil {
+			strays.Add(1)
+			return
+		}
+		select {
+		case c.replies <- s:
+		default: // far more replies than messages: reported by the check below
+			strays.Add(1)
+		}
+	})
+
+	b := cfg.Bot
+	b.TelegramURL, b.OpenAIURL, b.DatabaseURL = tg.URL(), llm.URL(), dbURL
+	bot, err := startBot(b, cfg.BotLog)
+	if err != nil {
+		return nil, err
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			bot.Stop()
+		}
+	}()
+	if err := waitReady(tg, bot); err != nil {
+		return nil, err
+	}
+
+	if err := drive(tg, chats, cfg.Warmup, cfg, false); err != nil {
+		res.Problems = append(res.Problems, err.Error())
+		return res, nil
+	}
+	if err := waitIdle(ctx, pool, firstUpdate); err != nil {
+		return nil, err
+	}
+	before, err := bot.Stats()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := drive(tg, chats, cfg.Messages, cfg, true); err != nil {
+		res.Problems = append(res.Problems, err.Error())
+		return res, nil
+	}
+	for _, c := range chats {
+		res.Latencies = append(res.Latencies, c.lat...)
+	}
+	res.Turns = len(res.Latencies)
+	res.Elapsed = lastReply(tg.Sent()).Sub(start)
+	// The last replies are out; their turns are done once marked done.
+	if err := waitIdle(ctx, pool, firstUpdate); err != nil {
+		return nil, err
+	}
+	after, err := bot.Stats()
+	if err != nil {
+		return nil, err
+	}
+	res.Bot = after.since(before)
+
+	stopped = true
+	if err := bot.Stop(); err != nil {
+		res.Problems = append(res.Problems, err.Error())
+	}
+	slices.Sort(res.Latencies)
+	res.RepliesTotal = len(tg.Sent())
+	res.Problems = append(res.Problems, check(ctx, pool, chats, firstUpdate, res.RepliesTotal, strays.Load())...)
+	return res, nil
+}
+
+// prepareChats picks the chats' ids: new ones in a fresh database, the
+// seeded chats in a pre-filled one. It returns the chats and the highest
+// update id already stored (the fake's ids start after it).
+func prepareChats(ctx context.Context, pool *pgxpool.Pool, cfg loadConfig, res *loadResult) ([]*chatLoad, int64, error) {
+	var ids []int64
+	var lastUpdate int64
+	if cfg.Prefilled {
+		err := pool.QueryRow(ctx, `SELECT greatest((SELECT max(update_id) FROM updates), (SELECT max(update_id) FROM messages), 0),
+			(SELECT reltuples::bigint FROM pg_class WHERE oid = 'messages'::regclass)`).Scan(&lastUpdate, &res.RowsBefore)
+		if err != nil {
+			return nil, 0, fmt.Errorf("read the pre-filled database (run membench seed first): %w", err)
+		}
+		rows, err := pool.Query(ctx, `SELECT DISTINCT chat_id FROM conversations ORDER BY chat_id LIMIT $1`, cfg.Chats)
+		if err != nil {
+			return nil, 0, fmt.Errorf("read the seeded chats: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			ids = append(ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, 0, fmt.Errorf("read the seeded chats: %w", err)
+		}
+	}
+	next := int64(1_000_000_000) // above the seeder's ids
+	for len(ids) < cfg.Chats {
+		next++
+		ids = append(ids, next)
+	}
+	chats := make([]*chatLoad, len(ids))
+	for i, id := range ids {
+		chats[i] = &chatLoad{
+			user:    telegramfake.User{ID: id, FirstName: fmt.Sprintf("User %d", id), LanguageCode: "en"},
+			replies: make(chan telegramfake.Sent, cfg.Warmup+cfg.Messages+8),
+		}
+	}
+	return chats, lastUpdate, nil
+}
+
+// waitReady waits until the bot polls Telegram.
+func waitReady(tg *telegramfake.Server, bot *botProcess) error {
+	deadline := time.After(2 * time.Minute)
+	for len(tg.Calls("getUpdates")) == 0 {
+		select {
+		case <-bot.Done():
+			return fmt.Errorf("the bot exited before it was ready: %v", bot.Err())
+		case <-deadline:
+			return errors.New("the bot did not start polling within 2 minutes")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// drive has every chat send n messages, each after the reply to the one
+// before, and checks each reply; with record, it keeps the added latency.
+func drive(tg *telegramfake.Server, chats []*chatLoad, n int, cfg loadConfig, record bool) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(chats))
+	for _, c := range chats {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range n {
+				c.sent++
+				text := c.text(c.sent)
+				sentAt := time.Now()
+				tg.SendText(c.user, text)
+				select {
+				case r := <-c.replies:
+					if want := "echo: " + text; r.Text != want {
+						errs <- fmt.Errorf("chat %d: reply %q, want %q (a reply lost, doubled or out of order)", c.user.ID, r.Text, want)
+						return
+					}
+					if record {
+						c.lat = append(c.lat, r.At.Sub(sentAt)-cfg.LLMDelay)
+					}
+				case <-time.After(cfg.Timeout):
+					errs <- fmt.Errorf("chat %d: no reply to message %d within %s", c.user.ID, c.sent, cfg.Timeout)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs // the first problem, or nil
+}
