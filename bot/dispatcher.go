@@ -15,6 +15,9 @@ type Queue interface {
 	ClaimNext(ctx context.Context, chatID int64, owner int32) (*memory.InboxUpdate, error)
 	Complete(ctx context.Context, updateID int64, d *memory.Delivery, errText string) error
 	UnfinishedChats(ctx context.Context) ([]int64, error)
+	// The two calls below each do two of the above in one round trip.
+	SaveAndClaim(ctx context.Context, updates []memory.InboxUpdate, owner int32, claim []int64) ([]*memory.InboxUpdate, error)
+	CompleteAndClaimNext(ctx context.Context, updateID int64, d *memory.Delivery, errText string, chatID int64, owner int32) (*memory.InboxUpdate, error)
 }
 
 // UpdateHandler handles one update and says what was delivered.
@@ -47,8 +50,7 @@ type Dispatcher struct {
 	mu     sync.Mutex
 	intake context.Context // claims stop when it ends
 	work   context.Context // handlers run with it
-	active map[int64]bool  // a goroutine is working this chat
-	again  map[int64]bool  // new work arrived for an active chat
+	chats  map[int64]*chatState
 	slots  chan struct{}
 	wg     sync.WaitGroup
 }
@@ -59,7 +61,7 @@ type Dispatcher struct {
 func (d *Dispatcher) Run(intake, work context.Context) {
 	d.mu.Lock()
 	d.intake, d.work = intake, work
-	d.active, d.again = map[int64]bool{}, map[int64]bool{}
+	d.chats = map[int64]*chatState{}
 	d.slots = make(chan struct{}, max(d.Workers, 1))
 	d.mu.Unlock()
 
@@ -69,6 +71,10 @@ func (d *Dispatcher) Run(intake, work context.Context) {
 		d.sweep()
 		select {
 		case <-intake.Done():
+			// Workers start under d.mu only while intake lasts: once the
+			// lock has been taken here, no more can start.
+			d.mu.Lock()
+			d.mu.Unlock() //nolint:staticcheck // an empty critical section is the point
 			d.wg.Wait()
 			return
 		case <-tick.C:
@@ -93,71 +99,61 @@ func (d *Dispatcher) sweep() {
 func (d *Dispatcher) Notify(chats []int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.active == nil || d.intake.Err() != nil {
+	if !d.running() {
 		return
 	}
 	for _, chat := range chats {
-		if d.active[chat] {
-			d.again[chat] = true
-			continue
-		}
-		d.active[chat] = true
-		d.wg.Add(1)
-		go d.serve(chat)
+		d.wake(chat, anyUpdate)
 	}
 }
 
-// serve handles the chat's updates one by one until it has none left.
-func (d *Dispatcher) serve(chat int64) {
+// serve handles the chat's updates one by one, starting with first when it
+// was claimed already, until it has none left.
+func (d *Dispatcher) serve(chat int64, first *memory.InboxUpdate) {
 	defer d.wg.Done()
 	for {
 		select {
 		case d.slots <- struct{}{}:
 		case <-d.intake.Done():
-			return // shutting down; nothing was claimed
+			d.stopWorker(chat)
+			return // shutting down; a claimed first is taken over at the next start
 		}
-		d.drain(chat)
+		handled := d.drain(chat, first)
 		<-d.slots
-		if !d.moreWork(chat) {
+		var more bool
+		if first, more = d.nextWork(chat, handled); !more {
 			return
 		}
 	}
 }
 
-// drain claims and handles the chat's updates until none is left or intake ends.
-func (d *Dispatcher) drain(chat int64) {
-	for d.intake.Err() == nil {
-		u, err := d.Queue.ClaimNext(d.intake, chat, d.Owner)
+// drain handles u (claiming the chat's next update when u is nil) and the
+// chat's updates after it, each claimed as the one before is completed,
+// until none is left or intake ends. It returns the id of the last update
+// it handled.
+func (d *Dispatcher) drain(chat int64, u *memory.InboxUpdate) (handled int64) {
+	if u == nil {
+		var err error
+		u, err = d.Queue.ClaimNext(d.intake, chat, d.Owner)
+		d.ownClaimDone(chat)
 		if err != nil {
 			if d.intake.Err() == nil {
 				d.Log.Warn("claiming an update failed", "chat_id", chat, "err", err)
 			}
-			return // the sweep comes back to this chat
+			return 0 // the sweep comes back to this chat
 		}
-		if u == nil {
-			return
-		}
-		d.handle(d.work, u)
 	}
-}
-
-// moreWork reports (and clears) whether Notify named the chat while it was
-// being drained. When it says no, it marks the chat inactive in the same
-// critical section, so that no Notify can slip in between and be lost.
-func (d *Dispatcher) moreWork(chat int64) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.again[chat] {
-		delete(d.again, chat)
-		return true
+	for u != nil && d.intake.Err() == nil {
+		handled = u.UpdateID
+		u = d.handle(d.work, u)
 	}
-	delete(d.active, chat)
-	return false
+	return handled
 }
 
 // handle runs the handler on one claimed update until it is done: passing
-// failures are retried with backoff for as long as work lasts.
-func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) {
+// failures are retried with backoff for as long as work lasts. It returns
+// the chat's next update, claimed with the completion, or nil.
+func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory.InboxUpdate {
 	b := newBackoff(500*time.Millisecond, 30*time.Second)
 	for {
 		delivery, err := d.Handler.Handle(work, u)
@@ -165,7 +161,7 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) {
 		if errors.As(err, &later) {
 			d.Log.Warn("handling an update failed; retrying", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err, "retry_in", b.peek())
 			if !b.sleep(work) {
-				return // shutting down: the update stays claimed and is taken over on restart
+				return nil // shutting down: the update stays claimed and is taken over on restart
 			}
 			continue
 		}
@@ -174,21 +170,27 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) {
 			d.Log.Error("update given up", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err)
 			errText = err.Error()
 		}
-		d.complete(work, u.UpdateID, delivery, errText, b)
-		return
+		return d.complete(work, u, delivery, errText, b)
 	}
 }
 
-// complete marks the update done, retrying while the database is away.
-func (d *Dispatcher) complete(work context.Context, updateID int64, delivery *memory.Delivery, errText string, b *backoff) {
+// complete marks the update done and, unless intake has ended, claims the
+// chat's next update with it; it retries while the database is away.
+func (d *Dispatcher) complete(work context.Context, u *memory.InboxUpdate, delivery *memory.Delivery, errText string, b *backoff) *memory.InboxUpdate {
 	for {
-		err := d.Queue.Complete(work, updateID, delivery, errText)
-		if err == nil {
-			return
+		var next *memory.InboxUpdate
+		var err error
+		if d.intake.Err() == nil {
+			next, err = d.Queue.CompleteAndClaimNext(work, u.UpdateID, delivery, errText, u.ChatID, d.Owner)
+		} else {
+			err = d.Queue.Complete(work, u.UpdateID, delivery, errText)
 		}
-		d.Log.Warn("marking an update done failed; retrying", "update_id", updateID, "err", err, "retry_in", b.peek())
+		if err == nil {
+			return next
+		}
+		d.Log.Warn("marking an update done failed; retrying", "update_id", u.UpdateID, "err", err, "retry_in", b.peek())
 		if !b.sleep(work) {
-			return
+			return nil
 		}
 	}
 }

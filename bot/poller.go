@@ -22,7 +22,7 @@ type Inbox interface {
 type Poller struct {
 	Client  *Client
 	Inbox   Inbox
-	Notify  func(chatIDs []int64) // called with the chats of each stored batch
+	Notify  func(chatIDs []int64) // called with the chats of each stored batch; nil when Inbox starts the work itself
 	Timeout time.Duration         // long-poll timeout
 	Log     *slog.Logger
 }
@@ -53,7 +53,7 @@ func (p *Poller) Run(ctx context.Context) {
 			offset = max(offset, u.UpdateID+1)
 			chats = append(chats, u.ChatID)
 		}
-		if len(chats) > 0 {
+		if len(chats) > 0 && p.Notify != nil {
 			p.Notify(chats)
 		}
 	}

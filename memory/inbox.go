@@ -25,18 +25,16 @@ type Delivery struct {
 // SaveUpdates stores updates in the inbox, atomically. Updates already there
 // are left as they are, so Telegram may deliver an update twice.
 func (s *Store) SaveUpdates(ctx context.Context, updates []InboxUpdate) error {
-	if len(updates) == 0 {
-		return nil
-	}
-	batch := &pgx.Batch{}
+	_, err := s.SaveAndClaim(ctx, updates, 0, nil)
+	return err
+}
+
+// queueSave adds the statements of SaveUpdates to batch.
+func queueSave(batch *pgx.Batch, updates []InboxUpdate) {
 	for _, u := range updates {
 		batch.Queue(`INSERT INTO updates (update_id, chat_id, payload) VALUES ($1, $2, $3)
 			ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, string(u.Payload))
 	}
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("save updates: %w", translate(err))
-	}
-	return nil
 }
 
 // claimSQL takes the oldest unfinished update of chat $1 for owner $2. It
@@ -44,26 +42,39 @@ func (s *Store) SaveUpdates(ctx context.Context, updates []InboxUpdate) error {
 // chat's updates are handled one at a time, in order, by however many
 // processes. FOR UPDATE (not SKIP LOCKED) makes a concurrent claimer wait and
 // then see the row as taken, rather than skip ahead to the chat's next update.
-const claimSQL = `UPDATE updates u
+const claimSQL = claimHeadSQL + `
+  AND (u.state = 'pending' OR u.owner_id = $2 OR NOT membot_owner_alive(u.owner_id))` + claimReturning
+
+const claimHeadSQL = `UPDATE updates u
 SET state = 'processing', owner_id = $2, claimed_at = now(), attempts = u.attempts + 1
 FROM (SELECT update_id FROM updates WHERE chat_id = $1 AND state <> 'done'
       ORDER BY update_id LIMIT 1 FOR UPDATE) head
-WHERE u.update_id = head.update_id
-  AND (u.state = 'pending' OR u.owner_id = $2 OR NOT membot_owner_alive(u.owner_id))
+WHERE u.update_id = head.update_id`
+
+const claimReturning = `
 RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts`
 
 // ClaimNext claims the chat's oldest unfinished update for owner. It returns
 // nil when the chat has none, or when another live process is handling it.
 // owner must not be claiming for this chat elsewhere at the same time.
 func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*InboxUpdate, error) {
+	u, err := scanClaim(s.pool.QueryRow(ctx, claimSQL, chatID, owner))
+	if err != nil {
+		return nil, fmt.Errorf("claim update: %w", translate(err))
+	}
+	return u, nil
+}
+
+// scanClaim reads the row claimSQL returns: nil when it claimed nothing.
+func scanClaim(row pgx.Row) (*InboxUpdate, error) {
 	var u InboxUpdate
 	var payload string
-	err := s.pool.QueryRow(ctx, claimSQL, chatID, owner).Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts)
+	err := row.Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("claim update: %w", translate(err))
+		return nil, err
 	}
 	u.Payload = []byte(payload)
 	return &u, nil
@@ -73,6 +84,15 @@ func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*Inbo
 // where its answer was delivered. errText notes why it was given up on.
 func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errText string) error {
 	batch := &pgx.Batch{}
+	queueComplete(batch, updateID, d, errText)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("complete update: %w", translate(err))
+	}
+	return nil
+}
+
+// queueComplete adds the statements of Complete to batch.
+func queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, errText string) {
 	if d != nil && len(d.TelegramMessageIDs) > 0 {
 		batch.Queue(`UPDATE messages SET telegram_message_id = $2,
 			metadata = metadata || jsonb_build_object('telegram_message_ids', $3::bigint[]) WHERE id = $1`,
@@ -80,10 +100,6 @@ func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errTe
 	}
 	batch.Queue(`UPDATE updates SET state = 'done', done_at = now(), error = NULLIF($2, '') WHERE update_id = $1`,
 		updateID, errText)
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("complete update: %w", translate(err))
-	}
-	return nil
 }
 
 // UnfinishedChats lists the chats that have updates not yet done.

@@ -72,7 +72,9 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Sweep:   5 * time.Second,
 		Log:     log,
 	}
-	poller := &bot.Poller{Client: client, Inbox: store, Notify: dispatcher.Notify, Timeout: cfg.PollTimeout, Log: log}
+	// The dispatcher stores what the poller receives: it claims the chats it
+	// can in the same round trip and starts their workers.
+	poller := &bot.Poller{Client: client, Inbox: dispatcher, Timeout: cfg.PollTimeout, Log: log}
 
 	var wg sync.WaitGroup
 	wg.Add(2)
