@@ -1,0 +1,177 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/bot"
+	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/memory"
+)
+
+// recorder is a handler that notes which updates it handled, in order per
+// chat, and whether a chat was ever handled twice at once.
+type recorder struct {
+	mu       sync.Mutex
+	handled  map[int64][]int64
+	busy     map[int64]bool
+	overlaps int
+}
+
+func newRecorder() *recorder {
+	return &recorder{handled: map[int64][]int64{}, busy: map[int64]bool{}}
+}
+
+func (r *recorder) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
+	r.mu.Lock()
+	if r.busy[u.ChatID] {
+		r.overlaps++
+	}
+	r.busy[u.ChatID] = true
+	r.handled[u.ChatID] = append(r.handled[u.ChatID], u.UpdateID)
+	r.mu.Unlock()
+	if rand.IntN(4) == 0 { // vary the timing of the turns
+		time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond)
+	}
+	r.mu.Lock()
+	r.busy[u.ChatID] = false
+	r.mu.Unlock()
+	return nil, nil
+}
+
+func (r *recorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, ids := range r.handled {
+		n += len(ids)
+	}
+	return n
+}
+
+// startDispatcher runs a dispatcher with its own owner lock over store
+// until the test ends.
+func startDispatcher(t *testing.T, store *memory.Store, h bot.UpdateHandler) *bot.Dispatcher {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx, stop := context.WithCancel(context.Background())
+	owner := store.HoldOwnerLock(ctx, log)
+	d := &bot.Dispatcher{Queue: store, Handler: h, Owner: owner.ID, Workers: 4, Sweep: 50 * time.Millisecond, Log: log}
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx, context.Background()) }()
+	t.Cleanup(func() { stop(); <-done; owner.Wait() })
+	return d
+}
+
+// feed saves n updates of chats 1..chats through the intakes in turn, in
+// small batches, as polling or webhooks would, while the dispatchers are
+// also notified at random; it returns the ids sent to each chat, in order.
+func feed(t *testing.T, intakes []*bot.Dispatcher, chats, n int) map[int64][]int64 {
+	t.Helper()
+	ctx := context.Background()
+	sent := map[int64][]int64{}
+	stopNotify := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // stray notices, as the sweep and a webhook give
+		defer wg.Done()
+		for {
+			select {
+			case <-stopNotify:
+				return
+			case <-time.After(time.Millisecond):
+				intakes[rand.IntN(len(intakes))].Notify([]int64{int64(1 + rand.IntN(chats))})
+			}
+		}
+	}()
+	defer func() { close(stopNotify); wg.Wait() }()
+	id := int64(1000)
+	for i := 0; i < n; {
+		var batch []memory.InboxUpdate
+		for range 1 + rand.IntN(4) {
+			id++
+			chat := int64(1 + rand.IntN(chats))
+			batch = append(batch, memory.InboxUpdate{UpdateID: id, ChatID: chat, Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))})
+			sent[chat] = append(sent[chat], id)
+			i++
+		}
+		if err := intakes[i%len(intakes)].SaveUpdates(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		if rand.IntN(3) == 0 {
+			time.Sleep(time.Duration(rand.IntN(1500)) * time.Microsecond)
+		}
+	}
+	return sent
+}
+
+// checkHandled waits until every update was handled and checks that each
+// was handled once, in its chat's order, one at a time.
+func checkHandled(t *testing.T, r *recorder, store *memory.Store, sent map[int64][]int64) {
+	t.Helper()
+	total := 0
+	for _, ids := range sent {
+		total += len(ids)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for r.count() < total && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	var open int
+	for time.Now().Before(deadline) {
+		store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM updates WHERE state <> 'done'`).Scan(&open)
+		if open == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for chat, want := range sent {
+		if got := r.handled[chat]; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("chat %d: handled %v, want %v", chat, got, want)
+		}
+	}
+	if r.overlaps > 0 {
+		t.Errorf("a chat was handled twice at once %d times", r.overlaps)
+	}
+	if open != 0 {
+		t.Errorf("%d updates still unfinished", open)
+	}
+}
+
+func TestIntakeClaimsHandleEveryUpdateOnceInOrder(t *testing.T) {
+	store, err := memory.Open(context.Background(), pgtest.New(t), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	r := newRecorder()
+	d := startDispatcher(t, store, r)
+	checkHandled(t, r, store, feed(t, []*bot.Dispatcher{d}, 6, 300))
+}
+
+// Two processes sharing one database (webhook replicas): each stores what
+// it receives; every update is still handled once, in order, whichever
+// process stored or handled it.
+func TestTwoDispatchersShareTheInbox(t *testing.T) {
+	dsn := pgtest.New(t)
+	var stores []*memory.Store
+	for range 2 {
+		store, err := memory.Open(context.Background(), dsn, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(store.Close)
+		stores = append(stores, store)
+	}
+	r := newRecorder()
+	a, b := startDispatcher(t, stores[0], r), startDispatcher(t, stores[1], r)
+	checkHandled(t, r, stores[0], feed(t, []*bot.Dispatcher{a, b}, 4, 200))
+}
