@@ -37,6 +37,7 @@ type ClientConfig struct {
 	APIURL      string // e.g. https://api.telegram.org; requests go to {APIURL}/bot{token}/{method}
 	PollTimeout time.Duration
 	Retry       SendRetry
+	Transport   http.RoundTripper // nil: http.DefaultTransport
 }
 
 // NewClient returns a client whose sends stop when sendCtx ends and whose
@@ -45,7 +46,7 @@ func NewClient(sendCtx, pollCtx context.Context, cfg ClientConfig) *Client {
 	endpoint := strings.ReplaceAll(strings.TrimRight(cfg.APIURL, "/"), "%", "%%") + "/bot%s/%s"
 	newAPI := func(ctx context.Context, timeout time.Duration) *tgbotapi.BotAPI {
 		api := &tgbotapi.BotAPI{Token: cfg.Token, Buffer: 100,
-			Client: ctxClient{ctx: ctx, client: &http.Client{Timeout: timeout}}}
+			Client: ctxClient{ctx: ctx, client: &http.Client{Timeout: timeout, Transport: cfg.Transport}}}
 		api.SetAPIEndpoint(endpoint)
 		return api
 	}

@@ -23,7 +23,8 @@ type Turn struct {
 	ConversationID string
 	UserMessageID  int64
 	// History is the newest HistoryLimit rows of the conversation, oldest
-	// first; the user's new row is the last of them.
+	// first; the user's new row is the last of them. Their Metadata is left
+	// out (the model does not see it; LastMessages has whole rows).
 	History []Message
 	// Answer is the final assistant row already stored for this update by an
 	// earlier attempt that was cut short, or nil.
@@ -37,18 +38,19 @@ INSERT INTO messages (conversation_id, role, content, telegram_message_id, updat
 SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0) FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
 
-// The turn's user row. When the update is known, its row names the
-// conversation (a retried turn stays in the conversation it began in);
-// otherwise it is the newest row of the chat's current conversation. Two
-// statements rather than one with an OR: each stays an index lookup under a
-// generic plan (pgx prepares statements, and after five runs PostgreSQL may
-// plan them without looking at the values), where the OR read the whole
-// conversation.
-const (
-	turnUserRowByUpdateSQL = `SELECT id, conversation_id FROM messages WHERE update_id = $1 AND role = 'user'`
-	turnUserRowNewestSQL   = `SELECT id, conversation_id FROM messages WHERE conversation_id =
-	(SELECT id FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1) ORDER BY id DESC LIMIT 1`
-)
+// turnUserRowSQL finds the turn's user row. When the update is known, its
+// row names the conversation (a retried turn stays in the conversation it
+// began in); otherwise it is the newest row of the chat's current
+// conversation. The two cases are two branches of a UNION ALL, each gated
+// by a condition on $2 alone, rather than one WHERE with an OR: pgx prepares
+// statements, PostgreSQL may then plan them without looking at the values
+// (a generic plan), and the OR became a scan of the whole conversation.
+const turnUserRowSQL = `SELECT id, conversation_id FROM (
+	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
+	UNION ALL
+	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
+		(SELECT id FROM conversations WHERE chat_id = $1::bigint ORDER BY created_at DESC LIMIT 1)
+	ORDER BY id DESC LIMIT 1)) turn_user_row`
 
 const turnAnswerSQL = `SELECT ` + messageColumns + ` FROM messages
 WHERE update_id = $1 AND role = 'assistant' AND tool_calls IS NULL ORDER BY id DESC LIMIT 1`
@@ -60,16 +62,12 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	batch := &pgx.Batch{}
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, in.Content, in.TelegramMessageID, in.UpdateID)
-	userRow, key := turnUserRowByUpdateSQL, in.UpdateID
-	if in.UpdateID == 0 {
-		userRow, key = turnUserRowNewestSQL, in.ChatID
-	}
-	batch.Queue(`SELECT conversation_id::text, id FROM (`+userRow+`) r`, key).
+	batch.Queue(`SELECT conversation_id::text, id FROM (`+turnUserRowSQL+`) r`, in.ChatID, in.UpdateID).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID) })
-	batch.Queue(lastMessagesQuery(`(SELECT conversation_id FROM (`+userRow+`) r)`, "$2"),
-		key, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+	batch.Queue(lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3"),
+		in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
-		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+		t.History, err = pgx.CollectRows(rows, scanHistoryRow)
 		return err
 	})
 	if in.UpdateID != 0 {

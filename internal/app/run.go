@@ -47,7 +47,9 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	owner := store.HoldOwnerLock(lockCtx, log)
 	defer func() { releaseLock(); owner.Wait() }()
 
-	client := bot.NewClient(work, ctx, bot.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL, PollTimeout: cfg.PollTimeout})
+	transport := pooledTransport(cfg.Workers)
+	client := bot.NewClient(work, ctx, bot.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL,
+		PollTimeout: cfg.PollTimeout, Transport: transport})
 	if err := client.Connect(ctx); err != nil {
 		if apiErr, ok := bot.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
 			return &ConfigError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}
@@ -58,6 +60,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 
 	llmCfg := openai.DefaultConfig(cfg.OpenAIKey)
 	llmCfg.BaseURL = cfg.OpenAIBaseURL
+	llmCfg.HTTPClient = &http.Client{Transport: transport}
 	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location})...)
 	turns := agent.New(store, openai.NewClientWithConfig(llmCfg), tools, agent.Config{
 		Model: cfg.OpenAIModel, SystemPrompt: cfg.SystemPrompt, HistoryLimit: cfg.HistoryLimit,
@@ -125,4 +128,15 @@ func NewLogger(cfg *Config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// pooledTransport keeps an idle connection for everything the workers do at
+// once (a model call, a message and "typing…" each) and for polling: Go's
+// default keeps two per host, so under load most requests to Telegram and
+// to the model dialled anew (over HTTPS, with a TLS handshake each time).
+func pooledTransport(workers int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 2*workers + 4
+	t.MaxIdleConns = 2 * t.MaxIdleConnsPerHost
+	return t
 }
