@@ -63,10 +63,23 @@ func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 }
 
 // lastMessagesQuery selects the newest rows of one conversation, oldest
-// first: an index scan of (conversation_id, id) however long it is.
+// first, by a backward scan of the (conversation_id, id) index that stops
+// after limit rows, however long the conversation and the table are.
+//
+// It says "conversation_id between c and c" rather than "= c" on purpose.
+// With "=", the planner knows conversation_id is constant, orders by id
+// alone, and may then walk the primary key back from the newest row of the
+// whole table, skipping other conversations' rows, when it believes the
+// conversation holds a large share of them. That is fast only if the
+// conversation was written to lately; a long one taken up again after a
+// pause would have millions of rows to skip. With the range, only the
+// (conversation_id, id) index gives the order asked for. (The columns are
+// qualified: unqualified, ORDER BY would take the text conversation_id of
+// the select list, which no index gives.)
 func lastMessagesQuery(conversation, limit string) string {
-	return `SELECT * FROM (SELECT ` + messageColumns + ` FROM messages WHERE conversation_id = ` + conversation +
-		` ORDER BY id DESC LIMIT ` + limit + `) newest ORDER BY id`
+	return `SELECT * FROM (SELECT ` + messageColumns + ` FROM messages m
+	WHERE m.conversation_id >= ` + conversation + ` AND m.conversation_id <= ` + conversation + `
+	ORDER BY m.conversation_id DESC, m.id DESC LIMIT ` + limit + `) newest ORDER BY id`
 }
 
 func insertMessageArgs(conversationID string, m Message) []any {

@@ -1,0 +1,177 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/seed"
+	"github.com/membot/membot/memory"
+)
+
+// planNode is one node of EXPLAIN (FORMAT JSON).
+type planNode struct {
+	NodeType  string     `json:"Node Type"`
+	Relation  string     `json:"Relation Name"`
+	Index     string     `json:"Index Name"`
+	Direction string     `json:"Scan Direction"`
+	Plans     []planNode `json:"Plans"`
+}
+
+func (n planNode) String() string {
+	s := n.NodeType
+	if n.Relation != "" {
+		s += " on " + n.Relation
+	}
+	if n.Index != "" {
+		s += " using " + n.Index
+	}
+	if n.Direction != "" {
+		s += " (" + n.Direction + ")"
+	}
+	return s
+}
+
+// scansOf lists the nodes of the plan that read table.
+func (n planNode) scansOf(table string) []planNode {
+	var out []planNode
+	if n.Relation == table && strings.HasSuffix(n.NodeType, "Scan") {
+		out = append(out, n)
+	}
+	for _, c := range n.Plans {
+		out = append(out, c.scansOf(table)...)
+	}
+	return out
+}
+
+// explain plans sql as pgx runs it, a prepared statement, with the plan
+// PostgreSQL makes for these values (custom) or for any values (generic).
+func explain(t *testing.T, pool *pgxpool.Pool, mode, sql string, args ...any) planNode {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	params := make([]string, len(args)) // EXPLAIN takes no bound parameters: literals
+	for i, a := range args {
+		params[i] = "'" + strings.ReplaceAll(fmt.Sprint(a), "'", "''") + "'"
+	}
+	var out string
+	_, err = conn.Exec(ctx, "SET plan_cache_mode = "+mode)
+	if err == nil {
+		_, err = conn.Exec(ctx, "PREPARE planned AS "+sql)
+	}
+	if err == nil {
+		err = conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) EXECUTE planned("+strings.Join(params, ", ")+")").Scan(&out)
+	}
+	conn.Exec(ctx, "DEALLOCATE planned")
+	conn.Exec(ctx, "RESET plan_cache_mode")
+	if err != nil {
+		t.Fatalf("explain %s: %v", sql, err)
+	}
+	var plans []struct{ Plan planNode }
+	if err := json.Unmarshal([]byte(out), &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("explain output %s: %v", out, err)
+	}
+	return plans[0].Plan
+}
+
+// seeded is a database with a realistic spread of conversations, one of
+// them long, with fresh statistics.
+func seeded(t *testing.T) (*pgxpool.Pool, *seed.Result) {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	res, err := seed.Fill(ctx, pool, seed.Plan{Messages: 40_000, Chats: 200, Giants: 1, GiantSize: 10_000, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool, res
+}
+
+// The statements of a turn, planned over a realistic spread of
+// conversations, under the plan for the values at hand and under the
+// generic plan a prepared statement may switch to.
+func TestTurnPlans(t *testing.T) {
+	pool, res := seeded(t)
+	t.Run("load last 30 is a backward index scan", func(t *testing.T) { testLoadLast30(t, pool, res) })
+	t.Run("the other statements use indexes", func(t *testing.T) { testTurnStatements(t, pool, res) })
+}
+
+// Loading the last 30 rows of a conversation must read 30 index entries
+// and rows however long the conversation and the table are: an index scan
+// of (conversation_id, id), backwards.
+func testLoadLast30(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
+	ctx := context.Background()
+	var giant string
+	var update int64
+	if err := pool.QueryRow(ctx, `SELECT c.id::text, max(m.update_id) FROM conversations c JOIN messages m ON m.conversation_id = c.id
+		WHERE c.chat_id = $1 GROUP BY c.id`, res.FirstChatID).Scan(&giant, &update); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		for name, q := range map[string]struct {
+			sql  string
+			args []any
+		}{
+			"LastMessages":         {memory.LastMessagesSQL, []any{giant, 30}},
+			"StartTurn history":    {memory.TurnHistorySQL, []any{res.FirstChatID, update, 30}},
+			"StartTurn, no update": {memory.TurnHistorySQL, []any{res.FirstChatID, 0, 30}},
+		} {
+			plan := explain(t, pool, mode, q.sql, q.args...)
+			scans := plan.scansOf("messages")
+			last := scans[len(scans)-1] // the scan under the LIMIT; before it, finding the turn's row
+			if last.NodeType != "Index Scan" || last.Index != "messages_conversation_id" || last.Direction != "Backward" {
+				t.Errorf("%s, %s: the last rows are read by %v, want a backward Index Scan using messages_conversation_id", name, mode, last)
+			}
+			checkIndexScansOnly(t, name+", "+mode, scans)
+		}
+	}
+}
+
+// The other statements of a turn find their rows through an index too.
+func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
+	ctx := context.Background()
+	var update int64
+	if err := pool.QueryRow(ctx, `SELECT max(update_id) FROM updates`).Scan(&update); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		for name, q := range map[string]struct {
+			sql   string
+			table string
+			args  []any
+		}{
+			"turn user row":            {memory.TurnUserRowSQL, "messages", []any{res.FirstChatID, update}},
+			"turn user row, no update": {memory.TurnUserRowSQL, "messages", []any{res.FirstChatID, 0}},
+			"stored answer":            {memory.TurnAnswerSQL, "messages", []any{update}},
+			"claim":                    {memory.ClaimSQL, "updates", []any{res.FirstChatID, 1}},
+			"claim if free":            {memory.ClaimFreeSQL, "updates", []any{res.FirstChatID, 1}},
+		} {
+			checkIndexScansOnly(t, name+", "+mode, explain(t, pool, mode, q.sql, q.args...).scansOf(q.table))
+		}
+	}
+}
+
+func checkIndexScansOnly(t *testing.T, name string, scans []planNode) {
+	t.Helper()
+	if len(scans) == 0 {
+		t.Errorf("%s: no scan in the plan", name)
+	}
+	for _, s := range scans {
+		if s.NodeType != "Index Scan" && s.NodeType != "Index Only Scan" {
+			t.Errorf("%s: %v, want index scans only", name, s)
+		}
+	}
+}
