@@ -55,7 +55,7 @@ func check(ctx context.Context, pool *pgxpool.Pool, chats []*chatLoad, firstUpda
 		}
 	}
 	if strays > 0 {
-		problems = append(problems, fmt.Sprintf("%d replies to chats that wrote nothing", strays))
+		problems = append(problems, fmt.Sprintf("%d replies to chats that wrote nothing, or far more than they wrote", strays))
 	}
 	if replies != messages {
 		problems = append(problems, fmt.Sprintf("%d replies sent for %d messages", replies, messages))

@@ -92,23 +92,7 @@ func runLoad(ctx context.Context, cfg loadConfig) (*loadResult, error) {
 		return nil, err
 	}
 	tg.StartUpdateIDsAfter(firstUpdate)
-	byID := make(map[int64]*chatLoad, len(chats))
-	for _, c := range chats {
-		byID[c.user.ID] = c
-	}
-	var strays atomic.Int64
-	tg.OnSent(func(s telegramfake.Sent) {
-		c := byID[s.ChatID]
-		if c == nil {
-			strays.Add(1)
-			return
-		}
-		select {
-		case c.replies <- s:
-		default: // far more replies than messages: reported by the check below
-			strays.Add(1)
-		}
-	})
+	strays := routeReplies(tg, chats)
 
 	b := cfg.Bot
 	b.TelegramURL, b.OpenAIURL, b.DatabaseURL = tg.URL(), llm.URL(), dbURL
@@ -205,6 +189,29 @@ func prepareChats(ctx context.Context, pool *pgxpool.Pool, cfg loadConfig, res *
 		}
 	}
 	return chats, lastUpdate, nil
+}
+
+// routeReplies hands each message the bot sends to its chat; it counts
+// those for chats that wrote nothing, or far more than they wrote.
+func routeReplies(tg *telegramfake.Server, chats []*chatLoad) *atomic.Int64 {
+	byID := make(map[int64]*chatLoad, len(chats))
+	for _, c := range chats {
+		byID[c.user.ID] = c
+	}
+	strays := new(atomic.Int64)
+	tg.OnSent(func(s telegramfake.Sent) {
+		c := byID[s.ChatID]
+		if c == nil {
+			strays.Add(1)
+			return
+		}
+		select {
+		case c.replies <- s:
+		default: // reported by check
+			strays.Add(1)
+		}
+	})
+	return strays
 }
 
 // waitReady waits until the bot polls Telegram.
