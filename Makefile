@@ -1,7 +1,7 @@
 # The two commands a newcomer needs are in README.md: `docker compose up -d`
 # and `make test`.
 
-.PHONY: test build vet fmt
+.PHONY: test build vet fmt bench
 
 test: ## run every test against a real PostgreSQL (found or started by scripts/test.sh)
 	scripts/test.sh
@@ -14,3 +14,6 @@ vet:
 
 fmt:
 	gofmt -w .
+
+bench: ## the load benchmark against the local PostgreSQL (see BENCHMARKS.md)
+	go run ./cmd/membench

@@ -52,9 +52,11 @@ func seedCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	defer pool.Close()
 
 	start := time.Now()
+	var shown int64
 	plan.Progress = func(rows int64) {
-		if rows%1_000_000 < 230_000 { // about once a million rows
-			fmt.Fprintf(stderr, "membench seed: %s message rows in %s\n", thousands(rows), time.Since(start).Round(time.Second))
+		if rows/1_000_000 > shown { // once a million rows
+			shown = rows / 1_000_000
+			fmt.Fprintf(stderr, "membench seed: about %s message rows in %s\n", thousands(shown*1_000_000), time.Since(start).Round(time.Second))
 		}
 	}
 	res, err := seed.Fill(ctx, pool, plan)
