@@ -58,11 +58,20 @@ var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUser
 const turnAnswerSQL = `SELECT ` + messageColumns + ` FROM messages
 WHERE update_id = $1 AND role = 'assistant' AND tool_calls IS NULL ORDER BY id DESC LIMIT 1`
 
+// asyncCommitSQL lets the transaction it begins commit without waiting for
+// the disk. StartTurn uses it: were PostgreSQL to crash before its commit
+// reached the disk, the turn would simply start again, since the update
+// stays claimed and unfinished; and the answer's own commit, which does
+// wait, flushes everything written before it. It saves a disk flush on the
+// path of every reply.
+const asyncCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
+
 // StartTurn upserts the user, stores their message in the chat's current
 // conversation and loads the history, in one round trip.
 func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	t := &Turn{}
 	batch := &pgx.Batch{}
+	batch.Queue(asyncCommitSQL)
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, in.Content, in.TelegramMessageID, in.UpdateID)
 	batch.Queue(`SELECT conversation_id::text, id FROM (`+turnUserRowSQL+`) r`, in.ChatID, in.UpdateID).
