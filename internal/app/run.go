@@ -34,7 +34,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}); err != nil {
 		return err
 	}
-	store, err := memory.Open(ctx, cfg.DatabaseURL, int32(cfg.Workers+4), cfg.ConfigurePool)
+	store, err := memory.Open(ctx, cfg.DatabaseURL, poolSize(cfg.Workers), cfg.ConfigurePool)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
@@ -140,3 +140,9 @@ func pooledTransport(workers int) *http.Transport {
 	t.MaxIdleConns = 2 * t.MaxIdleConnsPerHost
 	return t
 }
+
+// poolSize is how many connections the bot may open. A turn holds one only
+// for the moment of a batch, never while the model thinks, so a few dozen
+// serve any number of workers; one per worker would pass PostgreSQL's
+// max_connections (100 by default) with a large WORKERS.
+func poolSize(workers int) int32 { return int32(min(workers, 32) + 4) }
