@@ -28,6 +28,8 @@ type Turn struct {
 	// Answer is the final assistant row already stored for this update by an
 	// earlier attempt that was cut short, or nil.
 	Answer *Message
+	// Mode is the conversation's mode: which system prompt the model gets.
+	Mode string
 }
 
 // insertUserMessageSQL stores the user's row in the chat's current
@@ -56,8 +58,9 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	batch := &pgx.Batch{}
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, in.Content, in.TelegramMessageID, in.UpdateID)
-	batch.Queue(`SELECT conversation_id::text, id FROM (`+turnUserRowSQL+`) r`, in.ChatID, in.UpdateID).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID) })
+	batch.Queue(`SELECT r.conversation_id::text, r.id, c.mode FROM (`+turnUserRowSQL+`) r
+		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode) })
 	batch.Queue(lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3"),
 		in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
