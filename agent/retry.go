@@ -12,7 +12,7 @@ import (
 
 // RetryPolicy bounds the model calls of one step.
 type RetryPolicy struct {
-	Timeout  time.Duration // per call; 60 s when zero
+	Timeout  time.Duration // per call (a streamed call: per piece of it); 60 s when zero
 	Attempts int           // in all, the first included; 4 when zero
 	Backoff  time.Duration // before the first retry, doubling; 500 ms when zero
 }
@@ -30,22 +30,21 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// createWithRetry calls the model, retrying rate limits, server errors and
-// time-outs with exponential backoff and jitter.
-func (a *Agent) createWithRetry(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+// withRetry makes a model call, repeating rate limits, server errors and
+// time-outs with exponential backoff and jitter. call gets the time one
+// attempt may take.
+func (a *Agent) withRetry(ctx context.Context, call func(ctx context.Context, timeout time.Duration) error) error {
 	p := a.cfg.Retry.withDefaults()
 	wait := p.Backoff
 	for attempt := 1; ; attempt++ {
-		callCtx, cancel := context.WithTimeout(ctx, p.Timeout)
-		resp, err := a.llm.CreateChatCompletion(callCtx, req)
-		cancel()
+		err := call(ctx, p.Timeout)
 		if err == nil || attempt >= p.Attempts || !retryable(err) || ctx.Err() != nil {
-			return resp, err
+			return err
 		}
 		a.log.Warn("model call failed; retrying", "attempt", attempt, "err", err, "in", wait)
 		select {
 		case <-ctx.Done():
-			return resp, ctx.Err()
+			return ctx.Err()
 		case <-time.After(wait/2 + rand.N(wait)):
 		}
 		wait *= 2
@@ -63,5 +62,5 @@ func retryable(err error) bool {
 		return reqErr.HTTPStatusCode == 429 || reqErr.HTTPStatusCode >= 500
 	}
 	var netErr net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr)
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errStreamCut) || errors.As(err, &netErr)
 }
