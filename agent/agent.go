@@ -35,10 +35,10 @@ type LLM interface {
 
 // Config holds the settings of a turn.
 type Config struct {
-	Model        string
-	SystemPrompt string // the base prompt; a conversation's mode adds to it
-	Modes        *Modes // the built-in modes when nil
-	HistoryLimit int
+	Model         string
+	SystemPrompt  string // the base prompt; a conversation's mode adds to it
+	Modes         *Modes // the built-in modes when nil
+	HistoryLimit  int
 	Location      *time.Location // the wall clock of the stamps and of current_time
 	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
 	Retry         RetryPolicy

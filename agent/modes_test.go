@@ -46,13 +46,13 @@ func TestModesFilesInYAMLAndJSON(t *testing.T) {
 func TestBadModesAreRefused(t *testing.T) {
 	dir := t.TempDir()
 	for content, want := range map[string]string{
-		"modes:\n  - name: Pirate Mode\n    prompt: x\n":                  "lowercase",
+		"modes:\n  - name: Pirate Mode\n    prompt: x\n":                   "lowercase",
 		"modes:\n  - name: a\n    prompt: x\n  - name: a\n    prompt: y\n": "twice",
-		"modes:\n  - name: empty\n":                                      "no prompt",
-		"modes:\n  - name: a\n    promt: x\n":                            "promt",
-		"name: a\n":                                                      "name",
-		"":                                                               "no modes",
-		"modes: [":                                                       "parse",
+		"modes:\n  - name: empty\n":                                        "no prompt",
+		"modes:\n  - name: a\n    promt: x\n":                              "promt",
+		"name: a\n":                                                        "name",
+		"":                                                                 "no modes",
+		"modes: [":                                                         "parse",
 	} {
 		path := filepath.Join(dir, "m.yaml")
 		os.WriteFile(path, []byte(content), 0o600)
