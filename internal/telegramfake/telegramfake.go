@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,11 +26,32 @@ type Call struct {
 
 // Sent is one message the bot sent (or edited).
 type Sent struct {
+	Method    string // sendMessage, editMessageText or sendDocument
 	ChatID    int64
 	MessageID int64
-	Text      string
+	Text      string // as shown: with parse_mode HTML, the tags taken out and the entities decoded
+	Entities  []Entity
 	ReplyTo   int64
-	Params    map[string]string
+	Params    map[string]string // as sent (Params["text"] is the HTML itself)
+}
+
+// Message is a message the bot sent, as it stands after every edit.
+type Message struct {
+	ChatID      int64
+	ID          int64
+	Text        string // as shown
+	Entities    []Entity
+	ReplyMarkup string // the reply_markup JSON, as sent
+	ReplyTo     int64
+	Edits       int
+	Document    *Document // sendDocument's file
+}
+
+// Document is a file the bot sent.
+type Document struct {
+	Name    string
+	Content string
+	Caption string
 }
 
 // Fault is an injected failure: the next calls of Method get it.
@@ -39,6 +61,9 @@ type Fault struct {
 	RetryAfter int    // for 429
 	Message    string // description
 	Times      int    // how many calls it applies to
+	// If, when not nil, limits the fault to the calls it accepts; the others
+	// go through and do not count.
+	If func(Call) bool
 }
 
 // Server is the fake. Use New; Close when done.
@@ -55,6 +80,7 @@ type Server struct {
 	confirm  int64 // highest offset the bot has asked for
 	calls    []Call
 	sent     []Sent
+	messages map[int64][]*Message // per chat, in order; deleted ones are removed
 	nextMsg  map[int64]int64
 	faults   []*Fault
 	handlers map[string]func(Call) (any, *Fault)
@@ -63,7 +89,7 @@ type Server struct {
 // New starts a fake for the bot with this token.
 func New(token string) *Server {
 	s := &Server{Token: token, Username: "membot_test_bot", nextID: 1000, nextMsg: map[int64]int64{},
-		handlers: map[string]func(Call) (any, *Fault){}}
+		messages: map[int64][]*Message{}, handlers: map[string]func(Call) (any, *Fault){}}
 	s.changed = sync.NewCond(&s.mu)
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
@@ -172,6 +198,34 @@ func (s *Server) SentTo(chatID int64) []string {
 	return texts
 }
 
+// Messages returns the messages of one chat as they stand now (after edits,
+// without the deleted ones), in the order they were sent.
+func (s *Server) Messages(chatID int64) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Message, 0, len(s.messages[chatID]))
+	for _, m := range s.messages[chatID] {
+		out = append(out, *m)
+	}
+	return out
+}
+
+// PressButton queues a callback query: from pressed the inline button with
+// callback data under message msgID of chat chatID. It returns the update id.
+func (s *Server) PressButton(from User, chatID, msgID int64, data string) int64 {
+	s.mu.Lock()
+	text := ""
+	if m := s.find(chatID, msgID); m != nil {
+		text = m.Text
+	}
+	s.mu.Unlock()
+	return s.AddUpdate("callback_query", map[string]any{
+		"id": strconv.FormatInt(time.Now().UnixNano(), 10), "from": from, "chat_instance": "1", "data": data,
+		"message": map[string]any{"message_id": msgID, "date": time.Now().Unix(), "text": text,
+			"chat": map[string]any{"id": chatID, "type": "private"}},
+	})
+}
+
 // Calls returns the calls of one method (all when method is "").
 func (s *Server) Calls(method string) []Call {
 	s.mu.Lock()
@@ -216,7 +270,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	call := Call{Method: strings.TrimPrefix(r.URL.Path, prefix), Params: params(r), At: time.Now()}
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
-	fault := s.takeFault(call.Method)
+	fault := s.takeFault(call)
 	handler := s.handlers[call.Method]
 	s.mu.Unlock()
 
@@ -231,17 +285,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeFault(w, fault)
 		return
 	}
-	result, status := s.result(r, call)
-	if status != http.StatusOK {
-		writeJSON(w, status, result)
+	result, fault := s.result(r, call)
+	if fault != nil {
+		writeFault(w, fault)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": result})
 }
 
-func (s *Server) takeFault(method string) *Fault {
+func (s *Server) takeFault(c Call) *Fault {
 	for i, f := range s.faults {
-		if f.Method == method {
+		if f.Method == c.Method && (f.If == nil || f.If(c)) {
 			f.Times--
 			if f.Times <= 0 {
 				s.faults = append(s.faults[:i], s.faults[i+1:]...)
@@ -261,18 +315,20 @@ func writeFault(w http.ResponseWriter, f *Fault) {
 }
 
 // result answers the methods membot uses.
-func (s *Server) result(r *http.Request, c Call) (any, int) {
+func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 	switch c.Method {
 	case "getMe":
-		return map[string]any{"id": 1, "is_bot": true, "first_name": "membot", "username": s.Username}, http.StatusOK
+		return map[string]any{"id": 1, "is_bot": true, "first_name": "membot", "username": s.Username}, nil
 	case "getUpdates":
-		return s.getUpdates(r, c), http.StatusOK
+		return s.getUpdates(r, c), nil
 	case "sendMessage", "editMessageText", "sendDocument":
-		return s.record(c), http.StatusOK
-	case "sendChatAction", "setMyCommands", "deleteWebhook", "setWebhook", "answerCallbackQuery", "editMessageReplyMarkup", "deleteMessage":
-		return true, http.StatusOK
+		return s.record(c)
+	case "deleteMessage", "editMessageReplyMarkup":
+		return s.change(c)
+	case "sendChatAction", "setMyCommands", "deleteWebhook", "setWebhook", "answerCallbackQuery":
+		return true, nil
 	}
-	return map[string]any{"ok": false, "error_code": 404, "description": "Not Found: method not found"}, http.StatusNotFound
+	return nil, &Fault{Status: http.StatusNotFound, Message: "Not Found: method not found"}
 }
 
 // getUpdates drops what the offset confirms and long-polls for the rest.
@@ -306,23 +362,101 @@ func (s *Server) getUpdates(r *http.Request, c Call) []json.RawMessage {
 	}
 }
 
-// record stores a sent or edited message and returns it as Telegram would.
-func (s *Server) record(c Call) map[string]any {
+// badRequest is Telegram's 400 answer with its description.
+func badRequest(description string) *Fault {
+	return &Fault{Status: http.StatusBadRequest, Message: description}
+}
+
+// record stores a sent or edited message and returns it as Telegram would,
+// or refuses it as Telegram would: bad HTML, an empty or too long text, an
+// edit of a message that is not there or that changes nothing.
+func (s *Server) record(c Call) (any, *Fault) {
 	chatID, _ := strconv.ParseInt(c.Params["chat_id"], 10, 64)
 	replyTo, _ := strconv.ParseInt(c.Params["reply_to_message_id"], 10, 64)
+	raw := c.Params["text"]
+	if c.Method == "sendDocument" {
+		raw = c.Params["caption"]
+	}
+	text, entities := raw, []Entity(nil)
+	if strings.EqualFold(c.Params["parse_mode"], "HTML") {
+		var err error
+		if text, entities, err = ParseHTML(raw); err != nil {
+			return nil, badRequest(err.Error())
+		}
+	}
+	switch n := utf16Len(text); {
+	case c.Method != "sendDocument" && strings.TrimSpace(text) == "":
+		return nil, badRequest("Bad Request: message text is empty")
+	case c.Method != "sendDocument" && n > 4096:
+		return nil, badRequest("Bad Request: message is too long")
+	case c.Method == "sendDocument" && n > 1024:
+		return nil, badRequest("Bad Request: message caption is too long")
+	}
+
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var id int64
+	var msg *Message
 	if c.Method == "editMessageText" {
-		id, _ = strconv.ParseInt(c.Params["message_id"], 10, 64)
+		id, _ := strconv.ParseInt(c.Params["message_id"], 10, 64)
+		if msg = s.find(chatID, id); msg == nil {
+			return nil, badRequest("Bad Request: message to edit not found")
+		}
+		if msg.Text == text && reflect.DeepEqual(msg.Entities, entities) && msg.ReplyMarkup == c.Params["reply_markup"] {
+			return nil, badRequest("Bad Request: message is not modified: specified new message content and reply markup " +
+				"are exactly the same as a current content and reply markup of the message")
+		}
+		msg.Text, msg.Entities, msg.ReplyMarkup = text, entities, c.Params["reply_markup"]
+		msg.Edits++
 	} else {
 		s.nextMsg[chatID]++
-		id = 100000 + s.nextMsg[chatID]
+		msg = &Message{ChatID: chatID, ID: 100000 + s.nextMsg[chatID], Text: text, Entities: entities,
+			ReplyMarkup: c.Params["reply_markup"], ReplyTo: replyTo}
+		if c.Method == "sendDocument" {
+			msg.Document = &Document{Name: c.Params["document#filename"], Content: c.Params["document"], Caption: text}
+		}
+		s.messages[chatID] = append(s.messages[chatID], msg)
 	}
-	s.sent = append(s.sent, Sent{ChatID: chatID, MessageID: id, Text: c.Params["text"], ReplyTo: replyTo, Params: c.Params})
+	s.sent = append(s.sent, Sent{Method: c.Method, ChatID: chatID, MessageID: msg.ID, Text: text, Entities: entities,
+		ReplyTo: replyTo, Params: c.Params})
 	s.changed.Broadcast()
-	return map[string]any{"message_id": id, "date": time.Now().Unix(), "text": c.Params["text"],
-		"chat": map[string]any{"id": chatID, "type": "private"}}
+	return map[string]any{"message_id": msg.ID, "date": time.Now().Unix(), "text": text,
+		"chat": map[string]any{"id": chatID, "type": "private"}}, nil
+}
+
+// change deletes a message or replaces its buttons.
+func (s *Server) change(c Call) (any, *Fault) {
+	chatID, _ := strconv.ParseInt(c.Params["chat_id"], 10, 64)
+	id, _ := strconv.ParseInt(c.Params["message_id"], 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	msg := s.find(chatID, id)
+	switch {
+	case msg == nil && c.Method == "deleteMessage":
+		return nil, badRequest("Bad Request: message to delete not found")
+	case msg == nil:
+		return nil, badRequest("Bad Request: message to edit not found")
+	case c.Method == "deleteMessage":
+		msgs := s.messages[chatID]
+		for i, m := range msgs {
+			if m == msg {
+				s.messages[chatID] = append(msgs[:i:i], msgs[i+1:]...)
+			}
+		}
+	default:
+		msg.ReplyMarkup = c.Params["reply_markup"]
+	}
+	s.changed.Broadcast()
+	return true, nil
+}
+
+// find returns a message of the chat, or nil. s.mu must be held.
+func (s *Server) find(chatID, id int64) *Message {
+	for _, m := range s.messages[chatID] {
+		if m.ID == id {
+			return m
+		}
+	}
+	return nil
 }
 
 // params reads a request's parameters, form-encoded, multipart or JSON.
