@@ -44,7 +44,7 @@ var (
 	escapeAttr = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
 )
 
-func (r *renderer) write(s string)   { r.out.WriteString(s) }
+func (r *renderer) write(s string)  { r.out.WriteString(s) }
 func (r *renderer) escape(s []byte) { escapeText.WriteString(&r.out, string(s)) }
 
 // blocks renders the children of n, separated as in the source: a blank
