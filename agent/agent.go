@@ -100,6 +100,16 @@ func Stamp(t time.Time, loc *time.Location, text string) string {
 	return "[Текущее время: " + t.In(loc).Format("2006-01-02 15:04") + "] " + text
 }
 
+// Unstamp returns a user row's text without the time stamp Stamp put before it.
+func Unstamp(content string) string {
+	if rest, ok := strings.CutPrefix(content, "[Текущее время: "); ok {
+		if _, text, ok := strings.Cut(rest, "] "); ok {
+			return text
+		}
+	}
+	return content
+}
+
 // Reply runs one turn for req and returns the answer to send.
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	turn, err := a.store.StartTurn(ctx, memory.TurnStart{

@@ -20,19 +20,19 @@ const DefaultMode = "default"
 // hold in every mode.
 type Mode struct {
 	Name        string `yaml:"name"`
-	Description string `yaml:"description"` // one line, for the list of modes
+	Description string `yaml:"description"` // one line, for the list of modes; the bot has its own for the built-ins
 	Prompt      string `yaml:"prompt"`      // the mode's instructions
 }
 
 // builtinModes are always there; a modes file may add more or replace them.
 var builtinModes = []Mode{
-	{Name: DefaultMode, Description: "the general assistant"},
-	{Name: "concise", Description: "short answers, no filler", Prompt: "Mode: concise. Answer in as few words as will do: " +
+	{Name: DefaultMode},
+	{Name: "concise", Prompt: "Mode: concise. Answer in as few words as will do: " +
 		"one or two sentences, or a short list. No introductions, no summaries, no follow-up offers."},
-	{Name: "translator", Description: "translates what you write", Prompt: "Mode: translator. Do not answer the user's messages: " +
+	{Name: "translator", Prompt: "Mode: translator. Do not answer the user's messages: " +
 		"translate them. Text in Russian goes into English; text in any other language goes into Russian, unless the user " +
 		"names the target language. Reply with the translation only, keeping the tone, formatting and line breaks."},
-	{Name: "coder", Description: "a programming assistant", Prompt: "Mode: coder. You are a senior software engineer. " +
+	{Name: "coder", Prompt: "Mode: coder. You are a senior software engineer. " +
 		"Give working code in fenced code blocks with the language named, explain only what is not obvious, " +
 		"point out bugs and risks, and prefer the standard library and simple designs."},
 }

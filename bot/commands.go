@@ -9,7 +9,9 @@ import (
 type commandFunc func(ctx context.Context, h *Handler, in *incoming) error
 
 // commands maps a command's name (without the slash) to its handler. A
-// feature's file registers its commands in an init function.
+// feature's file registers its commands in an init function, and adds the
+// command's one-line description, the text helpKey(name), in both languages:
+// /help and Telegram's command menu are built from this map.
 var commands = map[string]commandFunc{}
 
 func registerCommand(name string, fn commandFunc) { commands[name] = fn }
@@ -37,10 +39,6 @@ func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
 		name = in.user.Username
 	}
 	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtStart), name))
-}
-
-func cmdHelp(ctx context.Context, h *Handler, in *incoming) error {
-	return h.reply(ctx, in, T(in.lang(), txtHelp))
 }
 
 // cmdNew deletes the chat's conversation and opens a fresh one.

@@ -16,15 +16,21 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// Agent answers a text message.
+// Agent answers a text message, or the last one again.
 type Agent interface {
 	Reply(ctx context.Context, req agent.Request) (*agent.Reply, error)
+	Regenerate(ctx context.Context, req agent.Request) (*agent.Reply, error)
 }
 
-// Memory is what commands change directly.
+// Memory is what commands read and change directly.
 type Memory interface {
 	UpsertUser(ctx context.Context, u memory.User) error
 	Reset(ctx context.Context, chatID, userID int64) (string, error)
+	Undo(ctx context.Context, chatID, updateID int64) (*memory.Rollback, error)
+	Dialogue(ctx context.Context, chatID int64, limit int) ([]memory.Message, error)
+	CurrentTranscript(ctx context.Context, chatID int64) (*memory.Transcript, error)
+	ConversationMode(ctx context.Context, chatID, userID int64) (string, error)
+	SwitchMode(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
 }
 
 // Handler turns one Telegram update into the bot's answer.
@@ -33,6 +39,13 @@ type Handler struct {
 	Agent  Agent
 	Memory Memory
 	Log    *slog.Logger
+	Modes  *agent.Modes // the built-in modes when nil
+	// Location is the zone of the times /history and /export show; UTC when nil.
+	Location *time.Location
+	// Streaming shows answers while the model writes them, editing the
+	// message at most once per EditEvery (1 s when zero).
+	Streaming bool
+	EditEvery time.Duration
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 }
@@ -42,6 +55,9 @@ type incoming struct {
 	update *memory.InboxUpdate
 	msg    *tgbotapi.Message
 	user   memory.User
+	// delivery is set by a command that answers with a stored assistant row
+	// (/retry), so that where it was delivered is recorded.
+	delivery *memory.Delivery
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
@@ -70,7 +86,8 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 		}
 	}()
 	if msg.IsCommand() {
-		return nil, h.command(ctx, in, strings.ToLower(msg.Command()))
+		err := h.command(ctx, in, strings.ToLower(msg.Command()))
+		return in.delivery, err
 	}
 	if strings.TrimSpace(msg.Text) == "" {
 		return nil, h.reply(ctx, in, T(in.lang(), txtTextOnly))
@@ -80,29 +97,52 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 
 // converse sends the text to the agent and the answer to the chat.
 func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+	return h.answer(ctx, in, h.Agent.Reply, in.msg.Text)
+}
+
+// answer runs a turn (Agent.Reply, or Agent.Regenerate for /retry) and
+// delivers its answer: shown while the model writes it when streaming,
+// sent when it is done otherwise.
+func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (*memory.Delivery, error) {
+	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
+		MessageID: int64(in.msg.MessageID), Text: text}
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
-	r, err := h.Agent.Reply(ctx, agent.Request{
-		User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: in.msg.Text,
-	})
+	defer stopTyping()
+	var stream *streamer
+	if h.Streaming {
+		stream = h.newStreamer(ctx, in, stopTyping)
+		req.Sink = stream
+	}
+	r, err := turn(ctx, req)
 	stopTyping()
-	if err != nil {
-		if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
-			return nil, &RetryLater{Err: err}
-		}
+	if stream != nil && (err != nil || r.Resumed) {
+		stream.abort(ctx) // nothing it showed is the stored answer
+		stream = nil
+	}
+	switch {
+	case errors.Is(err, memory.ErrNoUserMessage):
+		return nil, h.reply(ctx, in, T(in.lang(), txtNothingToRetry))
+	case err != nil && (errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil):
+		return nil, &RetryLater{Err: err}
+	case err != nil:
 		if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
 			return nil, sendErr
 		}
 		return nil, fmt.Errorf("turn failed (apology sent): %w", err)
-	}
-	if r.AlreadyDelivered {
+	case r.AlreadyDelivered:
 		return nil, nil
 	}
-	text := r.Text
-	if strings.TrimSpace(text) == "" {
-		text = T(in.lang(), txtEmpty)
+	answer := r.Text
+	if strings.TrimSpace(answer) == "" {
+		answer = T(in.lang(), txtEmpty)
 	}
-	ids, err := h.send(ctx, in, text)
+	var ids []int64
+	if stream != nil {
+		ids, err = stream.finish(ctx, answer)
+		err = sendError(err)
+	} else {
+		ids, err = h.send(ctx, in, answer, SendOptions{Markdown: true})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -110,23 +150,33 @@ func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery,
 }
 
 // reply sends one of the bot's own texts.
-func (h *Handler) reply(ctx context.Context, in *incoming, text string) error {
-	_, err := h.send(ctx, in, text)
+func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...SendOptions) error {
+	_, err := h.send(ctx, in, text, opts...)
 	return err
 }
 
 // send delivers text to the message's chat. Failures that may pass are
 // marked for a later retry; the others are final.
-func (h *Handler) send(ctx context.Context, in *incoming, text string) ([]int64, error) {
-	replyTo := 0
-	if !in.msg.Chat.IsPrivate() {
-		replyTo = in.msg.MessageID // in groups, make clear whom the bot answers
+func (h *Handler) send(ctx context.Context, in *incoming, text string, opts ...SendOptions) ([]int64, error) {
+	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), text, opts...)
+	return ids, sendError(err)
+}
+
+// replyTo is the message the bot's answer replies to: in groups, the one it
+// answers, to make clear whom; none in private chats.
+func replyTo(in *incoming) int {
+	if in.msg.Chat.IsPrivate() {
+		return 0
 	}
-	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo, text)
+	return in.msg.MessageID
+}
+
+// sendError marks a failed send that may pass for a later retry.
+func sendError(err error) error {
 	if err != nil && !IsPermanent(err) {
-		return ids, &RetryLater{Err: err}
+		return &RetryLater{Err: err}
 	}
-	return ids, err
+	return err
 }
 
 // typing keeps "typing…" on in the chat until the returned func is called.

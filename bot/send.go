@@ -42,26 +42,42 @@ func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text s
 	}
 	var ids []int64
 	for i, part := range parts {
-		msg := tgbotapi.NewMessage(chatID, part)
-		msg.DisableWebPagePreview = true
-		if i == 0 && replyTo != 0 {
-			msg.ReplyToMessageID = replyTo
-			msg.AllowSendingWithoutReply = true
+		one := SendOptions{Markdown: o.Markdown}
+		if i == len(parts)-1 {
+			one.Buttons = o.Buttons
 		}
-		if i == len(parts)-1 && o.Buttons != nil {
-			msg.ReplyMarkup = o.Buttons
+		if i > 0 {
+			replyTo = 0
 		}
-		raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, o.Markdown)
+		id, err := c.sendMessage(ctx, chatID, replyTo, part, one)
 		if err != nil {
-			return ids, fmt.Errorf("sendMessage: %w", err)
+			return ids, err
 		}
-		var sent tgbotapi.Message
-		if err := json.Unmarshal(raw, &sent); err != nil {
-			return ids, fmt.Errorf("sendMessage: decode result: %w", err)
-		}
-		ids = append(ids, int64(sent.MessageID))
+		ids = append(ids, id)
 	}
 	return ids, nil
+}
+
+// sendMessage sends text, which must fit one message, and returns its id.
+func (c *Client) sendMessage(ctx context.Context, chatID int64, replyTo int, text string, o SendOptions) (int64, error) {
+	msg := tgbotapi.NewMessage(chatID, text)
+	msg.DisableWebPagePreview = true
+	if replyTo != 0 {
+		msg.ReplyToMessageID = replyTo
+		msg.AllowSendingWithoutReply = true
+	}
+	if o.Buttons != nil {
+		msg.ReplyMarkup = o.Buttons
+	}
+	raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, o.Markdown)
+	if err != nil {
+		return 0, fmt.Errorf("sendMessage: %w", err)
+	}
+	var sent tgbotapi.Message
+	if err := json.Unmarshal(raw, &sent); err != nil {
+		return 0, fmt.Errorf("sendMessage: decode result: %w", err)
+	}
+	return int64(sent.MessageID), nil
 }
 
 // sendFormatted makes call, whose text and parse mode are *text and

@@ -20,7 +20,7 @@ import (
 // intake stops at once, turns in flight get ShutdownTimeout to finish.
 func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	log.Info("membot starting", "model", cfg.OpenAIModel, "llm", cfg.OpenAIBaseURL, "timezone", cfg.Location.String(),
-		"history_limit", cfg.HistoryLimit, "workers", cfg.Workers)
+		"history_limit", cfg.HistoryLimit, "workers", cfg.Workers, "streaming", cfg.Streaming, "modes", len(cfg.Modes.List()))
 
 	// Until the database answers there is nothing to do; wait for it rather
 	// than crash-loop (in docker compose it often starts a moment later).
@@ -51,18 +51,23 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return fmt.Errorf("connect to Telegram: %w", err)
 	}
 	log.Info("connected to Telegram", "bot", client.Self.UserName)
+	if err := bot.SetCommandMenu(ctx, client); err != nil {
+		log.Warn("registering the command menu with Telegram failed; the commands work without it", "err", err)
+	}
 
 	llmCfg := openai.DefaultConfig(cfg.OpenAIKey)
 	llmCfg.BaseURL = cfg.OpenAIBaseURL
 	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location})...)
 	turns := agent.New(store, openai.NewClientWithConfig(llmCfg), tools, agent.Config{
-		Model: cfg.OpenAIModel, SystemPrompt: cfg.SystemPrompt, HistoryLimit: cfg.HistoryLimit,
+		Model: cfg.OpenAIModel, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
 		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout},
 	}, log)
+	handler := &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Modes: cfg.Modes,
+		Location: cfg.Location, Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery}
 
 	dispatcher := &bot.Dispatcher{
 		Queue:   store,
-		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log},
+		Handler: handler,
 		Owner:   owner.ID,
 		Workers: cfg.Workers,
 		Sweep:   5 * time.Second,

@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/joho/godotenv"
+
+	"github.com/membot/membot/agent"
 )
 
 // config is every setting, read from the environment (see .env.example).
@@ -31,6 +33,10 @@ type config struct {
 	LLMTimeout      time.Duration
 	ShutdownTimeout time.Duration
 	PollTimeout     time.Duration
+	Streaming       bool
+	StreamEvery     time.Duration
+	ModesFile       string
+	Modes           *agent.Modes
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -122,6 +128,20 @@ func (e *env) duration(key string, def time.Duration) time.Duration {
 	return d
 }
 
+func (e *env) bool(key string, def bool) bool {
+	switch s := strings.ToLower(e.str(key, "")); s {
+	case "":
+		return def
+	case "true", "1", "yes", "on":
+		return true
+	case "false", "0", "no", "off":
+		return false
+	default:
+		e.fail(key, "must be true or false, got %q", s)
+		return def
+	}
+}
+
 func (e *env) url(key, def string) string {
 	s := strings.TrimRight(e.str(key, def), "/")
 	u, err := url.Parse(s)
@@ -151,6 +171,9 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		LLMTimeout:      e.duration("LLM_TIMEOUT", 60*time.Second),
 		ShutdownTimeout: e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
 		PollTimeout:     e.duration("POLL_TIMEOUT", 30*time.Second),
+		Streaming:       e.bool("STREAMING", true),
+		StreamEvery:     e.duration("STREAM_EDIT_INTERVAL", time.Second),
+		ModesFile:       e.str("MODES_FILE", ""),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
@@ -171,8 +194,26 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	if _, err := pgx.ParseConfig(c.DatabaseURL); err != nil && c.DatabaseURL != "" {
 		e.fail("DATABASE_URL", "is not a valid PostgreSQL URL (postgres://user:password@host:5432/db)")
 	}
+	c.Modes = loadModes(e, c)
 	if e.err != nil {
 		return nil, e.err
 	}
 	return c, nil
+}
+
+// loadModes builds the modes: the built-in ones and those of MODES_FILE.
+func loadModes(e *env, c *config) *agent.Modes {
+	var extra []agent.Mode
+	if c.ModesFile != "" {
+		var err error
+		if extra, err = agent.ReadModesFile(c.ModesFile); err != nil {
+			e.fail("MODES_FILE", "%v", err)
+			return nil
+		}
+	}
+	modes, err := agent.NewModes(c.SystemPrompt, extra)
+	if err != nil {
+		e.fail("MODES_FILE", "%s: %v", c.ModesFile, err)
+	}
+	return modes
 }

@@ -52,6 +52,9 @@ func newHarness(t *testing.T) *harness {
 		"POLL_TIMEOUT":       "1s",
 		"LOG_LEVEL":          "debug",
 		"ENV_FILE":           "/dev/null",
+		// Streamed answers are edited at most this often; the default (1 s)
+		// would add a second to most turns against the instant fake model.
+		"STREAM_EDIT_INTERVAL": "10ms",
 	}
 	t.Cleanup(func() {
 		if h.alive {
@@ -98,25 +101,54 @@ func (h *harness) Stop() {
 	}
 }
 
-// Say sends a private message from user and waits for the bot's next reply
-// to that chat, returning its text.
+// Say sends a private message from user, waits until the bot has handled
+// it, and returns the text of the first message it answered with, as it
+// stands at the end (a streamed answer is edited while it is written).
 func (h *harness) Say(from telegramfake.User, text string) string {
 	h.t.Helper()
-	before := len(h.TG.SentTo(from.ID))
-	h.TG.SendText(from, text)
-	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
-		n := 0
-		for _, m := range sent {
-			if m.ChatID == from.ID {
-				n++
-			}
-		}
-		return n > before
-	})
-	if !ok {
-		h.t.Fatalf("no reply to %q within 15 s; sent so far: %+v", text, sent)
+	return h.SayAll(from, text)[0].Text
+}
+
+// SayAll is Say returning every message the bot sent in answer.
+func (h *harness) SayAll(from telegramfake.User, text string) []telegramfake.Message {
+	h.t.Helper()
+	last := h.lastMessageID(from.ID)
+	h.WaitDone(h.TG.SendText(from, text))
+	answer := h.MessagesAfter(from.ID, last)
+	if len(answer) == 0 {
+		h.t.Fatalf("no reply to %q; the chat holds %+v", text, h.TG.Messages(from.ID))
 	}
-	return h.TG.SentTo(from.ID)[before]
+	return answer
+}
+
+// WaitDone waits until the bot has handled the update.
+func (h *harness) WaitDone(updateID int64) {
+	h.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, updateID) == 1 {
+			return
+		}
+	}
+	h.t.Fatalf("update %d not handled within 15 s", updateID)
+}
+
+// MessagesAfter returns the chat's messages newer than message id after.
+func (h *harness) MessagesAfter(chatID, after int64) []telegramfake.Message {
+	var out []telegramfake.Message
+	for _, m := range h.TG.Messages(chatID) {
+		if m.ID > after {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (h *harness) lastMessageID(chatID int64) int64 {
+	msgs := h.TG.Messages(chatID)
+	if len(msgs) == 0 {
+		return 0
+	}
+	return msgs[len(msgs)-1].ID
 }
 
 // WaitIdle waits until every stored update is handled: a reply reaches
