@@ -53,7 +53,7 @@ func exportMarkdown(t *memory.Transcript, lang string, loc *time.Location) []byt
 				fmt.Fprintf(&b, "%s\n\n", m.Content)
 			}
 			for _, c := range m.ToolCalls {
-				fmt.Fprintf(&b, "- `%s` %s\n", c.Name, fence(c.Arguments, "json"))
+				fmt.Fprintf(&b, "`%s`\n%s\n", c.Name, fence(c.Arguments, "json"))
 			}
 		case m.Role == memory.RoleAssistant:
 			fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", T(lang, txtBot), stamp(m.CreatedAt), m.Content)
@@ -72,7 +72,7 @@ func fence(text, lang string) string {
 	for strings.Contains(text, marker) {
 		marker += "`"
 	}
-	return "\n" + marker + lang + "\n" + text + "\n" + marker
+	return marker + lang + "\n" + text + "\n" + marker
 }
 
 // exportedMessage is a messages row with every column; NULL is null.
