@@ -111,6 +111,7 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 	var stream *streamer
 	if h.Streaming {
 		stream = h.newStreamer(ctx, in, stopTyping)
+		defer stream.stop() // also when the turn panics
 		req.Sink = stream
 	}
 	r, err := turn(ctx, req)
