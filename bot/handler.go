@@ -21,10 +21,16 @@ type Agent interface {
 	Reply(ctx context.Context, req agent.Request) (*agent.Reply, error)
 }
 
-// Memory is what commands change directly.
+// Memory is what the handler, its gate and its commands read and change directly.
 type Memory interface {
 	UpsertUser(ctx context.Context, u memory.User) error
+	Arrived(ctx context.Context, u memory.User, e memory.Event) error
 	Reset(ctx context.Context, chatID, userID int64) (string, error)
+	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
+	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
+	AddEvents(ctx context.Context, events ...memory.Event) error
+	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 }
 
 // Handler turns one Telegram update into the bot's answer.
@@ -33,6 +39,9 @@ type Handler struct {
 	Agent  Agent
 	Memory Memory
 	Log    *slog.Logger
+	// Access is who may use the bot and how much (the zero value: anyone).
+	Access  Access
+	Metrics Metrics
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 }
@@ -60,6 +69,9 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 		return nil, nil // nothing this bot answers
 	}
 	in := &incoming{update: u, msg: msg, user: userOf(msg.From)}
+	if stop, err := h.admit(ctx, in); stop {
+		return nil, err
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			h.Log.Error("panic while handling an update", "update_id", u.UpdateID, "panic", p, "stack", string(debug.Stack()))
@@ -79,7 +91,17 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 }
 
 // converse sends the text to the agent and the answer to the chat.
-func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+func (h *Handler) converse(ctx context.Context, in *incoming) (delivery *memory.Delivery, err error) {
+	start := time.Now()
+	defer func() { // a turn to be retried has no outcome yet
+		var later *RetryLater
+		switch {
+		case delivery != nil:
+			orNone(h.Metrics).Turn("answered", time.Since(start))
+		case err != nil && !errors.As(err, &later):
+			orNone(h.Metrics).Turn("failed", time.Since(start))
+		}
+	}()
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
 	r, err := h.Agent.Reply(ctx, agent.Request{
 		User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
@@ -106,12 +128,16 @@ func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery,
 	if err != nil {
 		return nil, err
 	}
+	orNone(h.Metrics).ReplySent("answer")
 	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, nil
 }
 
 // reply sends one of the bot's own texts.
 func (h *Handler) reply(ctx context.Context, in *incoming, text string) error {
 	_, err := h.send(ctx, in, text)
+	if err == nil {
+		orNone(h.Metrics).ReplySent("text")
+	}
 	return err
 }
 

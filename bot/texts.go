@@ -34,6 +34,7 @@ var coreTexts = map[string]map[string]string{
 			"Just write to me. /new starts a fresh conversation, /help lists what I can do.",
 		txtHelp: "Commands:\n" +
 			"/new — forget this conversation and start a fresh one\n" +
+			"/usage — your usage today and this month\n" +
 			"/help — this list\n" +
 			"/start — the greeting\n\n" +
 			"Anything else you write goes to the assistant. It remembers the recent conversation and can use tools (the time, a calculator).",
@@ -48,6 +49,7 @@ var coreTexts = map[string]map[string]string{
 			"Просто напишите мне. /new начинает новый разговор, /help — список возможностей.",
 		txtHelp: "Команды:\n" +
 			"/new — забыть этот разговор и начать новый\n" +
+			"/usage — ваш расход сегодня и за месяц\n" +
 			"/help — этот список\n" +
 			"/start — приветствие\n\n" +
 			"Всё остальное, что вы пишете, получает ассистент. Он помнит недавний разговор и умеет пользоваться инструментами (время, калькулятор).",

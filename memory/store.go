@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -93,4 +94,23 @@ func isUnavailable(err error) bool {
 	// transport failure: refused, reset, closed, timed out dialling.
 	var connectErr *pgconn.ConnectError
 	return errors.As(err, &connectErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) || isNetErr(err)
+}
+
+// SetViewZone makes the admin views (conversation_log, daily_usage,
+// tool_usage) show local times in zone, for sessions opened from now on, by
+// setting membot.timezone on the database. That needs the database's owner;
+// it reports whether the setting changed.
+func (s *Store) SetViewZone(ctx context.Context, zone string) (bool, error) {
+	var current, db string
+	if err := s.pool.QueryRow(ctx, `SELECT membot_timezone(), current_database()`).Scan(&current, &db); err != nil {
+		return false, fmt.Errorf("read view zone: %w", translate(err))
+	}
+	if current == zone {
+		return false, nil
+	}
+	literal := "'" + strings.ReplaceAll(zone, "'", "''") + "'"
+	if _, err := s.pool.Exec(ctx, `ALTER DATABASE `+pgx.Identifier{db}.Sanitize()+` SET membot.timezone = `+literal); err != nil {
+		return false, fmt.Errorf("set view zone: %w", translate(err))
+	}
+	return true, nil
 }
