@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"maps"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +55,20 @@ func newHarness(t *testing.T) *harness {
 		"LOG_LEVEL":          "debug",
 		"ENV_FILE":           "/dev/null",
 	}
+	h.checkLogsAtCleanup()
+	return h
+}
+
+// Replica is a second bot sharing this harness's database, Telegram and
+// model, with a copy of its settings and logs of its own.
+func (h *harness) Replica() *harness {
+	r := &harness{t: h.t, DB: h.DB, DSN: h.DSN, TG: h.TG, LLM: h.LLM, Env: maps.Clone(h.Env), logs: &syncBuffer{}}
+	r.checkLogsAtCleanup()
+	return r
+}
+
+func (h *harness) checkLogsAtCleanup() {
+	t := h.t
 	t.Cleanup(func() {
 		if h.alive {
 			h.Stop()
@@ -66,7 +82,28 @@ func newHarness(t *testing.T) *harness {
 			t.Logf("bot logs:\n%s", h.logs.String())
 		}
 	})
-	return h
+}
+
+// WaitLog waits for a log line matching pattern and returns its submatches.
+func (h *harness) WaitLog(pattern string) []string {
+	h.t.Helper()
+	re := regexp.MustCompile(pattern)
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(h.logs.String()); m != nil {
+			return m
+		}
+	}
+	h.t.Fatalf("no log line matches %q within 15 s", pattern)
+	return nil
+}
+
+// Admin runs `membot admin args...` with the harness's settings and
+// returns what it printed.
+func (h *harness) Admin(args ...string) (string, error) {
+	var out syncBuffer
+	getenv := func(k string) string { return h.Env[k] }
+	err := run(context.Background(), append([]string{"membot", "admin"}, args...), getenv, &out, &out)
+	return out.String(), err
 }
 
 // Start runs the bot until Stop.
