@@ -67,12 +67,15 @@ LANGUAGE sql STABLE AS $$
 $$;
 -- +goose StatementEnd
 
--- One row per stored message, with who and where.
+-- One row per stored message, with whose it is and where. telegram_user_id
+-- is the person who wrote the message the row belongs to (in a group, each
+-- writer; the model's rows belong to whoever they answer), else the
+-- conversation's. Filter by chat_id for speed: it is indexed.
 CREATE VIEW conversation_log AS
 SELECT m.id AS message_id,
        m.created_at,
        (m.created_at AT TIME ZONE membot_timezone()) AS local_time,
-       c.telegram_user_id,
+       coalesce(e.telegram_user_id, c.telegram_user_id) AS telegram_user_id,
        u.username,
        u.first_name,
        c.chat_id,
@@ -83,7 +86,8 @@ SELECT m.id AS message_id,
        m.update_id
 FROM messages m
 JOIN conversations c ON c.id = m.conversation_id
-LEFT JOIN users u ON u.telegram_user_id = c.telegram_user_id;
+LEFT JOIN events e ON e.type = 'message_received' AND e.update_id = m.update_id
+LEFT JOIN users u ON u.telegram_user_id = coalesce(e.telegram_user_id, c.telegram_user_id);
 
 -- Per user per local day: messages received, model calls and tokens.
 CREATE VIEW daily_usage AS
