@@ -156,12 +156,12 @@ func (h *harness) Say(from telegramfake.User, text string) string {
 	return h.TG.SentTo(from.ID)[before]
 }
 
-// WaitIdle waits until every stored update is handled: a reply reaches
-// Telegram a moment before its delivery is recorded.
+// WaitIdle waits until every update queued at Telegram is stored and
+// handled: a reply reaches Telegram a moment before its delivery is recorded.
 func (h *harness) WaitIdle() {
 	h.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0 {
+		if h.TG.Pending() == 0 && h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0 {
 			return
 		}
 	}
