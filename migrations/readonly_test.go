@@ -3,9 +3,6 @@ package migrations_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
-	"net/url"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -28,17 +25,9 @@ func TestReadOnlyRoleReadsButCannotWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	analyst := fmt.Sprintf("membot_analyst_%d", rand.Uint32())
-	if _, err := owner.Exec(ctx, `CREATE ROLE `+analyst+` LOGIN PASSWORD 'analyst-pw' IN ROLE membot_readonly`); err != nil {
-		t.Fatalf("creating a member of membot_readonly (does the role exist?): %v", err)
-	}
-	t.Cleanup(func() { owner.Exec(context.Background(), `DROP ROLE IF EXISTS `+analyst) })
-
-	u, _ := url.Parse(dsn)
-	u.User = url.UserPassword(analyst, "analyst-pw")
-	ro, err := pgx.Connect(ctx, u.String())
+	ro, err := pgx.Connect(ctx, pgtest.ReadOnlyURL(t, dsn))
 	if err != nil {
-		t.Fatalf("connect as %s: %v", analyst, err)
+		t.Fatalf("connect as a member of membot_readonly: %v", err)
 	}
 	defer ro.Close(ctx)
 

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/internal/telegramfake"
 )
 
@@ -244,4 +247,56 @@ func rowsOf(t *testing.T, h *harness, query string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// Every ready query of docs/ADMIN.md runs, as the read-only role, on a
+// database that has seen real use.
+func TestTheAdminGuideQueriesRunAsTheReadOnlyRole(t *testing.T) {
+	h := newHarness(t)
+	h.Start()
+	chatOnce(t, h)
+	doc, err := os.ReadFile("../../docs/ADMIN.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queries []string
+	for _, block := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
+		for _, stmt := range strings.Split(block[1], ";\n") {
+			var code []string
+			for _, line := range strings.Split(stmt, "\n") {
+				if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+					code = append(code, line)
+				}
+			}
+			q := strings.TrimSpace(strings.Join(code, "\n"))
+			if strings.HasPrefix(q, "SELECT") || strings.HasPrefix(q, "WITH") {
+				queries = append(queries, q)
+			}
+		}
+	}
+	if len(queries) < 12 {
+		t.Fatalf("found %d ready queries in docs/ADMIN.md, want a dozen or more", len(queries))
+	}
+	ro, err := pgx.Connect(context.Background(), pgtest.ReadOnlyURL(t, h.DSN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close(context.Background())
+	rowsSeen := 0
+	for _, q := range queries {
+		rows, err := ro.Query(context.Background(), q)
+		if err != nil {
+			t.Errorf("%v\n%s", err, q)
+			continue
+		}
+		for rows.Next() {
+			rowsSeen++
+		}
+		if err := rows.Err(); err != nil {
+			t.Errorf("%v\n%s", err, q)
+		}
+	}
+	if rowsSeen == 0 {
+		t.Error("the ready queries found nothing in a used database")
+	}
 }
