@@ -300,3 +300,18 @@ func TestTheAdminGuideQueriesRunAsTheReadOnlyRole(t *testing.T) {
 		t.Error("the ready queries found nothing in a used database")
 	}
 }
+
+func TestTheViewsFollowTIMEZONE(t *testing.T) {
+	h := newHarness(t)
+	h.Env["TIMEZONE"] = "Asia/Tokyo"
+	h.Start()
+	h.Say(jane, "konnichiwa")
+	h.WaitLog(`msg="the admin views now show times in TIMEZONE" timezone=Asia/Tokyo`)
+	h.DB.Reset() // the setting applies to sessions opened after it
+	if n := h.Count(`SELECT count(*) FROM conversation_log WHERE local_time = created_at AT TIME ZONE 'Asia/Tokyo'`); n != 2 {
+		t.Fatalf("%d rows in Tokyo time, want 2", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM daily_usage WHERE day = (now() AT TIME ZONE 'Asia/Tokyo')::date AND messages = 1`); n != 1 {
+		t.Fatal("daily_usage is not counted in Tokyo days")
+	}
+}

@@ -40,9 +40,14 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return fmt.Errorf("open database: %w", err)
 	}
 	defer store.Close()
-	if changed, err := store.SetViewZone(ctx, cfg.Location.String()); err != nil {
-		log.Warn("cannot make the admin views use TIMEZONE (they show Europe/Moscow times); see docs/ADMIN.md", "err", err)
-	} else if changed {
+	changed, warnings, err := store.PrepareAdminViews(ctx, cfg.Location.String())
+	if err != nil {
+		warnings = append(warnings, err.Error()) // the views are a convenience: go on
+	}
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	if changed {
 		log.Info("the admin views now show times in TIMEZONE", "timezone", cfg.Location.String())
 	}
 

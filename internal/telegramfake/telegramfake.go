@@ -175,6 +175,11 @@ func (s *Server) PostWebhook(endpoint string, update json.RawMessage) (int, erro
 // PostUpdate posts an update to a webhook endpoint with the given secret
 // token header (none when empty) and returns the HTTP status.
 func PostUpdate(endpoint, secret string, update json.RawMessage) (int, error) {
+	return PostUpdateWith(http.DefaultClient, endpoint, secret, update)
+}
+
+// PostUpdateWith is PostUpdate with a client of the caller's (for HTTPS).
+func PostUpdateWith(client *http.Client, endpoint, secret string, update json.RawMessage) (int, error) {
 	req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(update))
 	if err != nil {
 		return 0, err
@@ -183,7 +188,7 @@ func PostUpdate(endpoint, secret string, update json.RawMessage) (int, error) {
 	if secret != "" {
 		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, err
 	}
