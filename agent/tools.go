@@ -77,6 +77,15 @@ func BuiltinTools(env ToolEnv) []Tool {
 	return tools
 }
 
+// metricName is the tool's name, or "unknown" for names the model made up,
+// which must not become metric labels without bound.
+func (r *Registry) metricName(name string) string {
+	if _, ok := r.tools[name]; ok {
+		return name
+	}
+	return "unknown"
+}
+
 // Definitions returns the tool schemas in the API's format.
 func (r *Registry) Definitions() []openai.Tool { return r.defs }
 
@@ -117,7 +126,7 @@ func (a *Agent) runTools(ctx context.Context, msg openai.ChatCompletionMessage, 
 		start := time.Now()
 		result, err := a.tools.Call(ctx, call)
 		toolMeta := map[string]any{"duration_ms": time.Since(start).Milliseconds(), "arguments": call.Arguments}
-		a.cfg.Metrics.ToolCall(call.Name, err == nil)
+		a.cfg.Metrics.ToolCall(a.tools.metricName(call.Name), err == nil)
 		if err != nil {
 			a.log.Warn("tool failed", "tool", call.Name, "err", err)
 			toolMeta["error"] = truncate(err.Error(), 2000)

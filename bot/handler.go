@@ -23,7 +23,6 @@ type Agent interface {
 
 // Memory is what the handler, its gate and its commands read and change directly.
 type Memory interface {
-	UpsertUser(ctx context.Context, u memory.User) error
 	Arrived(ctx context.Context, u memory.User, e memory.Event) error
 	Reset(ctx context.Context, chatID, userID int64) (string, error)
 	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
@@ -69,9 +68,6 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 		return nil, nil // nothing this bot answers
 	}
 	in := &incoming{update: u, msg: msg, user: userOf(msg.From)}
-	if stop, err := h.admit(ctx, in); stop {
-		return nil, err
-	}
 	defer func() {
 		if p := recover(); p != nil {
 			h.Log.Error("panic while handling an update", "update_id", u.UpdateID, "panic", p, "stack", string(debug.Stack()))
@@ -81,6 +77,9 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 			}
 		}
 	}()
+	if stop, err := h.admit(ctx, in); stop {
+		return nil, err
+	}
 	if msg.IsCommand() {
 		return nil, h.command(ctx, in, strings.ToLower(msg.Command()))
 	}
