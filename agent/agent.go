@@ -24,7 +24,15 @@ var ErrModel = errors.New("model call failed")
 type Store interface {
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
 	StartRetry(ctx context.Context, in memory.RetryStart) (*memory.Turn, error)
-	AppendMessages(ctx context.Context, conversationID string, msgs ...memory.Message) ([]int64, error)
+	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
+}
+
+// Metrics is what a turn reports for monitoring; nil reports nothing.
+type Metrics interface {
+	// LLMRequest is one attempt of a model call; status is "ok", the HTTP
+	// status of a failure, "timeout", "network" or "error".
+	LLMRequest(model, status string, took time.Duration)
+	ToolCall(tool string, ok bool)
 }
 
 // LLM is the chat completions API; *openai.Client satisfies it.
@@ -43,6 +51,7 @@ type Config struct {
 	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
 	Retry         RetryPolicy
 	Now           func() time.Time // time.Now when nil
+	Metrics       Metrics
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
@@ -67,6 +76,9 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	}
 	if cfg.Modes == nil {
 		cfg.Modes, _ = NewModes(cfg.SystemPrompt, nil) // the built-ins are valid
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
 	}
 	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log}
 }
@@ -148,19 +160,21 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	for call := 1; ; call++ {
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
-		resp, meta, err := a.complete(ctx, system, history, offerTools, req.Sink)
+		resp, llmCall, err := a.complete(ctx, req, system, history, offerTools)
 		if err != nil {
+			a.recordFailure(ctx, turn.ConversationID, req, llmCall)
 			return nil, err
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 || !offerTools {
-			return a.finish(ctx, turn.ConversationID, req.UpdateID, msg.Content, meta, used)
+			return a.finish(ctx, turn.ConversationID, req.UpdateID, msg.Content, llmCall, used)
 		}
 		if req.Sink != nil {
 			req.Sink.Discard() // whatever it said before calling tools is not the answer
 		}
-		rows := a.runTools(ctx, msg, req.UpdateID, meta)
-		if _, err := a.store.AppendMessages(ctx, turn.ConversationID, rows...); err != nil {
+		rows := a.runTools(ctx, msg, req.UpdateID, callMeta(llmCall))
+		step := memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{llmCall}, Events: toolEvents(req, rows[1:])}
+		if _, err := a.store.SaveStep(ctx, turn.ConversationID, step); err != nil {
 			return nil, err
 		}
 		history = append(history, toChatMessages(rows)...)
@@ -170,14 +184,14 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	}
 }
 
-// finish stores the final answer and, when tools were used, the system row
-// that names them.
-func (a *Agent) finish(ctx context.Context, conversationID string, updateID int64, text string, meta map[string]any, used []string) (*Reply, error) {
-	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: updateID, Metadata: meta}}
+// finish stores the final answer, the call that produced it and, when
+// tools were used, the system row that names them.
+func (a *Agent) finish(ctx context.Context, conversationID string, updateID int64, text string, call memory.LLMCall, used []string) (*Reply, error) {
+	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: updateID, Metadata: callMeta(call)}}
 	if len(used) > 0 {
 		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: updateID})
 	}
-	ids, err := a.store.AppendMessages(ctx, conversationID, rows...)
+	ids, err := a.store.SaveStep(ctx, conversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}})
 	if err != nil {
 		return nil, err
 	}
@@ -185,9 +199,9 @@ func (a *Agent) finish(ctx context.Context, conversationID string, updateID int6
 }
 
 // complete makes one model call with the system prompt, history and,
-// when offered, the tools; with a sink, the answer is streamed to it. It
-// returns the call's facts for the row's metadata.
-func (a *Agent) complete(ctx context.Context, system string, history []openai.ChatCompletionMessage, offerTools bool, sink Sink) (openai.ChatCompletionResponse, map[string]any, error) {
+// when offered, the tools; with a sink in r, the answer is streamed to it.
+// It returns what the call cost, failed or not.
+func (a *Agent) complete(ctx context.Context, r Request, system string, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, memory.LLMCall, error) {
 	req := openai.ChatCompletionRequest{
 		Model:    a.cfg.Model,
 		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}, history...),
@@ -195,40 +209,66 @@ func (a *Agent) complete(ctx context.Context, system string, history []openai.Ch
 	if offerTools {
 		req.Tools = a.tools.Definitions()
 	}
+	call := memory.LLMCall{UserID: r.User.TelegramUserID, ChatID: r.ChatID, UpdateID: r.UpdateID, Model: a.cfg.Model, Status: "ok"}
 	start := time.Now()
 	var resp openai.ChatCompletionResponse
 	attempts := 0
-	err := a.withRetry(ctx, func(ctx context.Context, timeout time.Duration) (err error) {
+	err := a.withRetry(ctx, req.Model, func(ctx context.Context, timeout time.Duration) (err error) {
 		attempts++
-		if sink == nil {
+		if r.Sink == nil {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			resp, err = a.llm.CreateChatCompletion(ctx, req)
 			return err
 		}
 		if attempts > 1 {
-			sink.Discard() // the failed attempt's text is shown no longer
+			r.Sink.Discard() // the failed attempt's text is shown no longer
 		}
-		resp, err = a.stream(ctx, req, sink, timeout)
+		resp, err = a.stream(ctx, req, r.Sink, timeout)
 		return err
 	})
+	call.Latency = time.Since(start)
+	if err == nil && len(resp.Choices) == 0 {
+		err = errors.New("the response has no choices")
+	}
 	if err != nil {
-		return resp, nil, fmt.Errorf("%w: %w", ErrModel, err)
+		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+		return resp, call, fmt.Errorf("%w: %w", ErrModel, err)
 	}
-	if len(resp.Choices) == 0 {
-		return resp, nil, fmt.Errorf("%w: the response has no choices", ErrModel)
+	if resp.Model != "" {
+		call.Model = resp.Model
 	}
-	meta := map[string]any{
-		"model":             resp.Model,
-		"prompt_tokens":     resp.Usage.PromptTokens,
-		"completion_tokens": resp.Usage.CompletionTokens,
-		"latency_ms":        time.Since(start).Milliseconds(),
-	}
-	if sink != nil {
-		meta["streamed"] = true
-	}
-	return resp, meta, nil
+	call.PromptTokens, call.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	return resp, call, nil
 }
+
+// callMeta is what an assistant row's metadata says of the call behind it.
+func callMeta(c memory.LLMCall) map[string]any {
+	return map[string]any{
+		"model":             c.Model,
+		"prompt_tokens":     c.PromptTokens,
+		"completion_tokens": c.CompletionTokens,
+		"latency_ms":        c.Latency.Milliseconds(),
+	}
+}
+
+// recordFailure stores a model call that failed for good, with its
+// llm_error event. The turn fails anyway, so a storage error is only logged.
+func (a *Agent) recordFailure(ctx context.Context, conversationID string, req Request, call memory.LLMCall) {
+	if ctx.Err() != nil {
+		return // shutting down: the turn is taken up again, nothing failed for good
+	}
+	ev := memory.Event{Type: memory.EventLLMError, UserID: req.User.TelegramUserID, ChatID: req.ChatID, UpdateID: req.UpdateID,
+		Payload: map[string]any{"model": call.Model, "status": call.Status, "error": call.Error, "latency_ms": call.Latency.Milliseconds()}}
+	if _, err := a.store.SaveStep(ctx, conversationID, memory.Step{LLMCalls: []memory.LLMCall{call}, Events: []memory.Event{ev}}); err != nil {
+		a.log.Warn("recording a failed model call failed", "update_id", req.UpdateID, "err", err)
+	}
+}
+
+type noMetrics struct{}
+
+func (noMetrics) LLMRequest(string, string, time.Duration) {}
+func (noMetrics) ToolCall(string, bool)                    {}
 
 func appendOnce(list []string, s string) []string {
 	for _, x := range list {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -30,14 +31,16 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// withRetry makes a model call, repeating rate limits, server errors and
+// withRetry makes a call to model, repeating rate limits, server errors and
 // time-outs with exponential backoff and jitter. call gets the time one
 // attempt may take.
-func (a *Agent) withRetry(ctx context.Context, call func(ctx context.Context, timeout time.Duration) error) error {
+func (a *Agent) withRetry(ctx context.Context, model string, call func(ctx context.Context, timeout time.Duration) error) error {
 	p := a.cfg.Retry.withDefaults()
 	wait := p.Backoff
 	for attempt := 1; ; attempt++ {
+		start := time.Now()
 		err := call(ctx, p.Timeout)
+		a.cfg.Metrics.LLMRequest(model, callStatus(err), time.Since(start))
 		if err == nil || attempt >= p.Attempts || !retryable(err) || ctx.Err() != nil {
 			return err
 		}
@@ -63,4 +66,27 @@ func retryable(err error) bool {
 	}
 	var netErr net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errStreamCut) || errors.As(err, &netErr)
+}
+
+// callStatus names the outcome of a model call for metrics and llm_calls.
+func callStatus(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0 {
+		return strconv.Itoa(apiErr.HTTPStatusCode)
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) && reqErr.HTTPStatusCode != 0 {
+		return strconv.Itoa(reqErr.HTTPStatusCode)
+	}
+	var netErr net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.As(err, &netErr):
+		return "network"
+	}
+	return "error"
 }

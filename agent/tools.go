@@ -77,6 +77,15 @@ func BuiltinTools(env ToolEnv) []Tool {
 	return tools
 }
 
+// metricName is the tool's name, or "unknown" for names the model made up,
+// which must not become metric labels without bound.
+func (r *Registry) metricName(name string) string {
+	if _, ok := r.tools[name]; ok {
+		return name
+	}
+	return "unknown"
+}
+
 // Definitions returns the tool schemas in the API's format.
 func (r *Registry) Definitions() []openai.Tool { return r.defs }
 
@@ -117,6 +126,7 @@ func (a *Agent) runTools(ctx context.Context, msg openai.ChatCompletionMessage, 
 		start := time.Now()
 		result, err := a.tools.Call(ctx, call)
 		toolMeta := map[string]any{"duration_ms": time.Since(start).Milliseconds(), "arguments": call.Arguments}
+		a.cfg.Metrics.ToolCall(a.tools.metricName(call.Name), err == nil)
 		if err != nil {
 			a.log.Warn("tool failed", "tool", call.Name, "err", err)
 			toolMeta["error"] = truncate(err.Error(), 2000)
@@ -141,4 +151,18 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// toolEvents are the tool_called events of a round's tool rows.
+func toolEvents(req Request, toolRows []memory.Message) []memory.Event {
+	events := make([]memory.Event, 0, len(toolRows))
+	for _, row := range toolRows {
+		payload := map[string]any{"tool": row.ToolName, "tool_call_id": row.ToolCallID, "duration_ms": row.Metadata["duration_ms"]}
+		if failure, ok := row.Metadata["error"]; ok {
+			payload["error"] = failure
+		}
+		events = append(events, memory.Event{Type: memory.EventToolCalled, UserID: req.User.TelegramUserID,
+			ChatID: req.ChatID, UpdateID: req.UpdateID, Payload: payload})
+	}
+	return events
 }

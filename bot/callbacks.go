@@ -20,6 +20,9 @@ func registerCallback(prefix string, fn callbackFunc) { callbacks[prefix] = fn }
 // callback routes a button press; unknown (say, outdated) buttons are
 // answered so the user's client stops its spinner.
 func (h *Handler) callback(ctx context.Context, q *tgbotapi.CallbackQuery) error {
+	if ok, err := h.admitButton(ctx, q); !ok {
+		return err
+	}
 	prefix, arg, _ := strings.Cut(q.Data, ":")
 	if fn, ok := callbacks[prefix]; ok {
 		return fn(ctx, h, q, arg)

@@ -22,15 +22,20 @@ type Agent interface {
 	Regenerate(ctx context.Context, req agent.Request) (*agent.Reply, error)
 }
 
-// Memory is what commands read and change directly.
+// Memory is what the handler, its gate and its commands read and change directly.
 type Memory interface {
-	UpsertUser(ctx context.Context, u memory.User) error
+	Arrived(ctx context.Context, u memory.User, e memory.Event) error
 	Reset(ctx context.Context, chatID, userID int64) (string, error)
 	Undo(ctx context.Context, chatID, updateID int64) (*memory.Rollback, error)
 	Dialogue(ctx context.Context, chatID int64, limit int) ([]memory.Message, error)
 	CurrentTranscript(ctx context.Context, chatID int64) (*memory.Transcript, error)
 	ConversationMode(ctx context.Context, chatID, userID int64) (string, error)
 	SwitchMode(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
+	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
+	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
+	AddEvents(ctx context.Context, events ...memory.Event) error
+	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 }
 
 // Handler turns one Telegram update into the bot's answer.
@@ -46,6 +51,9 @@ type Handler struct {
 	// message at most once per EditEvery (1 s when zero).
 	Streaming bool
 	EditEvery time.Duration
+	// Access is who may use the bot and how much (the zero value: anyone).
+	Access  Access
+	Metrics Metrics
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 }
@@ -85,6 +93,9 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 			}
 		}
 	}()
+	if stop, err := h.admit(ctx, in); stop {
+		return nil, err
+	}
 	if msg.IsCommand() {
 		err := h.command(ctx, in, strings.ToLower(msg.Command()))
 		return in.delivery, err
@@ -103,7 +114,17 @@ func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery,
 // answer runs a turn (Agent.Reply, or Agent.Regenerate for /retry) and
 // delivers its answer: shown while the model writes it when streaming,
 // sent when it is done otherwise.
-func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (*memory.Delivery, error) {
+func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
+	start := time.Now()
+	defer func() { // a turn to be retried has no outcome yet
+		var later *RetryLater
+		switch {
+		case delivery != nil:
+			orNone(h.Metrics).Turn("answered", time.Since(start))
+		case err != nil && !errors.As(err, &later):
+			orNone(h.Metrics).Turn("failed", time.Since(start))
+		}
+	}()
 	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
 		MessageID: int64(in.msg.MessageID), Text: text}
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
@@ -147,12 +168,16 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 	if err != nil {
 		return nil, err
 	}
+	orNone(h.Metrics).ReplySent("answer")
 	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, nil
 }
 
 // reply sends one of the bot's own texts.
 func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...SendOptions) error {
 	_, err := h.send(ctx, in, text, opts...)
+	if err == nil {
+		orNone(h.Metrics).ReplySent("text")
+	}
 	return err
 }
 

@@ -11,16 +11,19 @@ import (
 
 // commandOrder is the order /help and the command menu list commands in;
 // commands it does not name follow, alphabetically.
-var commandOrder = []string{"start", "help", "new", "retry", "undo", "history", "mode", "export"}
+var commandOrder = []string{"start", "help", "new", "retry", "undo", "history", "mode", "export", "usage"}
 
 // helpKey is the text key of a command's one-line description.
 func helpKey(command string) string { return "help_" + command }
 
-// commandNames lists the registered commands in commandOrder.
-func commandNames() []string {
+// commandNames lists the registered commands in commandOrder; the admin
+// commands only when forAdmin.
+func commandNames(forAdmin bool) []string {
 	names := make([]string, 0, len(commands))
 	for name := range commands {
-		names = append(names, name)
+		if forAdmin || !adminCommands[name] {
+			names = append(names, name)
+		}
 	}
 	rank := func(name string) int {
 		if i := slices.Index(commandOrder, name); i >= 0 {
@@ -39,7 +42,7 @@ func commandNames() []string {
 
 func cmdHelp(ctx context.Context, h *Handler, in *incoming) error {
 	var lines []string
-	for _, name := range commandNames() {
+	for _, name := range commandNames(h.Access.IsAdmin(in.user.TelegramUserID)) {
 		lines = append(lines, "/"+name+" — "+T(in.lang(), helpKey(name)))
 	}
 	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtHelp), strings.Join(lines, "\n")))
@@ -50,11 +53,12 @@ func cmdHelp(ctx context.Context, h *Handler, in *incoming) error {
 var menuLanguages = map[string]string{"": "en", "ru": "ru"}
 
 // SetCommandMenu registers the command list with Telegram (setMyCommands),
-// in Russian and in English, so that clients show it in their menu.
+// in Russian and in English, so that clients show it in their menu. The
+// admin commands are left out: everyone sees this menu.
 func SetCommandMenu(ctx context.Context, c *Client) error {
 	for code, language := range menuLanguages {
 		var menu []tgbotapi.BotCommand
-		for _, name := range commandNames() {
+		for _, name := range commandNames(false) {
 			menu = append(menu, tgbotapi.BotCommand{Command: name, Description: T(language, helpKey(name))})
 		}
 		if err := c.SetCommands(ctx, code, menu); err != nil {

@@ -3,8 +3,8 @@ package bot
 import "testing"
 
 func TestEveryCommandHasADescriptionInBothLanguages(t *testing.T) {
-	names := commandNames()
-	if len(names) != len(commands) {
+	names := commandNames(true)
+	if len(names) != len(commands) || len(commandNames(false)) != len(commands)-len(adminCommands) {
 		t.Fatalf("commandNames lists %d of %d commands", len(names), len(commands))
 	}
 	for _, name := range names {

@@ -37,11 +37,11 @@ var coreTexts = map[string]map[string]string{
 		helpKey("start"): "the greeting",
 		helpKey("help"):  "this list",
 		helpKey("new"):   "forget this conversation and start a fresh one",
-		txtNew:      "Done: the old conversation is deleted. Let's start over.",
-		txtApology:  "Sorry, I couldn't get an answer this time. Please try again in a moment.",
-		txtEmpty:    "The model returned an empty answer. Please rephrase and try again.",
-		txtUnknown:  "I don't know that command. /help lists the ones I do.",
-		txtTextOnly: "I only understand text messages for now.",
+		txtNew:           "Done: the old conversation is deleted. Let's start over.",
+		txtApology:       "Sorry, I couldn't get an answer this time. Please try again in a moment.",
+		txtEmpty:         "The model returned an empty answer. Please rephrase and try again.",
+		txtUnknown:       "I don't know that command. /help lists the ones I do.",
+		txtTextOnly:      "I only understand text messages for now.",
 	},
 	"ru": {
 		txtStart: "Привет, %s! Я чат-ассистент с памятью: я помню наш разговор, даже после перезапуска.\n\n" +
@@ -51,11 +51,11 @@ var coreTexts = map[string]map[string]string{
 		helpKey("start"): "приветствие",
 		helpKey("help"):  "этот список",
 		helpKey("new"):   "забыть этот разговор и начать новый",
-		txtNew:      "Готово: старый разговор удалён. Начнём сначала.",
-		txtApology:  "Извините, сейчас не получилось получить ответ. Попробуйте ещё раз чуть позже.",
-		txtEmpty:    "Модель вернула пустой ответ. Переформулируйте, пожалуйста, и попробуйте ещё раз.",
-		txtUnknown:  "Такой команды я не знаю. /help покажет список команд.",
-		txtTextOnly: "Пока я понимаю только текстовые сообщения.",
+		txtNew:           "Готово: старый разговор удалён. Начнём сначала.",
+		txtApology:       "Извините, сейчас не получилось получить ответ. Попробуйте ещё раз чуть позже.",
+		txtEmpty:         "Модель вернула пустой ответ. Переформулируйте, пожалуйста, и попробуйте ещё раз.",
+		txtUnknown:       "Такой команды я не знаю. /help покажет список команд.",
+		txtTextOnly:      "Пока я понимаю только текстовые сообщения.",
 	},
 }
 

@@ -30,18 +30,25 @@ func (s *Store) CurrentConversation(ctx context.Context, chatID, userID int64) (
 	return id, nil
 }
 
-// resetSQL deletes every conversation of chat $1 and opens a fresh one for
-// user $2, in the default mode. When the conversation it replaces was in
-// another mode, the return to the default is recorded as a mode switch.
+// resetSQL deletes the chat's conversations (their messages go with them),
+// opens a fresh one in the default mode, and logs conversation_reset with
+// what was deleted. When the conversation it replaces was in another mode,
+// the return to the default is recorded as a mode switch.
 const resetSQL = `WITH old AS (
 	SELECT mode FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1
 ), gone AS (
-	DELETE FROM conversations WHERE chat_id = $1
+	DELETE FROM conversations WHERE chat_id = $1 RETURNING id
 ), fresh AS (
 	INSERT INTO conversations (telegram_user_id, chat_id) VALUES ($2, $1) RETURNING id
+), logged AS (
+	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, payload)
+	SELECT 'conversation_reset', $2, $1, fresh.id, jsonb_build_object(
+		'deleted_conversations', (SELECT count(*) FROM gone),
+		'deleted_messages', (SELECT count(*) FROM messages WHERE conversation_id IN (SELECT id FROM gone)))
+	FROM fresh
 ), recorded AS (
-	INSERT INTO mode_switches (conversation_id, from_mode, to_mode, reason)
-	SELECT fresh.id, old.mode, $3, $4 FROM fresh, old WHERE old.mode <> $3
+	INSERT INTO mode_switches (conversation_id, chat_id, from_mode, to_mode, reason)
+	SELECT fresh.id, $1, old.mode, $3, $4 FROM fresh, old WHERE old.mode <> $3
 )
 SELECT id::text FROM fresh`
 

@@ -28,16 +28,17 @@ func (s *Store) ConversationMode(ctx context.Context, chatID, userID int64) (str
 	return mode, nil
 }
 
-// switchModeSQL changes the mode of conversation $1 to $2 and records the
-// switch with reason $3, in one statement; it returns the mode before.
+// switchModeSQL changes the mode of conversation $1 (of chat $4) to $2 and
+// records the switch with reason $3, in one statement; it returns the mode
+// before.
 // Switching to the mode already set changes and records nothing.
 const switchModeSQL = `WITH old AS (
 	SELECT mode FROM conversations WHERE id = $1 FOR UPDATE
 ), changed AS (
 	UPDATE conversations SET mode = $2 WHERE id = $1 AND mode <> $2 RETURNING id
 ), recorded AS (
-	INSERT INTO mode_switches (conversation_id, from_mode, to_mode, reason)
-	SELECT changed.id, old.mode, $2, $3 FROM old, changed
+	INSERT INTO mode_switches (conversation_id, chat_id, from_mode, to_mode, reason)
+	SELECT changed.id, $4, old.mode, $2, $3 FROM old, changed
 )
 SELECT mode FROM old`
 
@@ -48,7 +49,7 @@ func (s *Store) SwitchMode(ctx context.Context, chatID, userID int64, to, reason
 	if err != nil {
 		return "", err
 	}
-	if err := s.pool.QueryRow(ctx, switchModeSQL, conv, to, reason).Scan(&from); err != nil {
+	if err := s.pool.QueryRow(ctx, switchModeSQL, conv, to, reason, chatID).Scan(&from); err != nil {
 		return "", fmt.Errorf("switch mode: %w", translate(err))
 	}
 	return from, nil

@@ -53,7 +53,7 @@ func (s *Store) Undo(ctx context.Context, chatID, updateID int64) (*Rollback, er
 		if err != nil {
 			return err
 		}
-		r, err = removeFrom(ctx, tx, "undo", last.ConversationID, last.ID, updateID)
+		r, err = removeFrom(ctx, tx, "undo", chatID, last.ConversationID, last.ID, updateID)
 		if r != nil {
 			r.UserMessage = last
 		}
@@ -103,7 +103,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 		if err != nil {
 			return err
 		}
-		if _, err := removeFrom(ctx, tx, "retry", t.ConversationID, t.UserMessageID+1, in.UpdateID); err != nil {
+		if _, err := removeFrom(ctx, tx, "retry", in.ChatID, t.ConversationID, t.UserMessageID+1, in.UpdateID); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, lastMessagesQuery("$1", "$2"), t.ConversationID, in.HistoryLimit)
@@ -136,7 +136,7 @@ func earlierRollback(ctx context.Context, tx pgx.Tx, updateID int64) (*Rollback,
 
 // removeFrom deletes the conversation's rows from id fromID on and records
 // the removal. A second removal for the same update is not recorded again.
-func removeFrom(ctx context.Context, tx pgx.Tx, command, conversationID string, fromID, updateID int64) (*Rollback, error) {
+func removeFrom(ctx context.Context, tx pgx.Tx, command string, chatID int64, conversationID string, fromID, updateID int64) (*Rollback, error) {
 	rows, err := tx.Query(ctx, `DELETE FROM messages WHERE conversation_id = $1 AND id >= $2 RETURNING role`, conversationID, fromID)
 	if err != nil {
 		return nil, err
@@ -150,8 +150,8 @@ func removeFrom(ctx context.Context, tx pgx.Tx, command, conversationID string, 
 		r.ByRole[role]++
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO conversation_rollbacks
-		(conversation_id, command, update_id, first_removed_id, removed, removed_by_role)
-		VALUES ($1, $2, NULLIF($3::bigint, 0), $4, $5, $6) ON CONFLICT (update_id) DO NOTHING`,
-		conversationID, command, updateID, fromID, r.Removed, r.ByRole)
+		(conversation_id, chat_id, command, update_id, first_removed_id, removed, removed_by_role)
+		VALUES ($1, $2, $3, NULLIF($4::bigint, 0), $5, $6, $7) ON CONFLICT (update_id) DO NOTHING`,
+		conversationID, chatID, command, updateID, fromID, r.Removed, r.ByRole)
 	return r, err
 }

@@ -9,10 +9,11 @@ ALTER TABLE conversations ADD COLUMN mode text NOT NULL DEFAULT 'default';
 
 -- Every change of a conversation's mode: when, from what, to what and why
 -- ('command' for /mode NAME, 'button' for the inline button, 'new' for the
--- reset by /new).
+-- reset by /new). chat_id is the conversation's chat, for easy queries.
 CREATE TABLE mode_switches (
     id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     conversation_id uuid NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    chat_id         bigint NOT NULL,
     from_mode       text NOT NULL,
     to_mode         text NOT NULL,
     switched_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -26,6 +27,7 @@ CREATE INDEX mode_switches_conversation ON mode_switches (conversation_id, switc
 CREATE TABLE conversation_rollbacks (
     id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     conversation_id  uuid NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    chat_id          bigint NOT NULL,
     command          text NOT NULL CHECK (command IN ('undo', 'retry')),
     update_id        bigint UNIQUE,
     first_removed_id bigint,

@@ -226,7 +226,7 @@ func TestModeSwitchesAreKeptForTheConversation(t *testing.T) {
 func TestHelpListsEveryCommandAndTheMenuIsRegistered(t *testing.T) {
 	h := newHarness(t)
 	h.Start()
-	commands := []string{"start", "help", "new", "retry", "undo", "history", "mode", "export"}
+	commands := []string{"start", "help", "new", "retry", "undo", "history", "mode", "export", "usage"}
 	for _, who := range []struct {
 		user    string
 		help    string

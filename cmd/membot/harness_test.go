@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"maps"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -56,6 +58,20 @@ func newHarness(t *testing.T) *harness {
 		// would add a second to most turns against the instant fake model.
 		"STREAM_EDIT_INTERVAL": "10ms",
 	}
+	h.checkLogsAtCleanup()
+	return h
+}
+
+// Replica is a second bot sharing this harness's database, Telegram and
+// model, with a copy of its settings and logs of its own.
+func (h *harness) Replica() *harness {
+	r := &harness{t: h.t, DB: h.DB, DSN: h.DSN, TG: h.TG, LLM: h.LLM, Env: maps.Clone(h.Env), logs: &syncBuffer{}}
+	r.checkLogsAtCleanup()
+	return r
+}
+
+func (h *harness) checkLogsAtCleanup() {
+	t := h.t
 	t.Cleanup(func() {
 		if h.alive {
 			h.Stop()
@@ -69,7 +85,28 @@ func newHarness(t *testing.T) *harness {
 			t.Logf("bot logs:\n%s", h.logs.String())
 		}
 	})
-	return h
+}
+
+// WaitLog waits for a log line matching pattern and returns its submatches.
+func (h *harness) WaitLog(pattern string) []string {
+	h.t.Helper()
+	re := regexp.MustCompile(pattern)
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(h.logs.String()); m != nil {
+			return m
+		}
+	}
+	h.t.Fatalf("no log line matches %q within 15 s", pattern)
+	return nil
+}
+
+// Admin runs `membot admin args...` with the harness's settings and
+// returns what it printed.
+func (h *harness) Admin(args ...string) (string, error) {
+	var out syncBuffer
+	getenv := func(k string) string { return h.Env[k] }
+	err := run(context.Background(), append([]string{"membot", "admin"}, args...), getenv, &out, &out)
+	return out.String(), err
 }
 
 // Start runs the bot until Stop.
@@ -151,12 +188,12 @@ func (h *harness) lastMessageID(chatID int64) int64 {
 	return msgs[len(msgs)-1].ID
 }
 
-// WaitIdle waits until every stored update is handled: a reply reaches
-// Telegram a moment before its delivery is recorded.
+// WaitIdle waits until every update queued at Telegram is stored and
+// handled: a reply reaches Telegram a moment before its delivery is recorded.
 func (h *harness) WaitIdle() {
 	h.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0 {
+		if h.TG.Pending() == 0 && h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0 {
 			return
 		}
 	}

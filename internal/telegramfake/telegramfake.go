@@ -5,6 +5,7 @@
 package telegramfake
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"mime"
@@ -84,6 +85,7 @@ type Server struct {
 	nextMsg  map[int64]int64
 	faults   []*Fault
 	handlers map[string]func(Call) (any, *Fault)
+	webhook  struct{ url, secret string } // set by setWebhook; getUpdates is refused meanwhile
 }
 
 // New starts a fake for the bot with this token.
@@ -128,6 +130,12 @@ func (s *Server) SendText(from User, text string) int64 {
 
 // SendMessage queues a text message in any chat and returns its update id.
 func (s *Server) SendMessage(chatID int64, chatType string, from User, text string) int64 {
+	return s.AddUpdate("message", TextMessage(chatID, chatType, from, text))
+}
+
+// TextMessage builds the body of a text message, with the bot_command
+// entity Telegram adds when text starts with a slash.
+func TextMessage(chatID int64, chatType string, from User, text string) map[string]any {
 	msg := map[string]any{
 		"chat": map[string]any{"id": chatID, "type": chatType},
 		"from": from,
@@ -138,26 +146,81 @@ func (s *Server) SendMessage(chatID int64, chatType string, from User, text stri
 		cmd := strings.SplitN(text, " ", 2)[0]
 		msg["entities"] = []map[string]any{{"type": "bot_command", "offset": 0, "length": len(cmd)}}
 	}
-	return s.AddUpdate("message", msg)
+	return msg
 }
 
 // AddUpdate queues an update with the given field (message, callback_query,
 // ...) and returns its update id. A "message" gets a message_id.
 func (s *Server) AddUpdate(field string, body map[string]any) int64 {
+	id, raw := s.NewUpdate(field, body)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.updates = append(s.updates, raw)
+	s.ids = append(s.ids, id)
+	s.changed.Broadcast()
+	return id
+}
+
+// NewUpdate builds an update with the next update id without queueing it
+// for getUpdates: for posting to a webhook.
+func (s *Server) NewUpdate(field string, body map[string]any) (int64, json.RawMessage) {
+	s.mu.Lock()
 	s.nextID++
 	id := s.nextID
+	s.mu.Unlock()
 	if field == "message" || field == "edited_message" || field == "channel_post" {
 		if _, ok := body["message_id"]; !ok {
 			body["message_id"] = id
 		}
 	}
 	raw, _ := json.Marshal(map[string]any{"update_id": id, field: body})
-	s.updates = append(s.updates, raw)
-	s.ids = append(s.ids, id)
-	s.changed.Broadcast()
-	return id
+	return id, raw
+}
+
+// Webhook returns the URL and secret_token of the webhook the bot set ("" when none).
+func (s *Server) Webhook() (url, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.webhook.url, s.webhook.secret
+}
+
+// SetWebhook sets a webhook as if an earlier run of the bot had.
+func (s *Server) SetWebhook(url, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.webhook.url, s.webhook.secret = url, secret
+}
+
+// PostWebhook posts an update to endpoint the way Telegram delivers to a
+// webhook, with the secret_token the bot registered, and returns the status.
+func (s *Server) PostWebhook(endpoint string, update json.RawMessage) (int, error) {
+	_, secret := s.Webhook()
+	return PostUpdate(endpoint, secret, update)
+}
+
+// PostUpdate posts an update to a webhook endpoint with the given secret
+// token header (none when empty) and returns the HTTP status.
+func PostUpdate(endpoint, secret string, update json.RawMessage) (int, error) {
+	return PostUpdateWith(http.DefaultClient, endpoint, secret, update)
+}
+
+// PostUpdateWith is PostUpdate with a client of the caller's (for HTTPS).
+func PostUpdateWith(client *http.Client, endpoint, secret string, update json.RawMessage) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(update))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
 
 // AddRawUpdate queues an update exactly as given (it must have update_id).
@@ -187,13 +250,13 @@ func (s *Server) Sent() []Sent {
 	return append([]Sent(nil), s.sent...)
 }
 
-// SentTo returns the texts sent to one chat, in order.
+// SentTo returns the texts of the messages in one chat, in order, as they
+// stand now: a message edited while an answer streamed counts once, with its
+// final text. Sent has every call.
 func (s *Server) SentTo(chatID int64) []string {
 	var texts []string
-	for _, m := range s.Sent() {
-		if m.ChatID == chatID {
-			texts = append(texts, m.Text)
-		}
+	for _, m := range s.Messages(chatID) {
+		texts = append(texts, m.Text)
 	}
 	return texts
 }
@@ -321,12 +384,28 @@ func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 	case "getMe":
 		return map[string]any{"id": 1, "is_bot": true, "first_name": "membot", "username": s.Username}, nil
 	case "getUpdates":
+		if url, _ := s.Webhook(); url != "" {
+			return nil, &Fault{Status: http.StatusConflict,
+				Message: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}
+		}
 		return s.getUpdates(r, c), nil
+	case "setWebhook":
+		if !strings.HasPrefix(c.Params["url"], "https://") {
+			return nil, badRequest("Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
+		}
+		s.SetWebhook(c.Params["url"], c.Params["secret_token"])
+		return true, nil
+	case "deleteWebhook":
+		s.SetWebhook("", "")
+		return true, nil
+	case "getWebhookInfo":
+		url, _ := s.Webhook()
+		return map[string]any{"url": url, "pending_update_count": s.Pending()}, nil
 	case "sendMessage", "editMessageText", "sendDocument":
 		return s.record(c)
 	case "deleteMessage", "editMessageReplyMarkup":
 		return s.change(c)
-	case "sendChatAction", "setMyCommands", "deleteWebhook", "setWebhook", "answerCallbackQuery":
+	case "sendChatAction", "setMyCommands", "answerCallbackQuery":
 		return true, nil
 	}
 	return nil, &Fault{Status: http.StatusNotFound, Message: "Not Found: method not found"}
