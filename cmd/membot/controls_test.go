@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/telegramfake"
 )
 
 // rows lists the chat's message rows as role:content, oldest first.
@@ -223,15 +225,24 @@ func TestModeSwitchesAreKeptForTheConversation(t *testing.T) {
 	}
 }
 
+var jane2 = telegramfake.User{ID: 503, FirstName: "Jane Two", LanguageCode: "en-GB"}
+
 func TestHelpListsEveryCommandAndTheMenuIsRegistered(t *testing.T) {
 	h := newHarness(t)
+	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(jane.ID)
 	h.Start()
 	commands := []string{"start", "help", "new", "retry", "undo", "history", "mode", "export", "usage"}
+	admin := h.Say(jane, "/help")
+	for _, name := range []string{"stats", "user"} {
+		if !strings.Contains(admin, "/"+name+" — ") {
+			t.Errorf("the admin's /help lacks /%s", name)
+		}
+	}
 	for _, who := range []struct {
 		user    string
 		help    string
 		menuFor string
-	}{{"en", h.Say(jane, "/help"), ""}, {"ru", h.Say(ivan, "/help"), "ru"}} {
+	}{{"en", h.Say(jane2, "/help"), ""}, {"ru", h.Say(ivan, "/help"), "ru"}} {
 		var menu []struct{ Command, Description string }
 		for _, call := range h.TG.Calls("setMyCommands") {
 			if call.Params["language_code"] == who.menuFor {
@@ -240,6 +251,9 @@ func TestHelpListsEveryCommandAndTheMenuIsRegistered(t *testing.T) {
 		}
 		if len(menu) != len(commands) {
 			t.Errorf("%s menu = %+v", who.user, menu)
+		}
+		if strings.Contains(who.help, "/stats") {
+			t.Errorf("%s /help shows an admin command to a non-admin", who.user)
 		}
 		for i, name := range commands {
 			if !regexp.MustCompile(`(?m)^/` + name + ` — \S`).MatchString(who.help) {
