@@ -40,12 +40,17 @@ func (c *Client) SendDocument(ctx context.Context, chatID int64, name string, co
 	doc := tgbotapi.NewDocument(chatID, tgbotapi.FileBytes{Name: name, Bytes: content})
 	doc.Caption = caption
 	raw, err := c.send(ctx, doc)
+	return sentMessageID("sendDocument", raw, err)
+}
+
+// sentMessageID reads the id of the message a send call returned.
+func sentMessageID(method string, raw json.RawMessage, err error) (int64, error) {
 	if err != nil {
-		return 0, fmt.Errorf("sendDocument: %w", err)
+		return 0, fmt.Errorf("%s: %w", method, err)
 	}
 	var sent tgbotapi.Message
 	if err := json.Unmarshal(raw, &sent); err != nil {
-		return 0, fmt.Errorf("sendDocument: decode result: %w", err)
+		return 0, fmt.Errorf("%s: decode result: %w", method, err)
 	}
 	return int64(sent.MessageID), nil
 }

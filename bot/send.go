@@ -70,14 +70,7 @@ func (c *Client) sendMessage(ctx context.Context, chatID int64, replyTo int, tex
 		msg.ReplyMarkup = o.Buttons
 	}
 	raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, o.Markdown)
-	if err != nil {
-		return 0, fmt.Errorf("sendMessage: %w", err)
-	}
-	var sent tgbotapi.Message
-	if err := json.Unmarshal(raw, &sent); err != nil {
-		return 0, fmt.Errorf("sendMessage: decode result: %w", err)
-	}
-	return int64(sent.MessageID), nil
+	return sentMessageID("sendMessage", raw, err)
 }
 
 // sendFormatted makes call, whose text and parse mode are *text and

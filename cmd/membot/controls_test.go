@@ -37,13 +37,17 @@ func (h *harness) rows(chatID int64) []string {
 	return out
 }
 
+// scriptCalculatorTurn makes the model's next turn call the calculator
+// with args, then answer.
+func scriptCalculatorTurn(h *harness, callID, args, answer string) {
+	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall(callID, "calculator", args)}},
+		openaifake.Reply{Content: answer})
+}
+
 func TestRetryAndUndoLeaveExactlyTheExpectedRows(t *testing.T) {
 	h := newHarness(t)
-	h.LLM.Script(
-		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_1", "calculator", `{"expression":"6*7"}`)}},
-		openaifake.Reply{Content: "It is 42."},
-		openaifake.Reply{Content: "Forty-two."}, // the /retry
-	)
+	scriptCalculatorTurn(h, "call_1", `{"expression":"6*7"}`, "It is 42.")
+	h.LLM.Script(openaifake.Reply{Content: "Forty-two."}) // the /retry
 	h.Start()
 	h.Say(jane, "what is 6*7?")
 	if got := h.rows(jane.ID); len(got) != 5 {
@@ -89,10 +93,7 @@ func TestRetryAndUndoLeaveExactlyTheExpectedRows(t *testing.T) {
 
 func TestExportSendsEveryMessageAsMarkdownAndJSON(t *testing.T) {
 	h := newHarness(t)
-	h.LLM.Script(
-		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_1", "calculator", `{"expression":"6*7"}`)}},
-		openaifake.Reply{Content: "It is **42**."},
-	)
+	scriptCalculatorTurn(h, "call_1", `{"expression":"6*7"}`, "It is **42**.")
 	h.Start()
 	if got := h.Say(jane, "/export"); !strings.Contains(got, "nothing to export") {
 		t.Fatalf("/export of nothing said %q", got)

@@ -8,8 +8,6 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/telegramfake"
 )
@@ -106,10 +104,7 @@ func TestAStreamedAnswerLongerThanOneMessageContinuesInASecond(t *testing.T) {
 
 func TestAStreamedToolCallWithFragmentedArgumentsRunsTheToolOnce(t *testing.T) {
 	h := newHarness(t)
-	h.LLM.Script(
-		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_frag", "calculator", `{"expression": "(6 * 7) + 1000 - 1000"}`)}},
-		openaifake.Reply{Content: "It is 42."},
-	)
+	scriptCalculatorTurn(h, "call_frag", `{"expression": "(6 * 7) + 1000 - 1000"}`, "It is 42.")
 	h.Start()
 	if got := h.Say(jane, "what is 6*7?"); got != "It is 42." {
 		t.Fatalf("reply = %q", got)
