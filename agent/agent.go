@@ -1,7 +1,8 @@
 // Package agent runs one conversation turn: it stores the user's message,
-// builds the model's context from the conversation's recent rows, calls an
-// OpenAI-compatible model, runs the tools it asks for, and stores every step.
-// It knows nothing of Telegram.
+// builds the model's context from the conversation's recent rows and the
+// user's long-term facts, calls an OpenAI-compatible model, runs the tools it
+// asks for (pausing for a person's approval where one is needed), and stores
+// every step. It knows nothing of Telegram.
 package agent
 
 import (
@@ -23,7 +24,9 @@ var ErrModel = errors.New("model call failed")
 // Store is the part of the memory repository a turn needs.
 type Store interface {
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
+	ResumeTurn(ctx context.Context, in memory.ResumeStart) (*memory.Turn, error)
 	AppendMessages(ctx context.Context, conversationID string, msgs ...memory.Message) ([]int64, error)
+	PauseForApproval(ctx context.Context, conversationID string, userID, chatID int64, rows []memory.Message, requests []memory.Approval) ([]memory.Approval, error)
 }
 
 // LLM is the chat completions API; *openai.Client satisfies it.
@@ -40,6 +43,11 @@ type Config struct {
 	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
 	Retry         RetryPolicy
 	Now           func() time.Time // time.Now when nil
+	// FactChars bounds the user's long-term facts put into the system
+	// prompt, newest first; 2000 when zero.
+	FactChars int
+	// NeedsApproval names the tools whose calls wait for a person's decision.
+	NeedsApproval map[string]bool
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
@@ -61,6 +69,9 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
+	}
+	if cfg.FactChars <= 0 {
+		cfg.FactChars = 2000
 	}
 	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log}
 }
@@ -84,6 +95,12 @@ type Reply struct {
 	Resumed           bool
 	AlreadyDelivered  bool  // and it had even been sent
 	TelegramMessageID int64 // where, when AlreadyDelivered
+	// Paused is true when the turn waits for a person to decide on tool
+	// calls: Approvals are those still pending (the ones without a
+	// TelegramMessageID need their buttons sent), and Text is empty. The
+	// turn goes on with Resume once they are decided.
+	Paused    bool
+	Approvals []memory.Approval
 }
 
 // Stamp prefixes text with the wall-clock time in loc, as the model sees it.
@@ -95,60 +112,91 @@ func Stamp(t time.Time, loc *time.Location, text string) string {
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
 		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		Content: Stamp(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit,
+		Content: Stamp(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if turn.Answer != nil {
-		return &Reply{Text: turn.Answer.Content, MessageID: turn.Answer.ID, Resumed: true,
-			AlreadyDelivered: turn.Answer.TelegramMessageID != 0, TelegramMessageID: turn.Answer.TelegramMessageID}, nil
+		return resumedReply(turn.Answer), nil
 	}
+	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
+		// An earlier attempt paused this turn for approval and was cut short,
+		// perhaps before the buttons were sent.
+		return &Reply{Paused: true, Approvals: pending(asked), Resumed: true}, nil
+	}
+	t := &turnState{
+		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
+			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
+		system: a.systemPrompt(turn.Facts, pending(turn.Approvals)),
+	}
+	return a.loop(ctx, t, toChatMessages(validWindow(turn.History)), nil)
+}
 
-	history := toChatMessages(validWindow(turn.History))
-	var used []string
+// turnState is what the steps of one turn share.
+type turnState struct {
+	info   TurnInfo
+	system string // the system prompt, facts included
+}
+
+// loop calls the model, runs the tools it asks for and calls it again until
+// it answers, or until a tool call must wait for approval.
+func (a *Agent) loop(ctx context.Context, t *turnState, history []openai.ChatCompletionMessage, used []string) (*Reply, error) {
 	for call := 1; ; call++ {
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
-		resp, meta, err := a.complete(ctx, history, offerTools)
+		resp, meta, err := a.complete(ctx, t.system, history, offerTools)
 		if err != nil {
 			return nil, err
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 || !offerTools {
-			return a.finish(ctx, turn.ConversationID, req.UpdateID, msg.Content, meta, used)
+			return a.finish(ctx, &t.info, msg.Content, meta, used)
 		}
-		rows := a.runTools(ctx, msg, req.UpdateID, meta)
-		if _, err := a.store.AppendMessages(ctx, turn.ConversationID, rows...); err != nil {
-			return nil, err
-		}
-		history = append(history, toChatMessages(rows)...)
+		rows, requests := a.runTools(ctx, &t.info, msg, meta)
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)
 		}
+		if len(requests) > 0 {
+			approvals, err := a.store.PauseForApproval(ctx, t.info.ConversationID, t.info.UserID, t.info.ChatID, rows, requests)
+			if err != nil {
+				return nil, err
+			}
+			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
+		}
+		if _, err := a.store.AppendMessages(ctx, t.info.ConversationID, rows...); err != nil {
+			return nil, err
+		}
+		history = append(history, toChatMessages(rows)...)
 	}
 }
 
 // finish stores the final answer and, when tools were used, the system row
 // that names them.
-func (a *Agent) finish(ctx context.Context, conversationID string, updateID int64, text string, meta map[string]any, used []string) (*Reply, error) {
-	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: updateID, Metadata: meta}}
+func (a *Agent) finish(ctx context.Context, info *TurnInfo, text string, meta map[string]any, used []string) (*Reply, error) {
+	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: info.UpdateID, Metadata: meta}}
 	if len(used) > 0 {
-		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: updateID})
+		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: info.UpdateID})
 	}
-	ids, err := a.store.AppendMessages(ctx, conversationID, rows...)
+	ids, err := a.store.AppendMessages(ctx, info.ConversationID, rows...)
 	if err != nil {
 		return nil, err
 	}
 	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used}, nil
 }
 
+// resumedReply is the answer an earlier, interrupted attempt already stored.
+func resumedReply(answer *memory.Message) *Reply {
+	return &Reply{Text: answer.Content, MessageID: answer.ID, Resumed: true,
+		AlreadyDelivered: answer.TelegramMessageID != 0, TelegramMessageID: answer.TelegramMessageID}
+}
+
 // complete makes one model call with the system prompt, history and,
 // when offered, the tools; it returns the call's facts for the row's metadata.
-func (a *Agent) complete(ctx context.Context, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, map[string]any, error) {
+func (a *Agent) complete(ctx context.Context, system string, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, map[string]any, error) {
 	req := openai.ChatCompletionRequest{
 		Model:    a.cfg.Model,
-		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: a.cfg.SystemPrompt}}, history...),
+		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}, history...),
 	}
 	if offerTools {
 		req.Tools = a.tools.Definitions()

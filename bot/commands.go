@@ -43,10 +43,20 @@ func cmdHelp(ctx context.Context, h *Handler, in *incoming) error {
 	return h.reply(ctx, in, T(in.lang(), txtHelp))
 }
 
-// cmdNew deletes the chat's conversation and opens a fresh one.
+// cmdNew deletes the chat's conversation and opens a fresh one. Tool calls
+// waiting for approval are cancelled first (their rows stay, for the record).
+// Long-term facts and reminders are kept.
 func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
+	cancelled, err := h.cancelApprovals(ctx, in.msg.Chat.ID)
+	if err != nil {
+		return err
+	}
 	if _, err := h.Memory.Reset(ctx, in.msg.Chat.ID, in.user.TelegramUserID); err != nil {
 		return storageError(err)
 	}
-	return h.reply(ctx, in, T(in.lang(), txtNew))
+	text := T(in.lang(), txtNew)
+	if cancelled > 0 {
+		text += "\n" + fmt.Sprintf(T(in.lang(), txtApprovalsCanceled), cancelled)
+	}
+	return h.reply(ctx, in, text)
 }

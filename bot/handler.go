@@ -16,15 +16,20 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// Agent answers a text message.
+// Agent answers a text message, and goes on with a turn that waited for
+// approval once it is decided.
 type Agent interface {
 	Reply(ctx context.Context, req agent.Request) (*agent.Reply, error)
+	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
 }
 
-// Memory is what commands change directly.
+// Memory is what commands and buttons read and change directly.
 type Memory interface {
 	UpsertUser(ctx context.Context, u memory.User) error
 	Reset(ctx context.Context, chatID, userID int64) (string, error)
+	FactStore
+	ReminderStore
+	ApprovalStore
 }
 
 // Handler turns one Telegram update into the bot's answer.
@@ -35,13 +40,18 @@ type Handler struct {
 	Log    *slog.Logger
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
+	// Admins may decide any chat's approvals (ADMIN_USER_IDS).
+	Admins map[int64]bool
+	// Location is the zone times are shown in (TIMEZONE); UTC when nil.
+	Location *time.Location
 }
 
-// incoming is a message being handled.
+// incoming is a message, or a press of one of the bot's buttons, being handled.
 type incoming struct {
 	update *memory.InboxUpdate
-	msg    *tgbotapi.Message
-	user   memory.User
+	msg    *tgbotapi.Message // for a button press, the message that has the button
+	user   memory.User       // who wrote, or pressed
+	query  *tgbotapi.CallbackQuery
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
@@ -52,14 +62,18 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 	if err := json.Unmarshal(u.Payload, &upd); err != nil {
 		return nil, fmt.Errorf("decode update: %w", err)
 	}
-	if upd.CallbackQuery != nil {
-		return nil, h.callback(ctx, upd.CallbackQuery)
-	}
-	msg := upd.Message
-	if msg == nil || msg.From == nil {
+	in := &incoming{update: u, msg: upd.Message}
+	switch q := upd.CallbackQuery; {
+	case q != nil && (q.Message == nil || q.From == nil):
+		return nil, h.Client.AnswerCallback(ctx, q.ID, "") // not a button of a message of this bot
+	case q != nil:
+		in.msg, in.query = q.Message, q
+		in.user = userOf(q.From)
+	case in.msg == nil || in.msg.From == nil:
 		return nil, nil // nothing this bot answers
+	default:
+		in.user = userOf(in.msg.From)
 	}
-	in := &incoming{update: u, msg: msg, user: userOf(msg.From)}
 	defer func() {
 		if p := recover(); p != nil {
 			h.Log.Error("panic while handling an update", "update_id", u.UpdateID, "panic", p, "stack", string(debug.Stack()))
@@ -69,10 +83,12 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 			}
 		}
 	}()
-	if msg.IsCommand() {
-		return nil, h.command(ctx, in, strings.ToLower(msg.Command()))
-	}
-	if strings.TrimSpace(msg.Text) == "" {
+	switch {
+	case in.query != nil:
+		return h.callback(ctx, in)
+	case in.msg.IsCommand():
+		return nil, h.command(ctx, in, strings.ToLower(in.msg.Command()))
+	case strings.TrimSpace(in.msg.Text) == "":
 		return nil, h.reply(ctx, in, T(in.lang(), txtTextOnly))
 	}
 	return h.converse(ctx, in)
@@ -87,13 +103,28 @@ func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery,
 	})
 	stopTyping()
 	if err != nil {
-		if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
-			return nil, &RetryLater{Err: err}
-		}
-		if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
-			return nil, sendErr
-		}
-		return nil, fmt.Errorf("turn failed (apology sent): %w", err)
+		return nil, h.turnFailed(ctx, in, err)
+	}
+	return h.deliver(ctx, in, r)
+}
+
+// turnFailed decides what a failed turn comes to: a retry later when the
+// database is away (or the bot is stopping), an apology otherwise.
+func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error {
+	if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
+		return &RetryLater{Err: err}
+	}
+	if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
+		return sendErr
+	}
+	return fmt.Errorf("turn failed (apology sent): %w", err)
+}
+
+// deliver sends what a turn came to: its answer, or the buttons of the tool
+// calls it waits on.
+func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply) (*memory.Delivery, error) {
+	if r.Paused {
+		return nil, h.askApproval(ctx, in, r.Approvals)
 	}
 	if r.AlreadyDelivered {
 		return nil, nil
@@ -118,15 +149,25 @@ func (h *Handler) reply(ctx context.Context, in *incoming, text string) error {
 // send delivers text to the message's chat. Failures that may pass are
 // marked for a later retry; the others are final.
 func (h *Handler) send(ctx context.Context, in *incoming, text string) ([]int64, error) {
-	replyTo := 0
-	if !in.msg.Chat.IsPrivate() {
-		replyTo = in.msg.MessageID // in groups, make clear whom the bot answers
+	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), text)
+	return ids, sendError(err)
+}
+
+// replyTo is the message an answer replies to: in groups the one answered,
+// to make clear whom the bot answers; none in private chats.
+func replyTo(in *incoming) int {
+	if in.msg.Chat.IsPrivate() {
+		return 0
 	}
-	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo, text)
+	return in.msg.MessageID
+}
+
+// sendError marks a failed send that may pass for a later retry.
+func sendError(err error) error {
 	if err != nil && !IsPermanent(err) {
-		return ids, &RetryLater{Err: err}
+		return &RetryLater{Err: err}
 	}
-	return ids, err
+	return err
 }
 
 // typing keeps "typing…" on in the chat until the returned func is called.
@@ -157,6 +198,15 @@ func storageError(err error) error {
 		return &RetryLater{Err: err}
 	}
 	return err
+}
+
+// clock shows t in the bot's zone.
+func (h *Handler) clock(t time.Time) string {
+	loc := h.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("2006-01-02 15:04")
 }
 
 func userOf(u *tgbotapi.User) memory.User {

@@ -52,17 +52,27 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	log.Info("connected to Telegram", "bot", client.Self.UserName)
 
+	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
+	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
+		ReminderAdded: reminders.Wake, FetchAllowPrivate: cfg.FetchAllowPrivate})...)
+	needsApproval := map[string]bool{}
+	for _, name := range cfg.ApprovalRequiredTools {
+		needsApproval[name] = true
+	}
+	if cfg.FetchAllowPrivate {
+		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
+	}
 	llmCfg := openai.DefaultConfig(cfg.OpenAIKey)
 	llmCfg.BaseURL = cfg.OpenAIBaseURL
-	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location})...)
 	turns := agent.New(store, openai.NewClientWithConfig(llmCfg), tools, agent.Config{
 		Model: cfg.OpenAIModel, SystemPrompt: cfg.SystemPrompt, HistoryLimit: cfg.HistoryLimit,
-		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout},
+		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, NeedsApproval: needsApproval,
 	}, log)
 
 	dispatcher := &bot.Dispatcher{
-		Queue:   store,
-		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log},
+		Queue: store,
+		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log,
+			Admins: cfg.AdminUserIDs, Location: cfg.Location},
 		Owner:   owner.ID,
 		Workers: cfg.Workers,
 		Sweep:   5 * time.Second,
@@ -71,9 +81,10 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	poller := &bot.Poller{Client: client, Inbox: store, Notify: dispatcher.Notify, Timeout: cfg.PollTimeout, Log: log}
 
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); dispatcher.Run(ctx, work) }()
 	go func() { defer wg.Done(); poller.Run(ctx) }()
+	go func() { defer wg.Done(); reminders.Run(ctx, work) }()
 	log.Info("membot is running")
 
 	<-ctx.Done()

@@ -6,12 +6,15 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/joho/godotenv"
+
+	"github.com/membot/membot/agent"
 )
 
 // config is every setting, read from the environment (see .env.example).
@@ -31,12 +34,21 @@ type config struct {
 	LLMTimeout      time.Duration
 	ShutdownTimeout time.Duration
 	PollTimeout     time.Duration
+	// AdminUserIDs may decide any chat's approvals (and use admin commands).
+	AdminUserIDs map[int64]bool
+	// ApprovalRequiredTools name the tools whose calls wait for a person's
+	// approval; checked against the registry at start-up.
+	ApprovalRequiredTools []string
+	FetchAllowPrivate     bool
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
 Each user message starts with the current time in brackets, added by the system: use it when time matters, never repeat it.
 Answer in the language the user writes in. Be concise and concrete; Telegram is a chat, not a document.
-Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.`
+Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.
+You have a long-term memory of the user: save lasting facts about them (name, preferences, plans) with remember, correct or delete them with remember and forget; they are shown to you on every turn.
+When the user refers to something said long ago, look it up with search_history. Set reminders with set_reminder.
+fetch_url reads web pages; the user approves each fetch first.`
 
 // configError is a missing or malformed setting; main exits with code 2.
 type configError struct{ msg string }
@@ -122,6 +134,50 @@ func (e *env) duration(key string, def time.Duration) time.Duration {
 	return d
 }
 
+func (e *env) bool(key string, def bool) bool {
+	s := strings.ToLower(e.str(key, ""))
+	switch s {
+	case "":
+		return def
+	case "true", "1", "yes", "on":
+		return true
+	case "false", "0", "no", "off":
+		return false
+	}
+	e.fail(key, "must be true or false, got %q", s)
+	return def
+}
+
+// list reads a comma-separated list; "none" stands for the empty list, so
+// that a default can be switched off.
+func (e *env) list(key, def string) []string {
+	s := e.str(key, def)
+	if strings.EqualFold(s, "none") {
+		return nil
+	}
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// userIDs reads a comma-separated list of Telegram user ids.
+func (e *env) userIDs(key string) map[int64]bool {
+	ids := map[int64]bool{}
+	for _, item := range e.list(key, "") {
+		id, err := strconv.ParseInt(item, 10, 64)
+		if err != nil || id <= 0 {
+			e.fail(key, "must be Telegram user ids separated by commas (such as 12345,67890), got %q", item)
+			return nil
+		}
+		ids[id] = true
+	}
+	return ids
+}
+
 func (e *env) url(key, def string) string {
 	s := strings.TrimRight(e.str(key, def), "/")
 	u, err := url.Parse(s)
@@ -151,6 +207,10 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		LLMTimeout:      e.duration("LLM_TIMEOUT", 60*time.Second),
 		ShutdownTimeout: e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
 		PollTimeout:     e.duration("POLL_TIMEOUT", 30*time.Second),
+
+		AdminUserIDs:          e.userIDs("ADMIN_USER_IDS"),
+		ApprovalRequiredTools: e.list("APPROVAL_REQUIRED_TOOLS", "fetch_url"),
+		FetchAllowPrivate:     e.bool("FETCH_ALLOW_PRIVATE", false),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
@@ -170,6 +230,11 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	}
 	if _, err := pgx.ParseConfig(c.DatabaseURL); err != nil && c.DatabaseURL != "" {
 		e.fail("DATABASE_URL", "is not a valid PostgreSQL URL (postgres://user:password@host:5432/db)")
+	}
+	for _, name := range c.ApprovalRequiredTools {
+		if !slices.Contains(agent.BuiltinNames(), name) {
+			e.fail("APPROVAL_REQUIRED_TOOLS", "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
+		}
 	}
 	if e.err != nil {
 		return nil, e.err
