@@ -30,6 +30,7 @@ func htmlText(r io.Reader) (title, text string) {
 	z := html.NewTokenizer(r)
 	var b, t strings.Builder
 	skip := 0 // depth inside skipped elements
+	pre := 0  // depth inside <pre>, where line breaks are kept
 	inTitle := false
 	for {
 		switch z.Next() {
@@ -40,6 +41,9 @@ func htmlText(r io.Reader) (title, text string) {
 			switch {
 			case tok.DataAtom == atom.Title:
 				inTitle = true
+			case tok.DataAtom == atom.Pre:
+				pre++
+				b.WriteString("\n")
 			case skippedElements[tok.DataAtom] && tok.Type == html.StartTagToken:
 				skip++
 			case tok.DataAtom == atom.Li && skip == 0:
@@ -54,6 +58,9 @@ func htmlText(r io.Reader) (title, text string) {
 			switch {
 			case tok.DataAtom == atom.Title:
 				inTitle = false
+			case tok.DataAtom == atom.Pre:
+				pre = max(pre-1, 0)
+				b.WriteString("\n")
 			case skippedElements[tok.DataAtom]:
 				skip = max(skip-1, 0)
 			case blockElements[tok.DataAtom]:
@@ -63,28 +70,22 @@ func htmlText(r io.Reader) (title, text string) {
 			switch {
 			case inTitle:
 				t.Write(z.Text())
-			case skip == 0:
+			case skip == 0 && pre > 0:
 				b.Write(z.Text())
+			case skip == 0: // outside <pre> a line break in the source is a space
+				b.WriteString(strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(string(z.Text())))
 			}
 		}
 	}
 }
 
-// tidyLines collapses the spaces within lines and the blank lines between them.
+// tidyLines collapses the spaces within lines and drops empty lines.
 func tidyLines(s string) string {
 	var out []string
-	blank := false
 	for _, line := range strings.Split(s, "\n") {
-		line = strings.Join(strings.Fields(line), " ")
-		if line == "" || line == "-" {
-			blank = len(out) > 0
-			continue
+		if line = strings.Join(strings.Fields(line), " "); line != "" && line != "-" {
+			out = append(out, line)
 		}
-		if blank {
-			out = append(out, "")
-			blank = false
-		}
-		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
 }

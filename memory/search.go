@@ -25,10 +25,12 @@ const searchVector = `to_tsvector('simple'::regconfig, membot_plain_text(m.conte
 
 // searchSQL finds the user and assistant rows of conversation $1 older than
 // row $3 that contain any of the words $2 (as words or word beginnings),
-// the rows with the most matches first.
+// the rows with the most matches first. Short rows are shown whole, long
+// ones as their best fragments.
 const searchSQL = `SELECT m.id, m.role, m.created_at,
 	ts_headline('simple'::regconfig, membot_plain_text(m.content), q,
-		'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "') AS text
+		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
+		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END) AS text
 FROM messages m, to_tsquery('simple'::regconfig, $2) q
 WHERE m.conversation_id = $1 AND m.role IN ('user', 'assistant') AND m.id < $3
   AND ` + searchVector + ` @@ q

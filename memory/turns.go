@@ -113,7 +113,7 @@ const resumeHistorySQL = `SELECT ` + messageColumns + ` FROM messages WHERE id I
 	(SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2)
 	UNION SELECT $3::bigint
 	UNION SELECT id FROM messages WHERE conversation_id = $1 AND role = 'tool' AND id > $3
-	      AND tool_call_id IN (SELECT request_id FROM pending_approvals WHERE assistant_message_id = $3)
+	      AND tool_call_id IN (SELECT c->>'id' FROM messages, jsonb_array_elements(tool_calls) c WHERE id = $3)
 ) ORDER BY id`
 
 // ResumeTurn loads what a turn paused for approval needs to go on, in one

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -104,31 +105,74 @@ func (h *harness) Say(from telegramfake.User, text string) string {
 	h.t.Helper()
 	before := len(h.TG.SentTo(from.ID))
 	h.TG.SendText(from, text)
-	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
-		n := 0
-		for _, m := range sent {
-			if m.ChatID == from.ID {
-				n++
-			}
-		}
-		return n > before
+	return h.nextTo(from.ID, before, fmt.Sprintf("%q", text)).Text
+}
+
+// Press presses the button with data under msg as user from, waits for the
+// bot to answer the press, and returns the notice it showed.
+func (h *harness) Press(from telegramfake.User, msg telegramfake.Sent, data string) string {
+	h.t.Helper()
+	id := h.TG.Press(from, msg, data)
+	c, ok := h.TG.WaitCall("answerCallbackQuery", 15*time.Second, func(c telegramfake.Call) bool {
+		return c.Params["callback_query_id"] == id
 	})
 	if !ok {
-		h.t.Fatalf("no reply to %q within 15 s; sent so far: %+v", text, sent)
+		h.t.Fatalf("the press of %q was not answered within 15 s", data)
 	}
-	return h.TG.SentTo(from.ID)[before]
+	return c.Params["text"]
+}
+
+// PressForReply presses a button and waits for the next message to the
+// chat of msg, returning it.
+func (h *harness) PressForReply(from telegramfake.User, msg telegramfake.Sent, data string) telegramfake.Sent {
+	h.t.Helper()
+	before := len(h.TG.SentTo(msg.ChatID))
+	h.TG.Press(from, msg, data)
+	return h.nextTo(msg.ChatID, before, "the press of "+data)
+}
+
+// Last returns the last message sent to the chat.
+func (h *harness) Last(chatID int64) telegramfake.Sent {
+	h.t.Helper()
+	return h.nextTo(chatID, max(len(h.TG.SentTo(chatID))-1, 0), "anything")
+}
+
+// nextTo waits until the chat has more than before messages and returns
+// message number before (counting from 0).
+func (h *harness) nextTo(chatID int64, before int, what string) telegramfake.Sent {
+	h.t.Helper()
+	var mine []telegramfake.Sent
+	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
+		mine = mine[:0]
+		for _, m := range sent {
+			if m.ChatID == chatID {
+				mine = append(mine, m)
+			}
+		}
+		return len(mine) > before
+	})
+	if !ok {
+		h.t.Fatalf("no reply to %s within 15 s; sent so far: %+v", what, sent)
+	}
+	return mine[before]
 }
 
 // WaitIdle waits until every stored update is handled: a reply reaches
 // Telegram a moment before its delivery is recorded.
 func (h *harness) WaitIdle() {
 	h.t.Helper()
+	h.WaitCount(`SELECT count(*) FROM updates WHERE state <> 'done'`, 0)
+}
+
+// WaitCount waits until the count(*) query gives want.
+func (h *harness) WaitCount(query string, want int, args ...any) {
+	h.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0 {
+		if h.Count(query, args...) == want {
 			return
 		}
 	}
-	h.t.Fatal("updates still unfinished after 15 s")
+	h.t.Fatalf("%s is %d after 15 s, want %d", query, h.Count(query, args...), want)
 }
 
 // Count runs a count(*) query.
