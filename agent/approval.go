@@ -53,23 +53,20 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 	}
 	var rows []memory.Message
 	var waiting, others []memory.Approval
-	var used []string
+	notRun := map[string]bool{} // calls that were rejected or cancelled
 	for _, s := range turn.Approvals {
 		switch {
 		case s.AssistantMessageID != ap.AssistantMessageID:
 			if s.Status == memory.ApprovalPending {
 				others = append(others, s)
 			}
-		case answered[s.RequestID]:
+			continue
 		case s.Status == memory.ApprovalPending:
 			waiting = append(waiting, s)
-		default:
-			row := a.settle(ctx, &info, asking, s)
-			if s.Status == memory.ApprovalApproved {
-				used = appendOnce(used, row.ToolName)
-			}
-			rows = append(rows, row)
+		case !answered[s.RequestID]:
+			rows = append(rows, a.settle(ctx, &info, asking, s))
 		}
+		notRun[s.RequestID] = s.Status != memory.ApprovalApproved
 	}
 	if len(rows) > 0 {
 		if _, err := a.store.AppendMessages(ctx, info.ConversationID, rows...); err != nil {
@@ -77,7 +74,13 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 		}
 	}
 	if len(waiting) > 0 {
-		return &Reply{Paused: true, Approvals: waiting, ToolsUsed: used}, nil
+		return &Reply{Paused: true, Approvals: waiting}, nil
+	}
+	var used []string // the calls of the asking row that ran, at once or approved
+	for _, c := range asking.ToolCalls {
+		if !notRun[c.ID] {
+			used = appendOnce(used, c.Name)
+		}
 	}
 	t := &turnState{info: info, system: a.systemPrompt(turn.Facts, others)}
 	history := append(turn.History, rows...)
