@@ -25,7 +25,10 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	// Until the database answers there is nothing to do; wait for it rather
 	// than crash-loop (in docker compose it often starts a moment later).
 	if err := untilDone(ctx, log, "apply migrations", func() error {
-		_, err := migrations.Up(ctx, cfg.DatabaseURL)
+		applied, err := migrations.Up(ctx, cfg.DatabaseURL)
+		for _, name := range applied {
+			log.Info("migration applied", "file", name)
+		}
 		return err
 	}); err != nil {
 		return err
