@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // commandFunc answers a command; errors follow the rules of Handler.send.
@@ -59,4 +61,21 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 		text += "\n" + fmt.Sprintf(T(in.lang(), txtApprovalsCanceled), cancelled)
 	}
 	return h.reply(ctx, in, text)
+}
+
+// numberArgs reads a command's arguments as list numbers ("2", "1 3",
+// "#2, 4") or as "all" (also in Russian); ok is false for anything else.
+func numberArgs(in *incoming) (numbers []int, all, ok bool) {
+	args := strings.Fields(strings.ToLower(strings.ReplaceAll(in.msg.CommandArguments(), ",", " ")))
+	if len(args) == 1 && (args[0] == "all" || args[0] == "все" || args[0] == "всё") {
+		return nil, true, true
+	}
+	for _, a := range args {
+		n, err := strconv.Atoi(strings.TrimPrefix(a, "#"))
+		if err != nil || n < 1 {
+			return nil, false, false
+		}
+		numbers = append(numbers, n)
+	}
+	return numbers, false, len(numbers) > 0
 }

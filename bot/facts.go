@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/membot/membot/memory"
@@ -73,8 +72,8 @@ func cmdMemory(ctx context.Context, h *Handler, in *incoming) error {
 // cmdForget deletes one fact by its /memory number, or all of them.
 func cmdForget(ctx context.Context, h *Handler, in *incoming) error {
 	lang, user := in.lang(), in.user.TelegramUserID
-	arg := strings.ToLower(strings.TrimSpace(in.msg.CommandArguments()))
-	if arg == "all" || arg == "всё" || arg == "все" {
+	numbers, all, ok := numberArgs(in)
+	if all {
 		n, err := h.Memory.ForgetAllFacts(ctx, user)
 		if err != nil {
 			return storageError(err)
@@ -84,10 +83,10 @@ func cmdForget(ctx context.Context, h *Handler, in *incoming) error {
 		}
 		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtForgotAll), n))
 	}
-	n, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
-	if err != nil || n < 1 {
+	if !ok || len(numbers) != 1 {
 		return h.reply(ctx, in, T(lang, txtForgetUsage))
 	}
+	n := numbers[0]
 	f, err := h.Memory.ForgetFactNumber(ctx, user, n)
 	if errors.Is(err, memory.ErrNotFound) {
 		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtForgetNoSuch), n))

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -70,29 +69,22 @@ func cmdReminders(ctx context.Context, h *Handler, in *incoming) error {
 // ("/cancel_reminder 2", "/cancel_reminder 1 3"), or all of them.
 func cmdCancelReminder(ctx context.Context, h *Handler, in *incoming) error {
 	lang := in.lang()
-	args := strings.Fields(strings.ToLower(strings.ReplaceAll(in.msg.CommandArguments(), ",", " ")))
-	if len(args) == 0 {
+	numbers, all, ok := numberArgs(in)
+	if !ok {
 		return h.reply(ctx, in, T(lang, txtCancelReminderUsage))
 	}
-	numbers := []int{}
-	if !(len(args) == 1 && (args[0] == "all" || args[0] == "все" || args[0] == "всё")) {
-		for _, a := range args {
-			n, err := strconv.Atoi(strings.TrimPrefix(a, "#"))
-			if err != nil || n < 1 {
-				return h.reply(ctx, in, T(lang, txtCancelReminderUsage))
-			}
-			numbers = append(numbers, n)
-		}
+	if all {
+		numbers = nil
 	}
 	cancelled, err := h.Memory.CancelReminders(ctx, in.msg.Chat.ID, numbers)
-	if err != nil && !errors.Is(err, memory.ErrNotFound) {
+	if err != nil {
 		return storageError(err)
 	}
 	if len(cancelled) == 0 {
-		if len(numbers) == 0 {
+		if all {
 			return h.reply(ctx, in, T(lang, txtRemindersNone))
 		}
-		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtReminderNoSuch), strings.Join(args, ", ")))
+		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtReminderNoSuch), strings.Trim(fmt.Sprint(numbers), "[]")))
 	}
 	return h.reply(ctx, in, fmt.Sprintf(T(lang, txtRemindersCancelled), h.reminderLines(cancelled, false)))
 }
