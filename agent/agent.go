@@ -25,8 +25,16 @@ var ErrModel = errors.New("model call failed")
 type Store interface {
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
 	ResumeTurn(ctx context.Context, in memory.ResumeStart) (*memory.Turn, error)
-	AppendMessages(ctx context.Context, conversationID string, msgs ...memory.Message) ([]int64, error)
-	PauseForApproval(ctx context.Context, conversationID string, userID, chatID int64, rows []memory.Message, requests []memory.Approval) ([]memory.Approval, error)
+	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
+	PauseForApproval(ctx context.Context, conversationID string, st memory.Step, requests []memory.Approval) ([]memory.Approval, error)
+}
+
+// Metrics is what a turn reports for monitoring; nil reports nothing.
+type Metrics interface {
+	// LLMRequest is one attempt of a model call; status is "ok", the HTTP
+	// status of a failure, "timeout", "network" or "error".
+	LLMRequest(model, status string, took time.Duration)
+	ToolCall(tool string, ok bool)
 }
 
 // LLM is the chat completions API; *openai.Client satisfies it.
@@ -48,6 +56,7 @@ type Config struct {
 	FactChars int
 	// NeedsApproval names the tools whose calls wait for a person's decision.
 	NeedsApproval map[string]bool
+	Metrics       Metrics
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
@@ -72,6 +81,9 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	}
 	if cfg.FactChars <= 0 {
 		cfg.FactChars = 2000
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
 	}
 	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log}
 }
@@ -145,40 +157,42 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []openai.ChatCom
 	for call := 1; ; call++ {
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
-		resp, meta, err := a.complete(ctx, t.system, history, offerTools)
+		resp, llmCall, err := a.complete(ctx, &t.info, t.system, history, offerTools)
 		if err != nil {
+			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 || !offerTools {
-			return a.finish(ctx, &t.info, msg.Content, meta, used)
+			return a.finish(ctx, &t.info, msg.Content, llmCall, used)
 		}
-		rows, requests := a.runTools(ctx, &t.info, msg, meta)
+		rows, requests := a.runTools(ctx, &t.info, msg, callMeta(llmCall))
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)
 		}
+		step := memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{llmCall}, Events: toolEvents(&t.info, rows[1:])}
 		if len(requests) > 0 {
-			approvals, err := a.store.PauseForApproval(ctx, t.info.ConversationID, t.info.UserID, t.info.ChatID, rows, requests)
+			approvals, err := a.store.PauseForApproval(ctx, t.info.ConversationID, step, requests)
 			if err != nil {
 				return nil, err
 			}
 			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
 		}
-		if _, err := a.store.AppendMessages(ctx, t.info.ConversationID, rows...); err != nil {
+		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
 			return nil, err
 		}
 		history = append(history, toChatMessages(rows)...)
 	}
 }
 
-// finish stores the final answer and, when tools were used, the system row
-// that names them.
-func (a *Agent) finish(ctx context.Context, info *TurnInfo, text string, meta map[string]any, used []string) (*Reply, error) {
-	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: info.UpdateID, Metadata: meta}}
+// finish stores the final answer, the call that produced it and, when
+// tools were used, the system row that names them.
+func (a *Agent) finish(ctx context.Context, info *TurnInfo, text string, call memory.LLMCall, used []string) (*Reply, error) {
+	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: info.UpdateID, Metadata: callMeta(call)}}
 	if len(used) > 0 {
 		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: info.UpdateID})
 	}
-	ids, err := a.store.AppendMessages(ctx, info.ConversationID, rows...)
+	ids, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}})
 	if err != nil {
 		return nil, err
 	}
@@ -192,8 +206,8 @@ func resumedReply(answer *memory.Message) *Reply {
 }
 
 // complete makes one model call with the system prompt, history and,
-// when offered, the tools; it returns the call's facts for the row's metadata.
-func (a *Agent) complete(ctx context.Context, system string, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, map[string]any, error) {
+// when offered, the tools; it returns what the call cost, failed or not.
+func (a *Agent) complete(ctx context.Context, info *TurnInfo, system string, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, memory.LLMCall, error) {
 	req := openai.ChatCompletionRequest{
 		Model:    a.cfg.Model,
 		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}, history...),
@@ -201,22 +215,51 @@ func (a *Agent) complete(ctx context.Context, system string, history []openai.Ch
 	if offerTools {
 		req.Tools = a.tools.Definitions()
 	}
+	call := memory.LLMCall{UserID: info.UserID, ChatID: info.ChatID, UpdateID: info.UpdateID, Model: a.cfg.Model, Status: "ok"}
 	start := time.Now()
 	resp, err := a.createWithRetry(ctx, req)
+	call.Latency = time.Since(start)
+	if err == nil && len(resp.Choices) == 0 {
+		err = errors.New("the response has no choices")
+	}
 	if err != nil {
-		return resp, nil, fmt.Errorf("%w: %w", ErrModel, err)
+		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+		return resp, call, fmt.Errorf("%w: %w", ErrModel, err)
 	}
-	if len(resp.Choices) == 0 {
-		return resp, nil, fmt.Errorf("%w: the response has no choices", ErrModel)
+	if resp.Model != "" {
+		call.Model = resp.Model
 	}
-	meta := map[string]any{
-		"model":             resp.Model,
-		"prompt_tokens":     resp.Usage.PromptTokens,
-		"completion_tokens": resp.Usage.CompletionTokens,
-		"latency_ms":        time.Since(start).Milliseconds(),
-	}
-	return resp, meta, nil
+	call.PromptTokens, call.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	return resp, call, nil
 }
+
+// callMeta is what an assistant row's metadata says of the call behind it.
+func callMeta(c memory.LLMCall) map[string]any {
+	return map[string]any{
+		"model":             c.Model,
+		"prompt_tokens":     c.PromptTokens,
+		"completion_tokens": c.CompletionTokens,
+		"latency_ms":        c.Latency.Milliseconds(),
+	}
+}
+
+// recordFailure stores a model call that failed for good, with its
+// llm_error event. The turn fails anyway, so a storage error is only logged.
+func (a *Agent) recordFailure(ctx context.Context, info *TurnInfo, call memory.LLMCall) {
+	if ctx.Err() != nil {
+		return // shutting down: the turn is taken up again, nothing failed for good
+	}
+	ev := memory.Event{Type: memory.EventLLMError, UserID: info.UserID, ChatID: info.ChatID, UpdateID: info.UpdateID,
+		Payload: map[string]any{"model": call.Model, "status": call.Status, "error": call.Error, "latency_ms": call.Latency.Milliseconds()}}
+	if _, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{LLMCalls: []memory.LLMCall{call}, Events: []memory.Event{ev}}); err != nil {
+		a.log.Warn("recording a failed model call failed", "update_id", info.UpdateID, "err", err)
+	}
+}
+
+type noMetrics struct{}
+
+func (noMetrics) LLMRequest(string, string, time.Duration) {}
+func (noMetrics) ToolCall(string, bool)                    {}
 
 func appendOnce(list []string, s string) []string {
 	for _, x := range list {

@@ -69,7 +69,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 		notRun[s.RequestID] = s.Status != memory.ApprovalApproved
 	}
 	if len(rows) > 0 {
-		if _, err := a.store.AppendMessages(ctx, info.ConversationID, rows...); err != nil {
+		if _, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, Events: toolEvents(&info, rows)}); err != nil {
 			return nil, err
 		}
 	}

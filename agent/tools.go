@@ -112,14 +112,17 @@ func BuiltinNames() []string {
 	return names
 }
 
+// metricName is the tool's name, or "unknown" for names the model made up,
+// which must not become metric labels without bound.
+func (r *Registry) metricName(name string) string {
+	if _, ok := r.tools[name]; ok {
+		return name
+	}
+	return "unknown"
+}
+
 // Definitions returns the tool schemas in the API's format.
 func (r *Registry) Definitions() []openai.Tool { return r.defs }
-
-// Has reports whether the registry has a tool of this name.
-func (r *Registry) Has(name string) bool {
-	_, ok := r.tools[name]
-	return ok
-}
 
 // maxToolResult bounds what one tool result may add to the context and the row.
 const maxToolResult = 16 << 10
@@ -161,7 +164,8 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, msg openai.ChatCom
 	rows = []memory.Message{{Role: memory.RoleAssistant, Content: msg.Content, ToolCalls: calls, UpdateID: turn.UpdateID, Metadata: meta}}
 	for _, call := range calls {
 		if a.needsApproval(call) {
-			requests = append(requests, memory.Approval{RequestID: call.ID, Subject: call.Name, Details: call.Arguments})
+			requests = append(requests, memory.Approval{RequestID: call.ID, Subject: call.Name, Details: call.Arguments,
+				UserID: turn.UserID, ChatID: turn.ChatID, UpdateID: turn.UpdateID})
 			continue
 		}
 		rows = append(rows, a.runCall(ctx, turn, call, nil))
@@ -175,6 +179,7 @@ func (a *Agent) runCall(ctx context.Context, turn *TurnInfo, call memory.ToolCal
 	start := time.Now()
 	result, err := a.tools.Call(ctx, turn, call)
 	meta := map[string]any{"duration_ms": time.Since(start).Milliseconds(), "arguments": call.Arguments}
+	a.cfg.Metrics.ToolCall(a.tools.metricName(call.Name), err == nil)
 	for k, v := range extra {
 		meta[k] = v
 	}
@@ -200,4 +205,22 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// toolEvents are the tool_called events of the tool rows of calls that ran
+// (not those a person rejected).
+func toolEvents(info *TurnInfo, toolRows []memory.Message) []memory.Event {
+	events := make([]memory.Event, 0, len(toolRows))
+	for _, row := range toolRows {
+		if decision, ok := row.Metadata["approval"]; ok && decision != memory.ApprovalApproved {
+			continue
+		}
+		payload := map[string]any{"tool": row.ToolName, "tool_call_id": row.ToolCallID, "duration_ms": row.Metadata["duration_ms"]}
+		if failure, ok := row.Metadata["error"]; ok {
+			payload["error"] = failure
+		}
+		events = append(events, memory.Event{Type: memory.EventToolCalled, UserID: info.UserID,
+			ChatID: info.ChatID, UpdateID: info.UpdateID, Payload: payload})
+	}
+	return events
 }

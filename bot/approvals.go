@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/membot/membot/agent"
@@ -119,7 +120,7 @@ func decide(status string) callbackFunc {
 			return nil, storageError(err)
 		}
 		presser := in.user.TelegramUserID
-		if presser != ap.UserID && !h.Admins[presser] {
+		if presser != ap.UserID && !h.Access.IsAdmin(presser) {
 			h.notify(ctx, in, T(lang, txtApprovalNotYours))
 			return nil, nil
 		}
@@ -143,17 +144,23 @@ func decide(status string) callbackFunc {
 		}
 
 		// This update decided it (now, or in an attempt a crash cut short).
-		stopTyping := h.typing(ctx, in.msg.Chat.ID)
-		r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID})
-		stopTyping()
-		if errors.Is(err, agent.ErrApprovalGone) {
-			return nil, h.reply(ctx, in, T(lang, txtApprovalGone))
-		}
-		if err != nil {
-			return nil, h.turnFailed(ctx, in, err)
-		}
-		return h.deliver(ctx, in, r)
+		return h.resume(ctx, in, ap)
 	}
+}
+
+// resume goes on with the turn that waited for ap, and delivers its answer.
+func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval) (delivery *memory.Delivery, err error) {
+	defer h.countTurn(time.Now(), &delivery, &err)
+	stopTyping := h.typing(ctx, in.msg.Chat.ID)
+	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID})
+	stopTyping()
+	if errors.Is(err, agent.ErrApprovalGone) {
+		return nil, h.reply(ctx, in, T(in.lang(), txtApprovalGone))
+	}
+	if err != nil {
+		return nil, h.turnFailed(ctx, in, err)
+	}
+	return h.deliver(ctx, in, r)
 }
 
 // decision is what pressing a button on ap decides. A request whose

@@ -24,6 +24,9 @@ func registerCallback(prefix string, fn callbackFunc) { callbacks[prefix] = fn }
 // callback routes a button press; unknown (say, outdated) buttons are
 // answered so the user's client stops its spinner.
 func (h *Handler) callback(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+	if ok, err := h.admitButton(ctx, in.query); !ok {
+		return nil, err
+	}
 	prefix, arg, _ := strings.Cut(in.query.Data, ":")
 	if fn, ok := callbacks[prefix]; ok {
 		return fn(ctx, h, in, arg)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/membot/membot/memory"
 )
 
 // commandFunc answers a command; errors follow the rules of Handler.send.
@@ -23,7 +25,9 @@ func init() {
 }
 
 func (h *Handler) command(ctx context.Context, in *incoming, name string) error {
-	if err := h.Memory.UpsertUser(ctx, in.user); err != nil {
+	arrived := memory.Event{Type: memory.EventMessageReceived, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
+		UpdateID: in.update.UpdateID, Payload: map[string]any{"kind": "command", "command": name}}
+	if err := h.Memory.Arrived(ctx, in.user, arrived); err != nil {
 		return storageError(err)
 	}
 	run, ok := commands[name]

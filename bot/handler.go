@@ -23,10 +23,16 @@ type Agent interface {
 	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
 }
 
-// Memory is what commands and buttons read and change directly.
+// Memory is what the handler, its gate, its commands and its buttons read
+// and change directly.
 type Memory interface {
-	UpsertUser(ctx context.Context, u memory.User) error
+	Arrived(ctx context.Context, u memory.User, e memory.Event) error
 	Reset(ctx context.Context, chatID, userID int64) (string, error)
+	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
+	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
+	AddEvents(ctx context.Context, events ...memory.Event) error
+	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 	FactStore
 	ReminderStore
 	ApprovalStore
@@ -38,12 +44,13 @@ type Handler struct {
 	Agent  Agent
 	Memory Memory
 	Log    *slog.Logger
+	// Access is who may use the bot and how much (the zero value: anyone).
+	// Its admins may also decide any chat's approvals, and its Location is
+	// the zone times are shown in.
+	Access  Access
+	Metrics Metrics
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
-	// Admins may decide any chat's approvals (ADMIN_USER_IDS).
-	Admins map[int64]bool
-	// Location is the zone times are shown in (TIMEZONE); UTC when nil.
-	Location *time.Location
 }
 
 // incoming is a message, or a press of one of the bot's buttons, being handled.
@@ -83,9 +90,13 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 			}
 		}
 	}()
-	switch {
-	case in.query != nil:
+	if in.query != nil {
 		return h.callback(ctx, in)
+	}
+	if stop, err := h.admit(ctx, in); stop {
+		return nil, err
+	}
+	switch {
 	case in.msg.IsCommand():
 		return nil, h.command(ctx, in, strings.ToLower(in.msg.Command()))
 	case strings.TrimSpace(in.msg.Text) == "":
@@ -95,7 +106,8 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 }
 
 // converse sends the text to the agent and the answer to the chat.
-func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+func (h *Handler) converse(ctx context.Context, in *incoming) (delivery *memory.Delivery, err error) {
+	defer h.countTurn(time.Now(), &delivery, &err)
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
 	r, err := h.Agent.Reply(ctx, agent.Request{
 		User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
@@ -106,6 +118,18 @@ func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery,
 		return nil, h.turnFailed(ctx, in, err)
 	}
 	return h.deliver(ctx, in, r)
+}
+
+// countTurn reports a turn's outcome when it has one: a turn to be retried
+// has none yet, and neither has one that waits for approval.
+func (h *Handler) countTurn(start time.Time, delivery **memory.Delivery, err *error) {
+	var later *RetryLater
+	switch {
+	case *delivery != nil:
+		orNone(h.Metrics).Turn("answered", time.Since(start))
+	case *err != nil && !errors.As(*err, &later):
+		orNone(h.Metrics).Turn("failed", time.Since(start))
+	}
 }
 
 // turnFailed decides what a failed turn comes to: a retry later when the
@@ -137,12 +161,16 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply) (*m
 	if err != nil {
 		return nil, err
 	}
+	orNone(h.Metrics).ReplySent("answer")
 	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, nil
 }
 
 // reply sends one of the bot's own texts.
 func (h *Handler) reply(ctx context.Context, in *incoming, text string) error {
 	_, err := h.send(ctx, in, text)
+	if err == nil {
+		orNone(h.Metrics).ReplySent("text")
+	}
 	return err
 }
 
@@ -202,11 +230,7 @@ func storageError(err error) error {
 
 // clock shows t in the bot's zone.
 func (h *Handler) clock(t time.Time) string {
-	loc := h.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	return t.In(loc).Format("2006-01-02 15:04")
+	return t.In(h.Access.zone()).Format("2006-01-02 15:04")
 }
 
 func userOf(u *tgbotapi.User) memory.User {

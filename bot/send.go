@@ -71,6 +71,7 @@ func (c *Client) GetUpdates(ctx context.Context, offset int64, timeoutSeconds in
 	if err != nil {
 		return nil, fmt.Errorf("getUpdates: %w", c.redact(err))
 	}
+	c.reached()
 	var updates []json.RawMessage
 	if err := json.Unmarshal(resp.Result, &updates); err != nil {
 		return nil, fmt.Errorf("getUpdates: decode result: %w", err)

@@ -37,6 +37,7 @@ var coreTexts = map[string]map[string]string{
 			"/memory — what I remember about you; /forget N or /forget all deletes it\n" +
 			"/reminders — your reminders; /cancel_reminder N cancels one\n" +
 			"/approvals — actions waiting for your approval\n" +
+			"/usage — your usage today and this month\n" +
 			"/help — this list\n" +
 			"/start — the greeting\n\n" +
 			"Anything else you write goes to the assistant. It remembers the recent conversation and facts about you, " +
@@ -56,6 +57,7 @@ var coreTexts = map[string]map[string]string{
 			"/memory — что я о вас помню; /forget N или /forget all удаляет это\n" +
 			"/reminders — ваши напоминания; /cancel_reminder N отменяет одно\n" +
 			"/approvals — действия, ждущие вашего разрешения\n" +
+			"/usage — ваш расход сегодня и за месяц\n" +
 			"/help — этот список\n" +
 			"/start — приветствие\n\n" +
 			"Всё остальное, что вы пишете, получает ассистент. Он помнит недавний разговор и факты о вас, " +

@@ -61,37 +61,43 @@ func collectApproval(rows pgx.Rows, err error) (*Approval, error) {
 	return a, translate(err)
 }
 
-const insertApprovalSQL = `INSERT INTO pending_approvals
-	(request_id, subject, details, conversation_id, assistant_message_id, telegram_user_id, chat_id, update_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8::bigint, 0))
-RETURNING ` + approvalColumns
+// requestApprovalSQL stores the request for call $1 of the newest assistant
+// row of conversation $4 that asks for it (stored just before, in the same
+// batch), and logs approval_requested.
+const requestApprovalSQL = `WITH asked AS (
+	INSERT INTO pending_approvals
+		(request_id, subject, details, conversation_id, assistant_message_id, telegram_user_id, chat_id, update_id)
+	SELECT $1, $2, $3, $4::uuid,
+		(SELECT id FROM messages WHERE conversation_id = $4::uuid AND role = 'assistant'
+		   AND tool_calls @> jsonb_build_array(jsonb_build_object('id', $1::text)) ORDER BY id DESC LIMIT 1),
+		$5, $6, NULLIF($7::bigint, 0)
+	RETURNING *
+), logged AS (
+	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
+	SELECT 'approval_requested', telegram_user_id, chat_id, conversation_id, update_id,
+		jsonb_build_object('approval_id', id, 'tool', subject, 'request_id', request_id, 'arguments', details)
+	FROM asked
+)
+SELECT ` + approvalColumns + ` FROM asked`
 
-// PauseForApproval stores, in one transaction, an assistant row that calls
-// tools (rows[0]), the results of the calls that already ran (rows[1:]), and
-// one pending_approvals row for each call in requests (RequestID, Subject
-// and Details set; the rest is filled in). It returns the stored approvals.
-func (s *Store) PauseForApproval(ctx context.Context, conversationID string, userID, chatID int64, rows []Message, requests []Approval) ([]Approval, error) {
+// PauseForApproval stores, in one round trip and transaction, a step whose
+// assistant row calls tools (st.Messages[0], followed by the results of the
+// calls that already ran) and one pending_approvals row for each call in
+// requests (RequestID, Subject, Details, UserID, ChatID and UpdateID set),
+// with their approval_requested events. It returns the stored approvals.
+func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st Step, requests []Approval) ([]Approval, error) {
+	batch := &pgx.Batch{}
+	queueStep(batch, conversationID, st)
 	stored := make([]Approval, len(requests))
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var assistantID int64
-		if err := tx.QueryRow(ctx, insertMessageSQL, insertMessageArgs(conversationID, rows[0])...).Scan(&assistantID); err != nil {
+	for i, r := range requests {
+		batch.Queue(requestApprovalSQL, r.RequestID, r.Subject, json.RawMessage(r.Details), conversationID,
+			r.UserID, r.ChatID, r.UpdateID).Query(func(rows pgx.Rows) error {
+			a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Approval])
+			stored[i] = a
 			return err
-		}
-		batch := &pgx.Batch{}
-		for _, m := range rows[1:] {
-			batch.Queue(insertMessageSQL, insertMessageArgs(conversationID, m)...)
-		}
-		for i, r := range requests {
-			batch.Queue(insertApprovalSQL, r.RequestID, r.Subject, json.RawMessage(r.Details), conversationID,
-				assistantID, userID, chatID, rows[0].UpdateID).Query(func(rows pgx.Rows) error {
-				a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Approval])
-				stored[i] = a
-				return err
-			})
-		}
-		return tx.SendBatch(ctx, batch).Close()
-	})
-	if err != nil {
+		})
+	}
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("pause for approval: %w", translate(err))
 	}
 	return stored, nil
@@ -106,6 +112,15 @@ func (s *Store) Approval(ctx context.Context, id int64) (*Approval, error) {
 	return a, nil
 }
 
+// logDecisionsCTE logs approval_decided for each row of the CTE decided.
+const logDecisionsCTE = `logged AS (
+	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
+	SELECT 'approval_decided', coalesce(decided_by, telegram_user_id), chat_id, conversation_id, decision_update_id,
+		jsonb_build_object('approval_id', id, 'tool', subject, 'status', status, 'decided_by', decided_by,
+			'reason', decision_reason, 'waited_ms', (extract(epoch FROM decision_at - created_at) * 1000)::bigint)
+	FROM decided
+)`
+
 // Decision is what a person decided about an approval.
 type Decision struct {
 	ApprovalID int64
@@ -119,9 +134,11 @@ type Decision struct {
 // the approval was no longer pending (decided before, or cancelled); the
 // row is returned as it is either way.
 func (s *Store) Decide(ctx context.Context, d Decision) (a *Approval, decided bool, err error) {
-	a, err = collectApproval(s.pool.Query(ctx, `UPDATE pending_approvals SET status = $2, decision_at = now(),
-		decided_by = NULLIF($3::bigint, 0), decision_update_id = NULLIF($4::bigint, 0), decision_reason = NULLIF($5, '')
-		WHERE id = $1 AND status = 'pending' RETURNING `+approvalColumns, d.ApprovalID, d.Status, d.DecidedBy, d.UpdateID, d.Reason))
+	a, err = collectApproval(s.pool.Query(ctx, `WITH decided AS (
+		UPDATE pending_approvals SET status = $2, decision_at = now(),
+			decided_by = NULLIF($3::bigint, 0), decision_update_id = NULLIF($4::bigint, 0), decision_reason = NULLIF($5, '')
+		WHERE id = $1 AND status = 'pending' RETURNING *
+	), `+logDecisionsCTE+` SELECT `+approvalColumns+` FROM decided`, d.ApprovalID, d.Status, d.DecidedBy, d.UpdateID, d.Reason))
 	if errors.Is(err, ErrNotFound) {
 		a, err = s.Approval(ctx, d.ApprovalID)
 		return a, false, err
@@ -152,9 +169,10 @@ func (s *Store) ChatApprovals(ctx context.Context, chatID int64) ([]Approval, er
 
 // CancelApprovals cancels the chat's pending approvals and returns them.
 func (s *Store) CancelApprovals(ctx context.Context, chatID int64, reason string) ([]Approval, error) {
-	list, err := collectApprovals(s.pool.Query(ctx, `UPDATE pending_approvals
-		SET status = 'cancelled', decision_at = now(), decision_reason = $2
-		WHERE chat_id = $1 AND status = 'pending' RETURNING `+approvalColumns, chatID, reason))
+	list, err := collectApprovals(s.pool.Query(ctx, `WITH decided AS (
+		UPDATE pending_approvals SET status = 'cancelled', decision_at = now(), decision_reason = $2
+		WHERE chat_id = $1 AND status = 'pending' RETURNING *
+	), `+logDecisionsCTE+` SELECT `+approvalColumns+` FROM decided ORDER BY id`, chatID, reason))
 	if err != nil {
 		return nil, fmt.Errorf("cancel approvals: %w", err)
 	}

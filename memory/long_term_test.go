@@ -279,10 +279,10 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := []memory.ToolCall{{ID: "call_a", Name: "fetch_url", Arguments: `{"url":"http://x"}`}, {ID: "call_b", Name: "calculator", Arguments: `{}`}}
-	approvals, err := store.PauseForApproval(ctx, turn.ConversationID, 42, 42, []memory.Message{
+	approvals, err := store.PauseForApproval(ctx, turn.ConversationID, memory.Step{Messages: []memory.Message{
 		{Role: memory.RoleAssistant, ToolCalls: calls, UpdateID: 10},
 		{Role: memory.RoleTool, ToolCallID: "call_b", ToolName: "calculator", Content: "4", UpdateID: 10},
-	}, []memory.Approval{{RequestID: "call_a", Subject: "fetch_url", Details: calls[0].Arguments}})
+	}}, []memory.Approval{{RequestID: "call_a", Subject: "fetch_url", Details: calls[0].Arguments, UserID: 42, ChatID: 42, UpdateID: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,8 +330,9 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	}
 
 	// /new cancels what is pending; the rows stay, detached from the deleted conversation.
-	store.PauseForApproval(ctx, turn.ConversationID, 42, 42, []memory.Message{{Role: memory.RoleAssistant, ToolCalls: calls[:1]}},
-		[]memory.Approval{{RequestID: "call_c", Subject: "fetch_url", Details: `{}`}})
+	store.PauseForApproval(ctx, turn.ConversationID, memory.Step{Messages: []memory.Message{{Role: memory.RoleAssistant,
+		ToolCalls: []memory.ToolCall{{ID: "call_c", Name: "fetch_url", Arguments: `{}`}}}}},
+		[]memory.Approval{{RequestID: "call_c", Subject: "fetch_url", Details: `{}`, UserID: 42, ChatID: 42}})
 	if list, _ := store.ChatApprovals(ctx, 42); len(list) != 1 || list[0].RequestID != "call_c" {
 		t.Fatalf("pending = %+v", list)
 	}

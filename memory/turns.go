@@ -52,16 +52,23 @@ WHERE ($2::bigint <> 0 AND m.update_id = $2::bigint AND m.role = 'user')
        (SELECT id FROM conversations WHERE chat_id = $1::bigint ORDER BY created_at DESC LIMIT 1))
 ORDER BY m.id DESC LIMIT 1`
 
+// receivedTextSQL logs the message_received event of the turn.
+const receivedTextSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
+SELECT 'message_received', $3::bigint, $1::bigint, r.conversation_id, NULLIF($2::bigint, 0), '{"kind": "text"}'
+FROM (` + turnUserRowSQL + `) r
+` + eventOncePerUpdate
+
 const turnAnswerSQL = `SELECT ` + messageColumns + ` FROM messages
 WHERE update_id = $1 AND role = 'assistant' AND tool_calls IS NULL ORDER BY id DESC LIMIT 1`
 
 // StartTurn upserts the user, stores their message in the chat's current
-// conversation and loads the history, in one round trip.
+// conversation, logs its arrival and loads the history, in one round trip.
 func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	t := &Turn{}
 	batch := &pgx.Batch{}
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, in.Content, in.TelegramMessageID, in.UpdateID)
+	batch.Queue(receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID)
 	batch.Queue(`SELECT conversation_id::text, id FROM (`+turnUserRowSQL+`) r`, in.ChatID, in.UpdateID).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID) })
 	batch.Queue(lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3"),

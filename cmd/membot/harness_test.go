@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -54,6 +56,20 @@ func newHarness(t *testing.T) *harness {
 		"LOG_LEVEL":          "debug",
 		"ENV_FILE":           "/dev/null",
 	}
+	h.checkLogsAtCleanup()
+	return h
+}
+
+// Replica is a second bot sharing this harness's database, Telegram and
+// model, with a copy of its settings and logs of its own.
+func (h *harness) Replica() *harness {
+	r := &harness{t: h.t, DB: h.DB, DSN: h.DSN, TG: h.TG, LLM: h.LLM, Env: maps.Clone(h.Env), logs: &syncBuffer{}}
+	r.checkLogsAtCleanup()
+	return r
+}
+
+func (h *harness) checkLogsAtCleanup() {
+	t := h.t
 	t.Cleanup(func() {
 		if h.alive {
 			h.Stop()
@@ -67,7 +83,28 @@ func newHarness(t *testing.T) *harness {
 			t.Logf("bot logs:\n%s", h.logs.String())
 		}
 	})
-	return h
+}
+
+// WaitLog waits for a log line matching pattern and returns its submatches.
+func (h *harness) WaitLog(pattern string) []string {
+	h.t.Helper()
+	re := regexp.MustCompile(pattern)
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(h.logs.String()); m != nil {
+			return m
+		}
+	}
+	h.t.Fatalf("no log line matches %q within 15 s", pattern)
+	return nil
+}
+
+// Admin runs `membot admin args...` with the harness's settings and
+// returns what it printed.
+func (h *harness) Admin(args ...string) (string, error) {
+	var out syncBuffer
+	getenv := func(k string) string { return h.Env[k] }
+	err := run(context.Background(), append([]string{"membot", "admin"}, args...), getenv, &out, &out)
+	return out.String(), err
 }
 
 // Start runs the bot until Stop.
@@ -157,22 +194,30 @@ func (h *harness) nextTo(chatID int64, before int, what string) telegramfake.Sen
 	return mine[before]
 }
 
-// WaitIdle waits until every stored update is handled: a reply reaches
-// Telegram a moment before its delivery is recorded.
+// WaitIdle waits until every update queued at Telegram is stored and
+// handled: a reply reaches Telegram a moment before its delivery is recorded.
 func (h *harness) WaitIdle() {
 	h.t.Helper()
-	h.WaitCount(`SELECT count(*) FROM updates WHERE state <> 'done'`, 0)
+	h.waitUntil("updates still unfinished", func() bool {
+		return h.TG.Pending() == 0 && h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0
+	})
 }
 
 // WaitCount waits until the count(*) query gives want.
 func (h *harness) WaitCount(query string, want int, args ...any) {
 	h.t.Helper()
+	h.waitUntil(fmt.Sprintf("%s is not %d", query, want), func() bool { return h.Count(query, args...) == want })
+}
+
+// waitUntil polls cond until it holds, failing the test after 15 s.
+func (h *harness) waitUntil(what string, cond func() bool) {
+	h.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if h.Count(query, args...) == want {
+		if cond() {
 			return
 		}
 	}
-	h.t.Fatalf("%s is %d after 15 s, want %d", query, h.Count(query, args...), want)
+	h.t.Fatalf("%s after 15 s", what)
 }
 
 // Count runs a count(*) query.

@@ -251,6 +251,15 @@ func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
 		AND decision_at >= created_at AND decision_update_id IS NOT NULL AND decision_reason = 'approved by the user'`, jane.ID); n != 1 {
 		t.Fatal("the approval is not recorded as approved by jane")
 	}
+	// The event log has the request, the decision and the call.
+	if n := h.Count(`SELECT count(*) FROM events r JOIN events d ON d.payload->>'approval_id' = r.payload->>'approval_id'
+		WHERE r.type = 'approval_requested' AND r.payload->>'tool' = 'fetch_url' AND r.telegram_user_id = $1
+		  AND d.type = 'approval_decided' AND d.payload->>'status' = 'approved'`, jane.ID); n != 1 {
+		t.Fatal("the approval events are missing")
+	}
+	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'tool_called' AND payload->>'tool' = 'fetch_url'`); n != 1 {
+		t.Fatalf("%d tool_called events for fetch_url, want 1", n)
+	}
 	// The rows tell the story: the call, its (approved) result, the answer.
 	rows, _ := h.DB.Query(context.Background(), `SELECT m.role || '|' || coalesce(m.tool_name, '') || '|' ||
 		coalesce(m.metadata->>'approval', '') || '|' || (m.metadata ? 'duration_ms')::text || '|' || (m.telegram_message_id IS NOT NULL)::text
@@ -349,6 +358,9 @@ func TestNewCancelsPendingApprovalsAndApprovalsListsThem(t *testing.T) {
 	h.WaitIdle()
 	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'cancelled' AND decision_reason = 'cancelled by /new' AND conversation_id IS NULL`); n != 1 {
 		t.Fatal("the approval is not cancelled")
+	}
+	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'approval_decided' AND payload->>'status' = 'cancelled'`); n != 1 {
+		t.Fatal("the cancellation is not in the event log")
 	}
 	if got := h.Press(jane, prompt, approve); got != "This request was cancelled." {
 		t.Fatalf("pressing a cancelled request = %q", got)

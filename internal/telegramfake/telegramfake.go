@@ -5,6 +5,7 @@
 package telegramfake
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"mime"
@@ -48,7 +49,7 @@ type Server struct {
 	Username string
 
 	mu        sync.Mutex
-	changed   *sync.Cond // signalled on new updates and sends
+	changed   *sync.Cond // signalled on new updates, calls and sends
 	updates   []json.RawMessage
 	ids       []int64
 	nextID    int64
@@ -59,6 +60,7 @@ type Server struct {
 	nextQuery int64
 	faults    []*Fault
 	handlers  map[string]func(Call) (any, *Fault)
+	webhook   struct{ url, secret string } // set by setWebhook; getUpdates is refused meanwhile
 }
 
 // New starts a fake for the bot with this token.
@@ -103,6 +105,12 @@ func (s *Server) SendText(from User, text string) int64 {
 
 // SendMessage queues a text message in any chat and returns its update id.
 func (s *Server) SendMessage(chatID int64, chatType string, from User, text string) int64 {
+	return s.AddUpdate("message", TextMessage(chatID, chatType, from, text))
+}
+
+// TextMessage builds the body of a text message, with the bot_command
+// entity Telegram adds when text starts with a slash.
+func TextMessage(chatID int64, chatType string, from User, text string) map[string]any {
 	msg := map[string]any{
 		"chat": map[string]any{"id": chatID, "type": chatType},
 		"from": from,
@@ -113,26 +121,81 @@ func (s *Server) SendMessage(chatID int64, chatType string, from User, text stri
 		cmd := strings.SplitN(text, " ", 2)[0]
 		msg["entities"] = []map[string]any{{"type": "bot_command", "offset": 0, "length": len(cmd)}}
 	}
-	return s.AddUpdate("message", msg)
+	return msg
 }
 
 // AddUpdate queues an update with the given field (message, callback_query,
 // ...) and returns its update id. A "message" gets a message_id.
 func (s *Server) AddUpdate(field string, body map[string]any) int64 {
+	id, raw := s.NewUpdate(field, body)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.updates = append(s.updates, raw)
+	s.ids = append(s.ids, id)
+	s.changed.Broadcast()
+	return id
+}
+
+// NewUpdate builds an update with the next update id without queueing it
+// for getUpdates: for posting to a webhook.
+func (s *Server) NewUpdate(field string, body map[string]any) (int64, json.RawMessage) {
+	s.mu.Lock()
 	s.nextID++
 	id := s.nextID
+	s.mu.Unlock()
 	if field == "message" || field == "edited_message" || field == "channel_post" {
 		if _, ok := body["message_id"]; !ok {
 			body["message_id"] = id
 		}
 	}
 	raw, _ := json.Marshal(map[string]any{"update_id": id, field: body})
-	s.updates = append(s.updates, raw)
-	s.ids = append(s.ids, id)
-	s.changed.Broadcast()
-	return id
+	return id, raw
+}
+
+// Webhook returns the URL and secret_token of the webhook the bot set ("" when none).
+func (s *Server) Webhook() (url, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.webhook.url, s.webhook.secret
+}
+
+// SetWebhook sets a webhook as if an earlier run of the bot had.
+func (s *Server) SetWebhook(url, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.webhook.url, s.webhook.secret = url, secret
+}
+
+// PostWebhook posts an update to endpoint the way Telegram delivers to a
+// webhook, with the secret_token the bot registered, and returns the status.
+func (s *Server) PostWebhook(endpoint string, update json.RawMessage) (int, error) {
+	_, secret := s.Webhook()
+	return PostUpdate(endpoint, secret, update)
+}
+
+// PostUpdate posts an update to a webhook endpoint with the given secret
+// token header (none when empty) and returns the HTTP status.
+func PostUpdate(endpoint, secret string, update json.RawMessage) (int, error) {
+	return PostUpdateWith(http.DefaultClient, endpoint, secret, update)
+}
+
+// PostUpdateWith is PostUpdate with a client of the caller's (for HTTPS).
+func PostUpdateWith(client *http.Client, endpoint, secret string, update json.RawMessage) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(update))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
 
 // Button is an inline keyboard button of a sent message.
@@ -335,10 +398,26 @@ func (s *Server) result(r *http.Request, c Call) (any, int) {
 	case "getMe":
 		return map[string]any{"id": 1, "is_bot": true, "first_name": "membot", "username": s.Username}, http.StatusOK
 	case "getUpdates":
+		if url, _ := s.Webhook(); url != "" {
+			return map[string]any{"ok": false, "error_code": 409,
+				"description": "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}, http.StatusConflict
+		}
 		return s.getUpdates(r, c), http.StatusOK
+	case "setWebhook":
+		if !strings.HasPrefix(c.Params["url"], "https://") {
+			return map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: bad webhook: An HTTPS URL must be provided for webhook"}, http.StatusBadRequest
+		}
+		s.SetWebhook(c.Params["url"], c.Params["secret_token"])
+		return true, http.StatusOK
+	case "deleteWebhook":
+		s.SetWebhook("", "")
+		return true, http.StatusOK
+	case "getWebhookInfo":
+		url, _ := s.Webhook()
+		return map[string]any{"url": url, "pending_update_count": s.Pending()}, http.StatusOK
 	case "sendMessage", "editMessageText", "sendDocument":
 		return s.record(c), http.StatusOK
-	case "sendChatAction", "setMyCommands", "deleteWebhook", "setWebhook", "answerCallbackQuery", "editMessageReplyMarkup", "deleteMessage":
+	case "sendChatAction", "setMyCommands", "answerCallbackQuery", "editMessageReplyMarkup", "deleteMessage":
 		return true, http.StatusOK
 	}
 	return map[string]any{"ok": false, "error_code": 404, "description": "Not Found: method not found"}, http.StatusNotFound
