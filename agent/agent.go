@@ -1,7 +1,8 @@
 // Package agent runs one conversation turn: it stores the user's message,
-// builds the model's context from the conversation's recent rows, calls an
-// OpenAI-compatible model, runs the tools it asks for, and stores every step.
-// It knows nothing of Telegram.
+// builds the model's context from the conversation's recent rows and the
+// user's long-term facts, calls an OpenAI-compatible model, runs the tools it
+// asks for (pausing for a person's approval where one is needed), and stores
+// every step. It knows nothing of Telegram.
 package agent
 
 import (
@@ -24,7 +25,9 @@ var ErrModel = errors.New("model call failed")
 type Store interface {
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
 	StartRetry(ctx context.Context, in memory.RetryStart) (*memory.Turn, error)
+	ResumeTurn(ctx context.Context, in memory.ResumeStart) (*memory.Turn, error)
 	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
+	PauseForApproval(ctx context.Context, conversationID string, st memory.Step, requests []memory.Approval) ([]memory.Approval, error)
 }
 
 // Metrics is what a turn reports for monitoring; nil reports nothing.
@@ -51,6 +54,11 @@ type Config struct {
 	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
 	Retry         RetryPolicy
 	Now           func() time.Time // time.Now when nil
+	// FactChars bounds the user's long-term facts put into the system
+	// prompt, newest first; 2000 when zero.
+	FactChars int
+	// NeedsApproval names the tools whose calls wait for a person's decision.
+	NeedsApproval map[string]bool
 	Metrics       Metrics
 }
 
@@ -76,6 +84,9 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	}
 	if cfg.Modes == nil {
 		cfg.Modes, _ = NewModes(cfg.SystemPrompt, nil) // the built-ins are valid
+	}
+	if cfg.FactChars <= 0 {
+		cfg.FactChars = 2000
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
@@ -105,6 +116,12 @@ type Reply struct {
 	Resumed           bool
 	AlreadyDelivered  bool  // and it had even been sent
 	TelegramMessageID int64 // where, when AlreadyDelivered
+	// Paused is true when the turn waits for a person to decide on tool
+	// calls: Approvals are those still pending (the ones without a
+	// TelegramMessageID need their buttons sent), and Text is empty. The
+	// turn goes on with Resume once they are decided.
+	Paused    bool
+	Approvals []memory.Approval
 }
 
 // Stamp prefixes text with the wall-clock time in loc, as the model sees it.
@@ -126,7 +143,7 @@ func Unstamp(content string) string {
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
 		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		Content: Stamp(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit,
+		Content: Stamp(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars,
 	})
 	if err != nil {
 		return nil, err
@@ -134,12 +151,13 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	return a.answer(ctx, turn, req)
 }
 
-// Regenerate answers the chat's last user message again (/retry): the old
-// answer with its tool calls and results is removed first. req.UpdateID is
-// the command's update, and req.Text is not used. It returns
+// Regenerate answers the chat's last user message again (/retry), once
+// memory's Rollback has removed the old answer. req.UpdateID is the
+// command's update, and req.Text is not used. It returns
 // memory.ErrNoUserMessage when the conversation has no user message.
 func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
-	turn, err := a.store.StartRetry(ctx, memory.RetryStart{ChatID: req.ChatID, UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit})
+	turn, err := a.store.StartRetry(ctx, memory.RetryStart{ChatID: req.ChatID, UserID: req.User.TelegramUserID,
+		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars})
 	if err != nil {
 		return nil, err
 	}
@@ -150,81 +168,114 @@ func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 // stores every step. A turn whose answer is already stored is not run again.
 func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Reply, error) {
 	if turn.Answer != nil {
-		return &Reply{Text: turn.Answer.Content, MessageID: turn.Answer.ID, Resumed: true,
-			AlreadyDelivered: turn.Answer.TelegramMessageID != 0, TelegramMessageID: turn.Answer.TelegramMessageID}, nil
+		return resumedReply(turn.Answer), nil
 	}
+	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
+		// An earlier attempt paused this turn for approval and was cut short,
+		// perhaps before the buttons were sent.
+		return &Reply{Paused: true, Approvals: pending(asked), Resumed: true}, nil
+	}
+	t := &turnState{
+		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
+			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
+		system: a.systemPrompt(turn.Mode, turn.Facts, pending(turn.Approvals)),
+		sink:   req.Sink,
+	}
+	return a.loop(ctx, t, toChatMessages(validWindow(turn.History)), nil)
+}
 
-	system := a.cfg.Modes.SystemPrompt(turn.Mode)
-	history := toChatMessages(validWindow(turn.History))
-	var used []string
+// turnState is what the steps of one turn share.
+type turnState struct {
+	info   TurnInfo
+	system string // the system prompt: the mode's, with facts
+	sink   Sink   // nil: not streamed
+}
+
+// loop calls the model, runs the tools it asks for and calls it again until
+// it answers, or until a tool call must wait for approval.
+func (a *Agent) loop(ctx context.Context, t *turnState, history []openai.ChatCompletionMessage, used []string) (*Reply, error) {
 	for call := 1; ; call++ {
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
-		resp, llmCall, err := a.complete(ctx, req, system, history, offerTools)
+		resp, llmCall, err := a.complete(ctx, t, history, offerTools)
 		if err != nil {
-			a.recordFailure(ctx, turn.ConversationID, req, llmCall)
+			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 || !offerTools {
-			return a.finish(ctx, turn.ConversationID, req.UpdateID, msg.Content, llmCall, used)
+			return a.finish(ctx, &t.info, msg.Content, llmCall, used)
 		}
-		if req.Sink != nil {
-			req.Sink.Discard() // whatever it said before calling tools is not the answer
+		if t.sink != nil {
+			t.sink.Discard() // whatever it said before calling tools is not the answer
 		}
-		rows := a.runTools(ctx, msg, req.UpdateID, callMeta(llmCall))
-		step := memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{llmCall}, Events: toolEvents(req, rows[1:])}
-		if _, err := a.store.SaveStep(ctx, turn.ConversationID, step); err != nil {
-			return nil, err
-		}
-		history = append(history, toChatMessages(rows)...)
+		rows, requests := a.runTools(ctx, &t.info, msg, callMeta(llmCall))
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)
 		}
+		step := memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{llmCall}, Events: toolEvents(&t.info, rows[1:])}
+		if len(requests) > 0 {
+			approvals, err := a.store.PauseForApproval(ctx, t.info.ConversationID, step, requests)
+			if err != nil {
+				return nil, err
+			}
+			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
+		}
+		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
+			return nil, err
+		}
+		history = append(history, toChatMessages(rows)...)
 	}
 }
 
 // finish stores the final answer, the call that produced it and, when
 // tools were used, the system row that names them.
-func (a *Agent) finish(ctx context.Context, conversationID string, updateID int64, text string, call memory.LLMCall, used []string) (*Reply, error) {
-	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: updateID, Metadata: callMeta(call)}}
+func (a *Agent) finish(ctx context.Context, info *TurnInfo, text string, call memory.LLMCall, used []string) (*Reply, error) {
+	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: info.UpdateID, Metadata: callMeta(call)}}
 	if len(used) > 0 {
-		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: updateID})
+		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: info.UpdateID})
 	}
-	ids, err := a.store.SaveStep(ctx, conversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}})
+	ids, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}})
 	if err != nil {
 		return nil, err
 	}
 	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used}, nil
 }
 
+// resumedReply is the answer an earlier, interrupted attempt already stored.
+func resumedReply(answer *memory.Message) *Reply {
+	return &Reply{Text: answer.Content, MessageID: answer.ID, Resumed: true,
+		AlreadyDelivered: answer.TelegramMessageID != 0, TelegramMessageID: answer.TelegramMessageID}
+}
+
 // complete makes one model call with the system prompt, history and,
-// when offered, the tools; with a sink in r, the answer is streamed to it.
-// It returns what the call cost, failed or not.
-func (a *Agent) complete(ctx context.Context, r Request, system string, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, memory.LLMCall, error) {
+// when offered, the tools; with the turn's sink, the answer is streamed to
+// it. It returns what the call cost, failed or not.
+func (a *Agent) complete(ctx context.Context, t *turnState, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, memory.LLMCall, error) {
+	info, sink := &t.info, t.sink
 	req := openai.ChatCompletionRequest{
 		Model:    a.cfg.Model,
-		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}, history...),
+		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: t.system}}, history...),
 	}
 	if offerTools {
 		req.Tools = a.tools.Definitions()
 	}
-	call := memory.LLMCall{UserID: r.User.TelegramUserID, ChatID: r.ChatID, UpdateID: r.UpdateID, Model: a.cfg.Model, Status: "ok"}
+	call := memory.LLMCall{UserID: info.UserID, ChatID: info.ChatID, UpdateID: info.UpdateID, Model: a.cfg.Model, Status: "ok"}
 	start := time.Now()
 	var resp openai.ChatCompletionResponse
 	attempts := 0
 	err := a.withRetry(ctx, req.Model, func(ctx context.Context, timeout time.Duration) (err error) {
 		attempts++
-		if r.Sink == nil {
+		if sink == nil {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			resp, err = a.llm.CreateChatCompletion(ctx, req)
 			return err
 		}
 		if attempts > 1 {
-			r.Sink.Discard() // the failed attempt's text is shown no longer
+			sink.Discard() // the failed attempt's text is shown no longer
 		}
-		resp, err = a.stream(ctx, req, r.Sink, timeout)
+		resp, err = a.stream(ctx, req, sink, timeout)
 		return err
 	})
 	call.Latency = time.Since(start)
@@ -254,14 +305,14 @@ func callMeta(c memory.LLMCall) map[string]any {
 
 // recordFailure stores a model call that failed for good, with its
 // llm_error event. The turn fails anyway, so a storage error is only logged.
-func (a *Agent) recordFailure(ctx context.Context, conversationID string, req Request, call memory.LLMCall) {
+func (a *Agent) recordFailure(ctx context.Context, info *TurnInfo, call memory.LLMCall) {
 	if ctx.Err() != nil {
 		return // shutting down: the turn is taken up again, nothing failed for good
 	}
-	ev := memory.Event{Type: memory.EventLLMError, UserID: req.User.TelegramUserID, ChatID: req.ChatID, UpdateID: req.UpdateID,
+	ev := memory.Event{Type: memory.EventLLMError, UserID: info.UserID, ChatID: info.ChatID, UpdateID: info.UpdateID,
 		Payload: map[string]any{"model": call.Model, "status": call.Status, "error": call.Error, "latency_ms": call.Latency.Milliseconds()}}
-	if _, err := a.store.SaveStep(ctx, conversationID, memory.Step{LLMCalls: []memory.LLMCall{call}, Events: []memory.Event{ev}}); err != nil {
-		a.log.Warn("recording a failed model call failed", "update_id", req.UpdateID, "err", err)
+	if _, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{LLMCalls: []memory.LLMCall{call}, Events: []memory.Event{ev}}); err != nil {
+		a.log.Warn("recording a failed model call failed", "update_id", info.UpdateID, "err", err)
 	}
 }
 

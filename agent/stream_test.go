@@ -149,6 +149,9 @@ func TestRegenerateAnswersTheLastUserMessageAgain(t *testing.T) {
 	if _, err := a.Reply(ctx, agent.Request{User: bob, ChatID: 77, UpdateID: 6, Text: "question"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := store.Rollback(ctx, memory.RollbackStart{ChatID: 77, UpdateID: 7, Command: memory.RollbackRetry}); err != nil {
+		t.Fatal(err)
+	}
 	r, err := a.Regenerate(ctx, agent.Request{User: bob, ChatID: 77, UpdateID: 7})
 	if err != nil || r.Text != "second try" {
 		t.Fatalf("regenerated = %+v, %v", r, err)

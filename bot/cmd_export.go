@@ -28,9 +28,9 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 	if err != nil {
 		return err
 	}
-	name := "membot-conversation-" + t.Conversation.CreatedAt.In(h.location()).Format("2006-01-02-1504")
+	name := "membot-conversation-" + t.Conversation.CreatedAt.In(h.Access.zone()).Format("2006-01-02-1504")
 	caption := fmt.Sprintf(T(in.lang(), txtExportCaption), len(t.Messages))
-	if _, err := h.Client.SendDocument(ctx, in.msg.Chat.ID, name+".md", exportMarkdown(t, in.lang(), h.location()), caption); err != nil {
+	if _, err := h.Client.SendDocument(ctx, in.msg.Chat.ID, name+".md", exportMarkdown(t, in.lang(), h.Access.zone()), caption); err != nil {
 		return sendError(err)
 	}
 	_, err = h.Client.SendDocument(ctx, in.msg.Chat.ID, name+".json", data, "")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/membot/membot/agent"
@@ -36,7 +35,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 	if len(msgs) == 0 {
 		return h.reply(ctx, in, T(in.lang(), txtHistoryEmpty))
 	}
-	loc := h.location()
+	loc := h.Access.zone()
 	lines := []string{fmt.Sprintf(T(in.lang(), txtHistoryHeader), len(msgs), loc.String()), ""}
 	for _, m := range msgs {
 		lines = append(lines, m.CreatedAt.In(loc).Format("02.01 15:04")+" "+speaker(in.lang(), m)+": "+preview(agent.Unstamp(m.Content), 200))
@@ -59,11 +58,4 @@ func preview(text string, n int) string {
 		return text
 	}
 	return string([]rune(text)[:n-1]) + "…"
-}
-
-func (h *Handler) location() *time.Location {
-	if h.Location == nil {
-		return time.UTC
-	}
-	return h.Location
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
-
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/memory"
 )
@@ -45,45 +43,42 @@ func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 }
 
 // pressMode switches to the mode of the pressed button and marks it in the list.
-func pressMode(ctx context.Context, h *Handler, q *tgbotapi.CallbackQuery, name string) error {
-	lang := q.From.LanguageCode
-	if _, ok := h.modes().Lookup(name); !ok || q.Message == nil {
-		return sendError(h.Client.AnswerCallback(ctx, q.ID, fmt.Sprintf(T(lang, txtModeUnknown), name)))
+func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*memory.Delivery, error) {
+	lang := in.lang()
+	if _, ok := h.modes().Lookup(name); !ok {
+		h.notify(ctx, in, fmt.Sprintf(T(lang, txtModeUnknown), name))
+		return nil, nil
 	}
-	chatID := q.Message.Chat.ID
-	if _, err := h.Memory.SwitchMode(ctx, chatID, q.From.ID, name, memory.SwitchByButton); err != nil {
-		return storageError(err)
+	chatID := in.msg.Chat.ID
+	if _, err := h.Memory.SwitchMode(ctx, chatID, in.user.TelegramUserID, name, memory.SwitchByButton); err != nil {
+		return nil, storageError(err)
 	}
 	text, buttons := h.modeList(lang, name)
-	if err := h.Client.EditText(ctx, chatID, int64(q.Message.MessageID), text, SendOptions{Buttons: buttons}); err != nil {
+	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, SendOptions{Buttons: buttons}); err != nil {
 		h.Log.Debug("updating the list of modes failed", "chat_id", chatID, "err", err)
 	}
-	return sendError(h.Client.AnswerCallback(ctx, q.ID, fmt.Sprintf(T(lang, txtModeSwitchedShort), name)))
+	h.notify(ctx, in, fmt.Sprintf(T(lang, txtModeSwitchedShort), name))
+	return nil, nil
 }
 
 // modeList is the list of modes with the current one marked, and a button
 // for each.
-func (h *Handler) modeList(lang, current string) (string, *tgbotapi.InlineKeyboardMarkup) {
+func (h *Handler) modeList(lang, current string) (string, [][]Button) {
 	lines := []string{T(lang, txtModeList), ""}
-	var rows [][]tgbotapi.InlineKeyboardButton
+	var rows [][]Button
 	for _, m := range h.modes().List() {
-		mark := "•"
+		mark, label := "•", m.Name
 		if m.Name == current {
-			mark = "✓"
+			mark, label = "✓", "✓ "+m.Name
 		}
 		line := mark + " " + m.Name
 		if d := describe(lang, m); d != "" {
 			line += " — " + d
 		}
 		lines = append(lines, line)
-		label := m.Name
-		if m.Name == current {
-			label = "✓ " + label
-		}
-		rows = append(rows, tgbotapi.NewInlineKeyboardRow(tgbotapi.NewInlineKeyboardButtonData(label, "mode:"+m.Name)))
+		rows = append(rows, []Button{{Text: label, Data: "mode:" + m.Name}})
 	}
-	buttons := tgbotapi.NewInlineKeyboardMarkup(rows...)
-	return strings.Join(lines, "\n"), &buttons
+	return strings.Join(lines, "\n"), rows
 }
 
 // describe is a mode's one-line description: the modes file's, else the

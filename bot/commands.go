@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/membot/membot/memory"
 )
@@ -45,10 +47,37 @@ func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
 	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtStart), name))
 }
 
-// cmdNew deletes the chat's conversation and opens a fresh one.
+// cmdNew deletes the chat's conversation and opens a fresh one, in the
+// default mode. Tool calls waiting for approval are cancelled first (their
+// rows stay, for the record). Long-term facts and reminders are kept.
 func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
+	cancelled, err := h.cancelApprovals(ctx, in.msg.Chat.ID)
+	if err != nil {
+		return err
+	}
 	if _, err := h.Memory.Reset(ctx, in.msg.Chat.ID, in.user.TelegramUserID); err != nil {
 		return storageError(err)
 	}
-	return h.reply(ctx, in, T(in.lang(), txtNew))
+	text := T(in.lang(), txtNew)
+	if cancelled > 0 {
+		text += "\n" + fmt.Sprintf(T(in.lang(), txtApprovalsCanceled), cancelled)
+	}
+	return h.reply(ctx, in, text)
+}
+
+// numberArgs reads a command's arguments as list numbers ("2", "1 3",
+// "#2, 4") or as "all" (also in Russian); ok is false for anything else.
+func numberArgs(in *incoming) (numbers []int, all, ok bool) {
+	args := strings.Fields(strings.ToLower(strings.ReplaceAll(in.msg.CommandArguments(), ",", " ")))
+	if len(args) == 1 && (args[0] == "all" || args[0] == "все" || args[0] == "всё") {
+		return nil, true, true
+	}
+	for _, a := range args {
+		n, err := strconv.Atoi(strings.TrimPrefix(a, "#"))
+		if err != nil || n < 1 {
+			return nil, false, false
+		}
+		numbers = append(numbers, n)
+	}
+	return numbers, false, len(numbers) > 0
 }

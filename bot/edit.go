@@ -16,7 +16,10 @@ func (c *Client) EditText(ctx context.Context, chatID, messageID int64, text str
 	o := sendOptions(opts)
 	edit := tgbotapi.NewEditMessageText(chatID, int(messageID), text)
 	edit.DisableWebPagePreview = true
-	edit.ReplyMarkup = o.Buttons
+	if o.Buttons != nil {
+		kb := inlineKeyboard(o.Buttons)
+		edit.ReplyMarkup = &kb
+	}
 	_, err := c.sendFormatted(ctx, &edit, &edit.Text, &edit.ParseMode, o.Markdown)
 	if apiErr, ok := APIError(err); ok && apiErr.Code == http.StatusBadRequest && strings.Contains(apiErr.Message, "message is not modified") {
 		return nil

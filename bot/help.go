@@ -11,7 +11,8 @@ import (
 
 // commandOrder is the order /help and the command menu list commands in;
 // commands it does not name follow, alphabetically.
-var commandOrder = []string{"start", "help", "new", "retry", "undo", "history", "mode", "export", "usage"}
+var commandOrder = []string{"start", "help", "new", "retry", "undo", "history", "mode", "export",
+	"memory", "forget", "reminders", "cancel_reminder", "approvals", "usage"}
 
 // helpKey is the text key of a command's one-line description.
 func helpKey(command string) string { return "help_" + command }

@@ -20,8 +20,8 @@ type SendOptions struct {
 	// A part whose entities Telegram still cannot parse goes out as the plain
 	// text it was written as: a formatting error never loses a reply.
 	Markdown bool
-	// Buttons is an inline keyboard under the (last) message.
-	Buttons *tgbotapi.InlineKeyboardMarkup
+	// Buttons are rows of inline buttons under the (last) message.
+	Buttons [][]Button
 }
 
 func sendOptions(opts []SendOptions) SendOptions {
@@ -42,14 +42,14 @@ func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text s
 	}
 	var ids []int64
 	for i, part := range parts {
-		one := SendOptions{Markdown: o.Markdown}
-		if i == len(parts)-1 {
-			one.Buttons = o.Buttons
-		}
 		if i > 0 {
 			replyTo = 0
 		}
-		id, err := c.sendMessage(ctx, chatID, replyTo, part, one)
+		msg := newMessage(chatID, replyTo, part)
+		if i == len(parts)-1 && o.Buttons != nil {
+			msg.ReplyMarkup = inlineKeyboard(o.Buttons)
+		}
+		id, err := c.sendMessage(ctx, msg, o.Markdown)
 		if err != nil {
 			return ids, err
 		}
@@ -58,18 +58,22 @@ func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text s
 	return ids, nil
 }
 
-// sendMessage sends text, which must fit one message, and returns its id.
-func (c *Client) sendMessage(ctx context.Context, chatID int64, replyTo int, text string, o SendOptions) (int64, error) {
+// newMessage is a text message without link previews, replying to replyTo
+// when not 0 (and sent anyway should that message be gone).
+func newMessage(chatID int64, replyTo int, text string) tgbotapi.MessageConfig {
 	msg := tgbotapi.NewMessage(chatID, text)
 	msg.DisableWebPagePreview = true
 	if replyTo != 0 {
 		msg.ReplyToMessageID = replyTo
 		msg.AllowSendingWithoutReply = true
 	}
-	if o.Buttons != nil {
-		msg.ReplyMarkup = o.Buttons
-	}
-	raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, o.Markdown)
+	return msg
+}
+
+// sendMessage sends one message, its text the model's Markdown when
+// markdown, and returns its id.
+func (c *Client) sendMessage(ctx context.Context, msg tgbotapi.MessageConfig, markdown bool) (int64, error) {
+	raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, markdown)
 	return sentMessageID("sendMessage", raw, err)
 }
 

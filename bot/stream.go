@@ -170,7 +170,7 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 		if i == 0 {
 			to = s.replyTo
 		}
-		id, err := s.client.sendMessage(ctx, s.chatID, to, part, SendOptions{Markdown: true})
+		id, err := s.client.sendMessage(ctx, newMessage(s.chatID, to, part), true)
 		s.last = time.Now()
 		if err != nil {
 			return err

@@ -26,7 +26,7 @@ func exchange(t *testing.T, store *memory.Store, conv, text string, withTool boo
 	}
 }
 
-func contents(t *testing.T, store *memory.Store, conv string) []string {
+func rowsOf(t *testing.T, store *memory.Store, conv string) []string {
 	t.Helper()
 	rows, err := store.LastMessages(context.Background(), conv, 100)
 	if err != nil {
@@ -39,6 +39,10 @@ func contents(t *testing.T, store *memory.Store, conv string) []string {
 	return out
 }
 
+func undo(updateID int64) memory.RollbackStart {
+	return memory.RollbackStart{ChatID: 7, UpdateID: updateID, Command: memory.RollbackUndo}
+}
+
 func TestUndoTakesBackOneExchangeAtATimeAndOnlyOncePerUpdate(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
@@ -46,7 +50,7 @@ func TestUndoTakesBackOneExchangeAtATimeAndOnlyOncePerUpdate(t *testing.T) {
 	exchange(t, store, conv, "first", false)
 	exchange(t, store, conv, "second", true)
 
-	r, err := store.Undo(ctx, 7, 900)
+	r, err := store.Rollback(ctx, undo(900))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,23 +58,23 @@ func TestUndoTakesBackOneExchangeAtATimeAndOnlyOncePerUpdate(t *testing.T) {
 		r.ByRole[memory.RoleAssistant] != 2 || r.ByRole[memory.RoleTool] != 1 || r.ByRole[memory.RoleSystem] != 1 {
 		t.Fatalf("undo = %+v", r)
 	}
-	if got := contents(t, store, conv); len(got) != 2 || got[0] != "user:first" || got[1] != "assistant:answer to first" {
+	if got := rowsOf(t, store, conv); len(got) != 2 || got[0] != "user:first" || got[1] != "assistant:answer to first" {
 		t.Fatalf("after undo: %q", got)
 	}
 	// The same update handled again (a crash before it was marked done)
 	// removes nothing more.
-	again, err := store.Undo(ctx, 7, 900)
+	again, err := store.Rollback(ctx, undo(900))
 	if err != nil || !again.Repeated || again.Removed != 5 {
 		t.Fatalf("repeated undo = %+v, %v", again, err)
 	}
-	if got := contents(t, store, conv); len(got) != 2 {
+	if got := rowsOf(t, store, conv); len(got) != 2 {
 		t.Fatalf("a repeated update removed more: %q", got)
 	}
 	// A new /undo goes further back, then there is nothing left.
-	if r, err := store.Undo(ctx, 7, 901); err != nil || r.UserMessage.Content != "first" || r.Removed != 2 {
+	if r, err := store.Rollback(ctx, undo(901)); err != nil || r.UserMessage.Content != "first" || r.Removed != 2 {
 		t.Fatalf("second undo = %+v, %v", r, err)
 	}
-	if _, err := store.Undo(ctx, 7, 902); !errors.Is(err, memory.ErrNoUserMessage) {
+	if _, err := store.Rollback(ctx, undo(902)); !errors.Is(err, memory.ErrNoUserMessage) {
 		t.Fatalf("undo of an empty conversation: %v", err)
 	}
 	var logged int
@@ -80,7 +84,7 @@ func TestUndoTakesBackOneExchangeAtATimeAndOnlyOncePerUpdate(t *testing.T) {
 	}
 }
 
-func TestStartRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
+func TestRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 8, 8)
@@ -90,7 +94,16 @@ func TestStartRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	turn, err := store.StartRetry(ctx, memory.RetryStart{ChatID: 8, UpdateID: 950, HistoryLimit: 30})
+	retry := memory.RollbackStart{ChatID: 8, UpdateID: 950, Command: memory.RollbackRetry}
+	r, err := store.Rollback(ctx, retry)
+	if err != nil || r.Removed != 4 || r.UserMessage.Content != "question" {
+		t.Fatalf("retry rollback = %+v, %v", r, err)
+	}
+	if got := rowsOf(t, store, conv); len(got) != 3 || got[2] != "user:question" {
+		t.Fatalf("after the rollback: %q", got)
+	}
+	start := memory.RetryStart{ChatID: 8, UserID: 8, UpdateID: 950, HistoryLimit: 30}
+	turn, err := store.StartRetry(ctx, start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,22 +113,47 @@ func TestStartRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
 	if n := len(turn.History); n != 3 || turn.History[2].Content != "question" || turn.History[2].ID != turn.UserMessageID {
 		t.Fatalf("history = %+v", turn.History)
 	}
-	if got := contents(t, store, conv); len(got) != 3 || got[2] != "user:question" {
-		t.Fatalf("after retry start: %q", got)
-	}
 
 	// The new answer is stored under the /retry update; a second attempt at
-	// that update finds it instead of removing it.
+	// that update removes nothing and finds it.
 	ids, _ := store.AppendMessages(ctx, conv, memory.Message{Role: memory.RoleAssistant, Content: "better answer", UpdateID: 950})
-	again, err := store.StartRetry(ctx, memory.RetryStart{ChatID: 8, UpdateID: 950, HistoryLimit: 30})
+	if again, err := store.Rollback(ctx, retry); err != nil || !again.Repeated {
+		t.Fatalf("repeated rollback = %+v, %v", again, err)
+	}
+	again, err := store.StartRetry(ctx, start)
 	if err != nil || again.Answer == nil || again.Answer.ID != ids[0] {
 		t.Fatalf("resumed retry = %+v, %v", again, err)
 	}
-	if got := contents(t, store, conv); len(got) != 4 {
+	if got := rowsOf(t, store, conv); len(got) != 4 {
 		t.Fatalf("a resumed retry removed rows: %q", got)
 	}
 	if _, err := store.StartRetry(ctx, memory.RetryStart{ChatID: 99, UpdateID: 951, HistoryLimit: 30}); !errors.Is(err, memory.ErrNoUserMessage) {
 		t.Fatalf("retry in a chat without messages: %v", err)
+	}
+	if _, err := store.Rollback(ctx, memory.RollbackStart{ChatID: 99, UpdateID: 952, Command: memory.RollbackRetry}); !errors.Is(err, memory.ErrNoUserMessage) {
+		t.Fatalf("rollback in a chat without messages: %v", err)
+	}
+}
+
+func TestUndoCancelsTheApprovalsOfTheCallsItRemoves(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 7, 7)
+	exchange(t, store, conv, "older", false)
+	store.AppendMessages(ctx, conv, memory.Message{Role: memory.RoleUser, Content: "fetch it", UpdateID: 60})
+	asking := memory.Message{Role: memory.RoleAssistant, UpdateID: 60,
+		ToolCalls: []memory.ToolCall{{ID: "call_f", Name: "fetch_url", Arguments: `{"url": "https://example.org"}`}}}
+	waiting, err := store.PauseForApproval(ctx, conv, memory.Step{Messages: []memory.Message{asking}},
+		[]memory.Approval{{RequestID: "call_f", Subject: "fetch_url", Details: `{"url": "https://example.org"}`, UserID: 7, ChatID: 7, UpdateID: 60}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := store.Rollback(ctx, undo(61))
+	if err != nil || r.Removed != 2 || len(r.Cancelled) != 1 || r.Cancelled[0].ID != waiting[0].ID {
+		t.Fatalf("undo = %+v, %v", r, err)
+	}
+	if a, _ := store.Approval(ctx, waiting[0].ID); a.Status != memory.ApprovalCancelled || a.DecisionReason != "cancelled by /undo" {
+		t.Fatalf("approval after undo = %+v", a)
 	}
 }
 

@@ -101,6 +101,17 @@ type Step struct {
 // Calls and events without a conversation get conversationID.
 func (s *Store) SaveStep(ctx context.Context, conversationID string, st Step) ([]int64, error) {
 	batch := &pgx.Batch{}
+	ids := queueStep(batch, conversationID, st)
+	// A batch runs as one implicit transaction: all rows or none.
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, fmt.Errorf("save step: %w", translate(err))
+	}
+	return ids, nil
+}
+
+// queueStep adds a step's inserts to batch; the returned slice gets the
+// messages' ids when the batch has run.
+func queueStep(batch *pgx.Batch, conversationID string, st Step) []int64 {
 	ids := make([]int64, len(st.Messages))
 	for i, m := range st.Messages {
 		batch.Queue(insertMessageSQL, insertMessageArgs(conversationID, m)...).QueryRow(func(row pgx.Row) error {
@@ -119,9 +130,5 @@ func (s *Store) SaveStep(ctx context.Context, conversationID string, st Step) ([
 		}
 		queueEvent(batch, e)
 	}
-	// A batch runs as one implicit transaction: all rows or none.
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return nil, fmt.Errorf("save step: %w", translate(err))
-	}
-	return ids, nil
+	return ids
 }

@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // DefaultMode is the mode a conversation starts in (the column's default).
@@ -26,6 +28,13 @@ func (s *Store) ConversationMode(ctx context.Context, chatID, userID int64) (str
 		return "", fmt.Errorf("conversation mode: %w", translate(err))
 	}
 	return mode, nil
+}
+
+// queueMode adds to batch the query of the mode of conversation id,
+// scanned into *dst.
+func queueMode(batch *pgx.Batch, conversationID string, dst *string) {
+	batch.Queue(`SELECT mode FROM conversations WHERE id = $1`, conversationID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(dst) })
 }
 
 // switchModeSQL changes the mode of conversation $1 (of chat $4) to $2 and

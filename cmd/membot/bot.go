@@ -94,12 +94,22 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 		defer srv.stop()
 	}
 
+	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
+	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
+		ReminderAdded: reminders.Wake, FetchAllowPrivate: cfg.FetchAllowPrivate})...)
+	needsApproval := map[string]bool{}
+	for _, name := range cfg.ApprovalRequiredTools {
+		needsApproval[name] = true
+	}
+	if cfg.FetchAllowPrivate {
+		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
+	}
 	llmCfg := openai.DefaultConfig(cfg.OpenAIKey)
 	llmCfg.BaseURL = cfg.OpenAIBaseURL
-	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location})...)
 	turns := agent.New(store, openai.NewClientWithConfig(llmCfg), tools, agent.Config{
 		Model: cfg.OpenAIModel, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
 		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, Metrics: met,
+		NeedsApproval: needsApproval,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
@@ -107,7 +117,7 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	dispatcher := &bot.Dispatcher{
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
-			Modes: cfg.Modes, Location: cfg.Location, Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery},
+			Modes: cfg.Modes, Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery},
 		Owner:   owner.ID,
 		Workers: cfg.Workers,
 		Sweep:   5 * time.Second,
@@ -128,8 +138,9 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); poller.Run(ctx) }()
 	}
-	wg.Add(1)
+	wg.Add(2)
 	go func() { defer wg.Done(); dispatcher.Run(ctx, work) }()
+	go func() { defer wg.Done(); reminders.Run(ctx, work) }()
 	log.Info("membot is running")
 
 	<-ctx.Done()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,11 @@ type config struct {
 	DailyTokenLimit int64
 	RatePerMinute   int
 
+	// Tools: the ones whose calls wait for a person's approval (checked
+	// against the built-in tools), and whether fetch_url may reach private
+	// addresses (tests only).
+	ApprovalRequiredTools []string
+	FetchAllowPrivate     bool
 	// Answers: streamed or not; the assistant's modes.
 	Streaming   bool
 	StreamEvery time.Duration
@@ -62,7 +68,10 @@ type config struct {
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
 Each user message starts with the current time in brackets, added by the system: use it when time matters, never repeat it.
 Answer in the language the user writes in. Be concise and concrete; Telegram is a chat, not a document.
-Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.`
+Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.
+You have a long-term memory of the user: save lasting facts about them (name, preferences, plans) with remember, correct or delete them with remember and forget; they are shown to you on every turn.
+When the user refers to something said long ago, look it up with search_history. Set reminders with set_reminder.
+fetch_url reads web pages. Some tools need the user's approval: such a call waits until they press Approve or Reject.`
 
 // configError is a missing or malformed setting; main exits with code 2.
 type configError struct{ msg string }
@@ -148,20 +157,6 @@ func (e *env) duration(key string, def time.Duration) time.Duration {
 	return d
 }
 
-func (e *env) bool(key string, def bool) bool {
-	switch s := strings.ToLower(e.str(key, "")); s {
-	case "":
-		return def
-	case "true", "1", "yes", "on":
-		return true
-	case "false", "0", "no", "off":
-		return false
-	default:
-		e.fail(key, "must be true or false, got %q", s)
-		return def
-	}
-}
-
 // int64 reads a whole number of at least lo; 0 conventionally means "off".
 func (e *env) int64(key string, lo int64) int64 {
 	s := e.str(key, "")
@@ -174,6 +169,36 @@ func (e *env) int64(key string, lo int64) int64 {
 		return 0
 	}
 	return n
+}
+
+func (e *env) bool(key string, def bool) bool {
+	s := strings.ToLower(e.str(key, ""))
+	switch s {
+	case "":
+		return def
+	case "true", "1", "yes", "on":
+		return true
+	case "false", "0", "no", "off":
+		return false
+	}
+	e.fail(key, "must be true or false, got %q", s)
+	return def
+}
+
+// list reads a comma-separated list; "none" stands for the empty list, so
+// that a default can be switched off.
+func (e *env) list(key, def string) []string {
+	s := e.str(key, def)
+	if strings.EqualFold(s, "none") {
+		return nil
+	}
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // ids reads a list of Telegram ids separated by commas or spaces.
@@ -263,9 +288,12 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		AdminUserIDs:    e.ids("ADMIN_USER_IDS"),
 		DailyTokenLimit: e.int64("DAILY_TOKEN_LIMIT", 0),
 		RatePerMinute:   e.int("RATE_LIMIT_PER_MINUTE", 0, 0, 100000),
-		Streaming:       e.bool("STREAMING", true),
-		StreamEvery:     e.duration("STREAM_EDIT_INTERVAL", time.Second),
-		ModesFile:       e.str("MODES_FILE", ""),
+
+		ApprovalRequiredTools: e.list("APPROVAL_REQUIRED_TOOLS", "fetch_url"),
+		FetchAllowPrivate:     e.bool("FETCH_ALLOW_PRIVATE", false),
+		Streaming:             e.bool("STREAMING", true),
+		StreamEvery:           e.duration("STREAM_EDIT_INTERVAL", time.Second),
+		ModesFile:             e.str("MODES_FILE", ""),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
@@ -278,6 +306,11 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		e.fail("LOG_FORMAT", "must be text or json, got %q", c.LogFormat)
 	}
 	c.checkWebhook(e)
+	for _, name := range c.ApprovalRequiredTools {
+		if !slices.Contains(agent.BuiltinNames(), name) {
+			e.fail("APPROVAL_REQUIRED_TOOLS", "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
+		}
+	}
 	c.Modes = loadModes(e, c)
 	if e.err != nil {
 		return nil, e.err

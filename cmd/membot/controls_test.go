@@ -168,7 +168,8 @@ func TestModesSwitchTheSystemPromptAndEverySwitchIsRecorded(t *testing.T) {
 		!strings.Contains(list.ReplyMarkup, `"callback_data":"mode:concise"`) {
 		t.Fatalf("/mode shows %q with buttons %s", list.Text, list.ReplyMarkup)
 	}
-	h.WaitDone(h.TG.PressButton(jane, jane.ID, list.ID, "mode:concise"))
+	h.TG.Press(jane, list, "mode:concise")
+	h.WaitIdle()
 	if answers := h.TG.Calls("answerCallbackQuery"); len(answers) != 1 || answers[0].Params["text"] != "Mode: concise" {
 		t.Fatalf("the button press was answered with %+v", answers)
 	}
@@ -232,7 +233,8 @@ func TestHelpListsEveryCommandAndTheMenuIsRegistered(t *testing.T) {
 	h := newHarness(t)
 	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(jane.ID)
 	h.Start()
-	commands := []string{"start", "help", "new", "retry", "undo", "history", "mode", "export", "usage"}
+	commands := []string{"start", "help", "new", "retry", "undo", "history", "mode", "export",
+		"memory", "forget", "reminders", "cancel_reminder", "approvals", "usage"}
 	admin := h.Say(jane, "/help")
 	for _, name := range []string{"stats", "user"} {
 		if !strings.Contains(admin, "/"+name+" — ") {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"maps"
 	"regexp"
 	"strings"
@@ -188,16 +189,69 @@ func (h *harness) lastMessageID(chatID int64) int64 {
 	return msgs[len(msgs)-1].ID
 }
 
+// Press presses the button with data under msg as user from, waits for the
+// bot to answer the press, and returns the notice it showed.
+func (h *harness) Press(from telegramfake.User, msg telegramfake.Message, data string) string {
+	h.t.Helper()
+	id := h.TG.Press(from, msg, data)
+	c, ok := h.TG.WaitCall("answerCallbackQuery", 15*time.Second, func(c telegramfake.Call) bool {
+		return c.Params["callback_query_id"] == id
+	})
+	if !ok {
+		h.t.Fatalf("the press of %q was not answered within 15 s", data)
+	}
+	return c.Params["text"]
+}
+
+// PressForReply presses a button and waits for the next message to the
+// chat of msg, returning it.
+func (h *harness) PressForReply(from telegramfake.User, msg telegramfake.Message, data string) telegramfake.Message {
+	h.t.Helper()
+	before := len(h.TG.Messages(msg.ChatID))
+	h.TG.Press(from, msg, data)
+	return h.nextTo(msg.ChatID, before, "the press of "+data)
+}
+
+// Last returns the last message of the chat.
+func (h *harness) Last(chatID int64) telegramfake.Message {
+	h.t.Helper()
+	return h.nextTo(chatID, max(len(h.TG.Messages(chatID))-1, 0), "anything")
+}
+
+// nextTo waits until the chat has more than before messages and the bot is
+// idle, and returns message number before (counting from 0) as it stands
+// then: a streamed answer is edited until it is complete.
+func (h *harness) nextTo(chatID int64, before int, what string) telegramfake.Message {
+	h.t.Helper()
+	h.waitUntil("no reply to "+what, func() bool { return len(h.TG.Messages(chatID)) > before })
+	h.WaitIdle()
+	return h.TG.Messages(chatID)[before]
+}
+
 // WaitIdle waits until every update queued at Telegram is stored and
 // handled: a reply reaches Telegram a moment before its delivery is recorded.
 func (h *harness) WaitIdle() {
 	h.t.Helper()
+	h.waitUntil("updates still unfinished", func() bool {
+		return h.TG.Pending() == 0 && h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0
+	})
+}
+
+// WaitCount waits until the count(*) query gives want.
+func (h *harness) WaitCount(query string, want int, args ...any) {
+	h.t.Helper()
+	h.waitUntil(fmt.Sprintf("%s is not %d", query, want), func() bool { return h.Count(query, args...) == want })
+}
+
+// waitUntil polls cond until it holds, failing the test after 15 s.
+func (h *harness) waitUntil(what string, cond func() bool) {
+	h.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if h.TG.Pending() == 0 && h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0 {
+		if cond() {
 			return
 		}
 	}
-	h.t.Fatal("updates still unfinished after 15 s")
+	h.t.Fatalf("%s after 15 s", what)
 }
 
 // Count runs a count(*) query.

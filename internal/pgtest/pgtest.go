@@ -114,7 +114,9 @@ func migratedTemplate(ctx context.Context, admin *pgx.Conn) (string, error) {
 	}
 	_, err := admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name)
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // another process finished first
+	// Another process finished first: 42P04, or 23505 when the two renames
+	// raced on pg_database's unique index.
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "23505") {
 		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)")
 		return name, nil
 	}

@@ -73,19 +73,20 @@ type Server struct {
 	Token    string
 	Username string
 
-	mu       sync.Mutex
-	changed  *sync.Cond // signalled on new updates and sends
-	updates  []json.RawMessage
-	ids      []int64
-	nextID   int64
-	confirm  int64 // highest offset the bot has asked for
-	calls    []Call
-	sent     []Sent
-	messages map[int64][]*Message // per chat, in order; deleted ones are removed
-	nextMsg  map[int64]int64
-	faults   []*Fault
-	handlers map[string]func(Call) (any, *Fault)
-	webhook  struct{ url, secret string } // set by setWebhook; getUpdates is refused meanwhile
+	mu        sync.Mutex
+	changed   *sync.Cond // signalled on new updates, calls and sends
+	updates   []json.RawMessage
+	ids       []int64
+	nextID    int64
+	confirm   int64 // highest offset the bot has asked for
+	calls     []Call
+	sent      []Sent
+	messages  map[int64][]*Message // per chat, in order; deleted ones are removed
+	nextMsg   map[int64]int64
+	nextQuery int64
+	faults    []*Fault
+	handlers  map[string]func(Call) (any, *Fault)
+	webhook   struct{ url, secret string } // set by setWebhook; getUpdates is refused meanwhile
 }
 
 // New starts a fake for the bot with this token.
@@ -223,6 +224,78 @@ func PostUpdateWith(client *http.Client, endpoint, secret string, update json.Ra
 	return resp.StatusCode, nil
 }
 
+// Button is an inline keyboard button of a sent message.
+type Button struct {
+	Text string `json:"text"`
+	Data string `json:"callback_data"`
+}
+
+// Buttons returns the inline keyboard buttons the message was sent with,
+// row after row.
+func (m Sent) Buttons() []Button { return buttons(m.Params["reply_markup"]) }
+
+// Buttons returns the message's inline keyboard buttons, row after row.
+func (m Message) Buttons() []Button { return buttons(m.ReplyMarkup) }
+
+func buttons(replyMarkup string) []Button {
+	var markup struct {
+		InlineKeyboard [][]Button `json:"inline_keyboard"`
+	}
+	json.Unmarshal([]byte(replyMarkup), &markup)
+	var out []Button
+	for _, row := range markup.InlineKeyboard {
+		out = append(out, row...)
+	}
+	return out
+}
+
+// Press queues the callback_query of user from pressing the button with
+// callback data on message msg, and returns the callback query's id.
+func (s *Server) Press(from User, msg Message, data string) string {
+	s.mu.Lock()
+	s.nextQuery++
+	id := "cbq-" + strconv.FormatInt(s.nextQuery, 10)
+	s.mu.Unlock()
+	s.AddUpdate("callback_query", map[string]any{
+		"id":            id,
+		"from":          from,
+		"chat_instance": strconv.FormatInt(msg.ChatID, 10),
+		"data":          data,
+		"message": map[string]any{"message_id": msg.ID, "date": time.Now().Unix(), "text": msg.Text,
+			"chat": map[string]any{"id": msg.ChatID, "type": chatType(msg.ChatID)}},
+	})
+	return id
+}
+
+// chatType guesses a chat's type from its id: groups have negative ids.
+func chatType(chatID int64) string {
+	if chatID < 0 {
+		return "group"
+	}
+	return "private"
+}
+
+// WaitCall waits until the bot made a call of method for which cond holds,
+// up to timeout, and returns it.
+func (s *Server) WaitCall(method string, timeout time.Duration, cond func(Call) bool) (Call, bool) {
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
+	defer timer.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		for _, c := range s.calls {
+			if c.Method == method && cond(c) {
+				return c, true
+			}
+		}
+		if time.Now().After(deadline) {
+			return Call{}, false
+		}
+		s.changed.Wait()
+	}
+}
+
 // AddRawUpdate queues an update exactly as given (it must have update_id).
 func (s *Server) AddRawUpdate(raw string) {
 	var head struct {
@@ -273,22 +346,6 @@ func (s *Server) Messages(chatID int64) []Message {
 	return out
 }
 
-// PressButton queues a callback query: from pressed the inline button with
-// callback data under message msgID of chat chatID. It returns the update id.
-func (s *Server) PressButton(from User, chatID, msgID int64, data string) int64 {
-	s.mu.Lock()
-	text := ""
-	if m := s.find(chatID, msgID); m != nil {
-		text = m.Text
-	}
-	s.mu.Unlock()
-	return s.AddUpdate("callback_query", map[string]any{
-		"id": strconv.FormatInt(time.Now().UnixNano(), 10), "from": from, "chat_instance": "1", "data": data,
-		"message": map[string]any{"message_id": msgID, "date": time.Now().Unix(), "text": text,
-			"chat": map[string]any{"id": chatID, "type": "private"}},
-	})
-}
-
 // Calls returns the calls of one method (all when method is "").
 func (s *Server) Calls(method string) []Call {
 	s.mu.Lock()
@@ -334,6 +391,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	call := Call{Method: strings.TrimPrefix(r.URL.Path, prefix), Params: params(r), At: time.Now()}
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
+	s.changed.Broadcast()
 	fault := s.takeFault(call)
 	handler := s.handlers[call.Method]
 	s.mu.Unlock()
