@@ -16,15 +16,28 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// Agent answers a text message.
+// Agent answers a text message, or the last one again, and goes on with a
+// turn that waited for approval once it is decided.
 type Agent interface {
 	Reply(ctx context.Context, req agent.Request) (*agent.Reply, error)
+	Regenerate(ctx context.Context, req agent.Request) (*agent.Reply, error)
+	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
 }
 
-// Memory is what commands change directly.
+// Memory is what the handler, its gate, its commands and its buttons read
+// and change directly.
 type Memory interface {
-	UpsertUser(ctx context.Context, u memory.User) error
+	Arrived(ctx context.Context, u memory.User, e memory.Event) error
 	Reset(ctx context.Context, chatID, userID int64) (string, error)
+	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
+	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
+	AddEvents(ctx context.Context, events ...memory.Event) error
+	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
+	ControlStore
+	FactStore
+	ReminderStore
+	ApprovalStore
 }
 
 // Handler turns one Telegram update into the bot's answer.
@@ -33,15 +46,29 @@ type Handler struct {
 	Agent  Agent
 	Memory Memory
 	Log    *slog.Logger
+	// Access is who may use the bot and how much (the zero value: anyone).
+	// Its admins may also decide any chat's approvals, and its Location is
+	// the zone times are shown in.
+	Access  Access
+	Metrics Metrics
+	Modes   *agent.Modes // the built-in modes when nil
+	// Streaming shows answers while the model writes them, editing the
+	// message at most once per EditEvery (1 s when zero).
+	Streaming bool
+	EditEvery time.Duration
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 }
 
-// incoming is a message being handled.
+// incoming is a message, or a press of one of the bot's buttons, being handled.
 type incoming struct {
 	update *memory.InboxUpdate
-	msg    *tgbotapi.Message
-	user   memory.User
+	msg    *tgbotapi.Message // for a button press, the message that has the button
+	user   memory.User       // who wrote, or pressed
+	query  *tgbotapi.CallbackQuery
+	// delivery is set by a command that answers with a stored assistant row
+	// (/retry), so that where it was delivered is recorded.
+	delivery *memory.Delivery
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
@@ -52,14 +79,18 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 	if err := json.Unmarshal(u.Payload, &upd); err != nil {
 		return nil, fmt.Errorf("decode update: %w", err)
 	}
-	if upd.CallbackQuery != nil {
-		return nil, h.callback(ctx, upd.CallbackQuery)
-	}
-	msg := upd.Message
-	if msg == nil || msg.From == nil {
+	in := &incoming{update: u, msg: upd.Message}
+	switch q := upd.CallbackQuery; {
+	case q != nil && (q.Message == nil || q.From == nil):
+		return nil, h.Client.AnswerCallback(ctx, q.ID, "") // not a button of a message of this bot
+	case q != nil:
+		in.msg, in.query = q.Message, q
+		in.user = userOf(q.From)
+	case in.msg == nil || in.msg.From == nil:
 		return nil, nil // nothing this bot answers
+	default:
+		in.user = userOf(in.msg.From)
 	}
-	in := &incoming{update: u, msg: msg, user: userOf(msg.From)}
 	defer func() {
 		if p := recover(); p != nil {
 			h.Log.Error("panic while handling an update", "update_id", u.UpdateID, "panic", p, "stack", string(debug.Stack()))
@@ -69,10 +100,17 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 			}
 		}
 	}()
-	if msg.IsCommand() {
-		return nil, h.command(ctx, in, strings.ToLower(msg.Command()))
+	if in.query != nil {
+		return h.callback(ctx, in)
 	}
-	if strings.TrimSpace(msg.Text) == "" {
+	if stop, err := h.admit(ctx, in); stop {
+		return nil, err
+	}
+	switch {
+	case in.msg.IsCommand():
+		err := h.command(ctx, in, strings.ToLower(in.msg.Command()))
+		return in.delivery, err
+	case strings.TrimSpace(in.msg.Text) == "":
 		return nil, h.reply(ctx, in, T(in.lang(), txtTextOnly))
 	}
 	return h.converse(ctx, in)
@@ -80,20 +118,68 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 
 // converse sends the text to the agent and the answer to the chat.
 func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+	return h.answer(ctx, in, h.Agent.Reply, in.msg.Text)
+}
+
+// answer runs a turn (Agent.Reply, or Agent.Regenerate for /retry) and
+// delivers what it came to. With Streaming the answer is shown while the
+// model writes it.
+func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
+	defer h.countTurn(time.Now(), &delivery, &err)
+	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
+		MessageID: int64(in.msg.MessageID), Text: text}
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
-	r, err := h.Agent.Reply(ctx, agent.Request{
-		User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: in.msg.Text,
-	})
+	defer stopTyping()
+	var stream *streamer
+	if h.Streaming {
+		stream = h.newStreamer(ctx, in, stopTyping)
+		defer stream.stop() // also when the turn panics
+		req.Sink = stream
+	}
+	r, err := turn(ctx, req)
 	stopTyping()
-	if err != nil {
-		if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
-			return nil, &RetryLater{Err: err}
-		}
-		if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
-			return nil, sendErr
-		}
-		return nil, fmt.Errorf("turn failed (apology sent): %w", err)
+	if stream != nil && (err != nil || r.Resumed || r.Paused) {
+		stream.abort(ctx) // nothing it showed is a stored answer
+		stream = nil
+	}
+	switch {
+	case errors.Is(err, memory.ErrNoUserMessage):
+		return nil, h.reply(ctx, in, T(in.lang(), txtNothingToRetry))
+	case err != nil:
+		return nil, h.turnFailed(ctx, in, err)
+	}
+	return h.deliver(ctx, in, r, stream)
+}
+
+// countTurn reports a turn's outcome when it has one: a turn to be retried
+// has none yet, and neither has one that waits for approval.
+func (h *Handler) countTurn(start time.Time, delivery **memory.Delivery, err *error) {
+	var later *RetryLater
+	switch {
+	case *delivery != nil:
+		orNone(h.Metrics).Turn("answered", time.Since(start))
+	case *err != nil && !errors.As(*err, &later):
+		orNone(h.Metrics).Turn("failed", time.Since(start))
+	}
+}
+
+// turnFailed decides what a failed turn comes to: a retry later when the
+// database is away (or the bot is stopping), an apology otherwise.
+func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error {
+	if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
+		return &RetryLater{Err: err}
+	}
+	if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
+		return sendErr
+	}
+	return fmt.Errorf("turn failed (apology sent): %w", err)
+}
+
+// deliver sends what a turn came to: its answer, or the buttons of the tool
+// calls it waits on. stream, when not nil, has been showing the answer.
+func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, stream *streamer) (*memory.Delivery, error) {
+	if r.Paused {
+		return nil, h.askApproval(ctx, in, r.Approvals)
 	}
 	if r.AlreadyDelivered {
 		return nil, nil
@@ -102,31 +188,52 @@ func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery,
 	if strings.TrimSpace(text) == "" {
 		text = T(in.lang(), txtEmpty)
 	}
-	ids, err := h.send(ctx, in, text)
+	var ids []int64
+	var err error
+	if stream != nil {
+		ids, err = stream.finish(ctx, text)
+		err = sendError(err)
+	} else {
+		ids, err = h.send(ctx, in, text, SendOptions{Markdown: true})
+	}
 	if err != nil {
 		return nil, err
 	}
+	orNone(h.Metrics).ReplySent("answer")
 	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, nil
 }
 
 // reply sends one of the bot's own texts.
-func (h *Handler) reply(ctx context.Context, in *incoming, text string) error {
-	_, err := h.send(ctx, in, text)
+func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...SendOptions) error {
+	_, err := h.send(ctx, in, text, opts...)
+	if err == nil {
+		orNone(h.Metrics).ReplySent("text")
+	}
 	return err
 }
 
 // send delivers text to the message's chat. Failures that may pass are
 // marked for a later retry; the others are final.
-func (h *Handler) send(ctx context.Context, in *incoming, text string) ([]int64, error) {
-	replyTo := 0
-	if !in.msg.Chat.IsPrivate() {
-		replyTo = in.msg.MessageID // in groups, make clear whom the bot answers
+func (h *Handler) send(ctx context.Context, in *incoming, text string, opts ...SendOptions) ([]int64, error) {
+	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), text, opts...)
+	return ids, sendError(err)
+}
+
+// replyTo is the message an answer replies to: in groups the one answered,
+// to make clear whom the bot answers; none in private chats.
+func replyTo(in *incoming) int {
+	if in.msg.Chat.IsPrivate() {
+		return 0
 	}
-	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo, text)
+	return in.msg.MessageID
+}
+
+// sendError marks a failed send that may pass for a later retry.
+func sendError(err error) error {
 	if err != nil && !IsPermanent(err) {
-		return ids, &RetryLater{Err: err}
+		return &RetryLater{Err: err}
 	}
-	return ids, err
+	return err
 }
 
 // typing keeps "typing…" on in the chat until the returned func is called.
@@ -157,6 +264,11 @@ func storageError(err error) error {
 		return &RetryLater{Err: err}
 	}
 	return err
+}
+
+// clock shows t in the bot's zone.
+func (h *Handler) clock(t time.Time) string {
+	return t.In(h.Access.zone()).Format("2006-01-02 15:04")
 }
 
 func userOf(u *tgbotapi.User) memory.User {

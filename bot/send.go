@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"unicode/utf16"
 
@@ -13,29 +14,84 @@ import (
 // MaxMessageLength is Telegram's limit for one message, in UTF-16 code units.
 const MaxMessageLength = 4096
 
+// SendOptions are the optional settings of SendText and EditText.
+type SendOptions struct {
+	// Markdown renders the text, the model's Markdown, to Telegram's HTML.
+	// A part whose entities Telegram still cannot parse goes out as the plain
+	// text it was written as: a formatting error never loses a reply.
+	Markdown bool
+	// Buttons are rows of inline buttons under the (last) message.
+	Buttons [][]Button
+}
+
+func sendOptions(opts []SendOptions) SendOptions {
+	if len(opts) == 0 {
+		return SendOptions{}
+	}
+	return opts[0]
+}
+
 // SendText sends text to a chat, split into as many messages as Telegram's
 // length limit needs, the first one replying to replyTo (when not 0). It
 // returns the ids of the messages sent.
-func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text string) ([]int64, error) {
+func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text string, opts ...SendOptions) ([]int64, error) {
+	o := sendOptions(opts)
+	parts := SplitMessage(text, MaxMessageLength)
+	if o.Markdown {
+		parts = SplitMarkdown(text, MaxMessageLength) // split first, so no cut falls inside a tag
+	}
 	var ids []int64
-	for i, part := range SplitMessage(text, MaxMessageLength) {
-		msg := tgbotapi.NewMessage(chatID, part)
-		msg.DisableWebPagePreview = true
-		if i == 0 && replyTo != 0 {
-			msg.ReplyToMessageID = replyTo
-			msg.AllowSendingWithoutReply = true
+	for i, part := range parts {
+		if i > 0 {
+			replyTo = 0
 		}
-		raw, err := c.send(ctx, msg)
+		msg := newMessage(chatID, replyTo, part)
+		if i == len(parts)-1 && o.Buttons != nil {
+			msg.ReplyMarkup = inlineKeyboard(o.Buttons)
+		}
+		id, err := c.sendMessage(ctx, msg, o.Markdown)
 		if err != nil {
-			return ids, fmt.Errorf("sendMessage: %w", err)
+			return ids, err
 		}
-		var sent tgbotapi.Message
-		if err := json.Unmarshal(raw, &sent); err != nil {
-			return ids, fmt.Errorf("sendMessage: decode result: %w", err)
-		}
-		ids = append(ids, int64(sent.MessageID))
+		ids = append(ids, id)
 	}
 	return ids, nil
+}
+
+// newMessage is a text message without link previews, replying to replyTo
+// when not 0 (and sent anyway should that message be gone).
+func newMessage(chatID int64, replyTo int, text string) tgbotapi.MessageConfig {
+	msg := tgbotapi.NewMessage(chatID, text)
+	msg.DisableWebPagePreview = true
+	if replyTo != 0 {
+		msg.ReplyToMessageID = replyTo
+		msg.AllowSendingWithoutReply = true
+	}
+	return msg
+}
+
+// sendMessage sends one message, its text the model's Markdown when
+// markdown, and returns its id.
+func (c *Client) sendMessage(ctx context.Context, msg tgbotapi.MessageConfig, markdown bool) (int64, error) {
+	raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, markdown)
+	return sentMessageID("sendMessage", raw, err)
+}
+
+// sendFormatted makes call, whose text and parse mode are *text and
+// *parseMode. With markdown, the text goes as HTML first and, when Telegram
+// cannot parse its entities, again as the plain text it was.
+func (c *Client) sendFormatted(ctx context.Context, call tgbotapi.Chattable, text, parseMode *string, markdown bool) (json.RawMessage, error) {
+	if !markdown {
+		return c.send(ctx, call)
+	}
+	plain := *text
+	*text, *parseMode = RenderMarkdown(plain), tgbotapi.ModeHTML
+	raw, err := c.send(ctx, call)
+	if apiErr, ok := APIError(err); !ok || apiErr.Code != http.StatusBadRequest || !strings.Contains(apiErr.Message, "can't parse entities") {
+		return raw, err
+	}
+	*text, *parseMode = plain, ""
+	return c.send(ctx, call)
 }
 
 // Typing shows "typing…" in the chat for about five seconds.
@@ -52,6 +108,7 @@ func (c *Client) GetUpdates(ctx context.Context, offset int64, timeoutSeconds in
 	if err != nil {
 		return nil, fmt.Errorf("getUpdates: %w", c.redact(err))
 	}
+	c.reached()
 	var updates []json.RawMessage
 	if err := json.Unmarshal(resp.Result, &updates); err != nil {
 		return nil, fmt.Errorf("getUpdates: decode result: %w", err)

@@ -29,7 +29,8 @@ func (s botSettings) env() []string {
 		"ENV_FILE=/dev/null", // a .env in the working directory must not change the measurement
 		"TELEGRAM_BOT_TOKEN="+benchToken,
 		"TELEGRAM_API_URL="+s.TelegramURL,
-		"TELEGRAM_RATE_LIMIT=off", // Telegram's limits are not what is measured
+		"TELEGRAM_RATE_LIMIT=off", // Telegram's limits are not what is measured,
+		"STREAMING=false",         // nor the pacing of a streamed answer's edits (-env STREAMING=true measures it)
 		"DATABASE_URL="+s.DatabaseURL,
 		"OPENAI_API_KEY=membench",
 		"OPENAI_BASE_URL="+s.OpenAIURL,

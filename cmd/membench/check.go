@@ -42,6 +42,17 @@ func lastReply(sent []telegramfake.Sent) time.Time {
 	return last
 }
 
+// messagesSent counts the messages sent, not their edits.
+func messagesSent(sent []telegramfake.Sent) int {
+	n := 0
+	for _, s := range sent {
+		if s.Method != "editMessageText" {
+			n++
+		}
+	}
+	return n
+}
+
 // check runs after the bot has stopped, so that nothing more can arrive: no
 // chat got a reply beyond its messages' (drive checked the ones it waited
 // for), and the database holds one answered, delivered turn per message.

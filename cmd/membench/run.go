@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -146,7 +147,7 @@ func runLoad(ctx context.Context, cfg loadConfig) (*loadResult, error) {
 		res.Problems = append(res.Problems, err.Error())
 	}
 	slices.Sort(res.Latencies)
-	res.RepliesTotal = len(tg.Sent())
+	res.RepliesTotal = messagesSent(tg.Sent())
 	res.Problems = append(res.Problems, check(ctx, pool, chats, firstUpdate, res.RepliesTotal, strays.Load())...)
 	return res, nil
 }
@@ -229,6 +230,26 @@ func waitReady(tg *telegramfake.Server, bot *botProcess) error {
 	return nil
 }
 
+// awaitReply waits until the chat shows want and returns when it did. A
+// streamed answer shows its beginning first, then is edited: texts that
+// begin want are passed over; any other text is a wrong reply.
+func (c *chatLoad) awaitReply(want string, timeout time.Duration) (time.Time, error) {
+	deadline := time.After(timeout)
+	for {
+		select {
+		case r := <-c.replies:
+			if r.Text == want {
+				return r.At, nil
+			}
+			if !strings.HasPrefix(want, r.Text) {
+				return time.Time{}, fmt.Errorf("chat %d: reply %q, want %q (a reply lost, doubled or out of order)", c.user.ID, r.Text, want)
+			}
+		case <-deadline:
+			return time.Time{}, fmt.Errorf("chat %d: no reply to message %d within %s", c.user.ID, c.sent, timeout)
+		}
+	}
+}
+
 // drive has every chat send n messages, each after the reply to the one
 // before, and checks each reply; with record, it keeps the added latency.
 func drive(tg *telegramfake.Server, chats []*chatLoad, n int, cfg loadConfig, record bool) error {
@@ -243,18 +264,13 @@ func drive(tg *telegramfake.Server, chats []*chatLoad, n int, cfg loadConfig, re
 				text := c.text(c.sent)
 				sentAt := time.Now()
 				tg.SendText(c.user, text)
-				select {
-				case r := <-c.replies:
-					if want := "echo: " + text; r.Text != want {
-						errs <- fmt.Errorf("chat %d: reply %q, want %q (a reply lost, doubled or out of order)", c.user.ID, r.Text, want)
-						return
-					}
-					if record {
-						c.lat = append(c.lat, r.At.Sub(sentAt)-cfg.LLMDelay)
-					}
-				case <-time.After(cfg.Timeout):
-					errs <- fmt.Errorf("chat %d: no reply to message %d within %s", c.user.ID, c.sent, cfg.Timeout)
+				at, err := c.awaitReply("echo: "+text, cfg.Timeout)
+				if err != nil {
+					errs <- err
 					return
+				}
+				if record {
+					c.lat = append(c.lat, at.Sub(sentAt)-cfg.LLMDelay)
 				}
 			}
 		}()

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"maps"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +55,24 @@ func newHarness(t *testing.T) *harness {
 		"POLL_TIMEOUT":       "1s",
 		"LOG_LEVEL":          "debug",
 		"ENV_FILE":           "/dev/null",
+		// Streamed answers are edited at most this often; the default (1 s)
+		// would add a second to most turns against the instant fake model.
+		"STREAM_EDIT_INTERVAL": "10ms",
 	}
+	h.checkLogsAtCleanup()
+	return h
+}
+
+// Replica is a second bot sharing this harness's database, Telegram and
+// model, with a copy of its settings and logs of its own.
+func (h *harness) Replica() *harness {
+	r := &harness{t: h.t, DB: h.DB, DSN: h.DSN, TG: h.TG, LLM: h.LLM, Env: maps.Clone(h.Env), logs: &syncBuffer{}}
+	r.checkLogsAtCleanup()
+	return r
+}
+
+func (h *harness) checkLogsAtCleanup() {
+	t := h.t
 	t.Cleanup(func() {
 		if h.alive {
 			h.Stop()
@@ -66,7 +86,28 @@ func newHarness(t *testing.T) *harness {
 			t.Logf("bot logs:\n%s", h.logs.String())
 		}
 	})
-	return h
+}
+
+// WaitLog waits for a log line matching pattern and returns its submatches.
+func (h *harness) WaitLog(pattern string) []string {
+	h.t.Helper()
+	re := regexp.MustCompile(pattern)
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(h.logs.String()); m != nil {
+			return m
+		}
+	}
+	h.t.Fatalf("no log line matches %q within 15 s", pattern)
+	return nil
+}
+
+// Admin runs `membot admin args...` with the harness's settings and
+// returns what it printed.
+func (h *harness) Admin(args ...string) (string, error) {
+	var out syncBuffer
+	getenv := func(k string) string { return h.Env[k] }
+	err := run(context.Background(), append([]string{"membot", "admin"}, args...), getenv, &out, &out)
+	return out.String(), err
 }
 
 // Start runs the bot until Stop.
@@ -98,37 +139,119 @@ func (h *harness) Stop() {
 	}
 }
 
-// Say sends a private message from user and waits for the bot's next reply
-// to that chat, returning its text.
+// Say sends a private message from user, waits until the bot has handled
+// it, and returns the text of the first message it answered with, as it
+// stands at the end (a streamed answer is edited while it is written).
 func (h *harness) Say(from telegramfake.User, text string) string {
 	h.t.Helper()
-	before := len(h.TG.SentTo(from.ID))
-	h.TG.SendText(from, text)
-	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
-		n := 0
-		for _, m := range sent {
-			if m.ChatID == from.ID {
-				n++
-			}
-		}
-		return n > before
-	})
-	if !ok {
-		h.t.Fatalf("no reply to %q within 15 s; sent so far: %+v", text, sent)
-	}
-	return h.TG.SentTo(from.ID)[before]
+	return h.SayAll(from, text)[0].Text
 }
 
-// WaitIdle waits until every stored update is handled: a reply reaches
-// Telegram a moment before its delivery is recorded.
-func (h *harness) WaitIdle() {
+// SayAll is Say returning every message the bot sent in answer.
+func (h *harness) SayAll(from telegramfake.User, text string) []telegramfake.Message {
+	h.t.Helper()
+	last := h.lastMessageID(from.ID)
+	h.WaitDone(h.TG.SendText(from, text))
+	answer := h.MessagesAfter(from.ID, last)
+	if len(answer) == 0 {
+		h.t.Fatalf("no reply to %q; the chat holds %+v", text, h.TG.Messages(from.ID))
+	}
+	return answer
+}
+
+// WaitDone waits until the bot has handled the update.
+func (h *harness) WaitDone(updateID int64) {
 	h.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0 {
+		if h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, updateID) == 1 {
 			return
 		}
 	}
-	h.t.Fatal("updates still unfinished after 15 s")
+	h.t.Fatalf("update %d not handled within 15 s", updateID)
+}
+
+// MessagesAfter returns the chat's messages newer than message id after.
+func (h *harness) MessagesAfter(chatID, after int64) []telegramfake.Message {
+	var out []telegramfake.Message
+	for _, m := range h.TG.Messages(chatID) {
+		if m.ID > after {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (h *harness) lastMessageID(chatID int64) int64 {
+	msgs := h.TG.Messages(chatID)
+	if len(msgs) == 0 {
+		return 0
+	}
+	return msgs[len(msgs)-1].ID
+}
+
+// Press presses the button with data under msg as user from, waits for the
+// bot to answer the press, and returns the notice it showed.
+func (h *harness) Press(from telegramfake.User, msg telegramfake.Message, data string) string {
+	h.t.Helper()
+	id := h.TG.Press(from, msg, data)
+	c, ok := h.TG.WaitCall("answerCallbackQuery", 15*time.Second, func(c telegramfake.Call) bool {
+		return c.Params["callback_query_id"] == id
+	})
+	if !ok {
+		h.t.Fatalf("the press of %q was not answered within 15 s", data)
+	}
+	return c.Params["text"]
+}
+
+// PressForReply presses a button and waits for the next message to the
+// chat of msg, returning it.
+func (h *harness) PressForReply(from telegramfake.User, msg telegramfake.Message, data string) telegramfake.Message {
+	h.t.Helper()
+	before := len(h.TG.Messages(msg.ChatID))
+	h.TG.Press(from, msg, data)
+	return h.nextTo(msg.ChatID, before, "the press of "+data)
+}
+
+// Last returns the last message of the chat.
+func (h *harness) Last(chatID int64) telegramfake.Message {
+	h.t.Helper()
+	return h.nextTo(chatID, max(len(h.TG.Messages(chatID))-1, 0), "anything")
+}
+
+// nextTo waits until the chat has more than before messages and the bot is
+// idle, and returns message number before (counting from 0) as it stands
+// then: a streamed answer is edited until it is complete.
+func (h *harness) nextTo(chatID int64, before int, what string) telegramfake.Message {
+	h.t.Helper()
+	h.waitUntil("no reply to "+what, func() bool { return len(h.TG.Messages(chatID)) > before })
+	h.WaitIdle()
+	return h.TG.Messages(chatID)[before]
+}
+
+// WaitIdle waits until every update queued at Telegram is stored and
+// handled: a reply reaches Telegram a moment before its delivery is recorded.
+func (h *harness) WaitIdle() {
+	h.t.Helper()
+	h.waitUntil("updates still unfinished", func() bool {
+		return h.TG.Pending() == 0 && h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0
+	})
+}
+
+// WaitCount waits until the count(*) query gives want.
+func (h *harness) WaitCount(query string, want int, args ...any) {
+	h.t.Helper()
+	h.waitUntil(fmt.Sprintf("%s is not %d", query, want), func() bool { return h.Count(query, args...) == want })
+}
+
+// waitUntil polls cond until it holds, failing the test after 15 s.
+func (h *harness) waitUntil(what string, cond func() bool) {
+	h.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	h.t.Fatalf("%s after 15 s", what)
 }
 
 // Count runs a count(*) query.
