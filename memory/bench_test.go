@@ -4,9 +4,10 @@ package memory_test
 //
 //	go test -run '^$' -bench . -benchtime 2000x ./memory
 //
-// BenchmarkLoadLast30 reads a fresh database of 10,000 seeded messages, or
-// the database MEMBENCH_DB names (filled by membench seed), so that the same
-// benchmark compares a small and a very large table.
+// BenchmarkLoadLast30 and BenchmarkSearchHistory read a fresh database of
+// 10,000 seeded messages, or the database MEMBENCH_DB names (filled by
+// membench seed), so that the same benchmark compares a small and a very
+// large table.
 
 import (
 	"context"
@@ -81,29 +82,58 @@ func BenchmarkAppendMessage(b *testing.B) {
 // BenchmarkLoadLast30 loads the newest 30 rows of conversations taken at
 // random, and of the longest conversations.
 func BenchmarkLoadLast30(b *testing.B) {
+	store, sets := readBench(b)
+	ctx := context.Background()
+	for _, set := range sets {
+		b.Run(set.name, func(b *testing.B) {
+			for i := range b.N {
+				msgs, err := store.LastMessages(ctx, set.convs[i%len(set.convs)], 30)
+				if err != nil || len(msgs) == 0 {
+					b.Fatalf("last messages: %v, %d rows", err, len(msgs))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSearchHistory runs search_history's query (the best 5 matches
+// of two everyday words) in the same conversations.
+func BenchmarkSearchHistory(b *testing.B) {
+	store, sets := readBench(b)
+	ctx := context.Background()
+	for _, set := range sets {
+		b.Run(set.name, func(b *testing.B) {
+			for i := range b.N {
+				if _, err := store.SearchMessages(ctx, set.convs[i%len(set.convs)], "рецепт ужин", 0, 5); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// conversationSet is conversations to read, by how they were chosen.
+type conversationSet struct {
+	name  string
+	convs []string
+}
+
+// readBench opens the database of the read benchmarks and picks 1,000
+// conversations at random and the 5 longest.
+func readBench(b *testing.B) (*memory.Store, []conversationSet) {
+	b.Helper()
 	var store *memory.Store
 	if dsn := os.Getenv("MEMBENCH_DB"); dsn != "" {
 		store = benchStore(b, dsn)
 	} else {
 		store, _ = seededStore(b, seed.Plan{Messages: 10_000, Chats: 50, Seed: 1})
 	}
-	ctx := context.Background()
 	var rows int64
-	store.Pool().QueryRow(ctx, `SELECT reltuples::bigint FROM pg_class WHERE oid = 'messages'::regclass`).Scan(&rows)
+	store.Pool().QueryRow(context.Background(), `SELECT reltuples::bigint FROM pg_class WHERE oid = 'messages'::regclass`).Scan(&rows)
 	b.Logf("messages: about %d rows", rows)
-	for _, set := range []struct{ name, sql string }{
-		{"random", `SELECT id::text FROM conversations TABLESAMPLE BERNOULLI (50) LIMIT 1000`},
-		{"longest", `SELECT conversation_id::text FROM messages GROUP BY 1 ORDER BY count(*) DESC LIMIT 5`},
-	} {
-		convs := conversations(b, store.Pool(), set.sql)
-		b.Run(set.name, func(b *testing.B) {
-			for i := range b.N {
-				msgs, err := store.LastMessages(ctx, convs[i%len(convs)], 30)
-				if err != nil || len(msgs) == 0 {
-					b.Fatalf("last messages: %v, %d rows", err, len(msgs))
-				}
-			}
-		})
+	return store, []conversationSet{
+		{"random", conversations(b, store.Pool(), `SELECT id::text FROM conversations TABLESAMPLE BERNOULLI (50) LIMIT 1000`)},
+		{"longest", conversations(b, store.Pool(), `SELECT conversation_id::text FROM messages GROUP BY 1 ORDER BY count(*) DESC LIMIT 5`)},
 	}
 }
 
