@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,4 +175,59 @@ func TestTwoDispatchersShareTheInbox(t *testing.T) {
 	r := newRecorder()
 	a, b := startDispatcher(t, stores[0], r), startDispatcher(t, stores[1], r)
 	checkHandled(t, r, stores[0], feed(t, []*bot.Dispatcher{a, b}, 4, 200))
+}
+
+// Webhook requests arrive at once, so intake may store updates of one chat
+// concurrently (and, between them, out of order): each is still handled
+// exactly once, one at a time per chat.
+func TestConcurrentIntakeHandlesEachUpdateOnce(t *testing.T) {
+	store, err := memory.Open(context.Background(), pgtest.New(t), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	r := newRecorder()
+	d := startDispatcher(t, store, r)
+	var mu sync.Mutex
+	sent := map[int64]bool{}
+	var next atomic.Int64
+	next.Store(5000)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 60 {
+				id := next.Add(1)
+				u := memory.InboxUpdate{UpdateID: id, ChatID: int64(1 + rand.IntN(3)), Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))}
+				if err := d.SaveUpdates(context.Background(), []memory.InboxUpdate{u}); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				sent[id] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for deadline := time.Now().Add(30 * time.Second); r.count() < len(sent) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[int64]int{}
+	for _, ids := range r.handled {
+		for _, id := range ids {
+			seen[id]++
+		}
+	}
+	for id := range sent {
+		if seen[id] != 1 {
+			t.Errorf("update %d handled %d times", id, seen[id])
+		}
+	}
+	if len(seen) != len(sent) || r.overlaps > 0 {
+		t.Errorf("%d updates handled for %d sent; a chat handled twice at once %d times", len(seen), len(sent), r.overlaps)
+	}
 }
