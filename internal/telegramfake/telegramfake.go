@@ -169,11 +169,14 @@ func TextMessage(chatID int64, chatType string, from User, text string) map[stri
 }
 
 // AddUpdate queues an update with the given field (message, callback_query,
-// ...) and returns its update id. A "message" gets a message_id.
+// ...) and returns its update id. A "message" gets a message_id. The id is
+// given and the update queued at once, so that updates added concurrently
+// are queued in the order of their ids, as Telegram keeps them: otherwise
+// a poll could confirm an id past one not queued yet, and lose it.
 func (s *Server) AddUpdate(field string, body map[string]any) int64 {
-	id, raw := s.NewUpdate(field, body)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	id, raw := s.newUpdate(field, body)
 	s.updates = append(s.updates, raw)
 	s.ids = append(s.ids, id)
 	s.changed.Broadcast()
@@ -184,9 +187,14 @@ func (s *Server) AddUpdate(field string, body map[string]any) int64 {
 // for getUpdates: for posting to a webhook.
 func (s *Server) NewUpdate(field string, body map[string]any) (int64, json.RawMessage) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.newUpdate(field, body)
+}
+
+// newUpdate gives the update its id; s.mu must be held.
+func (s *Server) newUpdate(field string, body map[string]any) (int64, json.RawMessage) {
 	s.nextID++
 	id := s.nextID
-	s.mu.Unlock()
 	if field == "message" || field == "edited_message" || field == "channel_post" {
 		if _, ok := body["message_id"]; !ok {
 			body["message_id"] = id
