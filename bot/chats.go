@@ -7,14 +7,14 @@ import (
 )
 
 // chatState is what the dispatcher knows of a chat that is being worked
-// on. Two kinds of claim meet here. The worker's (ClaimNext, and the one
-// that comes with completing an update) may take back what this process
-// holds; intake's (SaveAndClaim) never does, so it may run while the worker
-// handles or completes an update: the database gives the next update to
-// exactly one of the two, and the worker's claim cannot see intake's, which
-// commits only after the update before it is done. What must not overlap is
-// an intake claim and a plain ClaimNext of the worker: ownClaim and
-// claiming keep them apart.
+// on. Two kinds of claim meet here. The claims made with a save (intake)
+// and with a completion (the worker) never take back what this process
+// holds, so they may run at once, while the worker handles or completes an
+// update: the database gives an update to exactly one of them. The
+// worker's plain ClaimNext takes back what the process holds (an update
+// claimed by a call that failed on the way back), so it must not overlap
+// an intake claim, whose update could be on its way to the worker:
+// ownClaim and claiming keep the two apart.
 type chatState struct {
 	worker   bool                // a goroutine serves the chat
 	ownClaim bool                // the worker is (about to be) in a plain ClaimNext

@@ -175,18 +175,28 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory
 }
 
 // complete marks the update done and, unless intake has ended, claims the
-// chat's next update with it; it retries while the database is away.
+// chat's next update with it; it retries while the database is away. After
+// a failure it only completes: the failed call may have claimed the next
+// update all the same, so the chat's worker is told to claim again (its
+// plain claim takes back what this process holds).
 func (d *Dispatcher) complete(work context.Context, u *memory.InboxUpdate, delivery *memory.Delivery, errText string, b *backoff) *memory.InboxUpdate {
+	failed := false
 	for {
 		var next *memory.InboxUpdate
 		var err error
-		if d.intake.Err() == nil {
+		if d.intake.Err() == nil && !failed {
 			next, err = d.Queue.CompleteAndClaimNext(work, u.UpdateID, delivery, errText, u.ChatID, d.Owner)
 		} else {
 			err = d.Queue.Complete(work, u.UpdateID, delivery, errText)
 		}
 		if err == nil {
 			return next
+		}
+		if !failed {
+			failed = true
+			d.mu.Lock()
+			d.wake(u.ChatID, anyUpdate)
+			d.mu.Unlock()
 		}
 		d.Log.Warn("marking an update done failed; retrying", "update_id", u.UpdateID, "err", err, "retry_in", b.peek())
 		if !b.sleep(work) {

@@ -7,10 +7,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The calls below each do two things the dispatcher always does one after
-// the other, in one round trip: a turn then costs one less (or two less)
-// trip to the database. Each is one implicit transaction, so its claims are
-// exactly those ClaimNext would make right after the first part committed.
+// The calls below each do two things the dispatcher does one after the
+// other, in one round trip: a turn then costs one less (or two less) trip
+// to the database. Each is one implicit transaction. Their claims never
+// take back what the owner holds (see claimFreeSQL), so that two parts of
+// one process may try the same chat at once and only one gets its update.
 
 // claimFreeSQL is claimSQL without taking back what owner holds: it
 // claims the chat's oldest unfinished update only when nobody alive holds
@@ -44,12 +45,14 @@ func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner i
 }
 
 // CompleteAndClaimNext marks an update handled as Complete does and claims
-// the chat's next update for owner as ClaimNext does: nil when there is none.
+// the chat's next update for owner when nobody alive holds it, owner
+// included (claimFreeSQL): nil when there is none to take. Intake may have
+// claimed it for owner already, updates of a chat arriving out of order.
 func (s *Store) CompleteAndClaimNext(ctx context.Context, updateID int64, d *Delivery, errText string, chatID int64, owner int32) (*InboxUpdate, error) {
 	batch := &pgx.Batch{}
 	queueComplete(batch, updateID, d, errText)
 	var next *InboxUpdate
-	queueClaim(batch, claimSQL, chatID, owner, &next)
+	queueClaim(batch, claimFreeSQL, chatID, owner, &next)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("complete update: %w", translate(err))
 	}

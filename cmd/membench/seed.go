@@ -65,9 +65,10 @@ func seedCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var size string
 	pool.QueryRow(ctx, `SELECT pg_size_pretty(pg_database_size(current_database()))`).Scan(&size)
-	fmt.Fprintf(stdout, "seeded %s messages and %s updates in %d chats (ids %d to %d; the largest conversation has %s messages) in %s; the database is now %s\n",
-		thousands(res.Messages), thousands(res.Updates), res.LastChatID-res.FirstChatID+1, res.FirstChatID, res.LastChatID,
-		thousands(res.Largest), time.Since(start).Round(time.Second), size)
+	fmt.Fprintf(stdout, "seeded %s messages in %d chats (ids %d to %d; the largest conversation has %s messages), "+
+		"%s updates, %s events and %s model calls in %s; the database is now %s\n",
+		thousands(res.Messages), res.LastChatID-res.FirstChatID+1, res.FirstChatID, res.LastChatID, thousands(res.Largest),
+		thousands(res.Updates), thousands(res.Events), thousands(res.LLMCalls), time.Since(start).Round(time.Second), size)
 	return nil
 }
 

@@ -1,9 +1,10 @@
 // Package seed fills a membot database with a synthetic history shaped like
 // a real one, fast (COPY): many users with one conversation each, a long
 // tail of conversation lengths, a few conversations of 100k+ messages, the
-// turns of all chats interleaved in time as they are in production, and the
-// inbox row of every user message. membench seed and the memory benchmarks
-// use it.
+// turns of all chats interleaved in time as they are in production, and
+// what the bot writes beside the messages: the inbox row of every user
+// message, the events of each turn and the model calls. membench seed and
+// the memory benchmarks use it.
 package seed
 
 import (
@@ -35,6 +36,8 @@ type Result struct {
 	FirstChatID, LastChatID int64 // the seeded chats (= their users' ids)
 	Messages                int64
 	Updates                 int64
+	Events                  int64
+	LLMCalls                int64
 	Largest                 int64 // messages of the longest conversation
 }
 
@@ -75,7 +78,7 @@ func Fill(ctx context.Context, pool *pgxpool.Pool, plan Plan) (*Result, error) {
 		return nil, fmt.Errorf("seed: commit: %w", err)
 	}
 	// Fresh statistics and visibility map, as autovacuum would leave them.
-	if _, err := pool.Exec(ctx, `VACUUM ANALYZE users, conversations, messages, updates`); err != nil {
+	if _, err := pool.Exec(ctx, `VACUUM ANALYZE users, conversations, messages, updates, events, llm_calls`); err != nil {
 		return nil, fmt.Errorf("seed: vacuum: %w", err)
 	}
 	return &h.res, nil
@@ -166,9 +169,9 @@ func (h *history) uuid() [16]byte {
 func (h *history) chatID(chat int) int64 { return h.firstID + 1 + int64(chat) }
 
 // write copies the users, conversations and messages, then derives the
-// inbox rows from the user messages. The messages' secondary indexes are
-// dropped during the copy and built again after it, which is much faster
-// than keeping them up to date row by row.
+// inbox rows, events and model calls from the messages. The big tables'
+// secondary indexes are dropped while they fill and built again after,
+// which is much faster than keeping them up to date row by row.
 func (h *history) write(ctx context.Context, tx pgx.Tx) error {
 	// The rows are consistent by construction: skip the per-row foreign key
 	// checks when the role may (a superuser), keep them otherwise.
@@ -176,9 +179,13 @@ func (h *history) write(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
 		tx.Exec(ctx, `ROLLBACK TO SAVEPOINT replica`)
 	}
-	indexes, err := dropIndexes(ctx, tx, "messages")
-	if err != nil {
-		return err
+	var indexes []string
+	for _, table := range []string{"messages", "events", "llm_calls"} {
+		defs, err := dropIndexes(ctx, tx, table)
+		if err != nil {
+			return err
+		}
+		indexes = append(indexes, defs...)
 	}
 	if err := h.copyUsers(ctx, tx); err != nil {
 		return err
@@ -186,12 +193,15 @@ func (h *history) write(ctx context.Context, tx pgx.Tx) error {
 	if err := h.copyMessages(ctx, tx); err != nil {
 		return err
 	}
+	if err := h.deriveRows(ctx, tx); err != nil {
+		return err
+	}
 	for _, def := range indexes {
 		if _, err := tx.Exec(ctx, def); err != nil {
 			return fmt.Errorf("seed: rebuild index: %w", err)
 		}
 	}
-	return h.insertUpdates(ctx, tx)
+	return nil
 }
 
 // dropIndexes drops the table's indexes that back no constraint and returns
@@ -259,27 +269,58 @@ func (h *history) copyMessages(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// insertUpdates stores, for every seeded user message, its inbox row as
-// the bot leaves it: done, with the update's JSON as Telegram sends it.
-func (h *history) insertUpdates(ctx context.Context, tx pgx.Tx) error {
+// deriveRows writes what the bot writes beside the seeded messages: for
+// each user message its inbox row (done, with the update's JSON as
+// Telegram sends it) and its message_received event; for each answer its
+// reply_sent event; for each assistant row its model call.
+func (h *history) deriveRows(ctx context.Context, tx pgx.Tx) error {
 	stampLen := len([]rune(agent.Stamp(h.start, moscow(), "")))
-	tag, err := tx.Exec(ctx, `INSERT INTO updates (update_id, chat_id, payload, state, attempts, received_at, claimed_at, done_at)
-		SELECT m.update_id, c.chat_id,
-			jsonb_build_object('update_id', m.update_id, 'message', jsonb_build_object(
-				'message_id', m.telegram_message_id, 'date', extract(epoch FROM m.created_at)::bigint,
-				'from', jsonb_build_object('id', u.telegram_user_id, 'is_bot', false, 'first_name', u.first_name,
-					'username', u.username, 'language_code', u.language_code),
-				'chat', jsonb_build_object('id', c.chat_id, 'type', 'private', 'first_name', u.first_name, 'username', u.username),
-				'text', substr(m.content, $2))),
-			'done', 1, m.created_at, m.created_at, m.created_at + interval '2 seconds'
-		FROM messages m JOIN conversations c ON c.id = m.conversation_id JOIN users u ON u.telegram_user_id = c.telegram_user_id
-		WHERE m.role = 'user' AND m.update_id > $1`, h.firstUpd, stampLen+1)
-	if err != nil {
-		return fmt.Errorf("seed: insert updates: %w", err)
+	for _, step := range []struct {
+		into  *int64
+		sql   string
+		extra []any
+	}{
+		{&h.res.Updates, updatesSQL, []any{stampLen + 1}},
+		{&h.res.Events, eventsSQL, nil},
+		{&h.res.LLMCalls, llmCallsSQL, nil},
+	} {
+		tag, err := tx.Exec(ctx, step.sql, append([]any{h.firstUpd}, step.extra...)...)
+		if err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+		*step.into = tag.RowsAffected()
 	}
-	h.res.Updates = tag.RowsAffected()
 	return nil
 }
+
+// seededRows are the seeded messages (update ids after $1) with their chat.
+const seededRows = `FROM messages m JOIN conversations c ON c.id = m.conversation_id
+	JOIN users u ON u.telegram_user_id = c.telegram_user_id WHERE m.update_id > $1`
+
+const updatesSQL = `INSERT INTO updates (update_id, chat_id, payload, state, attempts, received_at, claimed_at, done_at)
+SELECT m.update_id, c.chat_id,
+	jsonb_build_object('update_id', m.update_id, 'message', jsonb_build_object(
+		'message_id', m.telegram_message_id, 'date', extract(epoch FROM m.created_at)::bigint,
+		'from', jsonb_build_object('id', u.telegram_user_id, 'is_bot', false, 'first_name', u.first_name,
+			'username', u.username, 'language_code', u.language_code),
+		'chat', jsonb_build_object('id', c.chat_id, 'type', 'private', 'first_name', u.first_name, 'username', u.username),
+		'text', substr(m.content, $2))),
+	'done', 1, m.created_at, m.created_at, m.created_at + interval '2 seconds'
+` + seededRows + ` AND m.role = 'user'`
+
+const eventsSQL = `INSERT INTO events (occurred_at, type, telegram_user_id, chat_id, conversation_id, update_id, payload)
+SELECT m.created_at, 'message_received', u.telegram_user_id, c.chat_id, m.conversation_id, m.update_id, '{"kind": "text"}'
+` + seededRows + ` AND m.role = 'user'
+UNION ALL
+SELECT m.created_at, 'reply_sent', u.telegram_user_id, c.chat_id, m.conversation_id, m.update_id,
+	jsonb_build_object('message_id', m.id, 'telegram_message_ids', jsonb_build_array(m.telegram_message_id), 'turn_ms', 1800)
+` + seededRows + ` AND m.role = 'assistant' AND m.telegram_message_id IS NOT NULL`
+
+const llmCallsSQL = `INSERT INTO llm_calls (created_at, telegram_user_id, chat_id, conversation_id, update_id,
+	model, prompt_tokens, completion_tokens, latency_ms)
+SELECT m.created_at, u.telegram_user_id, c.chat_id, m.conversation_id, m.update_id, m.metadata->>'model',
+	(m.metadata->>'prompt_tokens')::int, (m.metadata->>'completion_tokens')::int, (m.metadata->>'latency_ms')::int
+` + seededRows + ` AND m.role = 'assistant'`
 
 func moscow() *time.Location {
 	loc, err := time.LoadLocation("Europe/Moscow")
