@@ -29,6 +29,10 @@ func printReport(w io.Writer, r *loadResult, verbose bool) {
 			ms(percentile(r.Latencies, 0.50)), ms(percentile(r.Latencies, 0.90)),
 			ms(percentile(r.Latencies, 0.99)), ms(r.Latencies[len(r.Latencies)-1]))
 		row("bot CPU per turn", "%s", ms(r.Bot.CPU/time.Duration(r.Turns)))
+		if r.ServerCPUOK {
+			row("PostgreSQL CPU per turn", "%s", ms(r.ServerCPU/time.Duration(r.Turns)))
+		}
+		row("membench CPU per turn", "%s (the fakes and the chats)", ms(r.LoadCPU/time.Duration(r.Turns)))
 		row("bot peak RSS", "%.1f MB", float64(r.Bot.MaxRSS)/1024)
 		row("DB statements per turn", "%.2f", float64(r.Bot.Statements)/turns)
 		row("DB round trips per turn", "%.2f", float64(r.Bot.RoundTrips)/turns)

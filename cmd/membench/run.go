@@ -40,7 +40,10 @@ type loadResult struct {
 	Elapsed      time.Duration
 	Latencies    []time.Duration // added latency of each measured turn, sorted
 	Bot          botStats        // during the measured turns; MaxRSS is the peak of the whole run
-	Problems     []string        // correctness failures; empty when every reply came once, in order
+	ServerCPU    time.Duration   // PostgreSQL's, during the measured turns (when ServerCPUOK)
+	ServerCPUOK  bool
+	LoadCPU      time.Duration // membench's own (the fakes and the chats), during the measured turns
+	Problems     []string      // correctness failures; empty when every reply came once, in order
 	RepliesTotal int
 }
 
@@ -72,7 +75,12 @@ func runLoad(ctx context.Context, cfg loadConfig) (*loadResult, error) {
 			defer dropDatabase(context.WithoutCancel(ctx), cfg.DB, name)
 		}
 	}
-	pool, err := pgxpool.New(ctx, dbURL)
+	poolCfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	poolCfg.MaxConns = 1 // one server process of its own, left out of PostgreSQL's CPU time
+	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to the database: %w", err)
 	}
@@ -122,6 +130,7 @@ func runLoad(ctx context.Context, cfg loadConfig) (*loadResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	cpuBefore := readCPU(ctx, pool)
 	start := time.Now()
 	if err := drive(tg, chats, cfg.Messages, cfg, true); err != nil {
 		res.Problems = append(res.Problems, err.Error())
@@ -141,6 +150,7 @@ func runLoad(ctx context.Context, cfg loadConfig) (*loadResult, error) {
 		return nil, err
 	}
 	res.Bot = after.since(before)
+	res.ServerCPU, res.ServerCPUOK, res.LoadCPU = readCPU(ctx, pool).since(cpuBefore)
 
 	stopped = true
 	if err := bot.Stop(); err != nil {
