@@ -41,49 +41,57 @@ type Handler struct {
 type incoming struct {
 	update *memory.InboxUpdate
 	msg    *tgbotapi.Message
+	edited bool // msg is an edit: the answer quotes it
 	user   memory.User
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
 
-// Handle handles one update. It implements UpdateHandler.
+// Handle handles one update. It implements UpdateHandler. What is answered
+// and how is decided by routeUpdate (filter.go).
 func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *memory.Delivery, err error) {
+	var in *incoming
+	defer func() {
+		if p := recover(); p != nil {
+			h.Log.Error("panic while handling an update", "update_id", u.UpdateID, "panic", p, "stack", string(debug.Stack()))
+			delivery, err = nil, fmt.Errorf("panic: %v", p)
+			if in != nil {
+				if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
+					err = sendErr
+				} else {
+					err = fmt.Errorf("panic: %v (apology sent)", p)
+				}
+			}
+		}
+	}()
 	var upd tgbotapi.Update
 	if err := json.Unmarshal(u.Payload, &upd); err != nil {
 		return nil, fmt.Errorf("decode update: %w", err)
 	}
-	if upd.CallbackQuery != nil {
+	r := routeUpdate(&upd, &h.Client.Self)
+	switch r.action {
+	case ignore:
+		h.Log.Debug("update ignored", "update_id", u.UpdateID, "chat_id", u.ChatID, "reason", r.reason)
+		return nil, nil
+	case answerCallback:
 		return nil, h.callback(ctx, upd.CallbackQuery)
 	}
-	msg := upd.Message
-	if msg == nil || msg.From == nil {
-		return nil, nil // nothing this bot answers
-	}
-	in := &incoming{update: u, msg: msg, user: userOf(msg.From)}
-	defer func() {
-		if p := recover(); p != nil {
-			h.Log.Error("panic while handling an update", "update_id", u.UpdateID, "panic", p, "stack", string(debug.Stack()))
-			delivery, err = nil, h.reply(ctx, in, T(in.lang(), txtApology))
-			if err == nil {
-				err = fmt.Errorf("panic: %v (apology sent)", p)
-			}
-		}
-	}()
-	if msg.IsCommand() {
-		return nil, h.command(ctx, in, strings.ToLower(msg.Command()))
-	}
-	if strings.TrimSpace(msg.Text) == "" {
+	in = &incoming{update: u, msg: r.msg, edited: r.edited, user: userOf(r.msg.From)}
+	switch r.action {
+	case runCommand:
+		return nil, h.command(ctx, in, r.command)
+	case textOnly:
 		return nil, h.reply(ctx, in, T(in.lang(), txtTextOnly))
 	}
-	return h.converse(ctx, in)
+	return h.converse(ctx, in, r.text)
 }
 
 // converse sends the text to the agent and the answer to the chat.
-func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*memory.Delivery, error) {
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
 	r, err := h.Agent.Reply(ctx, agent.Request{
 		User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: in.msg.Text,
+		MessageID: int64(in.msg.MessageID), Text: text,
 	})
 	stopTyping()
 	if err != nil {
@@ -98,11 +106,11 @@ func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery,
 	if r.AlreadyDelivered {
 		return nil, nil
 	}
-	text := r.Text
-	if strings.TrimSpace(text) == "" {
-		text = T(in.lang(), txtEmpty)
+	answer := r.Text
+	if strings.TrimSpace(answer) == "" {
+		answer = T(in.lang(), txtEmpty)
 	}
-	ids, err := h.send(ctx, in, text)
+	ids, err := h.send(ctx, in, answer)
 	if err != nil {
 		return nil, err
 	}
@@ -119,8 +127,8 @@ func (h *Handler) reply(ctx context.Context, in *incoming, text string) error {
 // marked for a later retry; the others are final.
 func (h *Handler) send(ctx context.Context, in *incoming, text string) ([]int64, error) {
 	replyTo := 0
-	if !in.msg.Chat.IsPrivate() {
-		replyTo = in.msg.MessageID // in groups, make clear whom the bot answers
+	if !in.msg.Chat.IsPrivate() || in.edited {
+		replyTo = in.msg.MessageID // make clear whom (in a group) and what (an edit) the bot answers
 	}
 	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo, text)
 	if err != nil && !IsPermanent(err) {

@@ -25,6 +25,9 @@ func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text s
 			msg.ReplyToMessageID = replyTo
 			msg.AllowSendingWithoutReply = true
 		}
+		if err := c.limit.wait(ctx, chatID); err != nil {
+			return ids, fmt.Errorf("sendMessage: %w", err)
+		}
 		raw, err := c.send(ctx, msg)
 		if err != nil {
 			return ids, fmt.Errorf("sendMessage: %w", err)

@@ -22,6 +22,7 @@ type Client struct {
 	poll  *tgbotapi.BotAPI // getUpdates; cancelled as soon as shutdown starts
 	Self  tgbotapi.User
 	retry SendRetry
+	limit *sendLimiter // nil when rate limiting is off
 }
 
 // SendRetry bounds the retries of one Telegram call.
@@ -37,6 +38,11 @@ type ClientConfig struct {
 	APIURL      string // e.g. https://api.telegram.org; requests go to {APIURL}/bot{token}/{method}
 	PollTimeout time.Duration
 	Retry       SendRetry
+	// RequestTimeout bounds one call other than getUpdates; 30 s when zero.
+	RequestTimeout time.Duration
+	// RateLimit spaces sent messages to stay under Telegram's limits (see
+	// sendLimiter). membot turns it on unless TELEGRAM_RATE_LIMIT=off.
+	RateLimit bool
 }
 
 // NewClient returns a client whose sends stop when sendCtx ends and whose
@@ -58,12 +64,19 @@ func NewClient(sendCtx, pollCtx context.Context, cfg ClientConfig) *Client {
 	if cfg.Retry.MaxWait <= 0 {
 		cfg.Retry.MaxWait = time.Minute
 	}
-	return &Client{
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	c := &Client{
 		token: cfg.Token,
-		api:   newAPI(sendCtx, 30*time.Second),
+		api:   newAPI(sendCtx, cfg.RequestTimeout),
 		poll:  newAPI(pollCtx, cfg.PollTimeout+15*time.Second),
 		retry: cfg.Retry,
 	}
+	if cfg.RateLimit {
+		c.limit = newSendLimiter()
+	}
+	return c
 }
 
 // ctxClient attaches a context to every request, since the library builds

@@ -23,15 +23,21 @@ type Delivery struct {
 }
 
 // SaveUpdates stores updates in the inbox, atomically. Updates already there
-// are left as they are, so Telegram may deliver an update twice.
+// are left as they are, so Telegram may deliver an update twice. Payloads
+// are stored as sent, except that what PostgreSQL refuses (NUL, invalid
+// UTF-8) is cleaned out.
 func (s *Store) SaveUpdates(ctx context.Context, updates []InboxUpdate) error {
 	if len(updates) == 0 {
 		return nil
 	}
 	batch := &pgx.Batch{}
 	for _, u := range updates {
+		payload, err := cleanJSON(u.Payload)
+		if err != nil {
+			return fmt.Errorf("save update %d: %w", u.UpdateID, err)
+		}
 		batch.Queue(`INSERT INTO updates (update_id, chat_id, payload) VALUES ($1, $2, $3)
-			ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, string(u.Payload))
+			ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, string(payload))
 	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("save updates: %w", translate(err))
@@ -79,7 +85,7 @@ func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errTe
 			d.MessageID, d.TelegramMessageIDs[0], d.TelegramMessageIDs)
 	}
 	batch.Queue(`UPDATE updates SET state = 'done', done_at = now(), error = NULLIF($2, '') WHERE update_id = $1`,
-		updateID, errText)
+		updateID, cleanText(errText))
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("complete update: %w", translate(err))
 	}

@@ -30,9 +30,12 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}); err != nil {
 		return err
 	}
-	store, err := memory.Open(ctx, cfg.DatabaseURL, int32(cfg.Workers+4))
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+	var store *memory.Store
+	if err := untilDone(ctx, log, "open database", func() (err error) {
+		store, err = memory.Open(ctx, cfg.DatabaseURL, int32(cfg.Workers+4))
+		return err
+	}); err != nil {
+		return err
 	}
 	defer store.Close()
 
@@ -43,7 +46,8 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	owner := store.HoldOwnerLock(lockCtx, log)
 	defer func() { releaseLock(); owner.Wait() }()
 
-	client := bot.NewClient(work, ctx, bot.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL, PollTimeout: cfg.PollTimeout})
+	client := bot.NewClient(work, ctx, bot.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL,
+		PollTimeout: cfg.PollTimeout, RateLimit: cfg.TelegramRateLimit})
 	if err := client.Connect(ctx); err != nil {
 		if apiErr, ok := bot.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
 			return &configError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}

@@ -16,21 +16,23 @@ import (
 
 // config is every setting, read from the environment (see .env.example).
 type config struct {
-	TelegramToken   string
-	TelegramAPIURL  string
-	DatabaseURL     string
-	OpenAIKey       string
-	OpenAIBaseURL   string
-	OpenAIModel     string
-	SystemPrompt    string
-	HistoryLimit    int
-	Location        *time.Location
-	LogLevel        slog.Level
-	LogFormat       string
-	Workers         int
-	LLMTimeout      time.Duration
-	ShutdownTimeout time.Duration
-	PollTimeout     time.Duration
+	TelegramToken  string
+	TelegramAPIURL string
+	// TelegramRateLimit keeps sends under Telegram's limits; off for benchmarks.
+	TelegramRateLimit bool
+	DatabaseURL       string
+	OpenAIKey         string
+	OpenAIBaseURL     string
+	OpenAIModel       string
+	SystemPrompt      string
+	HistoryLimit      int
+	Location          *time.Location
+	LogLevel          slog.Level
+	LogFormat         string
+	Workers           int
+	LLMTimeout        time.Duration
+	ShutdownTimeout   time.Duration
+	PollTimeout       time.Duration
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -122,6 +124,21 @@ func (e *env) duration(key string, def time.Duration) time.Duration {
 	return d
 }
 
+// onOff reads a switch written as on or off (true/false, 1/0 and yes/no pass too).
+func (e *env) onOff(key string, def bool) bool {
+	switch s := strings.ToLower(e.str(key, "")); s {
+	case "":
+		return def
+	case "on", "true", "1", "yes":
+		return true
+	case "off", "false", "0", "no":
+		return false
+	default:
+		e.fail(key, "must be on or off, got %q", s)
+		return def
+	}
+}
+
 func (e *env) url(key, def string) string {
 	s := strings.TrimRight(e.str(key, def), "/")
 	u, err := url.Parse(s)
@@ -138,19 +155,20 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		return nil, err
 	}
 	c := &config{
-		TelegramToken:   e.required("TELEGRAM_BOT_TOKEN"),
-		TelegramAPIURL:  e.url("TELEGRAM_API_URL", "https://api.telegram.org"),
-		DatabaseURL:     e.required("DATABASE_URL"),
-		OpenAIKey:       e.str("OPENAI_API_KEY", ""),
-		OpenAIBaseURL:   e.url("OPENAI_BASE_URL", "https://api.openai.com/v1"),
-		OpenAIModel:     e.str("OPENAI_MODEL", "gpt-4o-mini"),
-		SystemPrompt:    e.str("SYSTEM_PROMPT", defaultSystemPrompt),
-		HistoryLimit:    e.int("HISTORY_LIMIT", 30, 1, 1000),
-		LogFormat:       e.str("LOG_FORMAT", "text"),
-		Workers:         e.int("WORKERS", 16, 1, 1024),
-		LLMTimeout:      e.duration("LLM_TIMEOUT", 60*time.Second),
-		ShutdownTimeout: e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
-		PollTimeout:     e.duration("POLL_TIMEOUT", 30*time.Second),
+		TelegramToken:     e.required("TELEGRAM_BOT_TOKEN"),
+		TelegramAPIURL:    e.url("TELEGRAM_API_URL", "https://api.telegram.org"),
+		TelegramRateLimit: e.onOff("TELEGRAM_RATE_LIMIT", true),
+		DatabaseURL:       e.required("DATABASE_URL"),
+		OpenAIKey:         e.str("OPENAI_API_KEY", ""),
+		OpenAIBaseURL:     e.url("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+		OpenAIModel:       e.str("OPENAI_MODEL", "gpt-4o-mini"),
+		SystemPrompt:      e.str("SYSTEM_PROMPT", defaultSystemPrompt),
+		HistoryLimit:      e.int("HISTORY_LIMIT", 30, 1, 1000),
+		LogFormat:         e.str("LOG_FORMAT", "text"),
+		Workers:           e.int("WORKERS", 16, 1, 1024),
+		LLMTimeout:        e.duration("LLM_TIMEOUT", 60*time.Second),
+		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
+		PollTimeout:       e.duration("POLL_TIMEOUT", 30*time.Second),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")

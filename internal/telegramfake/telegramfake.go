@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 )
 
 // Call is one request the bot made, its parameters as strings.
@@ -35,10 +36,13 @@ type Sent struct {
 // Fault is an injected failure: the next calls of Method get it.
 type Fault struct {
 	Method     string
-	Status     int    // HTTP status and error_code, e.g. 429 or 500
+	Status     int    // HTTP status and error_code, e.g. 429 or 500; 0 with Delay: a slow answer
 	RetryAfter int    // for 429
 	Message    string // description
 	Times      int    // how many calls it applies to
+	// Delay holds the answer back this long. A client that gives up waiting
+	// (times out) meanwhile gets nothing done: the call is not recorded.
+	Delay time.Duration
 }
 
 // Server is the fake. Use New; Close when done.
@@ -102,17 +106,55 @@ func (s *Server) SendText(from User, text string) int64 {
 
 // SendMessage queues a text message in any chat and returns its update id.
 func (s *Server) SendMessage(chatID int64, chatType string, from User, text string) int64 {
+	return s.AddUpdate("message", Message(chatID, chatType, from, text))
+}
+
+// Message builds the body of a text message as Telegram sends it, with the
+// entities Telegram would mark (a leading /command, @mentions). Tests add
+// fields (reply_to_message, photo, caption, ...) before AddUpdate.
+func Message(chatID int64, chatType string, from User, text string) map[string]any {
 	msg := map[string]any{
 		"chat": map[string]any{"id": chatID, "type": chatType},
 		"from": from,
 		"date": time.Now().Unix(),
 		"text": text,
 	}
-	if strings.HasPrefix(text, "/") {
-		cmd := strings.SplitN(text, " ", 2)[0]
-		msg["entities"] = []map[string]any{{"type": "bot_command", "offset": 0, "length": len(cmd)}}
+	if entities := Entities(text); len(entities) > 0 {
+		msg["entities"] = entities
 	}
-	return s.AddUpdate("message", msg)
+	return msg
+}
+
+// Entities marks a leading /command and every @mention of text, with
+// offsets and lengths in UTF-16 units as Telegram counts them.
+func Entities(text string) []map[string]any {
+	var entities []map[string]any
+	offset := 0 // in UTF-16 units
+	for i, word := range strings.Split(text, " ") {
+		n := len(utf16.Encode([]rune(word)))
+		switch {
+		case i == 0 && strings.HasPrefix(word, "/") && n > 1:
+			entities = append(entities, map[string]any{"type": "bot_command", "offset": 0, "length": n})
+		case strings.HasPrefix(word, "@") && n > 1:
+			entities = append(entities, map[string]any{"type": "mention", "offset": offset, "length": n})
+		}
+		offset += n + 1
+	}
+	return entities
+}
+
+// Bot is the fake's own user, as getMe returns it.
+func (s *Server) Bot() User {
+	return User{ID: BotID, IsBot: true, FirstName: "membot", Username: s.Username}
+}
+
+// BotID is the fake bot's user id.
+const BotID = 1
+
+// BotMessage describes a message the bot sent, for a reply_to_message field.
+func (s *Server) BotMessage(m Sent) map[string]any {
+	return map[string]any{"message_id": m.MessageID, "from": s.Bot(), "date": time.Now().Unix(), "text": m.Text,
+		"chat": map[string]any{"id": m.ChatID, "type": "private"}}
 }
 
 // AddUpdate queues an update with the given field (message, callback_query,
@@ -220,6 +262,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	handler := s.handlers[call.Method]
 	s.mu.Unlock()
 
+	if fault != nil && fault.Delay > 0 {
+		select {
+		case <-time.After(fault.Delay):
+		case <-r.Context().Done():
+			return // the client gave up: nothing happened
+		}
+		if fault.Status == 0 {
+			fault = nil // only slow: answer normally
+		}
+	}
 	if fault == nil && handler != nil {
 		var result any
 		if result, fault = handler(call); fault == nil {
@@ -264,7 +316,7 @@ func writeFault(w http.ResponseWriter, f *Fault) {
 func (s *Server) result(r *http.Request, c Call) (any, int) {
 	switch c.Method {
 	case "getMe":
-		return map[string]any{"id": 1, "is_bot": true, "first_name": "membot", "username": s.Username}, http.StatusOK
+		return s.Bot(), http.StatusOK
 	case "getUpdates":
 		return s.getUpdates(r, c), http.StatusOK
 	case "sendMessage", "editMessageText", "sendDocument":
@@ -321,7 +373,7 @@ func (s *Server) record(c Call) map[string]any {
 	}
 	s.sent = append(s.sent, Sent{ChatID: chatID, MessageID: id, Text: c.Params["text"], ReplyTo: replyTo, Params: c.Params})
 	s.changed.Broadcast()
-	return map[string]any{"message_id": id, "date": time.Now().Unix(), "text": c.Params["text"],
+	return map[string]any{"message_id": id, "from": s.Bot(), "date": time.Now().Unix(), "text": c.Params["text"],
 		"chat": map[string]any{"id": chatID, "type": "private"}}
 }
 
