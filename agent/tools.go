@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -99,11 +100,20 @@ func (r *Registry) Call(ctx context.Context, call memory.ToolCall) (result strin
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			failure = fmt.Errorf("the tool crashed: %v\n%s", p, debug.Stack())
+			failure = &toolPanic{value: p, stack: debug.Stack()}
 		}
 	}()
 	return tool.Run(ctx, args)
 }
+
+// toolPanic is a recovered panic of a tool. The model sees only its value;
+// the stack goes to the log.
+type toolPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", p.value) }
 
 // runTools runs the tool calls of msg and returns the rows to store: the
 // assistant row that asked, then one tool row per call.
@@ -117,8 +127,14 @@ func (a *Agent) runTools(ctx context.Context, msg openai.ChatCompletionMessage, 
 		start := time.Now()
 		result, err := a.tools.Call(ctx, call)
 		toolMeta := map[string]any{"duration_ms": time.Since(start).Milliseconds(), "arguments": call.Arguments}
-		if err != nil {
+		var crash *toolPanic
+		switch {
+		case errors.As(err, &crash):
+			a.log.Error("tool panicked", "tool", call.Name, "panic", crash.value, "stack", string(crash.stack))
+		case err != nil:
 			a.log.Warn("tool failed", "tool", call.Name, "err", err)
+		}
+		if err != nil {
 			toolMeta["error"] = truncate(err.Error(), 2000)
 			result = "error: " + truncate(err.Error(), 2000)
 		}

@@ -28,14 +28,14 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 		_, err := migrations.Up(ctx, cfg.DatabaseURL)
 		return err
 	}); err != nil {
-		return err
+		return startErr(ctx, err)
 	}
 	var store *memory.Store
 	if err := untilDone(ctx, log, "open database", func() (err error) {
 		store, err = memory.Open(ctx, cfg.DatabaseURL, int32(cfg.Workers+4))
 		return err
 	}); err != nil {
-		return err
+		return startErr(ctx, err)
 	}
 	defer store.Close()
 
@@ -52,7 +52,7 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 		if apiErr, ok := bot.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
 			return &configError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}
 		}
-		return fmt.Errorf("connect to Telegram: %w", err)
+		return startErr(ctx, fmt.Errorf("connect to Telegram: %w", err))
 	}
 	log.Info("connected to Telegram", "bot", client.Self.UserName)
 
@@ -93,6 +93,15 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	log.Info("membot stopped")
 	return nil
+}
+
+// startErr is err, or nil when a stop was asked for during start-up (the
+// step failed because it was cancelled).
+func startErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // untilDone retries fn while the database is unreachable, with backoff.

@@ -29,6 +29,7 @@ type harness struct {
 	logs  *syncBuffer
 	stop  func() error
 	alive bool
+	ended chan struct{} // closed when run returns
 }
 
 func newHarness(t *testing.T) *harness {
@@ -52,6 +53,9 @@ func newHarness(t *testing.T) *harness {
 		"POLL_TIMEOUT":       "1s",
 		"LOG_LEVEL":          "debug",
 		"ENV_FILE":           "/dev/null",
+		// Tests send dozens of messages to one chat; the limiter (on by
+		// default) has tests of its own.
+		"TELEGRAM_RATE_LIMIT": "off",
 	}
 	t.Cleanup(func() {
 		if h.alive {
@@ -74,8 +78,9 @@ func (h *harness) Start() {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	ended := make(chan struct{})
 	getenv := func(k string) string { return h.Env[k] }
-	go func() { done <- run(ctx, []string{"membot"}, getenv, h.logs, h.logs) }()
+	go func() { done <- run(ctx, []string{"membot"}, getenv, h.logs, h.logs); close(ended) }()
 	h.stop = func() error {
 		cancel()
 		select {
@@ -87,6 +92,17 @@ func (h *harness) Start() {
 		}
 	}
 	h.alive = true
+	h.ended = ended
+}
+
+// Running reports whether run is still going (it has not crashed or quit).
+func (h *harness) Running() bool {
+	select {
+	case <-h.ended:
+		return false
+	default:
+		return true
+	}
 }
 
 // Stop stops the bot and fails the test if run returned an error.
@@ -102,21 +118,39 @@ func (h *harness) Stop() {
 // to that chat, returning its text.
 func (h *harness) Say(from telegramfake.User, text string) string {
 	h.t.Helper()
-	before := len(h.TG.SentTo(from.ID))
-	h.TG.SendText(from, text)
+	return h.SayIn(from.ID, "private", from, text)
+}
+
+// SayIn sends a text message to any chat and waits for the bot's next reply there.
+func (h *harness) SayIn(chatID int64, chatType string, from telegramfake.User, text string) string {
+	h.t.Helper()
+	return h.Expect(chatID, func() { h.TG.SendMessage(chatID, chatType, from, text) }).Text
+}
+
+// Expect runs send and waits for the bot's next message to the chat.
+func (h *harness) Expect(chatID int64, send func()) telegramfake.Sent {
+	h.t.Helper()
+	before := len(h.TG.SentTo(chatID))
+	send()
 	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
 		n := 0
 		for _, m := range sent {
-			if m.ChatID == from.ID {
+			if m.ChatID == chatID {
 				n++
 			}
 		}
 		return n > before
 	})
 	if !ok {
-		h.t.Fatalf("no reply to %q within 15 s; sent so far: %+v", text, sent)
+		h.t.Fatalf("no reply in chat %d within 15 s; sent so far: %+v", chatID, sent)
 	}
-	return h.TG.SentTo(from.ID)[before]
+	var mine []telegramfake.Sent
+	for _, m := range sent {
+		if m.ChatID == chatID {
+			mine = append(mine, m)
+		}
+	}
+	return mine[before]
 }
 
 // WaitIdle waits until every stored update is handled: a reply reaches
@@ -129,6 +163,17 @@ func (h *harness) WaitIdle() {
 		}
 	}
 	h.t.Fatal("updates still unfinished after 15 s")
+}
+
+// WaitDone waits until the update is handled.
+func (h *harness) WaitDone(updateID int64) {
+	h.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, updateID) == 1 {
+			return
+		}
+	}
+	h.t.Fatalf("update %d not handled after 15 s", updateID)
 }
 
 // Count runs a count(*) query.
