@@ -132,15 +132,7 @@ func (h *harness) Expect(chatID int64, send func()) telegramfake.Sent {
 	h.t.Helper()
 	before := len(h.TG.SentTo(chatID))
 	send()
-	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
-		n := 0
-		for _, m := range sent {
-			if m.ChatID == chatID {
-				n++
-			}
-		}
-		return n > before
-	})
+	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool { return countTo(sent, chatID) > before })
 	if !ok {
 		h.t.Fatalf("no reply in chat %d within 15 s; sent so far: %+v", chatID, sent)
 	}
@@ -151,6 +143,17 @@ func (h *harness) Expect(chatID int64, send func()) telegramfake.Sent {
 		}
 	}
 	return mine[before]
+}
+
+// countTo counts the messages sent to one chat.
+func countTo(sent []telegramfake.Sent, chatID int64) int {
+	n := 0
+	for _, m := range sent {
+		if m.ChatID == chatID {
+			n++
+		}
+	}
+	return n
 }
 
 // WaitIdle waits until every stored update is handled: a reply reaches

@@ -233,7 +233,8 @@ func (s *Server) WaitSent(n int, timeout time.Duration) ([]Sent, bool) {
 	return s.WaitFor(timeout, func(sent []Sent) bool { return len(sent) >= n })
 }
 
-// WaitFor waits until cond holds for the sent messages, up to timeout.
+// WaitFor waits until cond holds for the sent messages, up to timeout. cond
+// runs with the server locked: it must use its argument, not the server.
 func (s *Server) WaitFor(timeout time.Duration, cond func([]Sent) bool) ([]Sent, bool) {
 	deadline := time.Now().Add(timeout)
 	timer := time.AfterFunc(timeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
