@@ -31,6 +31,7 @@ type Sent struct {
 	Text      string
 	ReplyTo   int64
 	Params    map[string]string
+	At        time.Time // when the fake received it
 }
 
 // Fault is an injected failure: the next calls of Method get it.
@@ -372,7 +373,7 @@ func (s *Server) record(c Call) map[string]any {
 		s.nextMsg[chatID]++
 		id = 100000 + s.nextMsg[chatID]
 	}
-	s.sent = append(s.sent, Sent{ChatID: chatID, MessageID: id, Text: c.Params["text"], ReplyTo: replyTo, Params: c.Params})
+	s.sent = append(s.sent, Sent{ChatID: chatID, MessageID: id, Text: c.Params["text"], ReplyTo: replyTo, Params: c.Params, At: c.At})
 	s.changed.Broadcast()
 	return map[string]any{"message_id": id, "from": s.Bot(), "date": time.Now().Unix(), "text": c.Params["text"],
 		"chat": map[string]any{"id": chatID, "type": "private"}}
