@@ -174,11 +174,12 @@ func TestModelFailureGetsAnApologyAndTheBotGoesOn(t *testing.T) {
 
 func TestBadConfigurationStopsWithOneLine(t *testing.T) {
 	cases := map[string]map[string]string{
-		"TELEGRAM_BOT_TOKEN": {"DATABASE_URL": "postgres://x@localhost/db"},
-		"DATABASE_URL":       {"TELEGRAM_BOT_TOKEN": "1:a"},
-		"HISTORY_LIMIT":      {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "HISTORY_LIMIT": "many"},
-		"TIMEZONE":           {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TIMEZONE": "Mars/Base"},
-		"OPENAI_BASE_URL":    {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "OPENAI_BASE_URL": "localhost:11434"},
+		"TELEGRAM_BOT_TOKEN":  {"DATABASE_URL": "postgres://x@localhost/db"},
+		"DATABASE_URL":        {"TELEGRAM_BOT_TOKEN": "1:a"},
+		"HISTORY_LIMIT":       {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "HISTORY_LIMIT": "many"},
+		"TIMEZONE":            {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TIMEZONE": "Mars/Base"},
+		"OPENAI_BASE_URL":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "OPENAI_BASE_URL": "localhost:11434"},
+		"TELEGRAM_RATE_LIMIT": {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TELEGRAM_RATE_LIMIT": "sometimes"},
 	}
 	for name, env := range cases {
 		env["ENV_FILE"] = "/dev/null"
