@@ -14,19 +14,32 @@ import (
 	"github.com/membot/membot/internal/telegramfake"
 )
 
+// proxyDatabase puts a cuttable proxy between the bot and its database
+// (h.DB still connects directly). The bot is stopped before the proxy closes.
+func (h *harness) proxyDatabase() *tcpproxy.Proxy {
+	h.t.Helper()
+	dsn, _ := url.Parse(h.DSN)
+	proxy, err := tcpproxy.New(dsn.Host)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() {
+		if h.alive {
+			h.Stop()
+		}
+		proxy.Close()
+	})
+	dsn.Host = proxy.Addr()
+	h.Env["DATABASE_URL"] = dsn.String()
+	return proxy
+}
+
 // The database goes away mid-stream (every connection cut, new ones
 // refused) and comes back: the bot keeps running, confirms to Telegram only
 // what it stored, and then answers every message once, in order.
 func TestADatabaseOutageLosesNothingAndAnswersEachMessageOnce(t *testing.T) {
 	h := newHarness(t)
-	dsn, _ := url.Parse(h.DSN)
-	proxy, err := tcpproxy.New(dsn.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proxy.Close)
-	dsn.Host = proxy.Addr()
-	h.Env["DATABASE_URL"] = dsn.String() // the bot goes through the proxy; h.DB does not
+	proxy := h.proxyDatabase()
 	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
 		r := openaifake.Echo(req)
 		r.Delay = 30 * time.Millisecond // so the cut lands mid-turn
@@ -92,5 +105,30 @@ func TestADatabaseOutageLosesNothingAndAnswersEachMessageOnce(t *testing.T) {
 	}
 	if pending := h.TG.Pending(); pending != 0 {
 		t.Errorf("%d updates never confirmed", pending)
+	}
+}
+
+// A bot started while its database is away waits for it instead of
+// exiting (a crash loop, under a supervisor), then starts by itself.
+func TestTheBotWaitsForADatabaseThatIsDownAtStart(t *testing.T) {
+	h := newHarness(t)
+	proxy := h.proxyDatabase()
+	proxy.Cut()
+	h.Start()
+	h.TG.SendText(jane, "anyone there?")
+	for deadline := time.Now().Add(15 * time.Second); strings.Count(h.logs.String(), "database unreachable; retrying") < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the bot did not retry the unreachable database")
+		}
+	}
+	if !h.Running() {
+		t.Fatal("the bot exited while the database was down")
+	}
+	proxy.Restore()
+	if _, ok := h.TG.WaitSent(1, 30*time.Second); !ok {
+		t.Fatal("no answer after the database came back")
+	}
+	if got := h.TG.SentTo(jane.ID); len(got) != 1 || got[0] != "echo: anyone there?" {
+		t.Fatalf("jane got %q", got)
 	}
 }
