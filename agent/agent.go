@@ -1,7 +1,8 @@
 // Package agent runs one conversation turn: it stores the user's message,
-// builds the model's context from the conversation's recent rows, calls an
-// OpenAI-compatible model, runs the tools it asks for, and stores every step.
-// It knows nothing of Telegram.
+// builds the model's context from the conversation's recent rows and the
+// user's long-term facts, calls an OpenAI-compatible model, runs the tools it
+// asks for (pausing for a person's approval where one is needed), and stores
+// every step. It knows nothing of Telegram.
 package agent
 
 import (
@@ -23,7 +24,17 @@ var ErrModel = errors.New("model call failed")
 // Store is the part of the memory repository a turn needs.
 type Store interface {
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
-	AppendMessages(ctx context.Context, conversationID string, msgs ...memory.Message) ([]int64, error)
+	ResumeTurn(ctx context.Context, in memory.ResumeStart) (*memory.Turn, error)
+	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
+	PauseForApproval(ctx context.Context, conversationID string, st memory.Step, requests []memory.Approval) ([]memory.Approval, error)
+}
+
+// Metrics is what a turn reports for monitoring; nil reports nothing.
+type Metrics interface {
+	// LLMRequest is one attempt of a model call; status is "ok", the HTTP
+	// status of a failure, "timeout", "network" or "error".
+	LLMRequest(model, status string, took time.Duration)
+	ToolCall(tool string, ok bool)
 }
 
 // LLM is the chat completions API; *openai.Client satisfies it.
@@ -40,6 +51,12 @@ type Config struct {
 	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
 	Retry         RetryPolicy
 	Now           func() time.Time // time.Now when nil
+	// FactChars bounds the user's long-term facts put into the system
+	// prompt, newest first; 2000 when zero.
+	FactChars int
+	// NeedsApproval names the tools whose calls wait for a person's decision.
+	NeedsApproval map[string]bool
+	Metrics       Metrics
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
@@ -61,6 +78,12 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
+	}
+	if cfg.FactChars <= 0 {
+		cfg.FactChars = 2000
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
 	}
 	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log}
 }
@@ -84,6 +107,12 @@ type Reply struct {
 	Resumed           bool
 	AlreadyDelivered  bool  // and it had even been sent
 	TelegramMessageID int64 // where, when AlreadyDelivered
+	// Paused is true when the turn waits for a person to decide on tool
+	// calls: Approvals are those still pending (the ones without a
+	// TelegramMessageID need their buttons sent), and Text is empty. The
+	// turn goes on with Resume once they are decided.
+	Paused    bool
+	Approvals []memory.Approval
 }
 
 // Stamp prefixes text with the wall-clock time in loc, as the model sees it.
@@ -95,80 +124,142 @@ func Stamp(t time.Time, loc *time.Location, text string) string {
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
 		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		Content: Stamp(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit,
+		Content: Stamp(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars,
 	})
 	if err != nil {
 		return nil, err
 	}
 	if turn.Answer != nil {
-		return &Reply{Text: turn.Answer.Content, MessageID: turn.Answer.ID, Resumed: true,
-			AlreadyDelivered: turn.Answer.TelegramMessageID != 0, TelegramMessageID: turn.Answer.TelegramMessageID}, nil
+		return resumedReply(turn.Answer), nil
 	}
+	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
+		// An earlier attempt paused this turn for approval and was cut short,
+		// perhaps before the buttons were sent.
+		return &Reply{Paused: true, Approvals: pending(asked), Resumed: true}, nil
+	}
+	t := &turnState{
+		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
+			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
+		system: a.systemPrompt(turn.Facts, pending(turn.Approvals)),
+	}
+	return a.loop(ctx, t, toChatMessages(validWindow(turn.History)), nil)
+}
 
-	history := toChatMessages(validWindow(turn.History))
-	var used []string
+// turnState is what the steps of one turn share.
+type turnState struct {
+	info   TurnInfo
+	system string // the system prompt, facts included
+}
+
+// loop calls the model, runs the tools it asks for and calls it again until
+// it answers, or until a tool call must wait for approval.
+func (a *Agent) loop(ctx context.Context, t *turnState, history []openai.ChatCompletionMessage, used []string) (*Reply, error) {
 	for call := 1; ; call++ {
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
-		resp, meta, err := a.complete(ctx, history, offerTools)
+		resp, llmCall, err := a.complete(ctx, &t.info, t.system, history, offerTools)
 		if err != nil {
+			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 || !offerTools {
-			return a.finish(ctx, turn.ConversationID, req.UpdateID, msg.Content, meta, used)
+			return a.finish(ctx, &t.info, msg.Content, llmCall, used)
 		}
-		rows := a.runTools(ctx, msg, req.UpdateID, meta)
-		if _, err := a.store.AppendMessages(ctx, turn.ConversationID, rows...); err != nil {
-			return nil, err
-		}
-		history = append(history, toChatMessages(rows)...)
+		rows, requests := a.runTools(ctx, &t.info, msg, callMeta(llmCall))
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)
 		}
+		step := memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{llmCall}, Events: toolEvents(&t.info, rows[1:])}
+		if len(requests) > 0 {
+			approvals, err := a.store.PauseForApproval(ctx, t.info.ConversationID, step, requests)
+			if err != nil {
+				return nil, err
+			}
+			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
+		}
+		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
+			return nil, err
+		}
+		history = append(history, toChatMessages(rows)...)
 	}
 }
 
-// finish stores the final answer and, when tools were used, the system row
-// that names them.
-func (a *Agent) finish(ctx context.Context, conversationID string, updateID int64, text string, meta map[string]any, used []string) (*Reply, error) {
-	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: updateID, Metadata: meta}}
+// finish stores the final answer, the call that produced it and, when
+// tools were used, the system row that names them.
+func (a *Agent) finish(ctx context.Context, info *TurnInfo, text string, call memory.LLMCall, used []string) (*Reply, error) {
+	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: info.UpdateID, Metadata: callMeta(call)}}
 	if len(used) > 0 {
-		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: updateID})
+		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: info.UpdateID})
 	}
-	ids, err := a.store.AppendMessages(ctx, conversationID, rows...)
+	ids, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}})
 	if err != nil {
 		return nil, err
 	}
 	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used}, nil
 }
 
+// resumedReply is the answer an earlier, interrupted attempt already stored.
+func resumedReply(answer *memory.Message) *Reply {
+	return &Reply{Text: answer.Content, MessageID: answer.ID, Resumed: true,
+		AlreadyDelivered: answer.TelegramMessageID != 0, TelegramMessageID: answer.TelegramMessageID}
+}
+
 // complete makes one model call with the system prompt, history and,
-// when offered, the tools; it returns the call's facts for the row's metadata.
-func (a *Agent) complete(ctx context.Context, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, map[string]any, error) {
+// when offered, the tools; it returns what the call cost, failed or not.
+func (a *Agent) complete(ctx context.Context, info *TurnInfo, system string, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, memory.LLMCall, error) {
 	req := openai.ChatCompletionRequest{
 		Model:    a.cfg.Model,
-		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: a.cfg.SystemPrompt}}, history...),
+		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}, history...),
 	}
 	if offerTools {
 		req.Tools = a.tools.Definitions()
 	}
+	call := memory.LLMCall{UserID: info.UserID, ChatID: info.ChatID, UpdateID: info.UpdateID, Model: a.cfg.Model, Status: "ok"}
 	start := time.Now()
 	resp, err := a.createWithRetry(ctx, req)
+	call.Latency = time.Since(start)
+	if err == nil && len(resp.Choices) == 0 {
+		err = errors.New("the response has no choices")
+	}
 	if err != nil {
-		return resp, nil, fmt.Errorf("%w: %w", ErrModel, err)
+		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+		return resp, call, fmt.Errorf("%w: %w", ErrModel, err)
 	}
-	if len(resp.Choices) == 0 {
-		return resp, nil, fmt.Errorf("%w: the response has no choices", ErrModel)
+	if resp.Model != "" {
+		call.Model = resp.Model
 	}
-	meta := map[string]any{
-		"model":             resp.Model,
-		"prompt_tokens":     resp.Usage.PromptTokens,
-		"completion_tokens": resp.Usage.CompletionTokens,
-		"latency_ms":        time.Since(start).Milliseconds(),
-	}
-	return resp, meta, nil
+	call.PromptTokens, call.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	return resp, call, nil
 }
+
+// callMeta is what an assistant row's metadata says of the call behind it.
+func callMeta(c memory.LLMCall) map[string]any {
+	return map[string]any{
+		"model":             c.Model,
+		"prompt_tokens":     c.PromptTokens,
+		"completion_tokens": c.CompletionTokens,
+		"latency_ms":        c.Latency.Milliseconds(),
+	}
+}
+
+// recordFailure stores a model call that failed for good, with its
+// llm_error event. The turn fails anyway, so a storage error is only logged.
+func (a *Agent) recordFailure(ctx context.Context, info *TurnInfo, call memory.LLMCall) {
+	if ctx.Err() != nil {
+		return // shutting down: the turn is taken up again, nothing failed for good
+	}
+	ev := memory.Event{Type: memory.EventLLMError, UserID: info.UserID, ChatID: info.ChatID, UpdateID: info.UpdateID,
+		Payload: map[string]any{"model": call.Model, "status": call.Status, "error": call.Error, "latency_ms": call.Latency.Milliseconds()}}
+	if _, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{LLMCalls: []memory.LLMCall{call}, Events: []memory.Event{ev}}); err != nil {
+		a.log.Warn("recording a failed model call failed", "update_id", info.UpdateID, "err", err)
+	}
+}
+
+type noMetrics struct{}
+
+func (noMetrics) LLMRequest(string, string, time.Duration) {}
+func (noMetrics) ToolCall(string, bool)                    {}
 
 func appendOnce(list []string, s string) []string {
 	for _, x := range list {

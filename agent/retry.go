@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -37,8 +38,10 @@ func (a *Agent) createWithRetry(ctx context.Context, req openai.ChatCompletionRe
 	wait := p.Backoff
 	for attempt := 1; ; attempt++ {
 		callCtx, cancel := context.WithTimeout(ctx, p.Timeout)
+		start := time.Now()
 		resp, err := a.llm.CreateChatCompletion(callCtx, req)
 		cancel()
+		a.cfg.Metrics.LLMRequest(req.Model, callStatus(err), time.Since(start))
 		if err == nil || attempt >= p.Attempts || !retryable(err) || ctx.Err() != nil {
 			return resp, err
 		}
@@ -64,4 +67,27 @@ func retryable(err error) bool {
 	}
 	var netErr net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr)
+}
+
+// callStatus names the outcome of a model call for metrics and llm_calls.
+func callStatus(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0 {
+		return strconv.Itoa(apiErr.HTTPStatusCode)
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) && reqErr.HTTPStatusCode != 0 {
+		return strconv.Itoa(reqErr.HTTPStatusCode)
+	}
+	var netErr net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.As(err, &netErr):
+		return "network"
+	}
+	return "error"
 }

@@ -28,7 +28,7 @@ func newCalculator(ToolEnv) Tool {
 			},
 			"required": []string{"expression"},
 		},
-		Run: func(_ context.Context, raw json.RawMessage) (string, error) {
+		Run: func(_ context.Context, _ *TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct {
 				Expression string `json:"expression"`
 			}

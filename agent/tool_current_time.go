@@ -21,7 +21,7 @@ func newCurrentTime(env ToolEnv) Tool {
 				"timezone": map[string]any{"type": "string", "description": "IANA time zone name; optional"},
 			},
 		},
-		Run: func(_ context.Context, raw json.RawMessage) (string, error) {
+		Run: func(_ context.Context, _ *TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct {
 				Timezone string `json:"timezone"`
 			}

@@ -20,15 +20,41 @@ type Tool struct {
 	Name        string
 	Description string
 	Parameters  map[string]any // JSON Schema of the arguments object
-	// Run gets the model's arguments as JSON and returns the text the model
-	// sees. An error is shown to the model as the result, so it can recover.
-	Run func(ctx context.Context, args json.RawMessage) (string, error)
+	// Run gets the turn the call belongs to and the model's arguments as
+	// JSON, and returns the text the model sees. An error is shown to the
+	// model as the result, so it can recover.
+	Run func(ctx context.Context, turn *TurnInfo, args json.RawMessage) (string, error)
+}
+
+// TurnInfo is whose turn a tool call belongs to: tools that store or look
+// up something of the user or the chat take it from here.
+type TurnInfo struct {
+	UserID         int64
+	ChatID         int64
+	ConversationID string
+	UserMessageID  int64 // the user's row that began the turn
+	UpdateID       int64 // the update whose rows the turn stores; 0 when none
+}
+
+// ToolStore is the part of the memory repository that tools use.
+type ToolStore interface {
+	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)
+	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
+	SearchMessages(ctx context.Context, conversationID, query string, beforeID int64, limit int) ([]memory.Snippet, error)
+	AddReminder(ctx context.Context, r memory.Reminder) (int64, error)
 }
 
 // ToolEnv is what built-in tools may be configured from.
 type ToolEnv struct {
 	Location *time.Location
 	Now      func() time.Time
+	Store    ToolStore // for the tools that remember, search and remind
+	// ReminderAdded, when set, is told about each new reminder, so the
+	// scheduler can wake up for it.
+	ReminderAdded func(due time.Time)
+	// FetchAllowPrivate lets fetch_url reach loopback and private addresses
+	// (for tests; never in production).
+	FetchAllowPrivate bool
 }
 
 // builtins are the constructors of the built-in tools. A tool's file adds
@@ -78,6 +104,24 @@ func BuiltinTools(env ToolEnv) []Tool {
 	return tools
 }
 
+// BuiltinNames returns the names of the built-in tools.
+func BuiltinNames() []string {
+	var names []string
+	for _, t := range BuiltinTools(ToolEnv{}) {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// metricName is the tool's name, or "unknown" for names the model made up,
+// which must not become metric labels without bound.
+func (r *Registry) metricName(name string) string {
+	if _, ok := r.tools[name]; ok {
+		return name
+	}
+	return "unknown"
+}
+
 // Definitions returns the tool schemas in the API's format.
 func (r *Registry) Definitions() []openai.Tool { return r.defs }
 
@@ -86,7 +130,7 @@ const maxToolResult = 16 << 10
 
 // Call runs one tool call. It never fails: unknown tools, bad arguments,
 // errors and panics all become a result the model reads.
-func (r *Registry) Call(ctx context.Context, call memory.ToolCall) (result string, failure error) {
+func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCall) (result string, failure error) {
 	tool, ok := r.tools[call.Name]
 	if !ok {
 		return "", fmt.Errorf("unknown tool %q", call.Name)
@@ -103,7 +147,7 @@ func (r *Registry) Call(ctx context.Context, call memory.ToolCall) (result strin
 			failure = &toolPanic{value: p, stack: debug.Stack()}
 		}
 	}()
-	return tool.Run(ctx, args)
+	return tool.Run(ctx, turn, args)
 }
 
 // toolPanic is a recovered panic of a tool. The model sees only its value;
@@ -115,37 +159,57 @@ type toolPanic struct {
 
 func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", p.value) }
 
-// runTools runs the tool calls of msg and returns the rows to store: the
-// assistant row that asked, then one tool row per call.
-func (a *Agent) runTools(ctx context.Context, msg openai.ChatCompletionMessage, updateID int64, meta map[string]any) []memory.Message {
+// runTools returns the rows to store for the tool calls of msg: the
+// assistant row that asked, then the result row of each call that could run
+// at once. The calls that need a person's approval are returned as requests
+// instead: they have no result row yet.
+func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, msg openai.ChatCompletionMessage, meta map[string]any) (rows []memory.Message, requests []memory.Approval) {
 	calls := make([]memory.ToolCall, len(msg.ToolCalls))
 	for i, c := range msg.ToolCalls {
 		calls[i] = memory.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
+		if calls[i].ID == "" { // some servers leave it out; results and approvals need one
+			calls[i].ID = fmt.Sprintf("call_%d_%d", turn.UpdateID, time.Now().UnixNano()+int64(i))
+		}
 	}
-	rows := []memory.Message{{Role: memory.RoleAssistant, Content: msg.Content, ToolCalls: calls, UpdateID: updateID, Metadata: meta}}
+	rows = []memory.Message{{Role: memory.RoleAssistant, Content: msg.Content, ToolCalls: calls, UpdateID: turn.UpdateID, Metadata: meta}}
 	for _, call := range calls {
-		start := time.Now()
-		result, err := a.tools.Call(ctx, call)
-		toolMeta := map[string]any{"duration_ms": time.Since(start).Milliseconds(), "arguments": call.Arguments}
-		var crash *toolPanic
-		switch {
-		case errors.As(err, &crash):
-			a.log.Error("tool panicked", "tool", call.Name, "panic", crash.value, "stack", string(crash.stack))
-		case err != nil:
-			a.log.Warn("tool failed", "tool", call.Name, "err", err)
+		if a.needsApproval(call) {
+			requests = append(requests, memory.Approval{RequestID: call.ID, Subject: call.Name, Details: call.Arguments,
+				UserID: turn.UserID, ChatID: turn.ChatID, UpdateID: turn.UpdateID})
+			continue
 		}
-		if err != nil {
-			toolMeta["error"] = truncate(err.Error(), 2000)
-			result = "error: " + truncate(err.Error(), 2000)
-		}
-		if len(result) > maxToolResult {
-			toolMeta["truncated_from"] = len(result)
-			result = truncate(result, maxToolResult) + "\n[truncated]"
-		}
-		rows = append(rows, memory.Message{Role: memory.RoleTool, Content: result, ToolCallID: call.ID,
-			ToolName: call.Name, UpdateID: updateID, Metadata: toolMeta})
+		rows = append(rows, a.runCall(ctx, turn, call, nil))
 	}
-	return rows
+	return rows, requests
+}
+
+// runCall runs one call and returns its result row, whose metadata records
+// the arguments, the duration and any error, plus extra.
+func (a *Agent) runCall(ctx context.Context, turn *TurnInfo, call memory.ToolCall, extra map[string]any) memory.Message {
+	start := time.Now()
+	result, err := a.tools.Call(ctx, turn, call)
+	meta := map[string]any{"duration_ms": time.Since(start).Milliseconds(), "arguments": call.Arguments}
+	a.cfg.Metrics.ToolCall(a.tools.metricName(call.Name), err == nil)
+	for k, v := range extra {
+		meta[k] = v
+	}
+	var crash *toolPanic
+	switch {
+	case errors.As(err, &crash):
+		a.log.Error("tool panicked", "tool", call.Name, "panic", crash.value, "stack", string(crash.stack))
+	case err != nil:
+		a.log.Warn("tool failed", "tool", call.Name, "err", err)
+	}
+	if err != nil {
+		meta["error"] = truncate(err.Error(), 2000)
+		result = "error: " + truncate(err.Error(), 2000)
+	}
+	if len(result) > maxToolResult {
+		meta["truncated_from"] = len(result)
+		result = truncate(result, maxToolResult) + "\n[truncated]"
+	}
+	return memory.Message{Role: memory.RoleTool, Content: result, ToolCallID: call.ID, ToolName: call.Name,
+		UpdateID: turn.UpdateID, Metadata: meta}
 }
 
 // truncate cuts s to at most n bytes without splitting a character.
@@ -157,4 +221,22 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// toolEvents are the tool_called events of the tool rows of calls that ran
+// (not those a person rejected).
+func toolEvents(info *TurnInfo, toolRows []memory.Message) []memory.Event {
+	events := make([]memory.Event, 0, len(toolRows))
+	for _, row := range toolRows {
+		if decision, ok := row.Metadata["approval"]; ok && decision != memory.ApprovalApproved {
+			continue
+		}
+		payload := map[string]any{"tool": row.ToolName, "tool_call_id": row.ToolCallID, "duration_ms": row.Metadata["duration_ms"]}
+		if failure, ok := row.Metadata["error"]; ok {
+			payload["error"] = failure
+		}
+		events = append(events, memory.Event{Type: memory.EventToolCalled, UserID: info.UserID,
+			ChatID: info.ChatID, UpdateID: info.UpdateID, Payload: payload})
+	}
+	return events
 }

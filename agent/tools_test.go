@@ -42,28 +42,28 @@ func TestCurrentTimeInTheBotZoneAndAnother(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	r := NewRegistry(BuiltinTools(ToolEnv{Location: moscow, Now: func() time.Time { return now }})...)
 
-	got, err := r.Call(context.Background(), memory.ToolCall{Name: "current_time", Arguments: `{}`})
+	got, err := r.Call(context.Background(), &TurnInfo{}, memory.ToolCall{Name: "current_time", Arguments: `{}`})
 	if err != nil || !strings.HasPrefix(got, "2026-11-21 15:00:00 Saturday (Europe/Moscow, UTC+03:00)") {
 		t.Fatalf("current_time = %q, %v", got, err)
 	}
-	got, err = r.Call(context.Background(), memory.ToolCall{Name: "current_time", Arguments: `{"timezone":"Asia/Tokyo"}`})
+	got, err = r.Call(context.Background(), &TurnInfo{}, memory.ToolCall{Name: "current_time", Arguments: `{"timezone":"Asia/Tokyo"}`})
 	if err != nil || !strings.HasPrefix(got, "2026-11-21 21:00:00") {
 		t.Fatalf("current_time in Tokyo = %q, %v", got, err)
 	}
-	if _, err := r.Call(context.Background(), memory.ToolCall{Name: "current_time", Arguments: `{"timezone":"Mars/Olympus"}`}); err == nil {
+	if _, err := r.Call(context.Background(), &TurnInfo{}, memory.ToolCall{Name: "current_time", Arguments: `{"timezone":"Mars/Olympus"}`}); err == nil {
 		t.Fatal("an unknown zone gave no error")
 	}
 }
 
 func TestRegistryTurnsEveryFailureIntoAnError(t *testing.T) {
-	r := NewRegistry(Tool{Name: "boom", Run: func(context.Context, json.RawMessage) (string, error) { panic("kaboom") }})
+	r := NewRegistry(Tool{Name: "boom", Run: func(context.Context, *TurnInfo, json.RawMessage) (string, error) { panic("kaboom") }})
 	cases := []memory.ToolCall{
 		{Name: "nope", Arguments: `{}`},
 		{Name: "boom", Arguments: `{not json`},
 		{Name: "boom", Arguments: `{}`},
 	}
 	for _, c := range cases {
-		if _, err := r.Call(context.Background(), c); err == nil {
+		if _, err := r.Call(context.Background(), &TurnInfo{}, c); err == nil {
 			t.Errorf("call %+v gave no error", c)
 		}
 	}

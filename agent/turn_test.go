@@ -34,12 +34,12 @@ func TestToolFailuresAndPanicsBecomeResultsTheModelSees(t *testing.T) {
 	var logs bytes.Buffer
 
 	tools := agent.NewRegistry(
-		agent.Tool{Name: "boom", Run: func(context.Context, json.RawMessage) (string, error) {
+		agent.Tool{Name: "boom", Run: func(context.Context, *agent.TurnInfo, json.RawMessage) (string, error) {
 			var m map[string]int
 			m["x"]++ // a nil map: a real bug, not a panic("...") call
 			return "unreachable", nil
 		}},
-		agent.Tool{Name: "repeat", Run: func(_ context.Context, raw json.RawMessage) (string, error) {
+		agent.Tool{Name: "repeat", Run: func(_ context.Context, _ *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct{ Times int }
 			if err := json.Unmarshal(raw, &args); err != nil {
 				return "", err

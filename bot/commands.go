@@ -3,6 +3,10 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/membot/membot/memory"
 )
 
 // commandFunc answers a command; errors follow the rules of Handler.send.
@@ -21,7 +25,9 @@ func init() {
 }
 
 func (h *Handler) command(ctx context.Context, in *incoming, name string) error {
-	if err := h.Memory.UpsertUser(ctx, in.user); err != nil {
+	arrived := memory.Event{Type: memory.EventMessageReceived, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
+		UpdateID: in.update.UpdateID, Payload: map[string]any{"kind": "command", "command": name}}
+	if err := h.Memory.Arrived(ctx, in.user, arrived); err != nil {
 		return storageError(err)
 	}
 	run, ok := commands[name]
@@ -43,10 +49,37 @@ func cmdHelp(ctx context.Context, h *Handler, in *incoming) error {
 	return h.reply(ctx, in, T(in.lang(), txtHelp))
 }
 
-// cmdNew deletes the chat's conversation and opens a fresh one.
+// cmdNew deletes the chat's conversation and opens a fresh one. Tool calls
+// waiting for approval are cancelled first (their rows stay, for the record).
+// Long-term facts and reminders are kept.
 func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
+	cancelled, err := h.cancelApprovals(ctx, in.msg.Chat.ID)
+	if err != nil {
+		return err
+	}
 	if _, err := h.Memory.Reset(ctx, in.msg.Chat.ID, in.user.TelegramUserID); err != nil {
 		return storageError(err)
 	}
-	return h.reply(ctx, in, T(in.lang(), txtNew))
+	text := T(in.lang(), txtNew)
+	if cancelled > 0 {
+		text += "\n" + fmt.Sprintf(T(in.lang(), txtApprovalsCanceled), cancelled)
+	}
+	return h.reply(ctx, in, text)
+}
+
+// numberArgs reads a command's arguments as list numbers ("2", "1 3",
+// "#2, 4") or as "all" (also in Russian); ok is false for anything else.
+func numberArgs(in *incoming) (numbers []int, all, ok bool) {
+	args := strings.Fields(strings.ToLower(strings.ReplaceAll(in.msg.CommandArguments(), ",", " ")))
+	if len(args) == 1 && (args[0] == "all" || args[0] == "все" || args[0] == "всё") {
+		return nil, true, true
+	}
+	for _, a := range args {
+		n, err := strconv.Atoi(strings.TrimPrefix(a, "#"))
+		if err != nil || n < 1 {
+			return nil, false, false
+		}
+		numbers = append(numbers, n)
+	}
+	return numbers, false, len(numbers) > 0
 }

@@ -18,9 +18,9 @@ func TestRouteUpdateDecidesWhatIsAnswered(t *testing.T) {
 	otherBot := telegramfake.User{ID: 9, IsBot: true, FirstName: "Other", Username: "other_bot"}
 	const group = -100
 
-	private := func(text string) map[string]any { return telegramfake.Message(ivan.ID, "private", ivan, text) }
+	private := func(text string) map[string]any { return telegramfake.TextMessage(ivan.ID, "private", ivan, text) }
 	inGroup := func(from telegramfake.User, text string) map[string]any {
-		return telegramfake.Message(group, "supergroup", from, text)
+		return telegramfake.TextMessage(group, "supergroup", from, text)
 	}
 	with := func(m map[string]any, kv ...any) map[string]any {
 		for i := 0; i < len(kv); i += 2 {
@@ -52,9 +52,9 @@ func TestRouteUpdateDecidesWhatIsAnswered(t *testing.T) {
 		{"edited text", "edited_message", private("fixed typo"), converse, "[edited] fixed typo"},
 		{"edited command", "edited_message", private("/new"), ignore, ""},
 		{"edited live location", "edited_message", with(private(""), "text", "", "location", map[string]any{"latitude": 1, "longitude": 2}), ignore, ""},
-		{"channel post", "channel_post", with(telegramfake.Message(-200, "channel", ivan, "news"), "from", nil), ignore, ""},
+		{"channel post", "channel_post", with(telegramfake.TextMessage(-200, "channel", ivan, "news"), "from", nil), ignore, ""},
 		{"on behalf of a channel", "message", with(inGroup(ivan, "@"+fake.Username+" hi"), "sender_chat", map[string]any{"id": -200, "type": "channel"}), ignore, ""},
-		{"from a bot", "message", telegramfake.Message(otherBot.ID, "private", otherBot, "hello"), ignore, ""},
+		{"from a bot", "message", telegramfake.TextMessage(otherBot.ID, "private", otherBot, "hello"), ignore, ""},
 		{"bot in a group mentioning us", "message", inGroup(otherBot, "@"+fake.Username+" hi"), ignore, ""},
 		{"group chatter", "message", inGroup(anna, "lunch anyone?"), ignore, ""},
 		{"group mention", "message", inGroup(anna, "@"+fake.Username+" what time is it?"), converse, "Anna: @" + fake.Username + " what time is it?"},

@@ -16,15 +16,26 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// Agent answers a text message.
+// Agent answers a text message, and goes on with a turn that waited for
+// approval once it is decided.
 type Agent interface {
 	Reply(ctx context.Context, req agent.Request) (*agent.Reply, error)
+	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
 }
 
-// Memory is what commands change directly.
+// Memory is what the handler, its gate, its commands and its buttons read
+// and change directly.
 type Memory interface {
-	UpsertUser(ctx context.Context, u memory.User) error
+	Arrived(ctx context.Context, u memory.User, e memory.Event) error
 	Reset(ctx context.Context, chatID, userID int64) (string, error)
+	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
+	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
+	AddEvents(ctx context.Context, events ...memory.Event) error
+	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
+	FactStore
+	ReminderStore
+	ApprovalStore
 }
 
 // Handler turns one Telegram update into the bot's answer.
@@ -33,16 +44,22 @@ type Handler struct {
 	Agent  Agent
 	Memory Memory
 	Log    *slog.Logger
+	// Access is who may use the bot and how much (the zero value: anyone).
+	// Its admins may also decide any chat's approvals, and its Location is
+	// the zone times are shown in.
+	Access  Access
+	Metrics Metrics
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 }
 
-// incoming is a message being handled.
+// incoming is a message, or a press of one of the bot's buttons, being handled.
 type incoming struct {
 	update *memory.InboxUpdate
-	msg    *tgbotapi.Message
-	edited bool // msg is an edit: the answer quotes it
-	user   memory.User
+	msg    *tgbotapi.Message // for a button press, the message that has the button
+	edited bool              // msg is an edit: the answer quotes it
+	user   memory.User       // who wrote, or pressed
+	query  *tgbotapi.CallbackQuery
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
@@ -74,9 +91,17 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 		h.Log.Debug("update ignored", "update_id", u.UpdateID, "chat_id", u.ChatID, "reason", r.reason)
 		return nil, nil
 	case answerCallback:
-		return nil, h.callback(ctx, upd.CallbackQuery)
+		q := upd.CallbackQuery
+		if q.Message == nil || q.From == nil {
+			return nil, h.Client.AnswerCallback(ctx, q.ID, "") // not a button of a message of this bot
+		}
+		in = &incoming{update: u, msg: q.Message, user: userOf(q.From), query: q}
+		return h.callback(ctx, in)
 	}
 	in = &incoming{update: u, msg: r.msg, edited: r.edited, user: userOf(r.msg.From)}
+	if stop, err := h.admit(ctx, in); stop {
+		return nil, err
+	}
 	switch r.action {
 	case runCommand:
 		return nil, h.command(ctx, in, r.command)
@@ -87,7 +112,8 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 }
 
 // converse sends the text to the agent and the answer to the chat.
-func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*memory.Delivery, error) {
+func (h *Handler) converse(ctx context.Context, in *incoming, text string) (delivery *memory.Delivery, err error) {
+	defer h.countTurn(time.Now(), &delivery, &err)
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
 	r, err := h.Agent.Reply(ctx, agent.Request{
 		User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
@@ -95,13 +121,40 @@ func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*mem
 	})
 	stopTyping()
 	if err != nil {
-		if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
-			return nil, &RetryLater{Err: err}
-		}
-		if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
-			return nil, sendErr
-		}
-		return nil, fmt.Errorf("turn failed (apology sent): %w", err)
+		return nil, h.turnFailed(ctx, in, err)
+	}
+	return h.deliver(ctx, in, r)
+}
+
+// countTurn reports a turn's outcome when it has one: a turn to be retried
+// has none yet, and neither has one that waits for approval.
+func (h *Handler) countTurn(start time.Time, delivery **memory.Delivery, err *error) {
+	var later *RetryLater
+	switch {
+	case *delivery != nil:
+		orNone(h.Metrics).Turn("answered", time.Since(start))
+	case *err != nil && !errors.As(*err, &later):
+		orNone(h.Metrics).Turn("failed", time.Since(start))
+	}
+}
+
+// turnFailed decides what a failed turn comes to: a retry later when the
+// database is away (or the bot is stopping), an apology otherwise.
+func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error {
+	if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
+		return &RetryLater{Err: err}
+	}
+	if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
+		return sendErr
+	}
+	return fmt.Errorf("turn failed (apology sent): %w", err)
+}
+
+// deliver sends what a turn came to: its answer, or the buttons of the tool
+// calls it waits on.
+func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply) (*memory.Delivery, error) {
+	if r.Paused {
+		return nil, h.askApproval(ctx, in, r.Approvals)
 	}
 	if r.AlreadyDelivered {
 		return nil, nil
@@ -114,27 +167,42 @@ func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*mem
 	if err != nil {
 		return nil, err
 	}
+	orNone(h.Metrics).ReplySent("answer")
 	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, nil
 }
 
 // reply sends one of the bot's own texts.
 func (h *Handler) reply(ctx context.Context, in *incoming, text string) error {
 	_, err := h.send(ctx, in, text)
+	if err == nil {
+		orNone(h.Metrics).ReplySent("text")
+	}
 	return err
 }
 
 // send delivers text to the message's chat. Failures that may pass are
 // marked for a later retry; the others are final.
 func (h *Handler) send(ctx context.Context, in *incoming, text string) ([]int64, error) {
-	replyTo := 0
-	if !in.msg.Chat.IsPrivate() || in.edited {
-		replyTo = in.msg.MessageID // make clear whom (in a group) and what (an edit) the bot answers
+	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), text)
+	return ids, sendError(err)
+}
+
+// replyTo is the message an answer replies to: in groups the one answered,
+// to make clear whom the bot answers, and an edited message, to make clear
+// what; none otherwise in private chats.
+func replyTo(in *incoming) int {
+	if in.msg.Chat.IsPrivate() && !in.edited {
+		return 0
 	}
-	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo, text)
+	return in.msg.MessageID
+}
+
+// sendError marks a failed send that may pass for a later retry.
+func sendError(err error) error {
 	if err != nil && !IsPermanent(err) {
-		return ids, &RetryLater{Err: err}
+		return &RetryLater{Err: err}
 	}
-	return ids, err
+	return err
 }
 
 // typing keeps "typing…" on in the chat until the returned func is called.
@@ -165,6 +233,11 @@ func storageError(err error) error {
 		return &RetryLater{Err: err}
 	}
 	return err
+}
+
+// clock shows t in the bot's zone.
+func (h *Handler) clock(t time.Time) string {
+	return t.In(h.Access.zone()).Format("2006-01-02 15:04")
 }
 
 func userOf(u *tgbotapi.User) memory.User {

@@ -19,11 +19,15 @@ func (panickingAgent) Reply(context.Context, agent.Request) (*agent.Reply, error
 	panic("index out of range, somewhere deep")
 }
 
+func (panickingAgent) Resume(context.Context, agent.ResumeRequest) (*agent.Reply, error) {
+	panic("not reached")
+}
+
 func TestAPanicWhileHandlingIsAnsweredWithTheApology(t *testing.T) {
 	client, fake := newFakeClient(t, ClientConfig{})
 	h := &Handler{Client: client, Agent: panickingAgent{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	user := telegramfake.User{ID: 7, FirstName: "Иван", LanguageCode: "ru"}
-	payload, _ := json.Marshal(map[string]any{"update_id": 1, "message": telegramfake.Message(7, "private", user, "hi")})
+	payload, _ := json.Marshal(map[string]any{"update_id": 1, "message": telegramfake.TextMessage(7, "private", user, "hi")})
 
 	delivery, err := h.Handle(context.Background(), &memory.InboxUpdate{UpdateID: 1, ChatID: 7, Payload: payload})
 	if err == nil || !strings.Contains(err.Error(), "apology sent") || delivery != nil {

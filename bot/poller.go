@@ -24,11 +24,16 @@ type Poller struct {
 	Inbox   Inbox
 	Notify  func(chatIDs []int64) // called with the chats of each stored batch
 	Timeout time.Duration         // long-poll timeout
+	Metrics Metrics
 	Log     *slog.Logger
 }
 
-// Run polls until ctx ends.
+// Run polls until ctx ends. It first deletes any webhook, since Telegram
+// refuses getUpdates while one is set.
 func (p *Poller) Run(ctx context.Context) {
+	if err := p.Client.DeleteWebhook(ctx); err != nil && ctx.Err() == nil {
+		p.Log.Warn("deleting the webhook failed; polling anyway", "err", err)
+	}
 	var offset int64
 	backoff := newBackoff(500*time.Millisecond, 30*time.Second)
 	for ctx.Err() == nil {
@@ -54,6 +59,7 @@ func (p *Poller) Run(ctx context.Context) {
 			chats = append(chats, u.ChatID)
 		}
 		if len(chats) > 0 {
+			orNone(p.Metrics).UpdatesReceived("polling", len(chats))
 			p.Notify(chats)
 		}
 	}

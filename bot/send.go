@@ -19,26 +19,45 @@ const MaxMessageLength = 4096
 func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text string) ([]int64, error) {
 	var ids []int64
 	for i, part := range SplitMessage(text, MaxMessageLength) {
-		msg := tgbotapi.NewMessage(chatID, part)
-		msg.DisableWebPagePreview = true
-		if i == 0 && replyTo != 0 {
-			msg.ReplyToMessageID = replyTo
-			msg.AllowSendingWithoutReply = true
+		if i > 0 {
+			replyTo = 0
 		}
-		if err := c.limit.wait(ctx, chatID); err != nil {
-			return ids, fmt.Errorf("sendMessage: %w", err)
-		}
-		raw, err := c.send(ctx, msg)
+		msg := newMessage(chatID, replyTo, part)
+		id, err := c.sendMessage(ctx, msg)
 		if err != nil {
-			return ids, fmt.Errorf("sendMessage: %w", err)
+			return ids, err
 		}
-		var sent tgbotapi.Message
-		if err := json.Unmarshal(raw, &sent); err != nil {
-			return ids, fmt.Errorf("sendMessage: decode result: %w", err)
-		}
-		ids = append(ids, int64(sent.MessageID))
+		ids = append(ids, id)
 	}
 	return ids, nil
+}
+
+// newMessage is a text message without link previews, replying to replyTo
+// when not 0 (and sent anyway should that message be gone).
+func newMessage(chatID int64, replyTo int, text string) tgbotapi.MessageConfig {
+	msg := tgbotapi.NewMessage(chatID, text)
+	msg.DisableWebPagePreview = true
+	if replyTo != 0 {
+		msg.ReplyToMessageID = replyTo
+		msg.AllowSendingWithoutReply = true
+	}
+	return msg
+}
+
+// sendMessage sends one message and returns its id.
+func (c *Client) sendMessage(ctx context.Context, msg tgbotapi.MessageConfig) (int64, error) {
+	if err := c.limit.wait(ctx, msg.ChatID); err != nil {
+		return 0, fmt.Errorf("sendMessage: %w", err)
+	}
+	raw, err := c.send(ctx, msg)
+	if err != nil {
+		return 0, fmt.Errorf("sendMessage: %w", err)
+	}
+	var sent tgbotapi.Message
+	if err := json.Unmarshal(raw, &sent); err != nil {
+		return 0, fmt.Errorf("sendMessage: decode result: %w", err)
+	}
+	return int64(sent.MessageID), nil
 }
 
 // Typing shows "typing…" in the chat for about five seconds.
@@ -55,6 +74,7 @@ func (c *Client) GetUpdates(ctx context.Context, offset int64, timeoutSeconds in
 	if err != nil {
 		return nil, fmt.Errorf("getUpdates: %w", c.redact(err))
 	}
+	c.reached()
 	var updates []json.RawMessage
 	if err := json.Unmarshal(resp.Result, &updates); err != nil {
 		return nil, fmt.Errorf("getUpdates: decode result: %w", err)

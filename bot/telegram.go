@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -17,12 +18,15 @@ import (
 // retries that respect Telegram's flood control, and errors that never show
 // the bot token (the library's transport errors carry the URL with it).
 type Client struct {
-	token string
-	api   *tgbotapi.BotAPI // sends; cancelled only when in-flight work is abandoned
-	poll  *tgbotapi.BotAPI // getUpdates; cancelled as soon as shutdown starts
-	Self  tgbotapi.User
-	retry SendRetry
-	limit *sendLimiter // nil when rate limiting is off
+	token   string
+	api     *tgbotapi.BotAPI // sends; cancelled only when in-flight work is abandoned
+	poll    *tgbotapi.BotAPI // getUpdates; cancelled as soon as shutdown starts
+	probe   *tgbotapi.BotAPI // readiness checks, with a short time-out
+	Self    tgbotapi.User
+	retry   SendRetry
+	metrics Metrics
+	lastOK  atomic.Int64 // unix nanoseconds of the last successful call
+	limit   *sendLimiter // nil when rate limiting is off
 }
 
 // SendRetry bounds the retries of one Telegram call.
@@ -38,6 +42,7 @@ type ClientConfig struct {
 	APIURL      string // e.g. https://api.telegram.org; requests go to {APIURL}/bot{token}/{method}
 	PollTimeout time.Duration
 	Retry       SendRetry
+	Metrics     Metrics
 	// RequestTimeout bounds one call other than getUpdates; 30 s when zero.
 	RequestTimeout time.Duration
 	// RateLimit spaces sent messages to stay under Telegram's limits (see
@@ -68,10 +73,12 @@ func NewClient(sendCtx, pollCtx context.Context, cfg ClientConfig) *Client {
 		cfg.RequestTimeout = 30 * time.Second
 	}
 	c := &Client{
-		token: cfg.Token,
-		api:   newAPI(sendCtx, cfg.RequestTimeout),
-		poll:  newAPI(pollCtx, cfg.PollTimeout+15*time.Second),
-		retry: cfg.Retry,
+		token:   cfg.Token,
+		api:     newAPI(sendCtx, cfg.RequestTimeout),
+		poll:    newAPI(pollCtx, cfg.PollTimeout+15*time.Second),
+		probe:   newAPI(sendCtx, 5*time.Second),
+		retry:   cfg.Retry,
+		metrics: orNone(cfg.Metrics),
 	}
 	if cfg.RateLimit {
 		c.limit = newSendLimiter()
@@ -111,12 +118,14 @@ func (c *Client) request(ctx context.Context, do func() (*tgbotapi.APIResponse, 
 	for attempt := 1; ; attempt++ {
 		resp, err := do()
 		if err == nil {
+			c.reached()
 			return resp.Result, nil
 		}
 		err = c.redact(err)
 		if attempt >= c.retry.Attempts || ctx.Err() != nil || !retryable(err) {
 			return nil, err
 		}
+		c.metrics.TelegramRetry(retryReason(err))
 		if after, limited := floodWait(err); limited {
 			if !sleep(ctx, min(after, c.retry.MaxWait)) {
 				return nil, err
@@ -135,6 +144,17 @@ func retryable(err error) bool {
 		return apiErr.Code == http.StatusTooManyRequests || apiErr.Code >= 500
 	}
 	return !errors.Is(err, context.Canceled)
+}
+
+// retryReason names why a call is repeated, for metrics.
+func retryReason(err error) string {
+	if apiErr, ok := APIError(err); ok {
+		if apiErr.Code == http.StatusTooManyRequests {
+			return "429"
+		}
+		return "5xx"
+	}
+	return "network"
 }
 
 // floodWait returns Telegram's retry_after when err is a 429.
@@ -175,3 +195,29 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
+
+// reached notes that Telegram answered just now.
+func (c *Client) reached() { c.lastOK.Store(time.Now().UnixNano()) }
+
+// Reachable reports whether Telegram answered within the last minute,
+// asking it (getMe, once, briefly) when it has not been called lately.
+func (c *Client) Reachable(ctx context.Context) error {
+	if time.Since(time.Unix(0, c.lastOK.Load())) < time.Minute {
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.probe.MakeRequest("getMe", nil)
+		done <- c.redact(err)
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("telegram unreachable: %w", err)
+		}
+		c.reached()
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("telegram unreachable: %w", ctx.Err())
+	}
+}

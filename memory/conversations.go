@@ -3,8 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // currentConversationCTE defines `conv`: the newest conversation of chat $1,
@@ -32,15 +30,26 @@ func (s *Store) CurrentConversation(ctx context.Context, chatID, userID int64) (
 	return id, nil
 }
 
+// resetSQL deletes the chat's conversations (their messages go with them),
+// opens a fresh one and logs conversation_reset with what was deleted.
+const resetSQL = `WITH gone AS (
+	DELETE FROM conversations WHERE chat_id = $1 RETURNING id
+), fresh AS (
+	INSERT INTO conversations (telegram_user_id, chat_id) VALUES ($2, $1) RETURNING id
+), logged AS (
+	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, payload)
+	SELECT 'conversation_reset', $2, $1, fresh.id, jsonb_build_object(
+		'deleted_conversations', (SELECT count(*) FROM gone),
+		'deleted_messages', (SELECT count(*) FROM messages WHERE conversation_id IN (SELECT id FROM gone)))
+	FROM fresh
+)
+SELECT id::text FROM fresh`
+
 // Reset deletes every conversation of the chat with its messages and opens a
-// fresh one, in one transaction, and returns the new conversation's id.
+// fresh one, in one statement, and returns the new conversation's id.
 func (s *Store) Reset(ctx context.Context, chatID, userID int64) (string, error) {
 	var id string
-	batch := &pgx.Batch{}
-	batch.Queue(`DELETE FROM conversations WHERE chat_id = $1`, chatID)
-	batch.Queue(`INSERT INTO conversations (telegram_user_id, chat_id) VALUES ($2, $1) RETURNING id::text`, chatID, userID).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&id) })
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+	if err := s.pool.QueryRow(ctx, resetSQL, chatID, userID).Scan(&id); err != nil {
 		return "", fmt.Errorf("reset conversation: %w", translate(err))
 	}
 	return id, nil

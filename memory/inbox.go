@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -75,6 +76,17 @@ func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*Inbo
 	return &u, nil
 }
 
+// replySentSQL logs the delivery of assistant row $1, the answer to update
+// $2, with how long the update waited and was worked on in all.
+const replySentSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
+SELECT 'reply_sent',
+	coalesce((SELECT telegram_user_id FROM events WHERE type = 'message_received' AND update_id = $2), c.telegram_user_id),
+	c.chat_id, m.conversation_id, $2, jsonb_build_object('message_id', m.id, 'telegram_message_ids', $3::bigint[],
+		'turn_ms', (SELECT (extract(epoch FROM clock_timestamp() - received_at) * 1000)::bigint FROM updates WHERE update_id = $2))
+FROM messages m JOIN conversations c ON c.id = m.conversation_id
+WHERE m.id = $1
+` + eventOncePerUpdate
+
 // Complete marks an update handled and, in the same transaction, records
 // where its answer was delivered. errText notes why it was given up on.
 func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errText string) error {
@@ -83,6 +95,7 @@ func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errTe
 		batch.Queue(`UPDATE messages SET telegram_message_id = $2,
 			metadata = metadata || jsonb_build_object('telegram_message_ids', $3::bigint[]) WHERE id = $1`,
 			d.MessageID, d.TelegramMessageIDs[0], d.TelegramMessageIDs)
+		batch.Queue(replySentSQL, d.MessageID, updateID, d.TelegramMessageIDs)
 	}
 	batch.Queue(`UPDATE updates SET state = 'done', done_at = now(), error = NULLIF($2, '') WHERE update_id = $1`,
 		updateID, cleanText(errText))
@@ -103,4 +116,23 @@ func (s *Store) UnfinishedChats(ctx context.Context) ([]int64, error) {
 		return nil, fmt.Errorf("unfinished chats: %w", translate(err))
 	}
 	return chats, nil
+}
+
+// Backlog is the inbox's unfinished work.
+type Backlog struct {
+	Unfinished int           // updates not yet done
+	OldestAge  time.Duration // how long the oldest of them has waited
+}
+
+// InboxBacklog measures the unfinished updates (the partial index keeps it cheap).
+func (s *Store) InboxBacklog(ctx context.Context) (Backlog, error) {
+	var b Backlog
+	var seconds float64
+	err := s.pool.QueryRow(ctx, `SELECT count(*), coalesce(extract(epoch FROM now() - min(received_at)), 0)::float8
+		FROM updates WHERE state <> 'done'`).Scan(&b.Unfinished, &seconds)
+	if err != nil {
+		return b, fmt.Errorf("inbox backlog: %w", translate(err))
+	}
+	b.OldestAge = time.Duration(seconds * float64(time.Second))
+	return b, nil
 }

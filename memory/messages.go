@@ -79,18 +79,7 @@ func insertMessageArgs(conversationID string, m Message) []any {
 // AppendMessages stores msgs in conversationID, in order, atomically, and
 // returns their ids.
 func (s *Store) AppendMessages(ctx context.Context, conversationID string, msgs ...Message) ([]int64, error) {
-	batch := &pgx.Batch{}
-	ids := make([]int64, len(msgs))
-	for i, m := range msgs {
-		batch.Queue(insertMessageSQL, insertMessageArgs(conversationID, m)...).QueryRow(func(row pgx.Row) error {
-			return row.Scan(&ids[i])
-		})
-	}
-	// A batch runs as one implicit transaction: all rows or none.
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return nil, fmt.Errorf("append messages: %w", translate(err))
-	}
-	return ids, nil
+	return s.SaveStep(ctx, conversationID, Step{Messages: msgs})
 }
 
 // LastMessages returns the newest limit messages of a conversation, oldest first.

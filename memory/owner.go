@@ -84,6 +84,12 @@ func holdOnce(ctx context.Context, cfg *pgx.ConnConfig, id int32, onLocked func(
 	for {
 		select {
 		case <-ctx.Done():
+			// Let go at once: the server would drop the lock only a moment
+			// after the connection closes, and until then this process's
+			// updates and reminders could not be taken over.
+			unlockCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			conn.Exec(unlockCtx, `SELECT pg_advisory_unlock($1::int4, $2::int4)`, ownerLockSpace, id)
 			return nil
 		case <-tick.C:
 			if _, err := conn.Exec(ctx, `SELECT 1`); err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/membot/membot/memory"
 )
@@ -68,6 +69,15 @@ func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
 	}
 	if err := store.Complete(ctx, 1, nil, "failed: "+nul); err != nil {
 		t.Fatalf("complete with NUL in the error: %v", err)
+	}
+	if err := store.AddEvents(ctx, memory.Event{Type: memory.EventLLMError, UserID: 9, Payload: map[string]any{"error": nul}}); err != nil {
+		t.Fatalf("event with NUL: %v", err)
+	}
+	if _, err := store.Remember(ctx, 9, 0, "likes "+nul, 0); err != nil {
+		t.Fatalf("fact with NUL: %v", err)
+	}
+	if _, err := store.AddReminder(ctx, memory.Reminder{UserID: 9, ChatID: 9, Text: nul, DueAt: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatalf("reminder with NUL: %v", err)
 	}
 
 	// Clean payloads are kept exactly as Telegram sent them (jsonb spacing aside).

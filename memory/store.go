@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -93,4 +94,31 @@ func isUnavailable(err error) bool {
 	// transport failure: refused, reset, closed, timed out dialling.
 	var connectErr *pgconn.ConnectError
 	return errors.As(err, &connectErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) || isNetErr(err)
+}
+
+// PrepareAdminViews makes the admin views (conversation_log, daily_usage,
+// tool_usage) show local times in zone for sessions opened from now on, by
+// setting membot.timezone on the database (that needs its owner), and checks
+// that the read-only role exists. It reports whether it changed the zone,
+// and what an operator should fix.
+func (s *Store) PrepareAdminViews(ctx context.Context, zone string) (changed bool, warnings []string, err error) {
+	var current, db string
+	var roleExists bool
+	err = s.pool.QueryRow(ctx, `SELECT membot_timezone(), current_database(),
+		EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'membot_readonly')`).Scan(&current, &db, &roleExists)
+	if err != nil {
+		return false, nil, fmt.Errorf("prepare admin views: %w", translate(err))
+	}
+	if !roleExists {
+		warnings = append(warnings, "the read-only role membot_readonly does not exist (the database user may not create roles); docs/ADMIN.md has the SQL to create it")
+	}
+	if current != zone {
+		literal := "'" + strings.ReplaceAll(zone, "'", "''") + "'"
+		if _, err := s.pool.Exec(ctx, `ALTER DATABASE `+pgx.Identifier{db}.Sanitize()+` SET membot.timezone = `+literal); err != nil {
+			warnings = append(warnings, fmt.Sprintf("the admin views show %s times, not TIMEZONE's: setting membot.timezone failed: %v", current, err))
+		} else {
+			changed = true
+		}
+	}
+	return changed, warnings, nil
 }

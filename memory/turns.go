@@ -16,6 +16,7 @@ type TurnStart struct {
 	TelegramMessageID int64
 	Content           string // the text as the model will see it
 	HistoryLimit      int
+	FactChars         int // how many characters of the user's facts to load
 }
 
 // Turn is the state a turn works from.
@@ -28,6 +29,11 @@ type Turn struct {
 	// Answer is the final assistant row already stored for this update by an
 	// earlier attempt that was cut short, or nil.
 	Answer *Message
+	// Facts are the user's newest long-term facts, within FactChars.
+	Facts []Fact
+	// Approvals are the chat's pending approvals and every approval asked
+	// by this turn (of this update, or of the resumed assistant row).
+	Approvals []Approval
 }
 
 // insertUserMessageSQL stores the user's row in the chat's current
@@ -46,16 +52,23 @@ WHERE ($2::bigint <> 0 AND m.update_id = $2::bigint AND m.role = 'user')
        (SELECT id FROM conversations WHERE chat_id = $1::bigint ORDER BY created_at DESC LIMIT 1))
 ORDER BY m.id DESC LIMIT 1`
 
+// receivedTextSQL logs the message_received event of the turn.
+const receivedTextSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
+SELECT 'message_received', $3::bigint, $1::bigint, r.conversation_id, NULLIF($2::bigint, 0), '{"kind": "text"}'
+FROM (` + turnUserRowSQL + `) r
+` + eventOncePerUpdate
+
 const turnAnswerSQL = `SELECT ` + messageColumns + ` FROM messages
 WHERE update_id = $1 AND role = 'assistant' AND tool_calls IS NULL ORDER BY id DESC LIMIT 1`
 
 // StartTurn upserts the user, stores their message in the chat's current
-// conversation and loads the history, in one round trip.
+// conversation, logs its arrival and loads the history, in one round trip.
 func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	t := &Turn{}
 	batch := &pgx.Batch{}
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID)
+	batch.Queue(receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID)
 	batch.Queue(`SELECT conversation_id::text, id FROM (`+turnUserRowSQL+`) r`, in.ChatID, in.UpdateID).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID) })
 	batch.Queue(lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3"),
@@ -64,18 +77,73 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 		return err
 	})
-	if in.UpdateID != 0 {
-		batch.Queue(turnAnswerSQL, in.UpdateID).Query(func(rows pgx.Rows) error {
-			answer, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Message])
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			t.Answer = answer
-			return err
-		})
-	}
+	queueAnswer(batch, in.UpdateID, &t.Answer)
+	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
+	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
+		in.ChatID, in.UpdateID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start turn: %w", translate(err))
+	}
+	return t, nil
+}
+
+// queueAnswer adds to batch the query of the final answer already stored
+// for the update, scanned into *dst.
+func queueAnswer(batch *pgx.Batch, updateID int64, dst **Message) {
+	if updateID == 0 {
+		return
+	}
+	batch.Queue(turnAnswerSQL, updateID).Query(func(rows pgx.Rows) error {
+		answer, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Message])
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		*dst = answer
+		return err
+	})
+}
+
+// ResumeStart names a turn to continue once its approvals are decided.
+type ResumeStart struct {
+	UserID             int64
+	ChatID             int64
+	ConversationID     string
+	AssistantMessageID int64 // the row whose tool calls waited for approval
+	UpdateID           int64 // the update that carried the decision
+	HistoryLimit       int
+	FactChars          int
+}
+
+// resumeHistorySQL is the conversation's newest $2 rows plus the assistant
+// row $3 and the results of its calls, however far back they are, oldest first.
+const resumeHistorySQL = `SELECT ` + messageColumns + ` FROM messages WHERE id IN (
+	(SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2)
+	UNION SELECT $3::bigint
+	UNION SELECT id FROM messages WHERE conversation_id = $1 AND role = 'tool' AND id > $3
+	      AND tool_call_id IN (SELECT c->>'id' FROM messages, jsonb_array_elements(tool_calls) c WHERE id = $3)
+) ORDER BY id`
+
+// ResumeTurn loads what a turn paused for approval needs to go on, in one
+// round trip: History (the window, with the waiting assistant row and its
+// results), the user row that began the turn, the answer already stored for
+// the deciding update (if a crash cut the first attempt short), the user's
+// facts, and the approvals of the assistant row and of the chat.
+func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
+	t := &Turn{ConversationID: in.ConversationID}
+	batch := &pgx.Batch{}
+	batch.Queue(resumeHistorySQL, in.ConversationID, in.HistoryLimit, in.AssistantMessageID).Query(func(rows pgx.Rows) error {
+		var err error
+		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+		return err
+	})
+	batch.Queue(`SELECT coalesce(max(id), 0) FROM messages WHERE conversation_id = $1 AND role = 'user' AND id < $2`,
+		in.ConversationID, in.AssistantMessageID).QueryRow(func(row pgx.Row) error { return row.Scan(&t.UserMessageID) })
+	queueAnswer(batch, in.UpdateID, &t.Answer)
+	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
+	queueApprovals(batch, &t.Approvals, `assistant_message_id = $1 OR (chat_id = $2 AND status = 'pending')`,
+		in.AssistantMessageID, in.ChatID)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, fmt.Errorf("resume turn: %w", translate(err))
 	}
 	return t, nil
 }

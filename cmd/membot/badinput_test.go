@@ -70,7 +70,7 @@ func TestMediaEditsBotsAndChannels(t *testing.T) {
 	photo := []map[string]any{{"file_id": "f", "file_unique_id": "u", "width": 90, "height": 90}}
 	media := func(from telegramfake.User, kind string, value any, caption string) func() {
 		return func() {
-			m := telegramfake.Message(from.ID, "private", from, "")
+			m := telegramfake.TextMessage(from.ID, "private", from, "")
 			delete(m, "text")
 			m[kind] = value
 			if caption != "" {
@@ -96,7 +96,7 @@ func TestMediaEditsBotsAndChannels(t *testing.T) {
 	var first int64
 	h.Expect(jane.ID, func() { first = h.TG.SendText(jane, "what is 2+3?") })
 	edit := h.Expect(jane.ID, func() {
-		m := telegramfake.Message(jane.ID, "private", jane, "what is 2+4?")
+		m := telegramfake.TextMessage(jane.ID, "private", jane, "what is 2+4?")
 		m["message_id"] = first
 		m["edit_date"] = 2
 		h.TG.AddUpdate("edited_message", m)
@@ -109,10 +109,10 @@ func TestMediaEditsBotsAndChannels(t *testing.T) {
 	calls := len(h.LLM.Requests())
 	otherBot := telegramfake.User{ID: 503, IsBot: true, FirstName: "Other", Username: "other_bot"}
 	h.TG.SendText(otherBot, "hello, fellow bot")
-	channelPost := telegramfake.Message(-1009, "channel", jane, "news")
+	channelPost := telegramfake.TextMessage(-1009, "channel", jane, "news")
 	delete(channelPost, "from")
 	h.TG.AddUpdate("channel_post", channelPost)
-	liveLocation := telegramfake.Message(jane.ID, "private", jane, "")
+	liveLocation := telegramfake.TextMessage(jane.ID, "private", jane, "")
 	delete(liveLocation, "text")
 	liveLocation["location"] = map[string]any{"latitude": 55.7, "longitude": 37.6}
 	h.TG.AddUpdate("edited_message", liveLocation)
@@ -150,7 +150,7 @@ func TestInAGroupTheBotAnswersOnlyWhenAddressed(t *testing.T) {
 	// A reply to the bot's answer is addressed to it, without a mention.
 	answer := h.TG.Sent()[len(h.TG.Sent())-1]
 	got := h.Expect(group, func() {
-		m := telegramfake.Message(group, "supergroup", jane, "and in English?")
+		m := telegramfake.TextMessage(group, "supergroup", jane, "and in English?")
 		m["reply_to_message"] = h.TG.BotMessage(answer)
 		h.TG.AddUpdate("message", m)
 	})

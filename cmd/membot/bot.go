@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot"
+	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/migrations"
 )
@@ -19,13 +21,19 @@ import (
 // runBot wires the bot together and runs it until ctx ends, then shuts down:
 // intake stops at once, turns in flight get ShutdownTimeout to finish.
 func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
-	log.Info("membot starting", "model", cfg.OpenAIModel, "llm", cfg.OpenAIBaseURL, "timezone", cfg.Location.String(),
+	log.Info("membot starting", "mode", cfg.Mode, "model", cfg.OpenAIModel, "llm", cfg.OpenAIBaseURL, "timezone", cfg.Location.String(),
 		"history_limit", cfg.HistoryLimit, "workers", cfg.Workers)
+	if len(cfg.AllowedUserIDs) == 0 && len(cfg.AllowedChatIDs) == 0 {
+		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
+	}
 
 	// Until the database answers there is nothing to do; wait for it rather
 	// than crash-loop (in docker compose it often starts a moment later).
 	if err := untilDone(ctx, log, "apply migrations", func() error {
-		_, err := migrations.Up(ctx, cfg.DatabaseURL)
+		applied, err := migrations.Up(ctx, cfg.DatabaseURL)
+		for _, name := range applied {
+			log.Info("migration applied", "file", name)
+		}
 		return err
 	}); err != nil {
 		return startErr(ctx, err)
@@ -38,6 +46,23 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return startErr(ctx, err)
 	}
 	defer store.Close()
+	changed, warnings, err := store.PrepareAdminViews(ctx, cfg.Location.String())
+	if err != nil {
+		warnings = append(warnings, err.Error()) // the views are a convenience: go on
+	}
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	if changed {
+		log.Info("the admin views now show times in TIMEZONE", "timezone", cfg.Location.String())
+	}
+
+	met := metrics.New()
+	met.WatchPool(store.Pool().Stat)
+	met.WatchInbox(func(ctx context.Context) (int, time.Duration, error) {
+		b, err := store.InboxBacklog(ctx)
+		return b.Unfinished, b.OldestAge, err
+	})
 
 	// work outlives ctx by up to ShutdownTimeout so turns in flight can finish.
 	work, abandon := context.WithCancel(context.WithoutCancel(ctx))
@@ -47,7 +72,7 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	defer func() { releaseLock(); owner.Wait() }()
 
 	client := bot.NewClient(work, ctx, bot.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL,
-		PollTimeout: cfg.PollTimeout, RateLimit: cfg.TelegramRateLimit})
+		PollTimeout: cfg.PollTimeout, Metrics: met, RateLimit: cfg.TelegramRateLimit})
 	if err := client.Connect(ctx); err != nil {
 		if apiErr, ok := bot.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
 			return &configError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}
@@ -56,28 +81,65 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	}
 	log.Info("connected to Telegram", "bot", client.Self.UserName)
 
+	if cfg.MetricsAddr != "" {
+		checks := []metrics.Check{
+			{Name: "database", Probe: store.Ping},
+			{Name: "telegram", Probe: client.Reachable},
+			{Name: "intake", Probe: func(context.Context) error { return context.Cause(ctx) }}, // not ready once shutting down
+		}
+		srv, err := startServer(log, "metrics", cfg.MetricsAddr, met.Handler(checks...), "", "")
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+	}
+
+	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
+	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
+		ReminderAdded: reminders.Wake, FetchAllowPrivate: cfg.FetchAllowPrivate})...)
+	needsApproval := map[string]bool{}
+	for _, name := range cfg.ApprovalRequiredTools {
+		needsApproval[name] = true
+	}
+	if cfg.FetchAllowPrivate {
+		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
+	}
 	llmCfg := openai.DefaultConfig(cfg.OpenAIKey)
 	llmCfg.BaseURL = cfg.OpenAIBaseURL
-	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location})...)
 	turns := agent.New(store, openai.NewClientWithConfig(llmCfg), tools, agent.Config{
 		Model: cfg.OpenAIModel, SystemPrompt: cfg.SystemPrompt, HistoryLimit: cfg.HistoryLimit,
-		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout},
+		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, Metrics: met,
+		NeedsApproval: needsApproval,
 	}, log)
 
+	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
+		DailyTokenLimit: cfg.DailyTokenLimit, RatePerMinute: cfg.RatePerMinute, Location: cfg.Location}
 	dispatcher := &bot.Dispatcher{
 		Queue:   store,
-		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log},
+		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met},
 		Owner:   owner.ID,
 		Workers: cfg.Workers,
 		Sweep:   5 * time.Second,
 		Log:     log,
 	}
-	poller := &bot.Poller{Client: client, Inbox: store, Notify: dispatcher.Notify, Timeout: cfg.PollTimeout, Log: log}
 
 	var wg sync.WaitGroup
+	if cfg.Mode == "webhook" {
+		// Updates stored before the dispatcher runs are found by its first sweep.
+		hook, err := startWebhook(ctx, cfg, log, client, store, dispatcher.Notify, met)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); <-ctx.Done(); hook.stop() }() // intake stops at once
+	} else {
+		poller := &bot.Poller{Client: client, Inbox: store, Notify: dispatcher.Notify, Timeout: cfg.PollTimeout, Metrics: met, Log: log}
+		wg.Add(1)
+		go func() { defer wg.Done(); poller.Run(ctx) }()
+	}
 	wg.Add(2)
 	go func() { defer wg.Done(); dispatcher.Run(ctx, work) }()
-	go func() { defer wg.Done(); poller.Run(ctx) }()
+	go func() { defer wg.Done(); reminders.Run(ctx, work) }()
 	log.Info("membot is running")
 
 	<-ctx.Done()
@@ -102,6 +164,34 @@ func startErr(ctx context.Context, err error) error {
 		return nil
 	}
 	return err
+}
+
+// startWebhook serves the webhook on WEBHOOK_LISTEN, at WEBHOOK_URL's path,
+// and then registers WEBHOOK_URL with Telegram, so that the first update
+// Telegram posts finds the server up. Every replica registers the same URL
+// and secret, so starting one more never disturbs the others.
+func startWebhook(ctx context.Context, cfg *config, log *slog.Logger, client *bot.Client, inbox bot.Inbox,
+	notify func([]int64), met bot.Metrics) (*server, error) {
+	secret := cfg.WebhookSecret
+	if secret == "" {
+		secret = bot.DefaultWebhookSecret(cfg.TelegramToken)
+	}
+	path := "/"
+	if u, err := url.Parse(cfg.WebhookURL); err == nil && u.Path != "" {
+		path = u.Path
+	}
+	mux := http.NewServeMux()
+	mux.Handle(path, &bot.Webhook{Inbox: inbox, Notify: notify, Secret: secret, Metrics: met, Log: log})
+	srv, err := startServer(log, "webhook", cfg.WebhookListen, mux, cfg.WebhookTLSCert, cfg.WebhookTLSKey)
+	if err != nil {
+		return nil, err
+	}
+	if err := client.SetWebhook(ctx, cfg.WebhookURL, secret); err != nil {
+		srv.stop()
+		return nil, fmt.Errorf("register the webhook: %w", err)
+	}
+	log.Info("webhook registered with Telegram", "url", cfg.WebhookURL, "path", path)
+	return srv, nil
 }
 
 // untilDone retries fn while the database is unreachable, with backoff.

@@ -5,40 +5,70 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/joho/godotenv"
+
+	"github.com/membot/membot/agent"
 )
 
 // config is every setting, read from the environment (see .env.example).
 type config struct {
-	TelegramToken  string
-	TelegramAPIURL string
+	TelegramToken   string
+	TelegramAPIURL  string
+	DatabaseURL     string
+	OpenAIKey       string
+	OpenAIBaseURL   string
+	OpenAIModel     string
+	SystemPrompt    string
+	HistoryLimit    int
+	Location        *time.Location
+	LogLevel        slog.Level
+	LogFormat       string
+	Workers         int
+	LLMTimeout      time.Duration
+	ShutdownTimeout time.Duration
+	PollTimeout     time.Duration
 	// TelegramRateLimit keeps sends under Telegram's limits; off for benchmarks.
 	TelegramRateLimit bool
-	DatabaseURL       string
-	OpenAIKey         string
-	OpenAIBaseURL     string
-	OpenAIModel       string
-	SystemPrompt      string
-	HistoryLimit      int
-	Location          *time.Location
-	LogLevel          slog.Level
-	LogFormat         string
-	Workers           int
-	LLMTimeout        time.Duration
-	ShutdownTimeout   time.Duration
-	PollTimeout       time.Duration
+
+	// Intake: polling, or webhook with the settings after it.
+	Mode           string
+	WebhookURL     string
+	WebhookListen  string
+	WebhookSecret  string
+	WebhookTLSCert string
+	WebhookTLSKey  string
+	MetricsAddr    string // "" keeps the metrics listener off
+
+	// Access and limits.
+	AllowedUserIDs  map[int64]bool
+	AllowedChatIDs  map[int64]bool
+	AdminUserIDs    map[int64]bool
+	DailyTokenLimit int64
+	RatePerMinute   int
+
+	// Tools: the ones whose calls wait for a person's approval (checked
+	// against the built-in tools), and whether fetch_url may reach private
+	// addresses (tests only).
+	ApprovalRequiredTools []string
+	FetchAllowPrivate     bool
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
 Each user message starts with the current time in brackets, added by the system: use it when time matters, never repeat it.
 Answer in the language the user writes in. Be concise and concrete; Telegram is a chat, not a document.
-Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.`
+Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.
+You have a long-term memory of the user: save lasting facts about them (name, preferences, plans) with remember, correct or delete them with remember and forget; they are shown to you on every turn.
+When the user refers to something said long ago, look it up with search_history. Set reminders with set_reminder.
+fetch_url reads web pages. Some tools need the user's approval: such a call waits until they press Approve or Reject.`
 
 // configError is a missing or malformed setting; main exits with code 2.
 type configError struct{ msg string }
@@ -124,19 +154,94 @@ func (e *env) duration(key string, def time.Duration) time.Duration {
 	return d
 }
 
-// onOff reads a switch written as on or off (true/false, 1/0 and yes/no pass too).
-func (e *env) onOff(key string, def bool) bool {
-	switch s := strings.ToLower(e.str(key, "")); s {
+// int64 reads a whole number of at least lo; 0 conventionally means "off".
+func (e *env) int64(key string, lo int64) int64 {
+	s := e.str(key, "")
+	if s == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < lo {
+		e.fail(key, "must be a whole number of at least %d, got %q", lo, s)
+		return 0
+	}
+	return n
+}
+
+func (e *env) bool(key string, def bool) bool {
+	s := strings.ToLower(e.str(key, ""))
+	switch s {
 	case "":
 		return def
-	case "on", "true", "1", "yes":
+	case "true", "1", "yes", "on":
 		return true
-	case "off", "false", "0", "no":
+	case "false", "0", "no", "off":
 		return false
-	default:
-		e.fail(key, "must be on or off, got %q", s)
-		return def
 	}
+	e.fail(key, "must be true or false, got %q", s)
+	return def
+}
+
+// list reads a comma-separated list; "none" stands for the empty list, so
+// that a default can be switched off.
+func (e *env) list(key, def string) []string {
+	s := e.str(key, def)
+	if strings.EqualFold(s, "none") {
+		return nil
+	}
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// ids reads a list of Telegram ids separated by commas or spaces.
+func (e *env) ids(key string) map[int64]bool {
+	set := map[int64]bool{}
+	for _, f := range strings.FieldsFunc(e.str(key, ""), func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || id == 0 {
+			e.fail(key, "must be Telegram ids separated by commas, such as 123456789,-1001234567890; %q is not one", f)
+			return set
+		}
+		set[id] = true
+	}
+	return set
+}
+
+// addr reads a listen address such as :9090 or 127.0.0.1:8443.
+func (e *env) addr(key, def string) string {
+	s := e.str(key, def)
+	if s == "" {
+		return ""
+	}
+	if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
+		e.fail(key, "must be a listen address such as :9090 or 127.0.0.1:9090, got %q", s)
+	}
+	return s
+}
+
+// location reads TIMEZONE.
+func (e *env) location() *time.Location {
+	tz := e.str("TIMEZONE", "Europe/Moscow")
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		e.fail("TIMEZONE", "is not an IANA time zone name (such as Europe/Moscow), got %q", tz)
+		return time.UTC
+	}
+	return loc
+}
+
+// databaseURL reads DATABASE_URL.
+func (e *env) databaseURL() string {
+	dsn := e.required("DATABASE_URL")
+	if _, err := pgx.ParseConfig(dsn); err != nil && dsn != "" {
+		e.fail("DATABASE_URL", "is not a valid PostgreSQL URL (postgres://user:password@host:5432/db)")
+	}
+	return dsn
 }
 
 func (e *env) url(key, def string) string {
@@ -157,8 +262,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	c := &config{
 		TelegramToken:     e.required("TELEGRAM_BOT_TOKEN"),
 		TelegramAPIURL:    e.url("TELEGRAM_API_URL", "https://api.telegram.org"),
-		TelegramRateLimit: e.onOff("TELEGRAM_RATE_LIMIT", true),
-		DatabaseURL:       e.required("DATABASE_URL"),
+		DatabaseURL:       e.databaseURL(),
 		OpenAIKey:         e.str("OPENAI_API_KEY", ""),
 		OpenAIBaseURL:     e.url("OPENAI_BASE_URL", "https://api.openai.com/v1"),
 		OpenAIModel:       e.str("OPENAI_MODEL", "gpt-4o-mini"),
@@ -169,15 +273,25 @@ func loadConfig(getenv func(string) string) (*config, error) {
 		LLMTimeout:        e.duration("LLM_TIMEOUT", 60*time.Second),
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
 		PollTimeout:       e.duration("POLL_TIMEOUT", 30*time.Second),
+		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
+		Location:          e.location(),
+		Mode:              e.str("MODE", "polling"),
+		WebhookListen:     e.addr("WEBHOOK_LISTEN", ":8443"),
+		WebhookSecret:     e.str("WEBHOOK_SECRET", ""),
+		WebhookTLSCert:    e.str("WEBHOOK_TLS_CERT", ""),
+		WebhookTLSKey:     e.str("WEBHOOK_TLS_KEY", ""),
+		MetricsAddr:       e.addr("METRICS_ADDR", ""),
+		AllowedUserIDs:    e.ids("ALLOWED_USER_IDS"),
+		AllowedChatIDs:    e.ids("ALLOWED_CHAT_IDS"),
+		AdminUserIDs:      e.ids("ADMIN_USER_IDS"),
+		DailyTokenLimit:   e.int64("DAILY_TOKEN_LIMIT", 0),
+		RatePerMinute:     e.int("RATE_LIMIT_PER_MINUTE", 0, 0, 100000),
+
+		ApprovalRequiredTools: e.list("APPROVAL_REQUIRED_TOOLS", "fetch_url"),
+		FetchAllowPrivate:     e.bool("FETCH_ALLOW_PRIVATE", false),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
-	}
-	tz := e.str("TIMEZONE", "Europe/Moscow")
-	if loc, err := time.LoadLocation(tz); err != nil {
-		e.fail("TIMEZONE", "is not an IANA time zone name (such as Europe/Moscow), got %q", tz)
-	} else {
-		c.Location = loc
 	}
 	level := e.str("LOG_LEVEL", "info")
 	if err := c.LogLevel.UnmarshalText([]byte(level)); err != nil {
@@ -186,9 +300,63 @@ func loadConfig(getenv func(string) string) (*config, error) {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		e.fail("LOG_FORMAT", "must be text or json, got %q", c.LogFormat)
 	}
-	if _, err := pgx.ParseConfig(c.DatabaseURL); err != nil && c.DatabaseURL != "" {
-		e.fail("DATABASE_URL", "is not a valid PostgreSQL URL (postgres://user:password@host:5432/db)")
+	c.checkWebhook(e)
+	for _, name := range c.ApprovalRequiredTools {
+		if !slices.Contains(agent.BuiltinNames(), name) {
+			e.fail("APPROVAL_REQUIRED_TOOLS", "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
+		}
 	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	return c, nil
+}
+
+// webhookSecretChars are the characters Telegram allows in a secret_token.
+var webhookSecretChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+
+// checkWebhook checks the intake settings: webhook mode needs a public
+// https URL, since Telegram posts only there.
+func (c *config) checkWebhook(e *env) {
+	switch c.Mode {
+	case "polling":
+		return
+	case "webhook":
+	default:
+		e.fail("MODE", "must be polling or webhook, got %q", c.Mode)
+		return
+	}
+	raw := e.str("WEBHOOK_URL", "")
+	if raw == "" {
+		e.fail("WEBHOOK_URL", "is required when MODE=webhook: the public https URL Telegram posts updates to")
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		e.fail("WEBHOOK_URL", "must be a public https URL such as https://bot.example.com/telegram, got %q", raw)
+		return
+	}
+	c.WebhookURL = raw
+	if c.WebhookSecret != "" && !webhookSecretChars.MatchString(c.WebhookSecret) {
+		e.fail("WEBHOOK_SECRET", "must be 1-256 characters of A-Z, a-z, 0-9, _ and -")
+	}
+	if (c.WebhookTLSCert == "") != (c.WebhookTLSKey == "") {
+		e.fail("WEBHOOK_TLS_CERT", "and WEBHOOK_TLS_KEY must be set together (or neither, when a proxy terminates TLS)")
+	}
+}
+
+// adminConfig is what `membot admin` needs: the database and the zone.
+type adminConfig struct {
+	DatabaseURL string
+	Location    *time.Location
+}
+
+func loadAdminConfig(getenv func(string) string) (*adminConfig, error) {
+	e, err := newEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	c := &adminConfig{DatabaseURL: e.databaseURL(), Location: e.location()}
 	if e.err != nil {
 		return nil, e.err
 	}

@@ -174,12 +174,25 @@ func TestModelFailureGetsAnApologyAndTheBotGoesOn(t *testing.T) {
 
 func TestBadConfigurationStopsWithOneLine(t *testing.T) {
 	cases := map[string]map[string]string{
-		"TELEGRAM_BOT_TOKEN":  {"DATABASE_URL": "postgres://x@localhost/db"},
-		"DATABASE_URL":        {"TELEGRAM_BOT_TOKEN": "1:a"},
-		"HISTORY_LIMIT":       {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "HISTORY_LIMIT": "many"},
-		"TIMEZONE":            {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TIMEZONE": "Mars/Base"},
-		"OPENAI_BASE_URL":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "OPENAI_BASE_URL": "localhost:11434"},
-		"TELEGRAM_RATE_LIMIT": {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TELEGRAM_RATE_LIMIT": "sometimes"},
+		"TELEGRAM_BOT_TOKEN": {"DATABASE_URL": "postgres://x@localhost/db"},
+		"DATABASE_URL":       {"TELEGRAM_BOT_TOKEN": "1:a"},
+		"HISTORY_LIMIT":      {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "HISTORY_LIMIT": "many"},
+		"TIMEZONE":           {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TIMEZONE": "Mars/Base"},
+		"OPENAI_BASE_URL":    {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "OPENAI_BASE_URL": "localhost:11434"},
+		"MODE":               {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODE": "push"},
+		"WEBHOOK_URL":        {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODE": "webhook"},
+		"WEBHOOK_SECRET": {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODE": "webhook",
+			"WEBHOOK_URL": "https://bot.example.com/hook", "WEBHOOK_SECRET": "has spaces"},
+		"WEBHOOK_TLS_CERT": {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODE": "webhook",
+			"WEBHOOK_URL": "https://bot.example.com/hook", "WEBHOOK_TLS_KEY": "/etc/key.pem"},
+		"METRICS_ADDR":            {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "METRICS_ADDR": "9090"},
+		"ALLOWED_USER_IDS":        {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "ALLOWED_USER_IDS": "123,@bob"},
+		"ADMIN_USER_IDS":          {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "ADMIN_USER_IDS": "1.5"},
+		"DAILY_TOKEN_LIMIT":       {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "DAILY_TOKEN_LIMIT": "-1"},
+		"RATE_LIMIT_PER_MINUTE":   {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "RATE_LIMIT_PER_MINUTE": "lots"},
+		"APPROVAL_REQUIRED_TOOLS": {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "APPROVAL_REQUIRED_TOOLS": "fetch_url,rm_rf"},
+		"FETCH_ALLOW_PRIVATE":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "FETCH_ALLOW_PRIVATE": "maybe"},
+		"TELEGRAM_RATE_LIMIT":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TELEGRAM_RATE_LIMIT": "sometimes"},
 	}
 	for name, env := range cases {
 		env["ENV_FILE"] = "/dev/null"

@@ -105,6 +105,7 @@ func TestBadToolArgumentsReachTheModelAsErrors(t *testing.T) {
 			openaifake.ToolCall("c3", "calculator", `{"expression": "1/0"}`),
 			openaifake.ToolCall("c4", "current_time", `{"timezone": "Mars/Olympus"}`),
 			openaifake.ToolCall("c5", "shell", `{"cmd": "rm -rf /"}`),
+			openaifake.ToolCall("c6", "fetch_url", `{"url": `), // needs approval, but cannot be asked about
 		}},
 		openaifake.Reply{Content: "Those did not work."},
 	)
@@ -119,12 +120,15 @@ func TestBadToolArgumentsReachTheModelAsErrors(t *testing.T) {
 			errs++
 		}
 	}
-	if errs != 5 {
-		t.Errorf("the model saw %d error results, want 5: %+v", errs, reqs[1].Messages)
+	if errs != 6 {
+		t.Errorf("the model saw %d error results, want 6: %+v", errs, reqs[1].Messages)
 	}
 	h.WaitIdle()
-	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'tool' AND metadata ? 'error'`); n != 5 {
-		t.Errorf("%d tool rows record their error, want 5", n)
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'tool' AND metadata ? 'error'`); n != 6 {
+		t.Errorf("%d tool rows record their error, want 6", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM pending_approvals`); n != 0 {
+		t.Errorf("%d approvals asked for a call that cannot run", n)
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +61,20 @@ func newHarness(t *testing.T) *harness {
 		// default) has tests of its own.
 		"TELEGRAM_RATE_LIMIT": "off",
 	}
+	h.checkLogsAtCleanup()
+	return h
+}
+
+// Replica is a second bot sharing this harness's database, Telegram and
+// model, with a copy of its settings and logs of its own.
+func (h *harness) Replica() *harness {
+	r := &harness{t: h.t, DB: h.DB, DSN: h.DSN, TG: h.TG, LLM: h.LLM, Env: maps.Clone(h.Env), logs: &syncBuffer{}}
+	r.checkLogsAtCleanup()
+	return r
+}
+
+func (h *harness) checkLogsAtCleanup() {
+	t := h.t
 	t.Cleanup(func() {
 		if h.alive {
 			h.alive = false
@@ -74,7 +91,28 @@ func newHarness(t *testing.T) *harness {
 			t.Logf("bot logs:\n%s", h.logs.String())
 		}
 	})
-	return h
+}
+
+// WaitLog waits for a log line matching pattern and returns its submatches.
+func (h *harness) WaitLog(pattern string) []string {
+	h.t.Helper()
+	re := regexp.MustCompile(pattern)
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(h.logs.String()); m != nil {
+			return m
+		}
+	}
+	h.t.Fatalf("no log line matches %q within 15 s", pattern)
+	return nil
+}
+
+// Admin runs `membot admin args...` with the harness's settings and
+// returns what it printed.
+func (h *harness) Admin(args ...string) (string, error) {
+	var out syncBuffer
+	getenv := func(k string) string { return h.Env[k] }
+	err := run(context.Background(), append([]string{"membot", "admin"}, args...), getenv, &out, &out)
+	return out.String(), err
 }
 
 // Start runs the bot until Stop.
@@ -135,51 +173,88 @@ func (h *harness) Expect(chatID int64, send func()) telegramfake.Sent {
 	h.t.Helper()
 	before := len(h.TG.SentTo(chatID))
 	send()
-	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool { return countTo(sent, chatID) > before })
+	return h.nextTo(chatID, before, "what was sent")
+}
+
+// Press presses the button with data under msg as user from, waits for the
+// bot to answer the press, and returns the notice it showed.
+func (h *harness) Press(from telegramfake.User, msg telegramfake.Sent, data string) string {
+	h.t.Helper()
+	id := h.TG.Press(from, msg, data)
+	c, ok := h.TG.WaitCall("answerCallbackQuery", 15*time.Second, func(c telegramfake.Call) bool {
+		return c.Params["callback_query_id"] == id
+	})
 	if !ok {
-		h.t.Fatalf("no reply in chat %d within 15 s; sent so far: %+v", chatID, sent)
+		h.t.Fatalf("the press of %q was not answered within 15 s", data)
 	}
+	return c.Params["text"]
+}
+
+// PressForReply presses a button and waits for the next message to the
+// chat of msg, returning it.
+func (h *harness) PressForReply(from telegramfake.User, msg telegramfake.Sent, data string) telegramfake.Sent {
+	h.t.Helper()
+	before := len(h.TG.SentTo(msg.ChatID))
+	h.TG.Press(from, msg, data)
+	return h.nextTo(msg.ChatID, before, "the press of "+data)
+}
+
+// Last returns the last message sent to the chat.
+func (h *harness) Last(chatID int64) telegramfake.Sent {
+	h.t.Helper()
+	return h.nextTo(chatID, max(len(h.TG.SentTo(chatID))-1, 0), "anything")
+}
+
+// nextTo waits until the chat has more than before messages and returns
+// message number before (counting from 0).
+func (h *harness) nextTo(chatID int64, before int, what string) telegramfake.Sent {
+	h.t.Helper()
 	var mine []telegramfake.Sent
-	for _, m := range sent {
-		if m.ChatID == chatID {
-			mine = append(mine, m)
+	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
+		mine = mine[:0]
+		for _, m := range sent {
+			if m.ChatID == chatID {
+				mine = append(mine, m)
+			}
 		}
+		return len(mine) > before
+	})
+	if !ok {
+		h.t.Fatalf("no reply to %s within 15 s; sent so far: %+v", what, sent)
 	}
 	return mine[before]
 }
 
-// countTo counts the messages sent to one chat.
-func countTo(sent []telegramfake.Sent, chatID int64) int {
-	n := 0
-	for _, m := range sent {
-		if m.ChatID == chatID {
-			n++
-		}
-	}
-	return n
-}
-
-// WaitIdle waits until every stored update is handled: a reply reaches
-// Telegram a moment before its delivery is recorded.
+// WaitIdle waits until every update queued at Telegram is stored and
+// handled: a reply reaches Telegram a moment before its delivery is recorded.
 func (h *harness) WaitIdle() {
 	h.t.Helper()
+	h.waitUntil("updates still unfinished", func() bool {
+		return h.TG.Pending() == 0 && h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0
+	})
+}
+
+// WaitCount waits until the count(*) query gives want.
+func (h *harness) WaitCount(query string, want int, args ...any) {
+	h.t.Helper()
+	h.waitUntil(fmt.Sprintf("%s is not %d", query, want), func() bool { return h.Count(query, args...) == want })
+}
+
+// waitUntil polls cond until it holds, failing the test after 15 s.
+func (h *harness) waitUntil(what string, cond func() bool) {
+	h.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0 {
+		if cond() {
 			return
 		}
 	}
-	h.t.Fatal("updates still unfinished after 15 s")
+	h.t.Fatalf("%s after 15 s", what)
 }
 
 // WaitDone waits until the update is handled.
 func (h *harness) WaitDone(updateID int64) {
 	h.t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, updateID) == 1 {
-			return
-		}
-	}
-	h.t.Fatalf("update %d not handled after 15 s", updateID)
+	h.WaitCount(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, 1, updateID)
 }
 
 // Count runs a count(*) query.

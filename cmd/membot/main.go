@@ -3,6 +3,7 @@
 //	membot [run]          run the bot (the default)
 //	membot migrate [up]   apply the database migrations and exit
 //	membot migrate status list the migrations and whether they are applied
+//	membot admin ...      inspect the database, export or forget a user
 package main
 
 import (
@@ -36,6 +37,7 @@ const usage = `usage:
   membot [run]            run the bot
   membot migrate [up]     apply the database migrations and exit
   membot migrate status   list the migrations and whether they are applied
+  membot admin stats|history|export|forget   inspection (membot admin for details)
 
 Settings come from the environment and from .env (see .env.example).
 `
@@ -50,6 +52,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
+	case "admin":
+		return admin(ctx, getenv, args[2:], stdout, stderr)
 	case "run", "migrate":
 	default:
 		fmt.Fprint(stderr, usage)

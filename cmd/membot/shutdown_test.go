@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -40,16 +39,6 @@ func (h *harness) stopAsync() <-chan error {
 	return stopped
 }
 
-// waitLog waits until the bot's logs contain s.
-func (h *harness) waitLog(s string) {
-	h.t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(h.logs.String(), s); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("the bot never logged %q", s)
-		}
-	}
-}
-
 // The bot's connections to its database: the pool and the owner lock.
 func (h *harness) botConnections() int {
 	return h.Count(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'membot-under-test'`)
@@ -79,7 +68,7 @@ func TestShutdownFinishesTheTurnInFlightAndTakesNothingNew(t *testing.T) {
 	}
 
 	stopped := h.stopAsync()
-	h.waitLog("shutting down")
+	h.WaitLog("shutting down")
 	h.TG.SendText(ivan, "too late")
 	if err := <-stopped; err != nil {
 		t.Fatalf("run returned %v", err)

@@ -114,7 +114,9 @@ func migratedTemplate(ctx context.Context, admin *pgx.Conn) (string, error) {
 	}
 	_, err := admin.Exec(ctx, "ALTER DATABASE "+building+" RENAME TO "+name)
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // another process finished first
+	// Another process finished first: 42P04, or 23505 when the two renames
+	// raced on pg_database's unique index.
+	if errors.As(err, &pgErr) && (pgErr.Code == "42P04" || pgErr.Code == "23505") {
 		admin.Exec(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)")
 		return name, nil
 	}
@@ -132,4 +134,34 @@ func migrationsHash() string {
 		return nil
 	})
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// ReadOnlyURL creates a login role that is a member of membot_readonly, the
+// way docs/ADMIN.md tells admins to, and returns dsn with that role as the
+// user. The role is dropped when the test ends.
+func ReadOnlyURL(t testing.TB, dsn string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin := connect(ctx, t)
+	defer admin.Close(context.Background())
+	role := fmt.Sprintf("membot_analyst_%d", rand.Uint32())
+	if _, err := admin.Exec(ctx, "CREATE ROLE "+role+" LOGIN PASSWORD 'analyst-pw' IN ROLE membot_readonly"); err != nil {
+		t.Fatalf("pgtest: create a member of membot_readonly (does the role exist?): %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		admin := connect(ctx, t)
+		defer admin.Close(context.Background())
+		if _, err := admin.Exec(ctx, "DROP ROLE IF EXISTS "+role); err != nil {
+			t.Errorf("pgtest: drop role %s: %v", role, err)
+		}
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	u.User = url.UserPassword(role, "analyst-pw")
+	return u.String()
 }

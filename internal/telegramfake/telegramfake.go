@@ -5,6 +5,7 @@
 package telegramfake
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"mime"
@@ -52,17 +53,19 @@ type Server struct {
 	Token    string
 	Username string
 
-	mu       sync.Mutex
-	changed  *sync.Cond // signalled on new updates and sends
-	updates  []json.RawMessage
-	ids      []int64
-	nextID   int64
-	confirm  int64 // highest offset the bot has asked for
-	calls    []Call
-	sent     []Sent
-	nextMsg  map[int64]int64
-	faults   []*Fault
-	handlers map[string]func(Call) (any, *Fault)
+	mu        sync.Mutex
+	changed   *sync.Cond // signalled on new updates, calls and sends
+	updates   []json.RawMessage
+	ids       []int64
+	nextID    int64
+	confirm   int64 // highest offset the bot has asked for
+	calls     []Call
+	sent      []Sent
+	nextMsg   map[int64]int64
+	nextQuery int64
+	faults    []*Fault
+	handlers  map[string]func(Call) (any, *Fault)
+	webhook   struct{ url, secret string } // set by setWebhook; getUpdates is refused meanwhile
 }
 
 // New starts a fake for the bot with this token.
@@ -107,13 +110,13 @@ func (s *Server) SendText(from User, text string) int64 {
 
 // SendMessage queues a text message in any chat and returns its update id.
 func (s *Server) SendMessage(chatID int64, chatType string, from User, text string) int64 {
-	return s.AddUpdate("message", Message(chatID, chatType, from, text))
+	return s.AddUpdate("message", TextMessage(chatID, chatType, from, text))
 }
 
-// Message builds the body of a text message as Telegram sends it, with the
-// entities Telegram would mark (a leading /command, @mentions). Tests add
-// fields (reply_to_message, photo, caption, ...) before AddUpdate.
-func Message(chatID int64, chatType string, from User, text string) map[string]any {
+// TextMessage builds the body of a text message as Telegram sends it, with
+// the entities Telegram would mark (a leading /command, @mentions). Tests
+// add fields (reply_to_message, photo, caption, ...) before AddUpdate.
+func TextMessage(chatID int64, chatType string, from User, text string) map[string]any {
 	msg := map[string]any{
 		"chat": map[string]any{"id": chatID, "type": chatType},
 		"from": from,
@@ -155,26 +158,148 @@ const BotID = 1
 // BotMessage describes a message the bot sent, for a reply_to_message field.
 func (s *Server) BotMessage(m Sent) map[string]any {
 	return map[string]any{"message_id": m.MessageID, "from": s.Bot(), "date": time.Now().Unix(), "text": m.Text,
-		"chat": map[string]any{"id": m.ChatID, "type": "private"}}
+		"chat": map[string]any{"id": m.ChatID, "type": chatType(m.ChatID)}}
 }
 
 // AddUpdate queues an update with the given field (message, callback_query,
 // ...) and returns its update id. A "message" gets a message_id.
 func (s *Server) AddUpdate(field string, body map[string]any) int64 {
+	id, raw := s.NewUpdate(field, body)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.updates = append(s.updates, raw)
+	s.ids = append(s.ids, id)
+	s.changed.Broadcast()
+	return id
+}
+
+// NewUpdate builds an update with the next update id without queueing it
+// for getUpdates: for posting to a webhook.
+func (s *Server) NewUpdate(field string, body map[string]any) (int64, json.RawMessage) {
+	s.mu.Lock()
 	s.nextID++
 	id := s.nextID
+	s.mu.Unlock()
 	if field == "message" || field == "edited_message" || field == "channel_post" {
 		if _, ok := body["message_id"]; !ok {
 			body["message_id"] = id
 		}
 	}
 	raw, _ := json.Marshal(map[string]any{"update_id": id, field: body})
-	s.updates = append(s.updates, raw)
-	s.ids = append(s.ids, id)
-	s.changed.Broadcast()
+	return id, raw
+}
+
+// Webhook returns the URL and secret_token of the webhook the bot set ("" when none).
+func (s *Server) Webhook() (url, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.webhook.url, s.webhook.secret
+}
+
+// SetWebhook sets a webhook as if an earlier run of the bot had.
+func (s *Server) SetWebhook(url, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.webhook.url, s.webhook.secret = url, secret
+}
+
+// PostWebhook posts an update to endpoint the way Telegram delivers to a
+// webhook, with the secret_token the bot registered, and returns the status.
+func (s *Server) PostWebhook(endpoint string, update json.RawMessage) (int, error) {
+	_, secret := s.Webhook()
+	return PostUpdate(endpoint, secret, update)
+}
+
+// PostUpdate posts an update to a webhook endpoint with the given secret
+// token header (none when empty) and returns the HTTP status.
+func PostUpdate(endpoint, secret string, update json.RawMessage) (int, error) {
+	return PostUpdateWith(http.DefaultClient, endpoint, secret, update)
+}
+
+// PostUpdateWith is PostUpdate with a client of the caller's (for HTTPS).
+func PostUpdateWith(client *http.Client, endpoint, secret string, update json.RawMessage) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(update))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// Button is an inline keyboard button of a sent message.
+type Button struct {
+	Text string `json:"text"`
+	Data string `json:"callback_data"`
+}
+
+// Buttons returns the inline keyboard buttons the message was sent with,
+// row after row.
+func (m Sent) Buttons() []Button {
+	var markup struct {
+		InlineKeyboard [][]Button `json:"inline_keyboard"`
+	}
+	json.Unmarshal([]byte(m.Params["reply_markup"]), &markup)
+	var out []Button
+	for _, row := range markup.InlineKeyboard {
+		out = append(out, row...)
+	}
+	return out
+}
+
+// Press queues the callback_query of user from pressing the button with
+// callback data on message msg, and returns the callback query's id.
+func (s *Server) Press(from User, msg Sent, data string) string {
+	s.mu.Lock()
+	s.nextQuery++
+	id := "cbq-" + strconv.FormatInt(s.nextQuery, 10)
+	s.mu.Unlock()
+	s.AddUpdate("callback_query", map[string]any{
+		"id":            id,
+		"from":          from,
+		"chat_instance": strconv.FormatInt(msg.ChatID, 10),
+		"data":          data,
+		"message": map[string]any{"message_id": msg.MessageID, "date": time.Now().Unix(), "text": msg.Text,
+			"chat": map[string]any{"id": msg.ChatID, "type": chatType(msg.ChatID)}},
+	})
 	return id
+}
+
+// chatType guesses a chat's type from its id: groups have negative ids.
+func chatType(chatID int64) string {
+	if chatID < 0 {
+		return "group"
+	}
+	return "private"
+}
+
+// WaitCall waits until the bot made a call of method for which cond holds,
+// up to timeout, and returns it.
+func (s *Server) WaitCall(method string, timeout time.Duration, cond func(Call) bool) (Call, bool) {
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
+	defer timer.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		for _, c := range s.calls {
+			if c.Method == method && cond(c) {
+				return c, true
+			}
+		}
+		if time.Now().After(deadline) {
+			return Call{}, false
+		}
+		s.changed.Wait()
+	}
 }
 
 // AddRawUpdate queues an update exactly as given (it must have update_id).
@@ -260,6 +385,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	call := Call{Method: strings.TrimPrefix(r.URL.Path, prefix), Params: params(r), At: time.Now()}
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
+	s.changed.Broadcast()
 	fault := s.takeFault(call.Method)
 	handler := s.handlers[call.Method]
 	s.mu.Unlock()
@@ -320,10 +446,26 @@ func (s *Server) result(r *http.Request, c Call) (any, int) {
 	case "getMe":
 		return s.Bot(), http.StatusOK
 	case "getUpdates":
+		if url, _ := s.Webhook(); url != "" {
+			return map[string]any{"ok": false, "error_code": 409,
+				"description": "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}, http.StatusConflict
+		}
 		return s.getUpdates(r, c), http.StatusOK
+	case "setWebhook":
+		if !strings.HasPrefix(c.Params["url"], "https://") {
+			return map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: bad webhook: An HTTPS URL must be provided for webhook"}, http.StatusBadRequest
+		}
+		s.SetWebhook(c.Params["url"], c.Params["secret_token"])
+		return true, http.StatusOK
+	case "deleteWebhook":
+		s.SetWebhook("", "")
+		return true, http.StatusOK
+	case "getWebhookInfo":
+		url, _ := s.Webhook()
+		return map[string]any{"url": url, "pending_update_count": s.Pending()}, http.StatusOK
 	case "sendMessage", "editMessageText", "sendDocument":
 		return s.record(c), http.StatusOK
-	case "sendChatAction", "setMyCommands", "deleteWebhook", "setWebhook", "answerCallbackQuery", "editMessageReplyMarkup", "deleteMessage":
+	case "sendChatAction", "setMyCommands", "answerCallbackQuery", "editMessageReplyMarkup", "deleteMessage":
 		return true, http.StatusOK
 	}
 	return map[string]any{"ok": false, "error_code": 404, "description": "Not Found: method not found"}, http.StatusNotFound

@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/membot/membot/memory"
+)
+
+// ErrApprovalGone means the conversation that asked for an approval no
+// longer holds the request (it was reset or its rows deleted).
+var ErrApprovalGone = errors.New("the request is no longer part of the conversation")
+
+// ResumeRequest continues a turn after one of its approvals was decided.
+type ResumeRequest struct {
+	Approval *memory.Approval // as decided
+	UpdateID int64            // the update that carried the decision
+}
+
+// Resume settles the decided approvals of the paused turn (runs the
+// approved calls, tells the model about the rejected ones) and, when none
+// is pending any more, continues the turn to its answer. It is safe to call
+// again for the same decision after a crash: calls with a stored result are
+// not run twice, and an answer already stored is returned as it is.
+func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
+	ap := req.Approval
+	if ap.ConversationID == "" || ap.AssistantMessageID == 0 {
+		return nil, ErrApprovalGone
+	}
+	turn, err := a.store.ResumeTurn(ctx, memory.ResumeStart{
+		UserID: ap.UserID, ChatID: ap.ChatID, ConversationID: ap.ConversationID, AssistantMessageID: ap.AssistantMessageID,
+		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if turn.Answer != nil {
+		return resumedReply(turn.Answer), nil
+	}
+	asking := findRow(turn.History, ap.AssistantMessageID)
+	if asking == nil {
+		return nil, ErrApprovalGone
+	}
+	info := TurnInfo{UserID: ap.UserID, ChatID: ap.ChatID, ConversationID: ap.ConversationID,
+		UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID}
+
+	answered := map[string]bool{}
+	for _, r := range turn.History {
+		if r.Role == memory.RoleTool && r.ID > asking.ID {
+			answered[r.ToolCallID] = true
+		}
+	}
+	var rows []memory.Message
+	var waiting, others []memory.Approval
+	notRun := map[string]bool{} // calls that were rejected or cancelled
+	for _, s := range turn.Approvals {
+		switch {
+		case s.AssistantMessageID != ap.AssistantMessageID:
+			if s.Status == memory.ApprovalPending {
+				others = append(others, s)
+			}
+			continue
+		case s.Status == memory.ApprovalPending:
+			waiting = append(waiting, s)
+		case !answered[s.RequestID]:
+			rows = append(rows, a.settle(ctx, &info, asking, s))
+		}
+		notRun[s.RequestID] = s.Status != memory.ApprovalApproved
+	}
+	if len(rows) > 0 {
+		if _, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, Events: toolEvents(&info, rows)}); err != nil {
+			return nil, err
+		}
+	}
+	if len(waiting) > 0 {
+		return &Reply{Paused: true, Approvals: waiting}, nil
+	}
+	var used []string // the calls of the asking row that ran, at once or approved
+	for _, c := range asking.ToolCalls {
+		if !notRun[c.ID] {
+			used = appendOnce(used, c.Name)
+		}
+	}
+	t := &turnState{info: info, system: a.systemPrompt(turn.Facts, others)}
+	history := append(turn.History, rows...)
+	return a.loop(ctx, t, toChatMessages(validWindow(history)), used)
+}
+
+// settle returns the result row of a decided call: the tool's result when
+// it was approved, otherwise a note that it did not run.
+func (a *Agent) settle(ctx context.Context, info *TurnInfo, asking *memory.Message, ap memory.Approval) memory.Message {
+	call := memory.ToolCall{ID: ap.RequestID, Name: ap.Subject, Arguments: ap.Details}
+	for _, c := range asking.ToolCalls {
+		if c.ID == ap.RequestID {
+			call = c // the arguments exactly as the model wrote them
+		}
+	}
+	decision := map[string]any{"approval_id": ap.ID, "approval": ap.Status, "decided_by": ap.DecidedBy}
+	if ap.Status == memory.ApprovalApproved {
+		return a.runCall(ctx, info, call, decision)
+	}
+	decision["arguments"] = call.Arguments
+	note := "Not run: the user rejected this call. Do not call it again unless the user asks you to."
+	if ap.Status != memory.ApprovalRejected {
+		note = "Not run: the request was " + ap.Status + " before anyone approved it."
+	}
+	return memory.Message{Role: memory.RoleTool, Content: note, ToolCallID: call.ID, ToolName: call.Name,
+		UpdateID: info.UpdateID, Metadata: decision}
+}
+
+// needsApproval reports whether a call must wait for a person's decision.
+// Calls that would fail anyway (bad JSON) are not put before anyone.
+func (a *Agent) needsApproval(call memory.ToolCall) bool {
+	return a.cfg.NeedsApproval[call.Name] && json.Valid([]byte(call.Arguments))
+}
+
+// askedBy returns the approvals that the update's turn asked for.
+func askedBy(approvals []memory.Approval, updateID int64) []memory.Approval {
+	var out []memory.Approval
+	for _, ap := range approvals {
+		if updateID != 0 && ap.UpdateID == updateID {
+			out = append(out, ap)
+		}
+	}
+	return out
+}
+
+// pending returns the approvals still waiting for a decision.
+func pending(approvals []memory.Approval) []memory.Approval {
+	var out []memory.Approval
+	for _, ap := range approvals {
+		if ap.Status == memory.ApprovalPending {
+			out = append(out, ap)
+		}
+	}
+	return out
+}
+
+func findRow(rows []memory.Message, id int64) *memory.Message {
+	for i := range rows {
+		if rows[i].ID == id {
+			return &rows[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/membot/membot/memory"
+)
+
+const testPage = `<!doctype html><html><head><title>The  Test Page</title>
+<style>body { color: red }</style><script>var secret = "do not show";</script></head>
+<body><nav>Home</nav><h1>Hello, reader</h1><p>First paragraph
+ with   spaces.</p><ul><li>one</li><li>two</li></ul><noscript>enable js</noscript>
+<table><tr><td>a</td><td>b</td></tr></table></body></html>`
+
+func fetchTool(allowPrivate bool) *Registry {
+	return NewRegistry(BuiltinTools(ToolEnv{FetchAllowPrivate: allowPrivate})...)
+}
+
+func callFetch(r *Registry, url string) (string, error) {
+	return r.Call(context.Background(), &TurnInfo{}, memory.ToolCall{Name: "fetch_url", Arguments: `{"url":"` + url + `"}`})
+}
+
+func TestFetchURLReadsALocalPageOnlyWhenPrivateAddressesAreAllowed(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		switch r.URL.Path {
+		case "/page":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(testPage))
+		case "/cp1251":
+			w.Header().Set("Content-Type", "text/plain; charset=windows-1251")
+			w.Write([]byte{0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2}) // "Привет"
+		case "/image":
+			w.Header().Set("Content-Type", "image/png")
+			w.Write([]byte("\x89PNG"))
+		case "/big":
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte(strings.Repeat("x", fetchMaxBytes+100)))
+		case "/redirect":
+			http.Redirect(w, r, "/page", http.StatusFound)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+
+	allowed := fetchTool(true)
+	got, err := callFetch(allowed, srv.URL+"/redirect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "URL: " + srv.URL + "/page\nTitle: The Test Page\n\nHome\nHello, reader\nFirst paragraph with spaces.\n- one\n- two\na b"
+	if got != want {
+		t.Fatalf("fetched:\n%s\nwant:\n%s", got, want)
+	}
+	if got, err := callFetch(allowed, srv.URL+"/cp1251"); err != nil || !strings.HasSuffix(got, "Привет") {
+		t.Fatalf("windows-1251 page = %q, %v", got, err)
+	}
+	if got, err := callFetch(allowed, srv.URL+"/big"); err != nil || !strings.Contains(got, "only the first") {
+		t.Fatalf("big page: %v, %d bytes", err, len(got))
+	}
+	for path, wantErr := range map[string]string{"/image": "image/png", "/missing": "404"} {
+		if _, err := callFetch(allowed, srv.URL+path); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s: err = %v, want %q", path, err, wantErr)
+		}
+	}
+
+	// Without the setting, loopback is refused at connect time, whatever
+	// the name: the server is never reached.
+	before := hits.Load()
+	refused := fetchTool(false)
+	localhost := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	for _, u := range []string{srv.URL + "/page", localhost + "/page"} {
+		if _, err := callFetch(refused, u); err == nil || !strings.Contains(err.Error(), "not a public") {
+			t.Errorf("%s: err = %v, want a refusal", u, err)
+		}
+	}
+	if hits.Load() != before {
+		t.Fatal("a refused fetch reached the server")
+	}
+	for _, u := range []string{"file:///etc/passwd", "ftp://example.com/", "gopher://x", "http://"} {
+		if _, err := callFetch(refused, u); err == nil {
+			t.Errorf("%s was fetched", u)
+		}
+	}
+}
+
+func TestIsPublic(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"93.184.216.34": true, "2606:2800:220:1::1": true, "8.8.8.8": true,
+		"127.0.0.1": false, "10.1.2.3": false, "172.16.0.1": false, "192.168.1.1": false, "169.254.169.254": false,
+		"0.0.0.0": false, "100.64.0.1": false, "255.255.255.255": false, "224.0.0.1": false,
+		"::1": false, "fe80::1": false, "fc00::1": false, "::ffff:127.0.0.1": false, "64:ff9b::7f00:1": false, "::": false,
+	} {
+		if got := isPublic(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("isPublic(%s) = %v", addr, got)
+		}
+	}
+	if err := refuseNonPublic("tcp", "[::1]:80", nil); !errors.Is(err, errNotPublic) {
+		t.Errorf("refuseNonPublic(::1) = %v", err)
+	}
+}

@@ -1,0 +1,31 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/membot/membot/memory"
+)
+
+// systemPrompt is the configured prompt followed by what the model should
+// know on every turn: the user's long-term facts (the "core memory"), and
+// the tool calls still waiting for the user's approval.
+func (a *Agent) systemPrompt(facts []memory.Fact, waiting []memory.Approval) string {
+	var b strings.Builder
+	b.WriteString(a.cfg.SystemPrompt)
+	if len(facts) > 0 {
+		b.WriteString("\n\nLong-term memory: facts about this user that you saved with the remember tool, newest first " +
+			"(the #id is for remember and forget). They outlive /new:")
+		for _, f := range facts {
+			fmt.Fprintf(&b, "\n#%d %s", f.ID, f.Content)
+		}
+	}
+	if len(waiting) > 0 {
+		b.WriteString("\n\nTool calls of yours waiting for the user's approval (they decide with the buttons in the chat " +
+			"or see them with /approvals; they run only when approved):")
+		for _, w := range waiting {
+			fmt.Fprintf(&b, "\n- %s %s", w.Subject, truncate(w.Details, 300))
+		}
+	}
+	return b.String()
+}

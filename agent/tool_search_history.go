@@ -1,0 +1,58 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+func init() { registerBuiltin(newSearchHistory) }
+
+// newSearchHistory finds earlier messages of the conversation, also those
+// too old for the model's window, by full-text search.
+func newSearchHistory(env ToolEnv) Tool {
+	return Tool{
+		Name: "search_history",
+		Description: "Searches the earlier messages of this conversation, including those too old for you to see, for key words " +
+			"(any language; words also match as beginnings, so \"remind\" finds \"reminders\"). Returns the best matching snippets " +
+			"with their time (" + env.Location.String() + "). Use it when the user refers to something said long ago.",
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"query": map[string]any{"type": "string", "description": "key words to look for"},
+				"limit": map[string]any{"type": "integer", "description": "how many snippets, 1 to 10; 5 when left out"},
+			},
+			"required": []string{"query"},
+		},
+		Run: func(ctx context.Context, turn *TurnInfo, raw json.RawMessage) (string, error) {
+			var args struct {
+				Query string `json:"query"`
+				Limit int    `json:"limit"`
+			}
+			if err := json.Unmarshal(raw, &args); err != nil {
+				return "", fmt.Errorf("bad arguments: %w", err)
+			}
+			if strings.TrimSpace(args.Query) == "" {
+				return "", errors.New("the query is empty")
+			}
+			if args.Limit <= 0 || args.Limit > 10 {
+				args.Limit = 5
+			}
+			found, err := env.Store.SearchMessages(ctx, turn.ConversationID, args.Query, turn.UserMessageID, args.Limit)
+			if err != nil {
+				return "", err
+			}
+			if len(found) == 0 {
+				return fmt.Sprintf("Nothing found for %q in the earlier messages of this conversation.", args.Query), nil
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "%d matching messages, best first (matches «marked»):", len(found))
+			for _, s := range found {
+				fmt.Fprintf(&b, "\n[%s] %s: %s", s.CreatedAt.In(env.Location).Format("2006-01-02 15:04"), s.Role, s.Text)
+			}
+			return b.String(), nil
+		},
+	}
+}

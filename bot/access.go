@@ -1,0 +1,165 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/memory"
+)
+
+// Access says who may use the bot and how much. The zero value lets everyone
+// in, without limits.
+type Access struct {
+	// When either list is set, only their users and chats are served; with
+	// both empty the bot is open to everyone.
+	AllowedUsers map[int64]bool
+	AllowedChats map[int64]bool
+	// Admins are always served, never limited, and may use /stats and /user.
+	Admins          map[int64]bool
+	DailyTokenLimit int64 // tokens per user per day in Location; 0: no limit
+	RatePerMinute   int   // messages per user per minute; 0: no limit
+	Location        *time.Location
+	Now             func() time.Time // time.Now when nil
+}
+
+// Open reports whether the bot answers anyone.
+func (a *Access) Open() bool { return len(a.AllowedUsers) == 0 && len(a.AllowedChats) == 0 }
+
+// IsAdmin reports whether userID is one of ADMIN_USER_IDS.
+func (a *Access) IsAdmin(userID int64) bool { return a.Admins[userID] }
+
+func (a *Access) allows(userID, chatID int64) bool {
+	return a.Open() || a.AllowedUsers[userID] || a.AllowedChats[chatID] || a.Admins[userID]
+}
+
+func (a *Access) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *Access) zone() *time.Location {
+	if a.Location == nil {
+		return time.UTC
+	}
+	return a.Location
+}
+
+// dayStart is midnight of t's day in the configured zone.
+func (a *Access) dayStart(t time.Time) time.Time {
+	y, m, d := t.In(a.zone()).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, a.zone())
+}
+
+// monthStart is midnight of the first of t's month in the configured zone.
+func (a *Access) monthStart(t time.Time) time.Time {
+	y, m, _ := t.In(a.zone()).Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, a.zone())
+}
+
+// admit is the gate every message passes first: it decides, before anything
+// of the message reaches the model or the messages table, whether it is
+// handled. When stop is true the sender has been answered (or, for repeats,
+// deliberately not) and the message is done.
+func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error) {
+	a := &h.Access
+	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
+	if !a.allows(userID, chatID) {
+		return true, h.refuse(ctx, in)
+	}
+	if a.Admins[userID] || (a.DailyTokenLimit <= 0 && a.RatePerMinute <= 0) {
+		return false, nil
+	}
+	now := a.now()
+	usage, err := h.Memory.RecentUsage(ctx, userID, in.update.UpdateID, a.dayStart(now), now.Add(-time.Minute))
+	if err != nil {
+		return true, storageError(err)
+	}
+	switch {
+	case a.RatePerMinute > 0 && usage.Received >= a.RatePerMinute:
+		// One notice a minute: a flood of messages gets one answer, not a flood.
+		text := fmt.Sprintf(T(in.lang(), txtRateLimited), a.RatePerMinute)
+		return true, h.limited(ctx, in, "rate", usage.RateNotices == 0, text)
+	case a.DailyTokenLimit > 0 && usage.TokensToday >= a.DailyTokenLimit && !in.msg.IsCommand():
+		// Commands cost no tokens, and /usage must work at the limit.
+		text := fmt.Sprintf(T(in.lang(), txtTokenLimit), a.DailyTokenLimit, a.zone())
+		return true, h.limited(ctx, in, "tokens", true, text)
+	}
+	return false, nil
+}
+
+// refuse answers someone not on the allowlist, once a day per chat, and
+// stores nothing of what they wrote.
+func (h *Handler) refuse(ctx context.Context, in *incoming) error {
+	a := &h.Access
+	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
+	answer, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
+		Day: a.now().In(a.zone()).Format(time.DateOnly)})
+	if err != nil {
+		return storageError(err)
+	}
+	h.Log.Info("message refused: sender not allowed", "user_id", userID, "chat_id", chatID, "answered", answer)
+	if !answer {
+		return nil
+	}
+	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtAccessDenied), userID))
+}
+
+// limited records a message stopped by a limit and, when tell, says why.
+func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell bool, text string) error {
+	ev := memory.Event{Type: memory.EventRateLimited, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
+		UpdateID: in.update.UpdateID, Payload: map[string]any{"limit": limit, "notified": tell}}
+	if err := h.Memory.AddEvents(ctx, ev); err != nil {
+		return storageError(err)
+	}
+	h.Log.Info("message stopped by a limit", "user_id", in.user.TelegramUserID, "limit", limit, "notified", tell)
+	if !tell {
+		return nil
+	}
+	return h.reply(ctx, in, text)
+}
+
+// admitButton tells whether a button press may be handled; a press from
+// someone not allowed gets a short notice instead.
+func (h *Handler) admitButton(ctx context.Context, q *tgbotapi.CallbackQuery) (bool, error) {
+	chatID := q.From.ID
+	if q.Message != nil {
+		chatID = q.Message.Chat.ID
+	}
+	if h.Access.allows(q.From.ID, chatID) {
+		return true, nil
+	}
+	return false, h.Client.AnswerCallback(ctx, q.ID, T(q.From.LanguageCode, txtAccessDeniedShort))
+}
+
+const (
+	txtAccessDenied      = "access_denied"
+	txtAccessDeniedShort = "access_denied_short"
+	txtRateLimited       = "rate_limited"
+	txtTokenLimit        = "token_limit"
+)
+
+func init() {
+	addTexts(map[string]map[string]string{
+		"en": {
+			txtAccessDenied: "Sorry, this is a private bot: it only answers the people its owner has allowed.\n\n" +
+				"If you should have access, send the owner your Telegram id: %d",
+			txtAccessDeniedShort: "Sorry, this is a private bot.",
+			txtRateLimited: "You are writing faster than I can answer: at most %d messages a minute. " +
+				"Please wait a moment; what you send meanwhile goes unanswered.",
+			txtTokenLimit: "You have used today's limit of %d tokens. It renews at midnight (%s time). /usage shows your usage.",
+		},
+		"ru": {
+			txtAccessDenied: "Извините, это закрытый бот: он отвечает только тем, кому разрешил владелец.\n\n" +
+				"Если вам нужен доступ, отправьте владельцу ваш Telegram id: %d",
+			txtAccessDeniedShort: "Извините, это закрытый бот.",
+			txtRateLimited: "Вы пишете быстрее, чем я успеваю отвечать: не больше %d сообщений в минуту. " +
+				"Подождите немного — то, что придёт до этого, останется без ответа.",
+			txtTokenLimit: "Вы израсходовали дневной лимит: %d токенов. Он обновится в полночь (по времени %s). /usage покажет ваш расход.",
+		},
+	})
+}

@@ -1,0 +1,234 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/memory"
+)
+
+// ApprovalStore is what the approval buttons and /approvals need.
+type ApprovalStore interface {
+	Approval(ctx context.Context, id int64) (*memory.Approval, error)
+	Decide(ctx context.Context, d memory.Decision) (*memory.Approval, bool, error)
+	SetApprovalMessage(ctx context.Context, id, telegramMessageID int64) error
+	ChatApprovals(ctx context.Context, chatID int64) ([]memory.Approval, error)
+	CancelApprovals(ctx context.Context, chatID int64, reason string) ([]memory.Approval, error)
+}
+
+func init() {
+	registerCallback("approve", decide(memory.ApprovalApproved))
+	registerCallback("reject", decide(memory.ApprovalRejected))
+	registerCommand("approvals", cmdApprovals)
+	addTexts(approvalTexts)
+}
+
+const (
+	txtApprovalAsk       = "approval_ask"
+	txtApprove           = "approve"
+	txtReject            = "reject"
+	txtApproved          = "approved"
+	txtRejected          = "rejected"
+	txtApprovalNotYours  = "approval_not_yours"
+	txtApprovalUnknown   = "approval_unknown"
+	txtWasApproved       = "was_approved"
+	txtWasRejected       = "was_rejected"
+	txtWasCancelled      = "was_cancelled"
+	txtApprovalGone      = "approval_gone"
+	txtApprovalsNone     = "approvals_none"
+	txtApprovalsList     = "approvals_list"
+	txtApprovalsCanceled = "approvals_cancelled"
+)
+
+var approvalTexts = map[string]map[string]string{
+	"en": {
+		txtApprovalAsk:       "🔐 The assistant wants to use %s:\n%s\n\nAllow it?",
+		txtApprove:           "✅ Approve",
+		txtReject:            "❌ Reject",
+		txtApproved:          "Approved. Working on it…",
+		txtRejected:          "Rejected. The assistant will be told.",
+		txtApprovalNotYours:  "Only the person who asked (or an admin) can decide this.",
+		txtApprovalUnknown:   "This request no longer exists.",
+		txtWasApproved:       "This was already approved.",
+		txtWasRejected:       "This was already rejected.",
+		txtWasCancelled:      "This request was cancelled.",
+		txtApprovalGone:      "The conversation this request belonged to was reset, so there is nothing to continue.",
+		txtApprovalsNone:     "Nothing is waiting for approval.",
+		txtApprovalsList:     "Waiting for approval (the buttons decide by number):",
+		txtApprovalsCanceled: "Requests that waited for approval were cancelled: %d.",
+	},
+	"ru": {
+		txtApprovalAsk:       "🔐 Ассистент хочет воспользоваться инструментом %s:\n%s\n\nРазрешить?",
+		txtApprove:           "✅ Разрешить",
+		txtReject:            "❌ Отклонить",
+		txtApproved:          "Разрешено. Выполняю…",
+		txtRejected:          "Отклонено. Ассистент узнает об этом.",
+		txtApprovalNotYours:  "Решить может только тот, кто спрашивал (или администратор).",
+		txtApprovalUnknown:   "Такого запроса больше нет.",
+		txtWasApproved:       "Это уже разрешено.",
+		txtWasRejected:       "Это уже отклонено.",
+		txtWasCancelled:      "Этот запрос отменён.",
+		txtApprovalGone:      "Разговор, к которому относился запрос, был начат заново, продолжать нечего.",
+		txtApprovalsNone:     "Ничего не ждёт разрешения.",
+		txtApprovalsList:     "Ждут разрешения (кнопки решают по номеру):",
+		txtApprovalsCanceled: "Отменены запросы, ждавшие разрешения: %d.",
+	},
+}
+
+// askApproval sends the buttons of each approval that has none yet, and
+// records where they are.
+func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []memory.Approval) error {
+	lang := in.lang()
+	for _, ap := range approvals {
+		if ap.TelegramMessageID != 0 {
+			continue // sent by an earlier attempt
+		}
+		text := fmt.Sprintf(T(lang, txtApprovalAsk), ap.Subject, shorten(ap.Details, 1500))
+		id, err := h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), text, [][]Button{{
+			{Text: T(lang, txtApprove), Data: "approve:" + strconv.FormatInt(ap.ID, 10)},
+			{Text: T(lang, txtReject), Data: "reject:" + strconv.FormatInt(ap.ID, 10)},
+		}})
+		if err != nil {
+			return sendError(err)
+		}
+		if err := h.Memory.SetApprovalMessage(ctx, ap.ID, id); err != nil {
+			return storageError(err)
+		}
+	}
+	return nil
+}
+
+// decide returns the handler of the Approve (or Reject) button: it records
+// the decision, if the presser may make it and nobody made it before, and
+// then goes on with the turn that waited for it.
+func decide(status string) callbackFunc {
+	return func(ctx context.Context, h *Handler, in *incoming, arg string) (*memory.Delivery, error) {
+		lang := in.lang()
+		id, _ := strconv.ParseInt(arg, 10, 64)
+		ap, err := h.Memory.Approval(ctx, id)
+		if errors.Is(err, memory.ErrNotFound) || err == nil && ap.ChatID != in.msg.Chat.ID {
+			h.notify(ctx, in, T(lang, txtApprovalUnknown))
+			return nil, nil
+		}
+		if err != nil {
+			return nil, storageError(err)
+		}
+		presser := in.user.TelegramUserID
+		if presser != ap.UserID && !h.Access.IsAdmin(presser) {
+			h.notify(ctx, in, T(lang, txtApprovalNotYours))
+			return nil, nil
+		}
+		if ap.Status == memory.ApprovalPending {
+			if ap, _, err = h.Memory.Decide(ctx, decision(ap, status, presser, in.update.UpdateID)); err != nil {
+				return nil, storageError(err)
+			}
+		}
+		h.removeButtons(ctx, ap)
+		switch {
+		case ap.Status == memory.ApprovalCancelled:
+			h.notify(ctx, in, T(lang, txtWasCancelled))
+			return nil, nil
+		case ap.DecisionUpdateID != in.update.UpdateID: // decided by an earlier press
+			h.notify(ctx, in, T(lang, map[string]string{memory.ApprovalApproved: txtWasApproved, memory.ApprovalRejected: txtWasRejected}[ap.Status]))
+			return nil, nil
+		case ap.Status == memory.ApprovalApproved:
+			h.notify(ctx, in, T(lang, txtApproved))
+		default:
+			h.notify(ctx, in, T(lang, txtRejected))
+		}
+
+		// This update decided it (now, or in an attempt a crash cut short).
+		return h.resume(ctx, in, ap)
+	}
+}
+
+// resume goes on with the turn that waited for ap, and delivers its answer.
+func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval) (delivery *memory.Delivery, err error) {
+	defer h.countTurn(time.Now(), &delivery, &err)
+	stopTyping := h.typing(ctx, in.msg.Chat.ID)
+	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID})
+	stopTyping()
+	if errors.Is(err, agent.ErrApprovalGone) {
+		return nil, h.reply(ctx, in, T(in.lang(), txtApprovalGone))
+	}
+	if err != nil {
+		return nil, h.turnFailed(ctx, in, err)
+	}
+	return h.deliver(ctx, in, r)
+}
+
+// decision is what pressing a button on ap decides. A request whose
+// conversation no longer holds it can only be cancelled.
+func decision(ap *memory.Approval, status string, presser, updateID int64) memory.Decision {
+	d := memory.Decision{ApprovalID: ap.ID, Status: status, DecidedBy: presser, UpdateID: updateID,
+		Reason: status + " by the user"}
+	if presser != ap.UserID {
+		d.Reason = status + " by an admin"
+	}
+	if ap.ConversationID == "" || ap.AssistantMessageID == 0 {
+		d.Status, d.Reason = memory.ApprovalCancelled, "the conversation no longer holds the request"
+	}
+	return d
+}
+
+// removeButtons takes the buttons off an approval's message, as far as
+// Telegram lets it: a failure only leaves buttons that now do nothing.
+func (h *Handler) removeButtons(ctx context.Context, ap *memory.Approval) {
+	if ap.TelegramMessageID == 0 {
+		return
+	}
+	if err := h.Client.RemoveButtons(ctx, ap.ChatID, ap.TelegramMessageID); err != nil {
+		h.Log.Debug("removing approval buttons failed", "approval_id", ap.ID, "err", err)
+	}
+}
+
+// cmdApprovals lists the chat's pending approvals, with buttons to decide them.
+func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
+	list, err := h.Memory.ChatApprovals(ctx, in.msg.Chat.ID)
+	if err != nil {
+		return storageError(err)
+	}
+	lang := in.lang()
+	if len(list) == 0 {
+		return h.reply(ctx, in, T(lang, txtApprovalsNone))
+	}
+	list = list[:min(len(list), 20)]
+	var b strings.Builder
+	b.WriteString(T(lang, txtApprovalsList))
+	var rows [][]Button
+	for i, ap := range list {
+		n := strconv.Itoa(i + 1)
+		fmt.Fprintf(&b, "\n\n%s. %s %s\n(%s)", n, ap.Subject, shorten(ap.Details, 200), h.clock(ap.CreatedAt))
+		id := strconv.FormatInt(ap.ID, 10)
+		rows = append(rows, []Button{{Text: "✅ " + n, Data: "approve:" + id}, {Text: "❌ " + n, Data: "reject:" + id}})
+	}
+	_, err = h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), b.String(), rows)
+	return sendError(err)
+}
+
+// cancelApprovals cancels the chat's pending approvals (for /new) and takes
+// their buttons off; it returns how many there were.
+func (h *Handler) cancelApprovals(ctx context.Context, chatID int64) (int, error) {
+	cancelled, err := h.Memory.CancelApprovals(ctx, chatID, "cancelled by /new")
+	if err != nil {
+		return 0, storageError(err)
+	}
+	for i := range cancelled {
+		h.removeButtons(ctx, &cancelled[i])
+	}
+	return len(cancelled), nil
+}
+
+// shorten cuts s to at most n characters, marking the cut.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}

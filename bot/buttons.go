@@ -1,0 +1,39 @@
+package bot
+
+import (
+	"context"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// Button is an inline keyboard button that sends Data back when pressed.
+type Button struct {
+	Text string
+	Data string // "prefix:arg", at most 64 bytes
+}
+
+// SendWithButtons sends one message (at most MaxMessageLength long) with
+// rows of inline buttons under it and returns its id.
+func (c *Client) SendWithButtons(ctx context.Context, chatID int64, replyTo int, text string, rows [][]Button) (int64, error) {
+	msg := newMessage(chatID, replyTo, text)
+	msg.ReplyMarkup = inlineKeyboard(rows)
+	return c.sendMessage(ctx, msg)
+}
+
+// RemoveButtons takes the inline buttons off a message.
+func (c *Client) RemoveButtons(ctx context.Context, chatID, messageID int64) error {
+	_, err := c.send(ctx, tgbotapi.NewEditMessageReplyMarkup(chatID, int(messageID), inlineKeyboard(nil)))
+	return err
+}
+
+func inlineKeyboard(rows [][]Button) tgbotapi.InlineKeyboardMarkup {
+	kb := tgbotapi.InlineKeyboardMarkup{InlineKeyboard: [][]tgbotapi.InlineKeyboardButton{}}
+	for _, row := range rows {
+		var r []tgbotapi.InlineKeyboardButton
+		for _, b := range row {
+			r = append(r, tgbotapi.NewInlineKeyboardButtonData(b.Text, b.Data))
+		}
+		kb.InlineKeyboard = append(kb.InlineKeyboard, r)
+	}
+	return kb
+}

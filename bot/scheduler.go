@@ -1,0 +1,157 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/membot/membot/memory"
+)
+
+// ReminderQueue is the reminders table as the scheduler works it.
+type ReminderQueue interface {
+	ClaimDueReminders(ctx context.Context, owner int32, limit int) ([]memory.Reminder, error)
+	MarkReminderSent(ctx context.Context, id, telegramMessageID int64, late bool) error
+	ReleaseReminder(ctx context.Context, id int64, errText string, failed bool) error
+	NextReminderDue(ctx context.Context) (time.Time, bool, error)
+}
+
+// lateAfter is how long after its due time a reminder counts as late.
+const lateAfter = time.Minute
+
+// claimBatch is how many reminders are claimed at once.
+const claimBatch = 20
+
+// Scheduler sends reminders when they are due, each exactly once, also when
+// several bot processes share the database (rows are claimed with FOR
+// UPDATE SKIP LOCKED and owned by the claiming process) and also when the
+// bot was down at the due time (then they are sent at start, marked late).
+//
+// A reminder is marked sent right after Telegram accepted it. The one
+// window: if the process dies between the two, the row stays claimed by a
+// dead owner and is sent again by the next process that looks.
+type Scheduler struct {
+	Queue    ReminderQueue
+	Client   *Client
+	Owner    int32
+	Location *time.Location // for the due time of a late reminder
+	Log      *slog.Logger
+	// Poll is the longest sleep between two looks at the table, so that
+	// reminders set through another process are noticed; 30 s when zero.
+	Poll time.Duration
+
+	once sync.Once
+	wake chan struct{}
+}
+
+func (s *Scheduler) wakeup() chan struct{} {
+	s.once.Do(func() { s.wake = make(chan struct{}, 1) })
+	return s.wake
+}
+
+// Wake tells the scheduler a reminder was added, so it looks again at once.
+func (s *Scheduler) Wake(time.Time) {
+	select {
+	case s.wakeup() <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// Run sends due reminders until intake ends; sends run with work, so that
+// one in flight at shutdown is finished and marked.
+func (s *Scheduler) Run(intake, work context.Context) {
+	poll := s.Poll
+	if poll <= 0 {
+		poll = 30 * time.Second
+	}
+	b := newBackoff(time.Second, time.Minute)
+	for intake.Err() == nil {
+		wait, err := s.sendDue(intake, work, poll)
+		if err != nil {
+			if intake.Err() != nil {
+				return
+			}
+			s.Log.Warn("sending reminders failed; retrying", "err", err, "retry_in", b.peek())
+			if !b.sleep(intake) {
+				return
+			}
+			continue
+		}
+		b.reset()
+		t := time.NewTimer(wait)
+		select {
+		case <-intake.Done():
+		case <-s.wakeup():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// sendDue sends every due reminder and returns how long to wait for the
+// next one (at most poll).
+func (s *Scheduler) sendDue(intake, work context.Context, poll time.Duration) (time.Duration, error) {
+	for {
+		due, err := s.Queue.ClaimDueReminders(intake, s.Owner, claimBatch)
+		if err != nil {
+			return 0, err
+		}
+		for _, r := range due {
+			if err := s.send(work, r); err != nil {
+				return 0, err
+			}
+		}
+		if len(due) < claimBatch {
+			break
+		}
+	}
+	next, ok, err := s.Queue.NextReminderDue(intake)
+	if err != nil || !ok {
+		return poll, err
+	}
+	// A due row not claimed above is being claimed by another process: look
+	// again shortly.
+	return min(max(time.Until(next), 50*time.Millisecond), poll), nil
+}
+
+// send delivers one claimed reminder and marks it. A send that failed for
+// good (the user blocked the bot) marks it failed; one that may pass gives
+// it back for a later attempt and returns the error.
+func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
+	late := time.Since(r.DueAt) > lateAfter
+	text := fmt.Sprintf(T(r.LanguageCode, txtReminder), r.Text)
+	if late {
+		loc := s.Location
+		if loc == nil {
+			loc = time.UTC
+		}
+		text += fmt.Sprintf(T(r.LanguageCode, txtReminderLate), r.DueAt.In(loc).Format("2006-01-02 15:04"))
+	}
+	ids, err := s.Client.SendText(ctx, r.ChatID, 0, text)
+	if err != nil {
+		final := IsPermanent(err)
+		s.Log.Warn("sending a reminder failed", "reminder_id", r.ID, "chat_id", r.ChatID, "err", err, "given_up", final)
+		if err := s.Queue.ReleaseReminder(ctx, r.ID, err.Error(), final); err != nil {
+			return err
+		}
+		if final {
+			return nil
+		}
+		return err
+	}
+	s.Log.Info("reminder sent", "reminder_id", r.ID, "chat_id", r.ChatID, "late", late)
+	// Telegram has it now: mark it, retrying while the database is away.
+	b := newBackoff(500*time.Millisecond, 30*time.Second)
+	for {
+		err := s.Queue.MarkReminderSent(ctx, r.ID, ids[0], late)
+		if err == nil {
+			return nil
+		}
+		s.Log.Warn("marking a reminder sent failed; retrying", "reminder_id", r.ID, "err", err, "retry_in", b.peek())
+		if !b.sleep(ctx) {
+			return err
+		}
+	}
+}

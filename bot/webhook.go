@@ -1,0 +1,99 @@
+package bot
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// SecretHeader carries the webhook's secret_token on every update Telegram posts.
+const SecretHeader = "X-Telegram-Bot-Api-Secret-Token"
+
+// maxUpdateSize bounds the body of one posted update.
+const maxUpdateSize = 1 << 20
+
+// Webhook receives the updates Telegram posts (MODE=webhook). It checks the
+// secret token, stores the update in the durable inbox and answers 200 at
+// once; the dispatcher, told right after, does the work. Several replicas
+// may run it behind one load balancer: the inbox's claims keep each update
+// handled once and each chat in order, whichever replica stored it.
+type Webhook struct {
+	Inbox   Inbox
+	Notify  func(chatIDs []int64)
+	Secret  string
+	Metrics Metrics
+	Log     *slog.Logger
+}
+
+func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get(SecretHeader)), []byte(wh.Secret)) != 1 {
+		wh.Log.Warn("webhook request with a wrong secret token refused", "remote", r.RemoteAddr)
+		http.Error(w, "forbidden", http.StatusForbidden)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxUpdateSize))
+	if err != nil {
+		http.Error(w, "cannot read the update", http.StatusBadRequest)
+		return
+	}
+	updates, err := parseUpdates([]json.RawMessage{body})
+	if err != nil || len(updates) != 1 || updates[0].UpdateID <= 0 {
+		wh.Log.Warn("webhook request is not a Telegram update", "remote", r.RemoteAddr, "err", err)
+		http.Error(w, "not a Telegram update", http.StatusBadRequest)
+		return
+	}
+	if err := wh.Inbox.SaveUpdates(r.Context(), updates); err != nil {
+		// Telegram posts it again later, maybe to another replica.
+		wh.Log.Error("storing a webhook update failed; Telegram will retry", "update_id", updates[0].UpdateID, "err", err)
+		http.Error(w, "try again later", http.StatusServiceUnavailable)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	orNone(wh.Metrics).UpdatesReceived("webhook", 1)
+	wh.Notify([]int64{updates[0].ChatID})
+}
+
+// DefaultWebhookSecret derives the webhook's secret_token from the bot
+// token: unguessable without the token, and the same on every replica, so
+// no replica's setWebhook locks the others out.
+func DefaultWebhookSecret(botToken string) string {
+	mac := hmac.New(sha256.New, []byte(botToken))
+	mac.Write([]byte("membot webhook secret_token"))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// SetWebhook asks Telegram to post updates to url with the secret token.
+func (c *Client) SetWebhook(ctx context.Context, url, secret string) error {
+	_, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) {
+		return c.api.MakeRequest("setWebhook", tgbotapi.Params{"url": url, "secret_token": secret})
+	})
+	if err != nil {
+		return fmt.Errorf("setWebhook: %w", err)
+	}
+	return nil
+}
+
+// DeleteWebhook switches Telegram back to getUpdates, keeping pending updates.
+func (c *Client) DeleteWebhook(ctx context.Context) error {
+	_, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) {
+		return c.api.MakeRequest("deleteWebhook", tgbotapi.Params{"drop_pending_updates": "false"})
+	})
+	if err != nil {
+		return fmt.Errorf("deleteWebhook: %w", err)
+	}
+	return nil
+}

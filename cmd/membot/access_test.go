@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/internal/telegramfake"
+)
+
+func TestAllowlistServesOnlyAllowedPeopleAndRefusesOthersOnceADay(t *testing.T) {
+	h := newHarness(t)
+	const group = -100777
+	h.Env["ALLOWED_USER_IDS"] = fmt.Sprint(jane.ID)
+	h.Env["ALLOWED_CHAT_IDS"] = fmt.Sprint(group)
+	h.Start()
+
+	got := h.Say(ivan, "привет, расскажи секрет")
+	if !strings.Contains(got, "закрытый бот") || !strings.Contains(got, fmt.Sprint(ivan.ID)) {
+		t.Fatalf("refusal = %q, want the Russian refusal with his id", got)
+	}
+	// The rest of the day he gets no answer at all, commands included.
+	h.TG.SendText(ivan, "/start")
+	h.TG.SendText(ivan, "ну пожалуйста")
+	if got := h.Say(jane, "hello"); got != "echo: hello" {
+		t.Fatalf("allowed user got %q", got)
+	}
+	h.WaitIdle()
+	if sent := h.TG.SentTo(ivan.ID); len(sent) != 1 {
+		t.Fatalf("the refused user got %d messages, want the one refusal: %q", len(sent), sent)
+	}
+
+	// Nothing of his reached the model, the messages table or the users table.
+	for _, req := range h.LLM.Requests() {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, "секрет") || strings.Contains(m.Content, "пожалуйста") {
+				t.Fatalf("the model saw the refused user's text: %q", m.Content)
+			}
+		}
+	}
+	if n := len(h.LLM.Requests()); n != 1 {
+		t.Fatalf("model calls = %d, want 1 (the allowed user's)", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.chat_id = $1`, ivan.ID); n != 0 {
+		t.Fatalf("%d message rows of the refused user", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM users WHERE telegram_user_id = $1`, ivan.ID); n != 0 {
+		t.Fatal("the refused user got a users row")
+	}
+	// What is kept: the refusal, counted, and the access_denied events.
+	if n := h.Count(`SELECT attempts FROM access_refusals WHERE telegram_user_id = $1`, ivan.ID); n != 3 {
+		t.Fatalf("refusal attempts = %d, want 3", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'access_denied' AND telegram_user_id = $1`, ivan.ID); n != 3 {
+		t.Fatalf("access_denied events = %d, want 3", n)
+	}
+
+	// An allowed group serves whoever writes in it.
+	before := len(h.TG.SentTo(group))
+	h.TG.SendMessage(group, "supergroup", ivan, "@membot_test_bot hi from the group")
+	sent, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return countTo(s, group) > before })
+	if !ok || !strings.Contains(h.TG.SentTo(group)[before], "hi from the group") {
+		t.Fatalf("no answer in the allowed group: %+v", sent)
+	}
+
+	// A button pressed by someone not allowed is refused with a notice.
+	h.TG.AddUpdate("callback_query", map[string]any{"id": "cb-1", "from": ivan, "data": "anything:1",
+		"message": map[string]any{"message_id": 5, "date": 0, "chat": map[string]any{"id": ivan.ID, "type": "private"}}})
+	h.WaitIdle()
+	calls := h.TG.Calls("answerCallbackQuery")
+	if len(calls) != 1 || calls[0].Params["callback_query_id"] != "cb-1" || !strings.Contains(calls[0].Params["text"], "закрытый бот") {
+		t.Fatalf("answerCallbackQuery calls = %+v", calls)
+	}
+	if strings.Contains(h.logs.String(), "open to everyone") {
+		t.Error("the open-bot warning was logged although an allowlist is set")
+	}
+}
+
+func TestAnOpenBotWarnsAtStart(t *testing.T) {
+	h := newHarness(t)
+	h.Start()
+	h.WaitLog(`level=WARN msg="the bot is open to everyone`)
+	h.WaitLog(`msg="membot is running"`)
+}
+
+func TestDailyTokenLimitStopsAUserAtTheLimit(t *testing.T) {
+	h := newHarness(t)
+	h.Env["DAILY_TOKEN_LIMIT"] = "30"
+	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(ivan.ID)
+	h.Start()
+
+	// The fake charges 10 prompt tokens per message sent to it, and
+	// len(answer)/4+1 completion tokens: 20+3, then 40+3.
+	h.Say(jane, "one")
+	h.Say(jane, "two")
+	got := h.Say(jane, "three")
+	if !strings.Contains(got, "limit of 30 tokens") || !strings.Contains(got, "Europe/Moscow") {
+		t.Fatalf("over the limit the reply is %q", got)
+	}
+	if n := len(h.LLM.Requests()); n != 2 {
+		t.Fatalf("model calls = %d, want 2: the third message must not reach the model", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE content LIKE '%three'`); n != 0 {
+		t.Fatal("the refused message was stored")
+	}
+	if n := h.Count(`SELECT sum(total_tokens) FROM llm_calls WHERE telegram_user_id = $1`, jane.ID); n != 66 {
+		t.Fatalf("llm_calls tokens = %d, want 66", n)
+	}
+	// The tokens on the assistant rows and in llm_calls agree.
+	if n := h.Count(`SELECT sum((metadata->>'prompt_tokens')::int + (metadata->>'completion_tokens')::int) FROM messages WHERE role = 'assistant'`); n != 66 {
+		t.Fatalf("assistant rows' tokens = %d, want 66", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'rate_limited' AND payload->>'limit' = 'tokens' AND telegram_user_id = $1`, jane.ID); n != 1 {
+		t.Fatalf("rate_limited events = %d", n)
+	}
+
+	// Commands still work at the limit, and /usage says where she stands:
+	// the messages handled (the refused one is not) and the tokens.
+	usage := h.Say(jane, "/usage")
+	if !strings.Contains(usage, "Today: messages: 3, tokens: 66 of 30 a day") || !strings.Contains(usage, "This month: messages: 3, tokens: 66") {
+		t.Fatalf("/usage = %q", usage)
+	}
+
+	// An admin is never limited.
+	for i := range 3 {
+		if got := h.Say(ivan, fmt.Sprint("вопрос ", i)); !strings.HasPrefix(got, "echo: ") {
+			t.Fatalf("admin's message %d got %q", i, got)
+		}
+	}
+}
+
+func TestRateLimitAnswersOnceAndSkipsTheRest(t *testing.T) {
+	h := newHarness(t)
+	h.Env["RATE_LIMIT_PER_MINUTE"] = "2"
+	h.Start()
+	h.Say(jane, "a")
+	h.Say(jane, "b")
+	if got := h.Say(jane, "c"); !strings.Contains(got, "at most 2 messages a minute") {
+		t.Fatalf("third message in a minute got %q", got)
+	}
+	h.TG.SendText(jane, "d") // within the same minute: no second notice
+	h.WaitIdle()
+	if sent := h.TG.SentTo(jane.ID); len(sent) != 3 {
+		t.Fatalf("sent %d messages, want 3: %q", len(sent), sent)
+	}
+	if n := len(h.LLM.Requests()); n != 2 {
+		t.Fatalf("model calls = %d, want 2", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'rate_limited' AND payload->>'limit' = 'rate'`); n != 2 {
+		t.Fatalf("rate_limited events = %d, want 2", n)
+	}
+}
+
+func countTo(sent []telegramfake.Sent, chat int64) int {
+	n := 0
+	for _, m := range sent {
+		if m.ChatID == chat {
+			n++
+		}
+	}
+	return n
+}

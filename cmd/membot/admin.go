@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/membot/membot/memory"
+)
+
+const adminUsage = `usage:
+  membot admin stats                             totals: users, activity, tokens, the inbox
+  membot admin history --user ID [--limit N]     the user's newest N messages (50), oldest first
+  membot admin export --user ID > user.json      every row of the user, as JSON
+  membot admin forget --user ID                  deletes every row of the user, in every table
+
+Only DATABASE_URL (and TIMEZONE, for local times) need to be set.
+`
+
+// admin runs `membot admin ...`: inspection and the right to be forgotten.
+func admin(ctx context.Context, getenv func(string) string, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, adminUsage)
+		return &configError{"admin: say which command (stats, history, export or forget)"}
+	}
+	sub := args[0]
+	flags := flag.NewFlagSet("membot admin "+sub, flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	user := flags.Int64("user", 0, "the user's Telegram id")
+	limit := flags.Int("limit", 50, "how many messages (history)")
+	if err := flags.Parse(args[1:]); err != nil {
+		return &configError{fmt.Sprintf("admin %s: %v", sub, err)}
+	}
+	needsUser := sub == "history" || sub == "export" || sub == "forget"
+	switch {
+	case sub != "stats" && !needsUser:
+		fmt.Fprint(stderr, adminUsage)
+		return &configError{fmt.Sprintf("unknown admin command %q", sub)}
+	case needsUser && *user <= 0:
+		return &configError{fmt.Sprintf("admin %s: --user ID is required (the user's Telegram id)", sub)}
+	case *limit <= 0:
+		return &configError{fmt.Sprintf("admin %s: --limit must be positive", sub)}
+	}
+
+	cfg, err := loadAdminConfig(getenv)
+	if err != nil {
+		return err
+	}
+	store, err := memory.Open(ctx, cfg.DatabaseURL, 2)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer store.Close()
+	switch sub {
+	case "stats":
+		return adminStats(ctx, store, cfg.Location, stdout)
+	case "history":
+		return adminHistory(ctx, store, cfg.Location, *user, *limit, stdout)
+	case "export":
+		return adminExport(ctx, store, *user, stdout)
+	default:
+		return adminForget(ctx, store, *user, stdout)
+	}
+}
+
+func adminStats(ctx context.Context, store *memory.Store, loc *time.Location, w io.Writer) error {
+	now := time.Now().In(loc)
+	y, m, d := now.Date()
+	st, err := store.Stats(ctx, time.Date(y, m, d, 0, 0, 0, 0, loc))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "membot at %s (%s); \"today\" began at midnight there\n\n", now.Format("2006-01-02 15:04"), loc)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, row := range []struct {
+		name  string
+		value any
+	}{
+		{"users", st.Users}, {"active today", st.ActiveToday}, {"messages today", st.MessagesToday},
+		{"messages stored", st.StoredMessages}, {"tokens today", st.TokensToday},
+		{"model calls today", st.ModelCallsToday}, {"model errors today", st.LLMErrorsToday},
+		{"tool calls today", st.ToolCallsToday}, {"refused today", st.RefusedToday},
+		{"inbox waiting", st.InboxUnfinished}, {"inbox given up", st.InboxFailed},
+	} {
+		fmt.Fprintf(tw, "%s\t%v\n", row.name, row.value)
+	}
+	return tw.Flush()
+}
+
+func adminHistory(ctx context.Context, store *memory.Store, loc *time.Location, user int64, limit int, w io.Writer) error {
+	entries, err := store.History(ctx, user, limit)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(w, "no stored messages of user %d\n", user)
+		return nil
+	}
+	for _, e := range entries {
+		who := string(e.Role)
+		if e.ToolName != "" {
+			who += "(" + e.ToolName + ")"
+		}
+		content := strings.ReplaceAll(e.Content, "\n", "\n    ")
+		fmt.Fprintf(w, "%s  chat %d  %s: %s\n", e.At.In(loc).Format("2006-01-02 15:04:05"), e.ChatID, who, content)
+	}
+	return nil
+}
+
+func adminExport(ctx context.Context, store *memory.Store, user int64, w io.Writer) error {
+	tables, err := store.Export(ctx, user)
+	if err != nil {
+		return err
+	}
+	out, err := json.MarshalIndent(map[string]any{
+		"telegram_user_id": user,
+		"exported_at":      time.Now().UTC().Format(time.RFC3339),
+		"tables":           tables,
+	}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode export: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", out)
+	return err
+}
+
+func adminForget(ctx context.Context, store *memory.Store, user int64, w io.Writer) error {
+	deleted, err := store.Forget(ctx, user)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(deleted))
+	var total int64
+	for name, n := range deleted {
+		names = append(names, name)
+		total += n
+	}
+	sort.Strings(names)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, name := range names {
+		fmt.Fprintf(tw, "%s\t%d rows deleted\n", name, deleted[name])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if total == 0 {
+		fmt.Fprintf(w, "nothing of user %d was stored\n", user)
+		return nil
+	}
+	fmt.Fprintf(w, "user %d is forgotten: %d rows deleted\n", user, total)
+	return nil
+}

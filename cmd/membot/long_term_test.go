@@ -1,0 +1,385 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/telegramfake"
+)
+
+// systemPrompt is the system message of the model's latest request.
+func (h *harness) systemPrompt() string {
+	reqs := h.LLM.Requests()
+	return reqs[len(reqs)-1].Messages[0].Content
+}
+
+func TestAFactRememberedBeforeNewIsInThePromptAfterIt(t *testing.T) {
+	h := newHarness(t)
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_r", "remember", `{"fact":"Loves   sailing on the Volga"}`)}},
+		openaifake.Reply{Content: "Noted."},
+	)
+	h.Start()
+	if got := h.Say(jane, "I love sailing on the Volga, remember that"); got != "Noted." {
+		t.Fatalf("reply = %q", got)
+	}
+	var factID int64
+	var source *int64
+	h.DB.QueryRow(context.Background(), `SELECT id, source_message_id FROM memories WHERE telegram_user_id = $1 AND content = 'Loves sailing on the Volga'`,
+		jane.ID).Scan(&factID, &source)
+	if factID == 0 || source == nil {
+		t.Fatalf("memories row: id %d, source %v", factID, source)
+	}
+
+	if got := h.Say(jane, "/new"); !strings.Contains(got, "start over") {
+		t.Fatalf("/new = %q", got)
+	}
+	h.Say(jane, "what do I love?")
+	if prompt := h.systemPrompt(); !strings.Contains(prompt, fmt.Sprintf("#%d Loves sailing on the Volga", factID)) {
+		t.Fatalf("the fact is not in the system prompt after /new:\n%s", prompt)
+	}
+	if got := h.Say(jane, "/memory"); !strings.Contains(got, "1. Loves sailing on the Volga") {
+		t.Fatalf("/memory = %q", got)
+	}
+	if got := h.Say(jane, "/forget"); !strings.Contains(got, "/forget 2") {
+		t.Fatalf("/forget without a number = %q", got)
+	}
+	if got := h.Say(jane, "/forget 1"); got != "Forgotten: Loves sailing on the Volga" {
+		t.Fatalf("/forget 1 = %q", got)
+	}
+	h.Say(jane, "and now?")
+	if prompt := h.systemPrompt(); strings.Contains(prompt, "Volga") {
+		t.Fatalf("a forgotten fact is still in the prompt:\n%s", prompt)
+	}
+	if got := h.Say(ivan, "/memory"); !strings.HasPrefix(got, "Я пока ничего о вас не помню") {
+		t.Fatalf("/memory for ru = %q", got)
+	}
+}
+
+func TestSearchHistoryFindsAMessageOutsideTheWindow(t *testing.T) {
+	h := newHarness(t)
+	h.Start()
+	h.Say(jane, "my locker code is 4711, next to the zebra poster")
+	for i := range 20 {
+		h.Say(jane, fmt.Sprintf("filler %d", i))
+	}
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_s", "search_history", `{"query":"locker"}`)}},
+		openaifake.Reply{Content: "It is 4711."},
+	)
+	if got := h.Say(jane, "what was my code?"); got != "It is 4711." {
+		t.Fatalf("reply = %q", got)
+	}
+	reqs := h.LLM.Requests()
+	asked, answered := reqs[len(reqs)-2], reqs[len(reqs)-1]
+	for _, m := range asked.Messages {
+		if strings.Contains(m.Content, "locker") {
+			t.Fatalf("the old message was still in the window (%d messages), the test proves nothing", len(asked.Messages))
+		}
+	}
+	result := answered.Messages[len(answered.Messages)-1]
+	var stamp string
+	h.DB.QueryRow(context.Background(), `SELECT substring(content from 17 for 16) FROM messages WHERE content LIKE '%locker code%'`).Scan(&stamp)
+	want := "[" + stamp + "] user: my «locker» code is 4711, next to the zebra poster"
+	if result.Role != "tool" || !strings.Contains(result.Content, want) {
+		t.Fatalf("search result = %q\nwant it to contain %q", result.Content, want)
+	}
+}
+
+func TestAReminderIsSentOnceEvenWhenTheBotWasDownAtItsTime(t *testing.T) {
+	h := newHarness(t)
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_1", "set_reminder", `{"text":"stretch","in":"1s"}`)}},
+		openaifake.Reply{Content: "Will do."},
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_2", "set_reminder", `{"text":"позвонить маме","in":"2h"}`)}},
+		openaifake.Reply{Content: "Напомню."},
+	)
+	h.Start()
+	// Due in a second while the bot runs: sent on time (in whichever order
+	// with the answer), not late.
+	before := len(h.TG.SentTo(ivan.ID))
+	h.TG.SendText(ivan, "напомни через секунду размяться")
+	h.nextTo(ivan.ID, before+1, "the answer and the reminder")
+	if got := h.TG.SentTo(ivan.ID)[before:]; !slices.Contains(got, "Will do.") || !slices.Contains(got, "⏰ Напоминание: stretch") {
+		t.Fatalf("sent %q", got)
+	}
+	h.Say(ivan, "напомни через 2 часа позвонить маме")
+	if got := h.Say(ivan, "/reminders"); !regexp.MustCompile(`^Ваши напоминания:\n1\. \d{4}-\d\d-\d\d \d\d:\d\d — позвонить маме\n`).MatchString(got) {
+		t.Fatalf("/reminders = %q", got)
+	}
+
+	// The bot is down when it falls due.
+	h.Stop()
+	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() - interval '10 minutes' WHERE text = 'позвонить маме'`)
+	before = len(h.TG.SentTo(ivan.ID))
+	h.Start()
+	late := h.nextTo(ivan.ID, before, "the late reminder")
+	if !strings.HasPrefix(late.Text, "⏰ Напоминание: позвонить маме\n\n(Его время было ") {
+		t.Fatalf("late reminder = %q", late.Text)
+	}
+	// Marked a moment after Telegram got it.
+	h.WaitCount(`SELECT count(*) FROM reminders WHERE status = 'sent' AND late AND text = 'позвонить маме'
+		AND telegram_message_id = $1 AND attempts = 1`, 1, late.MessageID)
+	h.WaitCount(`SELECT count(*) FROM reminders WHERE status = 'sent' AND NOT late AND text = 'stretch'`, 1)
+
+	// Another restart sends nothing again: a later reminder, due now, is
+	// sent, and it is the only new message (the scheduler takes due rows
+	// oldest first, so a resend would have come before it).
+	h.Stop()
+	h.DB.Exec(context.Background(), `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at) VALUES ($1, $1, 'barrier', now())`, ivan.ID)
+	before = len(h.TG.SentTo(ivan.ID))
+	h.Start()
+	if got := h.nextTo(ivan.ID, before, "the barrier reminder"); got.Text != "⏰ Напоминание: barrier" {
+		t.Fatalf("after the second restart the first message is %q", got.Text)
+	}
+	if texts := h.TG.SentTo(ivan.ID); strings.Count(strings.Join(texts, "\n"), "позвонить маме") != 2 { // the /reminders list and the reminder
+		t.Fatalf("messages: %q", texts)
+	}
+	if got := h.Say(ivan, "/reminders"); !strings.HasPrefix(got, "Напоминаний нет") {
+		t.Fatalf("/reminders after all were sent = %q", got)
+	}
+}
+
+func TestRemindersAreCancelledByNumber(t *testing.T) {
+	h := newHarness(t)
+	h.Start()
+	h.Say(jane, "/start")
+	for _, text := range []string{"water the plants", "pay rent"} {
+		h.DB.Exec(context.Background(), `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at) VALUES ($1, $1, $2, now() + interval '1 day')`, jane.ID, text)
+	}
+	if got := h.Say(jane, "/cancel_reminder"); !strings.HasPrefix(got, "Which one?") {
+		t.Fatalf("/cancel_reminder = %q", got)
+	}
+	if got := h.Say(jane, "/cancel_reminder 7"); !strings.HasPrefix(got, "There is no reminder number 7") {
+		t.Fatalf("/cancel_reminder 7 = %q", got)
+	}
+	if got := h.Say(jane, "/cancel_reminder 2"); !strings.HasPrefix(got, "Cancelled:\n• ") || !strings.HasSuffix(got, "pay rent") {
+		t.Fatalf("/cancel_reminder 2 = %q", got)
+	}
+	if got := h.Say(jane, "/reminders"); !strings.Contains(got, "1. ") || strings.Contains(got, "pay rent") {
+		t.Fatalf("/reminders = %q", got)
+	}
+	h.Say(jane, "/cancel_reminder all")
+	if n := h.Count(`SELECT count(*) FROM reminders WHERE status = 'cancelled'`); n != 2 {
+		t.Fatalf("%d reminders cancelled, want 2", n)
+	}
+}
+
+// menuPage is a local web page that counts its visitors.
+func menuPage(t *testing.T) (url string, hits *atomic.Int32) {
+	hits = &atomic.Int32{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><title>Menu</title></head><body><p>Soup of the day: borscht</p></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/menu", hits
+}
+
+// askToFetch makes the model call fetch_url for url in user's chat and
+// returns the message with the Approve and Reject buttons, and their data.
+func (h *harness) askToFetch(user telegramfake.User, url, callID string) (prompt telegramfake.Sent, approve, reject string) {
+	h.t.Helper()
+	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall(callID, "fetch_url", `{"url":"`+url+`"}`)}})
+	before := len(h.TG.SentTo(user.ID))
+	h.TG.SendText(user, "what is on "+url+"?")
+	prompt = h.nextTo(user.ID, before, "the fetch request")
+	buttons := prompt.Buttons()
+	if len(buttons) != 2 || !strings.HasPrefix(buttons[0].Data, "approve:") || !strings.HasPrefix(buttons[1].Data, "reject:") {
+		h.t.Fatalf("the request %q has buttons %+v", prompt.Text, buttons)
+	}
+	return prompt, buttons[0].Data, buttons[1].Data
+}
+
+func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
+	h := newHarness(t)
+	h.Env["FETCH_ALLOW_PRIVATE"] = "true"
+	url, hits := menuPage(t)
+	h.Start()
+	prompt, approve, _ := h.askToFetch(jane, url, "call_f")
+	if !strings.Contains(prompt.Text, "fetch_url") || !strings.Contains(prompt.Text, url) {
+		t.Fatalf("request text = %q", prompt.Text)
+	}
+	h.WaitIdle()
+	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'pending' AND request_id = 'call_f' AND request_type = 'tool'
+		AND subject = 'fetch_url' AND details->>'url' = $1 AND telegram_message_id = $2 AND telegram_user_id = $3
+		AND conversation_id = (SELECT id FROM conversations WHERE chat_id = $3)`, url, prompt.MessageID, jane.ID); n != 1 {
+		t.Fatal("no pending_approvals row as expected")
+	}
+	// The chat is not blocked meanwhile, and the model knows what waits.
+	if got := h.Say(jane, "meanwhile, hello"); got != "echo: meanwhile, hello" {
+		t.Fatalf("a message while the approval waits = %q", got)
+	}
+	if !strings.Contains(h.systemPrompt(), "- fetch_url {\"url\": \""+url+"\"}") {
+		t.Fatalf("the system prompt does not mention the waiting call:\n%s", h.systemPrompt())
+	}
+
+	h.Stop()
+	h.Start()
+	h.LLM.Script(openaifake.Reply{Content: "Today's soup is borscht."})
+	if got := h.PressForReply(jane, prompt, approve); got.Text != "Today's soup is borscht." {
+		t.Fatalf("after approval the chat got %q", got.Text)
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("the page was fetched %d times, want 1", hits.Load())
+	}
+	reqs := h.LLM.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if call, result := last[len(last)-2], last[len(last)-1]; len(call.ToolCalls) != 1 || result.Role != "tool" ||
+		result.ToolCallID != "call_f" || !strings.Contains(result.Content, "Soup of the day: borscht") {
+		t.Fatalf("the model's last messages are %+v and %+v", call, result)
+	}
+	if _, ok := h.TG.WaitCall("editMessageReplyMarkup", 15*time.Second, func(c telegramfake.Call) bool {
+		return c.Params["message_id"] == fmt.Sprint(prompt.MessageID)
+	}); !ok {
+		t.Error("the buttons were not taken off the request")
+	}
+	h.WaitIdle()
+	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'approved' AND decided_by = $1
+		AND decision_at >= created_at AND decision_update_id IS NOT NULL AND decision_reason = 'approved by the user'`, jane.ID); n != 1 {
+		t.Fatal("the approval is not recorded as approved by jane")
+	}
+	// The event log has the request, the decision and the call.
+	if n := h.Count(`SELECT count(*) FROM events r JOIN events d ON d.payload->>'approval_id' = r.payload->>'approval_id'
+		WHERE r.type = 'approval_requested' AND r.payload->>'tool' = 'fetch_url' AND r.telegram_user_id = $1
+		  AND d.type = 'approval_decided' AND d.payload->>'status' = 'approved'`, jane.ID); n != 1 {
+		t.Fatal("the approval events are missing")
+	}
+	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'tool_called' AND payload->>'tool' = 'fetch_url'`); n != 1 {
+		t.Fatalf("%d tool_called events for fetch_url, want 1", n)
+	}
+	// The rows tell the story: the call, its (approved) result, the answer.
+	rows, _ := h.DB.Query(context.Background(), `SELECT m.role || '|' || coalesce(m.tool_name, '') || '|' ||
+		coalesce(m.metadata->>'approval', '') || '|' || (m.metadata ? 'duration_ms')::text || '|' || (m.telegram_message_id IS NOT NULL)::text
+		FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.chat_id = $1 ORDER BY m.id`, jane.ID)
+	var story []string
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		story = append(story, s)
+	}
+	want := "user|||false|true assistant|||false|false " + // the question, the call
+		"user|||false|true assistant|||false|true " + // meanwhile
+		"tool|fetch_url|approved|true|false assistant|||false|true system|||false|false" // approved: result, answer, tools used
+	if strings.Join(story, " ") != want {
+		t.Fatalf("rows after the approval:\n%s\nwant\n%s", strings.Join(story, " "), want)
+	}
+
+	// A second press does nothing but say so.
+	if got := h.Press(jane, prompt, approve); got != "This was already approved." {
+		t.Fatalf("second press notice = %q", got)
+	}
+	if got := h.Say(jane, "ping"); got != "echo: ping" {
+		t.Fatalf("after the second press the next message is %q", got)
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("the page was fetched %d times after a second press", hits.Load())
+	}
+}
+
+func TestARejectedCallIsToldToTheModel(t *testing.T) {
+	h := newHarness(t)
+	h.Env["FETCH_ALLOW_PRIVATE"] = "true"
+	url, hits := menuPage(t)
+	h.Start()
+	prompt, _, reject := h.askToFetch(ivan, url, "call_x")
+	if !strings.Contains(prompt.Text, "Разрешить?") {
+		t.Fatalf("request for ru = %q", prompt.Text)
+	}
+	h.LLM.Script(openaifake.Reply{Content: "Хорошо, не открываю."})
+	if got := h.PressForReply(ivan, prompt, reject); got.Text != "Хорошо, не открываю." {
+		t.Fatalf("after rejection the chat got %q", got.Text)
+	}
+	reqs := h.LLM.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if result := last[len(last)-1]; result.Role != "tool" || !strings.HasPrefix(result.Content, "Not run: the user rejected") {
+		t.Fatalf("the model was told %+v", result)
+	}
+	h.WaitIdle()
+	if hits.Load() != 0 || h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'rejected'`) != 1 {
+		t.Fatalf("page hits %d; the rejection is not recorded", hits.Load())
+	}
+}
+
+func TestOnlyTheAskerOrAnAdminCanDecide(t *testing.T) {
+	h := newHarness(t)
+	admin := telegramfake.User{ID: 900, FirstName: "Admin", LanguageCode: "en"}
+	mallory := telegramfake.User{ID: 666, FirstName: "Mallory", LanguageCode: "en"}
+	h.Env["ADMIN_USER_IDS"] = "12, 900"
+	h.Env["FETCH_ALLOW_PRIVATE"] = "1"
+	url, hits := menuPage(t)
+	h.Start()
+	prompt, approve, reject := h.askToFetch(jane, url, "call_m")
+	if got := h.Press(mallory, prompt, reject); got != "Only the person who asked (or an admin) can decide this." {
+		t.Fatalf("a stranger's press = %q", got)
+	}
+	h.WaitIdle()
+	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'pending'`); n != 1 || hits.Load() != 0 {
+		t.Fatal("a stranger's press changed something")
+	}
+	h.LLM.Script(openaifake.Reply{Content: "Borscht, says the admin-approved page."})
+	if got := h.PressForReply(admin, prompt, approve); got.Text != "Borscht, says the admin-approved page." {
+		t.Fatalf("after an admin's approval = %q", got.Text)
+	}
+	h.WaitIdle()
+	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'approved' AND decided_by = 900 AND decision_reason = 'approved by an admin'`); n != 1 {
+		t.Fatal("the admin's decision is not recorded")
+	}
+}
+
+func TestNewCancelsPendingApprovalsAndApprovalsListsThem(t *testing.T) {
+	h := newHarness(t)
+	url, hits := menuPage(t) // private addresses not allowed: never reached anyway
+	h.Start()
+	if got := h.Say(jane, "/approvals"); got != "Nothing is waiting for approval." {
+		t.Fatalf("/approvals = %q", got)
+	}
+	prompt, approve, _ := h.askToFetch(jane, url, "call_n")
+	h.Say(jane, "/approvals")
+	list := h.Last(jane.ID)
+	if !strings.Contains(list.Text, "1. fetch_url") || len(list.Buttons()) != 2 || list.Buttons()[0].Data != approve {
+		t.Fatalf("/approvals = %q with %+v", list.Text, list.Buttons())
+	}
+	if got := h.Say(jane, "/new"); !strings.Contains(got, "start over") || !strings.Contains(got, "were cancelled: 1") {
+		t.Fatalf("/new = %q", got)
+	}
+	h.WaitIdle()
+	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'cancelled' AND decision_reason = 'cancelled by /new' AND conversation_id IS NULL`); n != 1 {
+		t.Fatal("the approval is not cancelled")
+	}
+	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'approval_decided' AND payload->>'status' = 'cancelled'`); n != 1 {
+		t.Fatal("the cancellation is not in the event log")
+	}
+	if got := h.Press(jane, prompt, approve); got != "This request was cancelled." {
+		t.Fatalf("pressing a cancelled request = %q", got)
+	}
+	if got := h.Say(jane, "/approvals"); got != "Nothing is waiting for approval." {
+		t.Fatalf("/approvals after /new = %q", got)
+	}
+	if hits.Load() != 0 {
+		t.Fatal("the page was fetched")
+	}
+}
+
+func TestAReminderToABlockedChatIsGivenUp(t *testing.T) {
+	h := newHarness(t)
+	h.TG.Inject(telegramfake.Fault{Method: "sendMessage", Status: 403, Message: "Forbidden: bot was blocked by the user", Times: 1})
+	h.DB.Exec(context.Background(), `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at) VALUES ($1, $1, 'blocked', now())`, jane.ID)
+	h.Start()
+	h.WaitCount(`SELECT count(*) FROM reminders WHERE status = 'failed' AND error LIKE '%blocked%'`, 1)
+	if got := h.Say(jane, "/reminders"); !strings.HasPrefix(got, "No reminders are set") {
+		t.Fatalf("/reminders = %q", got)
+	}
+}

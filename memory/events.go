@@ -1,0 +1,134 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Event types of the events table (docs/ADMIN.md describes their payloads).
+const (
+	EventMessageReceived   = "message_received"
+	EventReplySent         = "reply_sent"
+	EventToolCalled        = "tool_called"
+	EventApprovalRequested = "approval_requested"
+	EventApprovalDecided   = "approval_decided"
+	EventLLMError          = "llm_error"
+	EventRateLimited       = "rate_limited"
+	EventAccessDenied      = "access_denied"
+	EventConversationReset = "conversation_reset"
+)
+
+// Event is one row of the event log. Zero ids stand for NULL.
+type Event struct {
+	Type           string
+	UserID         int64
+	ChatID         int64
+	ConversationID string
+	UpdateID       int64
+	Payload        map[string]any
+}
+
+// insertEventSQL stores an event; the types that happen once per update
+// (see the index events_once_per_update) are stored once however often the
+// update is handled.
+const insertEventSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
+VALUES ($1, NULLIF($2::bigint, 0), NULLIF($3::bigint, 0), NULLIF($4, '')::uuid, NULLIF($5::bigint, 0), coalesce($6::jsonb, '{}'))
+` + eventOncePerUpdate
+
+// eventOncePerUpdate ends every insert into events.
+const eventOncePerUpdate = `ON CONFLICT (type, update_id)
+WHERE type IN ('message_received', 'reply_sent', 'access_denied', 'rate_limited') DO NOTHING`
+
+func queueEvent(batch *pgx.Batch, e Event) {
+	var payload any
+	if len(e.Payload) > 0 {
+		payload = cleanValue(e.Payload)
+	}
+	batch.Queue(insertEventSQL, e.Type, e.UserID, e.ChatID, e.ConversationID, e.UpdateID, payload)
+}
+
+// AddEvents stores events, atomically.
+func (s *Store) AddEvents(ctx context.Context, events ...Event) error {
+	batch := &pgx.Batch{}
+	for _, e := range events {
+		queueEvent(batch, e)
+	}
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("add events: %w", translate(err))
+	}
+	return nil
+}
+
+// LLMCall is one model call as the llm_calls table keeps it.
+type LLMCall struct {
+	UserID           int64
+	ChatID           int64
+	ConversationID   string
+	UpdateID         int64
+	Model            string
+	PromptTokens     int
+	CompletionTokens int
+	Latency          time.Duration
+	Status           string // "ok", or why it failed: an HTTP status, "timeout", "network", "error"
+	Error            string
+}
+
+const insertLLMCallSQL = `INSERT INTO llm_calls
+	(telegram_user_id, chat_id, conversation_id, update_id, model, prompt_tokens, completion_tokens, latency_ms, status, error)
+VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6, $7, $8, $9, NULLIF($10, ''))`
+
+func queueLLMCall(batch *pgx.Batch, c LLMCall) {
+	status := c.Status
+	if status == "" {
+		status = "ok"
+	}
+	batch.Queue(insertLLMCallSQL, c.UserID, c.ChatID, c.ConversationID, c.UpdateID, c.Model,
+		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, cleanText(c.Error))
+}
+
+// Step is what one step of a turn stores: its messages, the model calls
+// that produced them and the events they make, all or nothing.
+type Step struct {
+	Messages []Message
+	LLMCalls []LLMCall
+	Events   []Event
+}
+
+// SaveStep stores a step in one round trip and returns the messages' ids.
+// Calls and events without a conversation get conversationID.
+func (s *Store) SaveStep(ctx context.Context, conversationID string, st Step) ([]int64, error) {
+	batch := &pgx.Batch{}
+	ids := queueStep(batch, conversationID, st)
+	// A batch runs as one implicit transaction: all rows or none.
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, fmt.Errorf("save step: %w", translate(err))
+	}
+	return ids, nil
+}
+
+// queueStep adds a step's inserts to batch; the returned slice gets the
+// messages' ids when the batch has run.
+func queueStep(batch *pgx.Batch, conversationID string, st Step) []int64 {
+	ids := make([]int64, len(st.Messages))
+	for i, m := range st.Messages {
+		batch.Queue(insertMessageSQL, insertMessageArgs(conversationID, m)...).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&ids[i])
+		})
+	}
+	for _, c := range st.LLMCalls {
+		if c.ConversationID == "" {
+			c.ConversationID = conversationID
+		}
+		queueLLMCall(batch, c)
+	}
+	for _, e := range st.Events {
+		if e.ConversationID == "" {
+			e.ConversationID = conversationID
+		}
+		queueEvent(batch, e)
+	}
+	return ids
+}

@@ -1,0 +1,138 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Arrived upserts the user and logs the event of their message (a command,
+// say: text turns log theirs in StartTurn), in one round trip.
+func (s *Store) Arrived(ctx context.Context, u User, e Event) error {
+	batch := &pgx.Batch{}
+	batch.Queue(upsertUserSQL, upsertUserArgs(u)...)
+	queueEvent(batch, e)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("record arrival: %w", translate(err))
+	}
+	return nil
+}
+
+// Usage is what the limits look at before a message is admitted.
+type Usage struct {
+	TokensToday int64 // tokens of the user's model calls since the day began
+	Received    int   // messages of the user admitted since the window began
+	RateNotices int   // "too fast" notices the user got since the window began
+}
+
+// recentUsageSQL leaves out update $4, the one being decided: a retried
+// update must not count against itself.
+const recentUsageSQL = `SELECT
+	(SELECT coalesce(sum(prompt_tokens + completion_tokens), 0) FROM llm_calls
+	 WHERE telegram_user_id = $1 AND created_at >= $2),
+	(SELECT count(*) FROM events
+	 WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $3 AND update_id IS DISTINCT FROM $4),
+	(SELECT count(*) FROM events
+	 WHERE telegram_user_id = $1 AND type = 'rate_limited' AND occurred_at >= $3 AND update_id IS DISTINCT FROM $4
+	   AND payload->>'limit' = 'rate' AND payload->>'notified' = 'true')`
+
+// RecentUsage reads the user's usage since dayStart (tokens) and since
+// windowStart (messages), leaving out updateID, in one round trip.
+func (s *Store) RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (Usage, error) {
+	var u Usage
+	err := s.pool.QueryRow(ctx, recentUsageSQL, userID, dayStart, windowStart, updateID).Scan(&u.TokensToday, &u.Received, &u.RateNotices)
+	if err != nil {
+		return u, fmt.Errorf("recent usage: %w", translate(err))
+	}
+	return u, nil
+}
+
+// UserStats sums up one user for /usage, /user and the admin command line.
+type UserStats struct {
+	User           User
+	Known          bool // the user has a users row
+	FirstSeen      time.Time
+	LastSeen       time.Time
+	Conversations  int
+	StoredMessages int // rows in their conversations now (/new deletes them)
+	MessagesToday  int // messages received since dayStart
+	MessagesMonth  int // since monthStart
+	TokensToday    int64
+	TokensMonth    int64
+	TokensTotal    int64
+	ModelCalls     int // in all
+	Refusals       int // days they were refused
+}
+
+const userStatsSQL = `SELECT
+	u.telegram_user_id IS NOT NULL,
+	coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.language_code, ''),
+	coalesce(u.created_at, 'epoch'), coalesce(u.last_seen_at, 'epoch'),
+	(SELECT count(*) FROM conversations WHERE telegram_user_id = $1),
+	(SELECT count(*) FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE telegram_user_id = $1)),
+	(SELECT count(*) FROM events WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $2),
+	(SELECT count(*) FROM events WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $3),
+	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1 AND created_at >= $2),
+	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1 AND created_at >= $3),
+	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1),
+	(SELECT count(*) FROM llm_calls WHERE telegram_user_id = $1),
+	(SELECT count(*) FROM access_refusals WHERE telegram_user_id = $1)
+FROM (SELECT $1::bigint AS id) wanted
+LEFT JOIN users u ON u.telegram_user_id = wanted.id`
+
+// UserStats reads the user's summary; Known is false for a user the bot
+// has never served.
+func (s *Store) UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*UserStats, error) {
+	st := &UserStats{User: User{TelegramUserID: userID}}
+	err := s.pool.QueryRow(ctx, userStatsSQL, userID, dayStart, monthStart).Scan(
+		&st.Known, &st.User.Username, &st.User.FirstName, &st.User.LastName, &st.User.LanguageCode,
+		&st.FirstSeen, &st.LastSeen, &st.Conversations, &st.StoredMessages,
+		&st.MessagesToday, &st.MessagesMonth, &st.TokensToday, &st.TokensMonth, &st.TokensTotal,
+		&st.ModelCalls, &st.Refusals)
+	if err != nil {
+		return nil, fmt.Errorf("user stats: %w", translate(err))
+	}
+	return st, nil
+}
+
+// Stats sums up the whole bot for /stats and `membot admin stats`.
+type Stats struct {
+	Users           int
+	ActiveToday     int // users with a message received since dayStart
+	MessagesToday   int
+	StoredMessages  int // rows in the messages table
+	TokensToday     int64
+	ModelCallsToday int
+	LLMErrorsToday  int
+	ToolCallsToday  int
+	RefusedToday    int // messages refused for access or limits
+	InboxUnfinished int
+	InboxFailed     int // updates given up with an error
+}
+
+const statsSQL = `SELECT
+	(SELECT count(*) FROM users),
+	(SELECT count(DISTINCT telegram_user_id) FROM events WHERE type = 'message_received' AND occurred_at >= $1),
+	(SELECT count(*) FROM events WHERE type = 'message_received' AND occurred_at >= $1),
+	(SELECT count(*) FROM messages),
+	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE created_at >= $1),
+	(SELECT count(*) FROM llm_calls WHERE created_at >= $1 AND status = 'ok'),
+	(SELECT count(*) FROM events WHERE type = 'llm_error' AND occurred_at >= $1),
+	(SELECT count(*) FROM events WHERE type = 'tool_called' AND occurred_at >= $1),
+	(SELECT count(*) FROM events WHERE type IN ('access_denied', 'rate_limited') AND occurred_at >= $1),
+	(SELECT count(*) FROM updates WHERE state <> 'done'),
+	(SELECT count(*) FROM updates WHERE error IS NOT NULL)`
+
+// Stats reads the bot's totals; "today" starts at dayStart.
+func (s *Store) Stats(ctx context.Context, dayStart time.Time) (*Stats, error) {
+	st := &Stats{}
+	err := s.pool.QueryRow(ctx, statsSQL, dayStart).Scan(&st.Users, &st.ActiveToday, &st.MessagesToday,
+		&st.StoredMessages, &st.TokensToday, &st.ModelCallsToday, &st.LLMErrorsToday, &st.ToolCallsToday,
+		&st.RefusedToday, &st.InboxUnfinished, &st.InboxFailed)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", translate(err))
+	}
+	return st, nil
+}

@@ -1,0 +1,90 @@
+package memory_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/memory"
+)
+
+func TestRefuseAnswersTheFirstUpdateOfADayOnly(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	refuse := func(update int64, day string) bool {
+		t.Helper()
+		answer, err := store.Refuse(ctx, memory.Refusal{UserID: 9, ChatID: 9, UpdateID: update, Day: day})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer
+	}
+	if !refuse(1, "2026-03-01") {
+		t.Fatal("the day's first refusal is not answered")
+	}
+	if !refuse(1, "2026-03-01") {
+		t.Fatal("a retry of the answered update (its send failed) is not answered again")
+	}
+	if refuse(2, "2026-03-01") || refuse(3, "2026-03-01") {
+		t.Fatal("a second refusal on the same day is answered")
+	}
+	if !refuse(4, "2026-03-02") {
+		t.Fatal("the next day's first refusal is not answered")
+	}
+	var attempts, events int
+	store.Pool().QueryRow(ctx, `SELECT attempts FROM access_refusals WHERE day = '2026-03-01'`).Scan(&attempts)
+	store.Pool().QueryRow(ctx, `SELECT count(*) FROM events WHERE type = 'access_denied'`).Scan(&events)
+	if attempts != 3 || events != 4 {
+		t.Fatalf("attempts = %d, access_denied events = %d; want 3 and 4 (a retried update counts once)", attempts, events)
+	}
+}
+
+func TestRecentUsageCountsTheWindowAndLeavesOutTheUpdateBeingDecided(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 9, 9)
+	received := func(update int64) memory.Event {
+		return memory.Event{Type: memory.EventMessageReceived, UserID: 9, ChatID: 9, UpdateID: update}
+	}
+	_, err := store.SaveStep(ctx, conv, memory.Step{
+		LLMCalls: []memory.LLMCall{
+			{UserID: 9, Model: "m", PromptTokens: 100, CompletionTokens: 20},
+			{UserID: 9, Model: "m", PromptTokens: 7, CompletionTokens: 3},
+			{UserID: 10, Model: "m", PromptTokens: 1000}, // someone else
+		},
+		Events: []memory.Event{received(1), received(2), received(2)}, // update 2 handled twice
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	u, err := store.RecentUsage(ctx, 9, 3, now.Add(-time.Hour), now.Add(-time.Minute))
+	if err != nil || u.TokensToday != 130 || u.Received != 2 || u.RateNotices != 0 {
+		t.Fatalf("usage = %+v, %v; want 130 tokens, 2 received", u, err)
+	}
+	if u, _ := store.RecentUsage(ctx, 9, 2, now.Add(-time.Hour), now.Add(-time.Minute)); u.Received != 1 {
+		t.Fatalf("deciding update 2 counted %d received, want 1 (itself left out)", u.Received)
+	}
+	if u, _ := store.RecentUsage(ctx, 9, 3, now.Add(time.Hour), now.Add(time.Minute)); u.TokensToday != 0 || u.Received != 0 {
+		t.Fatalf("a window after everything still counts %+v", u)
+	}
+}
+
+func TestSaveStepIsAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 9, 9)
+	_, err := store.SaveStep(ctx, conv, memory.Step{
+		Messages: []memory.Message{{Role: memory.RoleAssistant, Content: "kept?"}},
+		LLMCalls: []memory.LLMCall{{UserID: 9, Model: "m", PromptTokens: 5}},
+		Events:   []memory.Event{{Type: memory.EventToolCalled, ConversationID: "not-a-uuid"}},
+	})
+	if err == nil {
+		t.Fatal("a bad event was stored")
+	}
+	var rows int
+	store.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM messages) + (SELECT count(*) FROM llm_calls)`).Scan(&rows)
+	if rows != 0 {
+		t.Fatalf("%d rows of a failed step were stored", rows)
+	}
+}
