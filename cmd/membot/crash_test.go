@@ -107,6 +107,7 @@ func TestKill9AtRandomMomentsLosesNothingAndAnswersOnce(t *testing.T) {
 		killed = append(killed, time.Now())
 		logs.Write([]byte("---- SIGKILL ----\n"))
 	}
+	lastStart := len(logs.String())
 	p := startBinary(t, bin, env, logs)
 	<-streamed
 	total := len(order)
@@ -128,6 +129,12 @@ func TestKill9AtRandomMomentsLosesNothingAndAnswersOnce(t *testing.T) {
 	for deadline := time.Now().Add(30 * time.Second); count(`SELECT count(*) FROM updates WHERE state <> 'done'`) > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("updates still unfinished after 30 s")
+		}
+	}
+	// A SIGTERM before the process has set up its handler would just kill it.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String()[lastStart:], "membot is running"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the last run never got going")
 		}
 	}
 	p.Process.Signal(syscall.SIGTERM)
