@@ -24,6 +24,7 @@ var ErrModel = errors.New("model call failed")
 // Store is the part of the memory repository a turn needs.
 type Store interface {
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
+	StartRetry(ctx context.Context, in memory.RetryStart) (*memory.Turn, error)
 	ResumeTurn(ctx context.Context, in memory.ResumeStart) (*memory.Turn, error)
 	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
 	PauseForApproval(ctx context.Context, conversationID string, st memory.Step, requests []memory.Approval) ([]memory.Approval, error)
@@ -40,12 +41,14 @@ type Metrics interface {
 // LLM is the chat completions API; *openai.Client satisfies it.
 type LLM interface {
 	CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
+	CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (*openai.ChatCompletionStream, error)
 }
 
 // Config holds the settings of a turn.
 type Config struct {
 	Model         string
-	SystemPrompt  string
+	SystemPrompt  string // the base prompt; a conversation's mode adds to it
+	Modes         *Modes // the built-in modes when nil
 	HistoryLimit  int
 	Location      *time.Location // the wall clock of the stamps and of current_time
 	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
@@ -79,6 +82,9 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
 	}
+	if cfg.Modes == nil {
+		cfg.Modes, _ = NewModes(cfg.SystemPrompt, nil) // the built-ins are valid
+	}
 	if cfg.FactChars <= 0 {
 		cfg.FactChars = 2000
 	}
@@ -95,6 +101,9 @@ type Request struct {
 	UpdateID  int64 // makes the turn resumable after a crash; 0 when none
 	MessageID int64 // the Telegram message id of the user's message
 	Text      string
+	// Sink, when not nil, gets the answer while the model writes it: the
+	// model is then called in streaming mode.
+	Sink Sink
 }
 
 // Reply is the turn's answer.
@@ -120,6 +129,16 @@ func Stamp(t time.Time, loc *time.Location, text string) string {
 	return "[Текущее время: " + t.In(loc).Format("2006-01-02 15:04") + "] " + text
 }
 
+// Unstamp returns a user row's text without the time stamp Stamp put before it.
+func Unstamp(content string) string {
+	if rest, ok := strings.CutPrefix(content, "[Текущее время: "); ok {
+		if _, text, ok := strings.Cut(rest, "] "); ok {
+			return text
+		}
+	}
+	return content
+}
+
 // Reply runs one turn for req and returns the answer to send.
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
@@ -129,6 +148,25 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	return a.answer(ctx, turn, req)
+}
+
+// Regenerate answers the chat's last user message again (/retry), once
+// memory's Rollback has removed the old answer. req.UpdateID is the
+// command's update, and req.Text is not used. It returns
+// memory.ErrNoUserMessage when the conversation has no user message.
+func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
+	turn, err := a.store.StartRetry(ctx, memory.RetryStart{ChatID: req.ChatID, UserID: req.User.TelegramUserID,
+		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars})
+	if err != nil {
+		return nil, err
+	}
+	return a.answer(ctx, turn, req)
+}
+
+// answer runs the model, and the tools it calls, until it answers, and
+// stores every step. A turn whose answer is already stored is not run again.
+func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Reply, error) {
 	if turn.Answer != nil {
 		return resumedReply(turn.Answer), nil
 	}
@@ -140,7 +178,8 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	t := &turnState{
 		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
 			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
-		system: a.systemPrompt(turn.Facts, pending(turn.Approvals)),
+		system: a.systemPrompt(turn.Mode, turn.Facts, pending(turn.Approvals)),
+		sink:   req.Sink,
 	}
 	return a.loop(ctx, t, toChatMessages(validWindow(turn.History)), nil)
 }
@@ -148,7 +187,8 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 // turnState is what the steps of one turn share.
 type turnState struct {
 	info   TurnInfo
-	system string // the system prompt, facts included
+	system string // the system prompt: the mode's, with facts
+	sink   Sink   // nil: not streamed
 }
 
 // loop calls the model, runs the tools it asks for and calls it again until
@@ -157,7 +197,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []openai.ChatCom
 	for call := 1; ; call++ {
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
-		resp, llmCall, err := a.complete(ctx, &t.info, t.system, history, offerTools)
+		resp, llmCall, err := a.complete(ctx, t, history, offerTools)
 		if err != nil {
 			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
@@ -165,6 +205,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []openai.ChatCom
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 || !offerTools {
 			return a.finish(ctx, &t.info, msg.Content, llmCall, used)
+		}
+		if t.sink != nil {
+			t.sink.Discard() // whatever it said before calling tools is not the answer
 		}
 		rows, requests := a.runTools(ctx, &t.info, msg, callMeta(llmCall))
 		for _, r := range rows[1:] {
@@ -206,18 +249,35 @@ func resumedReply(answer *memory.Message) *Reply {
 }
 
 // complete makes one model call with the system prompt, history and,
-// when offered, the tools; it returns what the call cost, failed or not.
-func (a *Agent) complete(ctx context.Context, info *TurnInfo, system string, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, memory.LLMCall, error) {
+// when offered, the tools; with the turn's sink, the answer is streamed to
+// it. It returns what the call cost, failed or not.
+func (a *Agent) complete(ctx context.Context, t *turnState, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, memory.LLMCall, error) {
+	info, sink := &t.info, t.sink
 	req := openai.ChatCompletionRequest{
 		Model:    a.cfg.Model,
-		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}, history...),
+		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: t.system}}, history...),
 	}
 	if offerTools {
 		req.Tools = a.tools.Definitions()
 	}
 	call := memory.LLMCall{UserID: info.UserID, ChatID: info.ChatID, UpdateID: info.UpdateID, Model: a.cfg.Model, Status: "ok"}
 	start := time.Now()
-	resp, err := a.createWithRetry(ctx, req)
+	var resp openai.ChatCompletionResponse
+	attempts := 0
+	err := a.withRetry(ctx, req.Model, func(ctx context.Context, timeout time.Duration) (err error) {
+		attempts++
+		if sink == nil {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			resp, err = a.llm.CreateChatCompletion(ctx, req)
+			return err
+		}
+		if attempts > 1 {
+			sink.Discard() // the failed attempt's text is shown no longer
+		}
+		resp, err = a.stream(ctx, req, sink, timeout)
+		return err
+	})
 	call.Latency = time.Since(start)
 	if err == nil && len(resp.Choices) == 0 {
 		err = errors.New("the response has no choices")

@@ -82,7 +82,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 			used = appendOnce(used, c.Name)
 		}
 	}
-	t := &turnState{info: info, system: a.systemPrompt(turn.Facts, others)}
+	t := &turnState{info: info, system: a.systemPrompt(turn.Mode, turn.Facts, others)}
 	history := append(turn.History, rows...)
 	return a.loop(ctx, t, toChatMessages(validWindow(history)), used)
 }

@@ -82,12 +82,12 @@ func TestValidWindowPlacesADecidedCallWhereItsResultIs(t *testing.T) {
 
 func TestSystemPromptCarriesFactsAndWaitingCalls(t *testing.T) {
 	a := New(nil, nil, NewRegistry(), Config{SystemPrompt: "Be nice."}, nil)
-	if got := a.systemPrompt(nil, nil); got != "Be nice." {
+	if got := a.systemPrompt(DefaultMode, nil, nil); got != "Be nice." {
 		t.Fatalf("prompt without facts = %q", got)
 	}
-	got := a.systemPrompt([]memory.Fact{{ID: 9, Content: "Likes tea"}, {ID: 4, Content: "Lives in Kazan"}},
+	got := a.systemPrompt("concise", []memory.Fact{{ID: 9, Content: "Likes tea"}, {ID: 4, Content: "Lives in Kazan"}},
 		[]memory.Approval{{Subject: "fetch_url", Details: `{"url": "https://example.com"}`}})
-	for _, want := range []string{"Be nice.\n\nLong-term memory", "\n#9 Likes tea\n#4 Lives in Kazan", `- fetch_url {"url": "https://example.com"}`} {
+	for _, want := range []string{"Be nice.\n\nMode: concise.", "\n\nLong-term memory", "\n#9 Likes tea\n#4 Lives in Kazan", `- fetch_url {"url": "https://example.com"}`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, got)
 		}

@@ -7,12 +7,12 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// systemPrompt is the configured prompt followed by what the model should
-// know on every turn: the user's long-term facts (the "core memory"), and
-// the tool calls still waiting for the user's approval.
-func (a *Agent) systemPrompt(facts []memory.Fact, waiting []memory.Approval) string {
+// systemPrompt is the prompt of the conversation's mode followed by what the
+// model should know on every turn: the user's long-term facts (the "core
+// memory"), and the tool calls still waiting for the user's approval.
+func (a *Agent) systemPrompt(mode string, facts []memory.Fact, waiting []memory.Approval) string {
 	var b strings.Builder
-	b.WriteString(a.cfg.SystemPrompt)
+	b.WriteString(a.cfg.Modes.SystemPrompt(mode))
 	if len(facts) > 0 {
 		b.WriteString("\n\nLong-term memory: facts about this user that you saved with the remember tool, newest first " +
 			"(the #id is for remember and forget). They outlive /new:")

@@ -13,7 +13,7 @@ import (
 
 // RetryPolicy bounds the model calls of one step.
 type RetryPolicy struct {
-	Timeout  time.Duration // per call; 60 s when zero
+	Timeout  time.Duration // per call (a streamed call: per piece of it); 60 s when zero
 	Attempts int           // in all, the first included; 4 when zero
 	Backoff  time.Duration // before the first retry, doubling; 500 ms when zero
 }
@@ -31,24 +31,23 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// createWithRetry calls the model, retrying rate limits, server errors and
-// time-outs with exponential backoff and jitter.
-func (a *Agent) createWithRetry(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+// withRetry makes a call to model, repeating rate limits, server errors and
+// time-outs with exponential backoff and jitter. call gets the time one
+// attempt may take.
+func (a *Agent) withRetry(ctx context.Context, model string, call func(ctx context.Context, timeout time.Duration) error) error {
 	p := a.cfg.Retry.withDefaults()
 	wait := p.Backoff
 	for attempt := 1; ; attempt++ {
-		callCtx, cancel := context.WithTimeout(ctx, p.Timeout)
 		start := time.Now()
-		resp, err := a.llm.CreateChatCompletion(callCtx, req)
-		cancel()
-		a.cfg.Metrics.LLMRequest(req.Model, callStatus(err), time.Since(start))
+		err := call(ctx, p.Timeout)
+		a.cfg.Metrics.LLMRequest(model, callStatus(err), time.Since(start))
 		if err == nil || attempt >= p.Attempts || !retryable(err) || ctx.Err() != nil {
-			return resp, err
+			return err
 		}
 		a.log.Warn("model call failed; retrying", "attempt", attempt, "err", err, "in", wait)
 		select {
 		case <-ctx.Done():
-			return resp, ctx.Err()
+			return ctx.Err()
 		case <-time.After(wait/2 + rand.N(wait)):
 		}
 		wait *= 2
@@ -66,7 +65,7 @@ func retryable(err error) bool {
 		return reqErr.HTTPStatusCode == 429 || reqErr.HTTPStatusCode >= 500
 	}
 	var netErr net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr)
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errStreamCut) || errors.As(err, &netErr)
 }
 
 // callStatus names the outcome of a model call for metrics and llm_calls.

@@ -13,9 +13,18 @@ import (
 // The admin commands answer ADMIN_USER_IDS only; to anyone else they are
 // unknown commands.
 func init() {
-	registerCommand("stats", adminOnly(cmdStats))
-	registerCommand("user", adminOnly(cmdUser))
+	registerAdminCommand("stats", cmdStats)
+	registerAdminCommand("user", cmdUser)
 	addTexts(adminTexts)
+}
+
+// adminCommands are the commands only admins see in /help; the menu
+// Telegram shows everyone leaves them out.
+var adminCommands = map[string]bool{}
+
+func registerAdminCommand(name string, fn commandFunc) {
+	registerCommand(name, adminOnly(fn))
+	adminCommands[name] = true
 }
 
 func adminOnly(fn commandFunc) commandFunc {
@@ -91,6 +100,8 @@ const (
 
 var adminTexts = map[string]map[string]string{
 	"en": {
+		helpKey("stats"): "admins: users, activity and tokens today",
+		helpKey("user"):  "admins: a summary of one user: /user ID",
 		txtStats: "Today (%s time)\n" +
 			"Users: %d, active today: %d\n" +
 			"Messages today: %d (rows stored in all: %d)\n" +
@@ -109,6 +120,8 @@ var adminTexts = map[string]map[string]string{
 		txtUserUnknown: "I know no user %d.",
 	},
 	"ru": {
+		helpKey("stats"): "для админов: пользователи, активность и токены за сегодня",
+		helpKey("user"):  "для админов: сводка по пользователю: /user ID",
 		txtStats: "Сегодня (по времени %s)\n" +
 			"Пользователей: %d, активных сегодня: %d\n" +
 			"Сообщений сегодня: %d (строк в базе всего: %d)\n" +

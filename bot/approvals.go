@@ -48,6 +48,7 @@ const (
 
 var approvalTexts = map[string]map[string]string{
 	"en": {
+		helpKey("approvals"): "actions waiting for your approval",
 		txtApprovalAsk:       "🔐 The assistant wants to use %s:\n%s\n\nAllow it?",
 		txtApprove:           "✅ Approve",
 		txtReject:            "❌ Reject",
@@ -64,6 +65,7 @@ var approvalTexts = map[string]map[string]string{
 		txtApprovalsCanceled: "Requests that waited for approval were cancelled: %d.",
 	},
 	"ru": {
+		helpKey("approvals"): "действия, ждущие вашего разрешения",
 		txtApprovalAsk:       "🔐 Ассистент хочет воспользоваться инструментом %s:\n%s\n\nРазрешить?",
 		txtApprove:           "✅ Разрешить",
 		txtReject:            "❌ Отклонить",
@@ -160,7 +162,7 @@ func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval)
 	if err != nil {
 		return nil, h.turnFailed(ctx, in, err)
 	}
-	return h.deliver(ctx, in, r)
+	return h.deliver(ctx, in, r, nil)
 }
 
 // decision is what pressing a button on ap decides. A request whose

@@ -17,7 +17,7 @@ type Button struct {
 func (c *Client) SendWithButtons(ctx context.Context, chatID int64, replyTo int, text string, rows [][]Button) (int64, error) {
 	msg := newMessage(chatID, replyTo, text)
 	msg.ReplyMarkup = inlineKeyboard(rows)
-	return c.sendMessage(ctx, msg)
+	return c.sendMessage(ctx, msg, false)
 }
 
 // RemoveButtons takes the inline buttons off a message.

@@ -13,7 +13,9 @@ import (
 type commandFunc func(ctx context.Context, h *Handler, in *incoming) error
 
 // commands maps a command's name (without the slash) to its handler. A
-// feature's file registers its commands in an init function.
+// feature's file registers its commands in an init function, and adds the
+// command's one-line description, the text helpKey(name), in both languages:
+// /help and Telegram's command menu are built from this map.
 var commands = map[string]commandFunc{}
 
 func registerCommand(name string, fn commandFunc) { commands[name] = fn }
@@ -45,13 +47,9 @@ func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
 	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtStart), name))
 }
 
-func cmdHelp(ctx context.Context, h *Handler, in *incoming) error {
-	return h.reply(ctx, in, T(in.lang(), txtHelp))
-}
-
-// cmdNew deletes the chat's conversation and opens a fresh one. Tool calls
-// waiting for approval are cancelled first (their rows stay, for the record).
-// Long-term facts and reminders are kept.
+// cmdNew deletes the chat's conversation and opens a fresh one, in the
+// default mode. Tool calls waiting for approval are cancelled first (their
+// rows stay, for the record). Long-term facts and reminders are kept.
 func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 	cancelled, err := h.cancelApprovals(ctx, in.msg.Chat.ID)
 	if err != nil {

@@ -16,10 +16,11 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// Agent answers a text message, and goes on with a turn that waited for
-// approval once it is decided.
+// Agent answers a text message, or the last one again, and goes on with a
+// turn that waited for approval once it is decided.
 type Agent interface {
 	Reply(ctx context.Context, req agent.Request) (*agent.Reply, error)
+	Regenerate(ctx context.Context, req agent.Request) (*agent.Reply, error)
 	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
 }
 
@@ -33,6 +34,7 @@ type Memory interface {
 	AddEvents(ctx context.Context, events ...memory.Event) error
 	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
+	ControlStore
 	FactStore
 	ReminderStore
 	ApprovalStore
@@ -49,6 +51,11 @@ type Handler struct {
 	// the zone times are shown in.
 	Access  Access
 	Metrics Metrics
+	Modes   *agent.Modes // the built-in modes when nil
+	// Streaming shows answers while the model writes them, editing the
+	// message at most once per EditEvery (1 s when zero).
+	Streaming bool
+	EditEvery time.Duration
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 }
@@ -60,6 +67,9 @@ type incoming struct {
 	edited bool              // msg is an edit: the answer quotes it
 	user   memory.User       // who wrote, or pressed
 	query  *tgbotapi.CallbackQuery
+	// delivery is set by a command that answers with a stored assistant row
+	// (/retry), so that where it was delivered is recorded.
+	delivery *memory.Delivery
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
@@ -104,7 +114,8 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 	}
 	switch r.action {
 	case runCommand:
-		return nil, h.command(ctx, in, r.command)
+		err := h.command(ctx, in, r.command)
+		return in.delivery, err
 	case textOnly:
 		return nil, h.reply(ctx, in, T(in.lang(), txtTextOnly))
 	}
@@ -112,18 +123,38 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *
 }
 
 // converse sends the text to the agent and the answer to the chat.
-func (h *Handler) converse(ctx context.Context, in *incoming, text string) (delivery *memory.Delivery, err error) {
+func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*memory.Delivery, error) {
+	return h.answer(ctx, in, h.Agent.Reply, text)
+}
+
+// answer runs a turn (Agent.Reply, or Agent.Regenerate for /retry) and
+// delivers what it came to. With Streaming the answer is shown while the
+// model writes it.
+func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
 	defer h.countTurn(time.Now(), &delivery, &err)
+	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
+		MessageID: int64(in.msg.MessageID), Text: text}
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
-	r, err := h.Agent.Reply(ctx, agent.Request{
-		User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: text,
-	})
+	defer stopTyping()
+	var stream *streamer
+	if h.Streaming {
+		stream = h.newStreamer(ctx, in, stopTyping)
+		defer stream.stop() // also when the turn panics
+		req.Sink = stream
+	}
+	r, err := turn(ctx, req)
 	stopTyping()
-	if err != nil {
+	if stream != nil && (err != nil || r.Resumed || r.Paused) {
+		stream.abort(ctx) // nothing it showed is a stored answer
+		stream = nil
+	}
+	switch {
+	case errors.Is(err, memory.ErrNoUserMessage):
+		return nil, h.reply(ctx, in, T(in.lang(), txtNothingToRetry))
+	case err != nil:
 		return nil, h.turnFailed(ctx, in, err)
 	}
-	return h.deliver(ctx, in, r)
+	return h.deliver(ctx, in, r, stream)
 }
 
 // countTurn reports a turn's outcome when it has one: a turn to be retried
@@ -151,19 +182,26 @@ func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error
 }
 
 // deliver sends what a turn came to: its answer, or the buttons of the tool
-// calls it waits on.
-func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply) (*memory.Delivery, error) {
+// calls it waits on. stream, when not nil, has been showing the answer.
+func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, stream *streamer) (*memory.Delivery, error) {
 	if r.Paused {
 		return nil, h.askApproval(ctx, in, r.Approvals)
 	}
 	if r.AlreadyDelivered {
 		return nil, nil
 	}
-	answer := r.Text
-	if strings.TrimSpace(answer) == "" {
-		answer = T(in.lang(), txtEmpty)
+	text := r.Text
+	if strings.TrimSpace(text) == "" {
+		text = T(in.lang(), txtEmpty)
 	}
-	ids, err := h.send(ctx, in, answer)
+	var ids []int64
+	var err error
+	if stream != nil {
+		ids, err = stream.finish(ctx, text)
+		err = sendError(err)
+	} else {
+		ids, err = h.send(ctx, in, text, SendOptions{Markdown: true})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +210,8 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply) (*m
 }
 
 // reply sends one of the bot's own texts.
-func (h *Handler) reply(ctx context.Context, in *incoming, text string) error {
-	_, err := h.send(ctx, in, text)
+func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...SendOptions) error {
+	_, err := h.send(ctx, in, text, opts...)
 	if err == nil {
 		orNone(h.Metrics).ReplySent("text")
 	}
@@ -182,8 +220,8 @@ func (h *Handler) reply(ctx context.Context, in *incoming, text string) error {
 
 // send delivers text to the message's chat. Failures that may pass are
 // marked for a later retry; the others are final.
-func (h *Handler) send(ctx context.Context, in *incoming, text string) ([]int64, error) {
-	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), text)
+func (h *Handler) send(ctx context.Context, in *incoming, text string, opts ...SendOptions) ([]int64, error) {
+	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), text, opts...)
 	return ids, sendError(err)
 }
 

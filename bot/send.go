@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"unicode/utf16"
 
@@ -13,17 +14,42 @@ import (
 // MaxMessageLength is Telegram's limit for one message, in UTF-16 code units.
 const MaxMessageLength = 4096
 
+// SendOptions are the optional settings of SendText and EditText.
+type SendOptions struct {
+	// Markdown renders the text, the model's Markdown, to Telegram's HTML.
+	// A part whose entities Telegram still cannot parse goes out as the plain
+	// text it was written as: a formatting error never loses a reply.
+	Markdown bool
+	// Buttons are rows of inline buttons under the (last) message.
+	Buttons [][]Button
+}
+
+func sendOptions(opts []SendOptions) SendOptions {
+	if len(opts) == 0 {
+		return SendOptions{}
+	}
+	return opts[0]
+}
+
 // SendText sends text to a chat, split into as many messages as Telegram's
 // length limit needs, the first one replying to replyTo (when not 0). It
 // returns the ids of the messages sent.
-func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text string) ([]int64, error) {
+func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text string, opts ...SendOptions) ([]int64, error) {
+	o := sendOptions(opts)
+	parts := SplitMessage(text, MaxMessageLength)
+	if o.Markdown {
+		parts = SplitMarkdown(text, MaxMessageLength) // split first, so no cut falls inside a tag
+	}
 	var ids []int64
-	for i, part := range SplitMessage(text, MaxMessageLength) {
+	for i, part := range parts {
 		if i > 0 {
 			replyTo = 0
 		}
 		msg := newMessage(chatID, replyTo, part)
-		id, err := c.sendMessage(ctx, msg)
+		if i == len(parts)-1 && o.Buttons != nil {
+			msg.ReplyMarkup = inlineKeyboard(o.Buttons)
+		}
+		id, err := c.sendMessage(ctx, msg, o.Markdown)
 		if err != nil {
 			return ids, err
 		}
@@ -44,20 +70,31 @@ func newMessage(chatID int64, replyTo int, text string) tgbotapi.MessageConfig {
 	return msg
 }
 
-// sendMessage sends one message and returns its id.
-func (c *Client) sendMessage(ctx context.Context, msg tgbotapi.MessageConfig) (int64, error) {
+// sendMessage sends one message, its text the model's Markdown when
+// markdown, and returns its id.
+func (c *Client) sendMessage(ctx context.Context, msg tgbotapi.MessageConfig, markdown bool) (int64, error) {
 	if err := c.limit.wait(ctx, msg.ChatID); err != nil {
 		return 0, fmt.Errorf("sendMessage: %w", err)
 	}
-	raw, err := c.send(ctx, msg)
-	if err != nil {
-		return 0, fmt.Errorf("sendMessage: %w", err)
+	raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, markdown)
+	return sentMessageID("sendMessage", raw, err)
+}
+
+// sendFormatted makes call, whose text and parse mode are *text and
+// *parseMode. With markdown, the text goes as HTML first and, when Telegram
+// cannot parse its entities, again as the plain text it was.
+func (c *Client) sendFormatted(ctx context.Context, call tgbotapi.Chattable, text, parseMode *string, markdown bool) (json.RawMessage, error) {
+	if !markdown {
+		return c.send(ctx, call)
 	}
-	var sent tgbotapi.Message
-	if err := json.Unmarshal(raw, &sent); err != nil {
-		return 0, fmt.Errorf("sendMessage: decode result: %w", err)
+	plain := *text
+	*text, *parseMode = RenderMarkdown(plain), tgbotapi.ModeHTML
+	raw, err := c.send(ctx, call)
+	if apiErr, ok := APIError(err); !ok || apiErr.Code != http.StatusBadRequest || !strings.Contains(apiErr.Message, "can't parse entities") {
+		return raw, err
 	}
-	return int64(sent.MessageID), nil
+	*text, *parseMode = plain, ""
+	return c.send(ctx, call)
 }
 
 // Typing shows "typing…" in the chat for about five seconds.

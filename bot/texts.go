@@ -5,7 +5,7 @@ import "strings"
 // text keys of the bot's own messages.
 const (
 	txtStart    = "start"
-	txtHelp     = "help"
+	txtHelp     = "help" // the lines before and after the list of commands
 	txtNew      = "new"
 	txtApology  = "apology"
 	txtEmpty    = "empty"
@@ -32,42 +32,34 @@ var coreTexts = map[string]map[string]string{
 	"en": {
 		txtStart: "Hello, %s! I'm a chat assistant with a memory: I remember our conversation, even after a restart.\n\n" +
 			"Just write to me. /new starts a fresh conversation, /help lists what I can do.",
-		txtHelp: "Commands:\n" +
-			"/new — forget this conversation and start a fresh one (what I remember about you stays)\n" +
-			"/memory — what I remember about you; /forget N or /forget all deletes it\n" +
-			"/reminders — your reminders; /cancel_reminder N cancels one\n" +
-			"/approvals — actions waiting for your approval\n" +
-			"/usage — your usage today and this month\n" +
-			"/help — this list\n" +
-			"/start — the greeting\n\n" +
+		txtHelp: "Commands:\n%s\n\n" +
 			"Anything else you write goes to the assistant. It remembers the recent conversation and facts about you, " +
 			"can look up what was said long ago, set reminders, and use tools (the time, a calculator, web pages — " +
 			"those only after you approve).",
-		txtNew:      "Done: the old conversation is deleted. Let's start over.",
-		txtApology:  "Sorry, I couldn't get an answer this time. Please try again in a moment.",
-		txtEmpty:    "The model returned an empty answer. Please rephrase and try again.",
-		txtUnknown:  "I don't know that command. /help lists the ones I do.",
-		txtTextOnly: "I only understand text messages for now.",
+		helpKey("start"): "the greeting",
+		helpKey("help"):  "this list",
+		helpKey("new"):   "forget this conversation and start a fresh one (what I remember about you stays)",
+		txtNew:           "Done: the old conversation is deleted. Let's start over.",
+		txtApology:       "Sorry, I couldn't get an answer this time. Please try again in a moment.",
+		txtEmpty:         "The model returned an empty answer. Please rephrase and try again.",
+		txtUnknown:       "I don't know that command. /help lists the ones I do.",
+		txtTextOnly:      "I only understand text messages for now.",
 	},
 	"ru": {
 		txtStart: "Привет, %s! Я чат-ассистент с памятью: я помню наш разговор, даже после перезапуска.\n\n" +
 			"Просто напишите мне. /new начинает новый разговор, /help — список возможностей.",
-		txtHelp: "Команды:\n" +
-			"/new — забыть этот разговор и начать новый (то, что я помню о вас, останется)\n" +
-			"/memory — что я о вас помню; /forget N или /forget all удаляет это\n" +
-			"/reminders — ваши напоминания; /cancel_reminder N отменяет одно\n" +
-			"/approvals — действия, ждущие вашего разрешения\n" +
-			"/usage — ваш расход сегодня и за месяц\n" +
-			"/help — этот список\n" +
-			"/start — приветствие\n\n" +
+		txtHelp: "Команды:\n%s\n\n" +
 			"Всё остальное, что вы пишете, получает ассистент. Он помнит недавний разговор и факты о вас, " +
 			"умеет находить сказанное давно, ставить напоминания и пользоваться инструментами (время, калькулятор, " +
 			"веб-страницы — только с вашего разрешения).",
-		txtNew:      "Готово: старый разговор удалён. Начнём сначала.",
-		txtApology:  "Извините, сейчас не получилось получить ответ. Попробуйте ещё раз чуть позже.",
-		txtEmpty:    "Модель вернула пустой ответ. Переформулируйте, пожалуйста, и попробуйте ещё раз.",
-		txtUnknown:  "Такой команды я не знаю. /help покажет список команд.",
-		txtTextOnly: "Пока я понимаю только текстовые сообщения.",
+		helpKey("start"): "приветствие",
+		helpKey("help"):  "этот список",
+		helpKey("new"):   "забыть этот разговор и начать новый (то, что я помню о вас, останется)",
+		txtNew:           "Готово: старый разговор удалён. Начнём сначала.",
+		txtApology:       "Извините, сейчас не получилось получить ответ. Попробуйте ещё раз чуть позже.",
+		txtEmpty:         "Модель вернула пустой ответ. Переформулируйте, пожалуйста, и попробуйте ещё раз.",
+		txtUnknown:       "Такой команды я не знаю. /help покажет список команд.",
+		txtTextOnly:      "Пока я понимаю только текстовые сообщения.",
 	},
 }
 

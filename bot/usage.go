@@ -14,12 +14,14 @@ func init() {
 	registerCommand("usage", cmdUsage)
 	addTexts(map[string]map[string]string{
 		"en": {
-			txtUsage:      "Your usage (%s time)\nToday: messages: %d, tokens: %d%s\nThis month: messages: %d, tokens: %d",
-			txtUsageLimit: " of %d a day",
+			helpKey("usage"): "your messages and tokens today and this month",
+			txtUsage:         "Your usage (%s time)\nToday: messages: %d, tokens: %d%s\nThis month: messages: %d, tokens: %d",
+			txtUsageLimit:    " of %d a day",
 		},
 		"ru": {
-			txtUsage:      "Ваш расход (по времени %s)\nСегодня: сообщений: %d, токенов: %d%s\nВ этом месяце: сообщений: %d, токенов: %d",
-			txtUsageLimit: " из %d в день",
+			helpKey("usage"): "ваши сообщения и токены за сегодня и за месяц",
+			txtUsage:         "Ваш расход (по времени %s)\nСегодня: сообщений: %d, токенов: %d%s\nВ этом месяце: сообщений: %d, токенов: %d",
+			txtUsageLimit:    " из %d в день",
 		},
 	})
 }

@@ -31,8 +31,12 @@ func (s *Store) CurrentConversation(ctx context.Context, chatID, userID int64) (
 }
 
 // resetSQL deletes the chat's conversations (their messages go with them),
-// opens a fresh one and logs conversation_reset with what was deleted.
-const resetSQL = `WITH gone AS (
+// opens a fresh one in the default mode, and logs conversation_reset with
+// what was deleted. When the conversation it replaces was in another mode,
+// the return to the default is recorded as a mode switch.
+const resetSQL = `WITH old AS (
+	SELECT mode FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1
+), gone AS (
 	DELETE FROM conversations WHERE chat_id = $1 RETURNING id
 ), fresh AS (
 	INSERT INTO conversations (telegram_user_id, chat_id) VALUES ($2, $1) RETURNING id
@@ -42,6 +46,9 @@ const resetSQL = `WITH gone AS (
 		'deleted_conversations', (SELECT count(*) FROM gone),
 		'deleted_messages', (SELECT count(*) FROM messages WHERE conversation_id IN (SELECT id FROM gone)))
 	FROM fresh
+), recorded AS (
+	INSERT INTO mode_switches (conversation_id, chat_id, from_mode, to_mode, reason)
+	SELECT fresh.id, $1, old.mode, $3, $4 FROM fresh, old WHERE old.mode <> $3
 )
 SELECT id::text FROM fresh`
 
@@ -49,7 +56,7 @@ SELECT id::text FROM fresh`
 // fresh one, in one statement, and returns the new conversation's id.
 func (s *Store) Reset(ctx context.Context, chatID, userID int64) (string, error) {
 	var id string
-	if err := s.pool.QueryRow(ctx, resetSQL, chatID, userID).Scan(&id); err != nil {
+	if err := s.pool.QueryRow(ctx, resetSQL, chatID, userID, DefaultMode, SwitchByNew).Scan(&id); err != nil {
 		return "", fmt.Errorf("reset conversation: %w", translate(err))
 	}
 	return id, nil

@@ -29,6 +29,8 @@ type Turn struct {
 	// Answer is the final assistant row already stored for this update by an
 	// earlier attempt that was cut short, or nil.
 	Answer *Message
+	// Mode is the conversation's mode: which system prompt the model gets.
+	Mode string
 	// Facts are the user's newest long-term facts, within FactChars.
 	Facts []Fact
 	// Approvals are the chat's pending approvals and every approval asked
@@ -69,8 +71,9 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID)
 	batch.Queue(receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID)
-	batch.Queue(`SELECT conversation_id::text, id FROM (`+turnUserRowSQL+`) r`, in.ChatID, in.UpdateID).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID) })
+	batch.Queue(`SELECT r.conversation_id::text, r.id, c.mode FROM (`+turnUserRowSQL+`) r
+		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode) })
 	batch.Queue(lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3"),
 		in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
@@ -142,6 +145,7 @@ func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
 	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `assistant_message_id = $1 OR (chat_id = $2 AND status = 'pending')`,
 		in.AssistantMessageID, in.ChatID)
+	queueMode(batch, in.ConversationID, &t.Mode)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("resume turn: %w", translate(err))
 	}

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sashabaranov/go-openai"
@@ -47,8 +46,8 @@ func chatOnce(t *testing.T, h *harness) {
 	h.Say(jane, "after the reset")
 	for _, u := range []telegramfake.User{forgetMe, jane} {
 		before := len(h.TG.SentTo(group))
-		h.TG.SendMessage(group, "supergroup", u, "@membot_test_bot hi from "+u.FirstName)
-		if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return countTo(s, group) > before }); !ok {
+		h.WaitDone(h.TG.SendMessage(group, "supergroup", u, "@membot_test_bot hi from "+u.FirstName))
+		if len(h.TG.SentTo(group)) <= before {
 			t.Fatal("no answer in the group")
 		}
 	}

@@ -17,7 +17,7 @@ func TestNULAndInvalidUTF8AreCleanedAndAnswered(t *testing.T) {
 	// jsonb) and, from a broken client or proxy, bytes that are not UTF-8.
 	raw := "{\"update_id\": 7001, \"message\": {\"message_id\": 1, \"date\": 1, \"chat\": {\"id\": 502, \"type\": \"private\"}," +
 		"\"from\": {\"id\": 502, \"is_bot\": false, \"first_name\": \"Ja\\u0000ne\"}, \"text\": \"a\\u0000b c\xffd \\ud800e\"}}"
-	got := h.Expect(jane.ID, func() { h.TG.AddRawUpdate(raw) }).Text
+	got := h.Expect(jane.ID, func() int64 { h.TG.AddRawUpdate(raw); return 7001 }).Text
 	if want := "echo: ab c\uFFFDd \uFFFDe"; got != want {
 		t.Fatalf("reply = %q, want %q", got, want)
 	}
@@ -44,10 +44,7 @@ func TestATextOfTheMaximumLengthIsStoredWholeAndAnsweredInParts(t *testing.T) {
 	h.Say(jane, text)
 	h.WaitIdle()
 	var parts []string
-	for _, m := range h.TG.Sent() {
-		if m.ChatID != jane.ID {
-			continue
-		}
+	for _, m := range h.TG.Messages(jane.ID) {
 		if n := len(utf16.Encode([]rune(m.Text))); n > bot.MaxMessageLength {
 			t.Errorf("a part has %d units", n)
 		}
@@ -68,15 +65,15 @@ func TestMediaEditsBotsAndChannels(t *testing.T) {
 	h := newHarness(t)
 	h.Start()
 	photo := []map[string]any{{"file_id": "f", "file_unique_id": "u", "width": 90, "height": 90}}
-	media := func(from telegramfake.User, kind string, value any, caption string) func() {
-		return func() {
+	media := func(from telegramfake.User, kind string, value any, caption string) func() int64 {
+		return func() int64 {
 			m := telegramfake.TextMessage(from.ID, "private", from, "")
 			delete(m, "text")
 			m[kind] = value
 			if caption != "" {
 				m["caption"] = caption
 			}
-			h.TG.AddUpdate("message", m)
+			return h.TG.AddUpdate("message", m)
 		}
 	}
 	if got := h.Expect(ivan.ID, media(ivan, "photo", photo, "")).Text; !strings.HasPrefix(got, "Пока я понимаю только текст") {
@@ -94,12 +91,12 @@ func TestMediaEditsBotsAndChannels(t *testing.T) {
 
 	// An edit is answered as a new message, quoting the edited one.
 	var first int64
-	h.Expect(jane.ID, func() { first = h.TG.SendText(jane, "what is 2+3?") })
-	edit := h.Expect(jane.ID, func() {
+	h.Expect(jane.ID, func() int64 { first = h.TG.SendText(jane, "what is 2+3?"); return first })
+	edit := h.Expect(jane.ID, func() int64 {
 		m := telegramfake.TextMessage(jane.ID, "private", jane, "what is 2+4?")
 		m["message_id"] = first
 		m["edit_date"] = 2
-		h.TG.AddUpdate("edited_message", m)
+		return h.TG.AddUpdate("edited_message", m)
 	})
 	if edit.Text != "echo: [edited] what is 2+4?" || edit.ReplyTo != first {
 		t.Errorf("edit answered %q replying to %d, want the edit answered as a reply to %d", edit.Text, edit.ReplyTo, first)
@@ -123,11 +120,11 @@ func TestMediaEditsBotsAndChannels(t *testing.T) {
 	if n := len(h.LLM.Requests()) - calls; n != 1 {
 		t.Errorf("the model was asked %d times, want once (only for the last message)", n)
 	}
-	if sent := h.TG.SentTo(otherBot.ID); len(sent) != 0 {
-		t.Errorf("answered a bot: %q", sent)
+	if sent := h.TG.Messages(otherBot.ID); len(sent) != 0 {
+		t.Errorf("answered a bot: %+v", sent)
 	}
-	if sent := h.TG.SentTo(-1009); len(sent) != 0 {
-		t.Errorf("answered a channel: %q", sent)
+	if sent := h.TG.Messages(-1009); len(sent) != 0 {
+		t.Errorf("answered a channel: %+v", sent)
 	}
 }
 
@@ -149,10 +146,10 @@ func TestInAGroupTheBotAnswersOnlyWhenAddressed(t *testing.T) {
 
 	// A reply to the bot's answer is addressed to it, without a mention.
 	answer := h.TG.Sent()[len(h.TG.Sent())-1]
-	got := h.Expect(group, func() {
+	got := h.Expect(group, func() int64 {
 		m := telegramfake.TextMessage(group, "supergroup", jane, "and in English?")
 		m["reply_to_message"] = h.TG.BotMessage(answer)
-		h.TG.AddUpdate("message", m)
+		return h.TG.AddUpdate("message", m)
 	})
 	if got.Text != "echo: Jane: and in English?" || got.ReplyTo == 0 {
 		t.Fatalf("reply to the bot answered %q (reply_to %d)", got.Text, got.ReplyTo)
@@ -165,7 +162,7 @@ func TestInAGroupTheBotAnswersOnlyWhenAddressed(t *testing.T) {
 	}
 	h.WaitIdle()
 
-	if n := len(h.TG.SentTo(group)); n != 4 {
+	if n := len(h.TG.Messages(group)); n != 4 {
 		t.Errorf("%d messages to the group, want 4 (two answers, help, unknown command)", n)
 	}
 	if n := h.Count(`SELECT count(*) FROM conversations WHERE chat_id = $1`, group); n != 1 {

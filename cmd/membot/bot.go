@@ -22,7 +22,7 @@ import (
 // intake stops at once, turns in flight get ShutdownTimeout to finish.
 func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	log.Info("membot starting", "mode", cfg.Mode, "model", cfg.OpenAIModel, "llm", cfg.OpenAIBaseURL, "timezone", cfg.Location.String(),
-		"history_limit", cfg.HistoryLimit, "workers", cfg.Workers)
+		"history_limit", cfg.HistoryLimit, "workers", cfg.Workers, "streaming", cfg.Streaming, "assistant_modes", len(cfg.Modes.List()))
 	if len(cfg.AllowedUserIDs) == 0 && len(cfg.AllowedChatIDs) == 0 {
 		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
 	}
@@ -80,6 +80,9 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 		return startErr(ctx, fmt.Errorf("connect to Telegram: %w", err))
 	}
 	log.Info("connected to Telegram", "bot", client.Self.UserName)
+	if err := bot.SetCommandMenu(ctx, client); err != nil {
+		log.Warn("registering the command menu with Telegram failed; the commands work without it", "err", err)
+	}
 
 	if cfg.MetricsAddr != "" {
 		checks := []metrics.Check{
@@ -107,7 +110,7 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	llmCfg := openai.DefaultConfig(cfg.OpenAIKey)
 	llmCfg.BaseURL = cfg.OpenAIBaseURL
 	turns := agent.New(store, openai.NewClientWithConfig(llmCfg), tools, agent.Config{
-		Model: cfg.OpenAIModel, SystemPrompt: cfg.SystemPrompt, HistoryLimit: cfg.HistoryLimit,
+		Model: cfg.OpenAIModel, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
 		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, Metrics: met,
 		NeedsApproval: needsApproval,
 	}, log)
@@ -115,8 +118,9 @@ func runBot(ctx context.Context, cfg *config, log *slog.Logger) error {
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
 		DailyTokenLimit: cfg.DailyTokenLimit, RatePerMinute: cfg.RatePerMinute, Location: cfg.Location}
 	dispatcher := &bot.Dispatcher{
-		Queue:   store,
-		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met},
+		Queue: store,
+		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
+			Modes: cfg.Modes, Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery},
 		Owner:   owner.ID,
 		Workers: cfg.Workers,
 		Sweep:   5 * time.Second,

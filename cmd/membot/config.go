@@ -60,6 +60,11 @@ type config struct {
 	// addresses (tests only).
 	ApprovalRequiredTools []string
 	FetchAllowPrivate     bool
+	// Answers: streamed or not; the assistant's modes.
+	Streaming   bool
+	StreamEvery time.Duration
+	ModesFile   string
+	Modes       *agent.Modes
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -288,6 +293,9 @@ func loadConfig(getenv func(string) string) (*config, error) {
 
 		ApprovalRequiredTools: e.list("APPROVAL_REQUIRED_TOOLS", "fetch_url"),
 		FetchAllowPrivate:     e.bool("FETCH_ALLOW_PRIVATE", false),
+		Streaming:             e.bool("STREAMING", true),
+		StreamEvery:           e.duration("STREAM_EDIT_INTERVAL", time.Second),
+		ModesFile:             e.str("MODES_FILE", ""),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
 	}
@@ -307,6 +315,7 @@ func loadConfig(getenv func(string) string) (*config, error) {
 			e.fail("APPROVAL_REQUIRED_TOOLS", "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
 		}
 	}
+	c.Modes = loadModes(e, c)
 	if e.err != nil {
 		return nil, e.err
 	}
@@ -362,4 +371,21 @@ func loadAdminConfig(getenv func(string) string) (*adminConfig, error) {
 		return nil, e.err
 	}
 	return c, nil
+}
+
+// loadModes builds the modes: the built-in ones and those of MODES_FILE.
+func loadModes(e *env, c *config) *agent.Modes {
+	var extra []agent.Mode
+	if c.ModesFile != "" {
+		var err error
+		if extra, err = agent.ReadModesFile(c.ModesFile); err != nil {
+			e.fail("MODES_FILE", "%v", err)
+			return nil
+		}
+	}
+	modes, err := agent.NewModes(c.SystemPrompt, extra)
+	if err != nil {
+		e.fail("MODES_FILE", "%s: %v", c.ModesFile, err)
+	}
+	return modes
 }

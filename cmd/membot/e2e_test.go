@@ -192,6 +192,9 @@ func TestBadConfigurationStopsWithOneLine(t *testing.T) {
 		"RATE_LIMIT_PER_MINUTE":   {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "RATE_LIMIT_PER_MINUTE": "lots"},
 		"APPROVAL_REQUIRED_TOOLS": {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "APPROVAL_REQUIRED_TOOLS": "fetch_url,rm_rf"},
 		"FETCH_ALLOW_PRIVATE":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "FETCH_ALLOW_PRIVATE": "maybe"},
+		"STREAMING":               {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "STREAMING": "sometimes"},
+		"STREAM_EDIT_INTERVAL":    {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "STREAM_EDIT_INTERVAL": "1"},
+		"MODES_FILE":              {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODES_FILE": "/nonexistent/modes.yaml"},
 		"TELEGRAM_RATE_LIMIT":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TELEGRAM_RATE_LIMIT": "sometimes"},
 	}
 	for name, env := range cases {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +27,7 @@ func TestTelegramFloodControlAndServerErrorsAreRetriedAndAnswerOnce(t *testing.T
 	if n := len(h.TG.Calls("sendMessage")); n != 3 {
 		t.Errorf("sendMessage calls = %d, want 3 (429, 500, ok)", n)
 	}
-	if n := len(h.TG.SentTo(jane.ID)); n != 1 {
+	if n := len(h.Shown(jane.ID)); n != 1 {
 		t.Errorf("%d messages delivered, want 1", n)
 	}
 	if time.Since(start) < time.Second {
@@ -35,17 +37,22 @@ func TestTelegramFloodControlAndServerErrorsAreRetriedAndAnswerOnce(t *testing.T
 
 func TestABlockedChatIsGivenUpAndTheBotGoesOn(t *testing.T) {
 	h := newHarness(t)
-	h.TG.Inject(telegramfake.Fault{Method: "sendMessage", Status: 403, Message: "Forbidden: bot was blocked by the user", Times: 1})
+	var blocked atomic.Bool // the user has blocked the bot: every send to them fails
+	blocked.Store(true)
+	h.TG.Inject(telegramfake.Fault{Method: "sendMessage", Status: 403, Message: "Forbidden: bot was blocked by the user",
+		Times: 1 << 30, If: func(telegramfake.Call) bool { return blocked.Load() }})
 	h.Start()
 	h.WaitDone(h.TG.SendText(jane, "hello?"))
 	if n := h.Count(`SELECT count(*) FROM updates WHERE state = 'done' AND error LIKE '%blocked by the user%'`); n != 1 {
 		t.Fatalf("the failed delivery is not recorded on its update")
 	}
+	refused := len(h.TG.Calls("sendMessage"))
+	blocked.Store(false)
 	if got := h.Say(jane, "unblocked now"); got != "echo: unblocked now" {
 		t.Fatalf("next reply = %q", got)
 	}
-	if n := len(h.TG.Calls("sendMessage")); n != 2 {
-		t.Errorf("sendMessage calls = %d, want 2 (a 403 is not retried)", n)
+	if refused > 2 {
+		t.Errorf("%d sends tried while blocked; a 403 is not retried (a streamed answer tries its first part and the whole)", refused)
 	}
 }
 
@@ -71,28 +78,47 @@ func TestModelRateLimitsServerErrorsAndTimeoutsAreRetried(t *testing.T) {
 	}
 }
 
+// A model that answers garbage or keeps failing: the user gets the apology
+// after a bounded number of calls, and the bot goes on.
 func TestModelGarbageAndExhaustedRetriesGetTheApology(t *testing.T) {
 	h := newHarness(t)
-	h.Start()
-	cases := []struct {
-		name    string
-		replies []openaifake.Reply
-	}{
-		{"malformed JSON", []openaifake.Reply{{Raw: `{"id": "x", "choices": [`}}},
-		{"no choices", []openaifake.Reply{{Raw: `{"id": "x", "object": "chat.completion", "choices": []}`}}},
-		{"500 four times", []openaifake.Reply{{Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}}},
+	replies := map[string]openaifake.Reply{
+		"malformed JSON": {Raw: `{"id": "x", "choices": [`},
+		"no choices":     {Raw: `{"id": "x", "object": "chat.completion", "choices": []}`},
+		"server errors":  {Status: 500},
 	}
-	for _, c := range cases {
-		h.LLM.Script(c.replies...)
-		if got := h.Say(jane, c.name); !strings.HasPrefix(got, "Sorry, I couldn't get an answer") {
-			t.Errorf("%s: reply = %q, want the apology", c.name, got)
+	calls := map[string]int{}
+	var mu sync.Mutex
+	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
+		r := openaifake.Echo(req)
+		text := strings.TrimPrefix(r.Content, "echo: ")
+		mu.Lock()
+		defer mu.Unlock()
+		calls[text]++
+		if bad, ok := replies[text]; ok {
+			return bad
+		}
+		return r
+	})
+	h.Start()
+	for text := range replies {
+		if got := h.Say(jane, text); !strings.HasPrefix(got, "Sorry, I couldn't get an answer") {
+			t.Errorf("%s: reply = %q, want the apology", text, got)
 		}
 	}
 	if got := h.Say(jane, "and now?"); got != "echo: and now?" {
 		t.Fatalf("after the failures the reply = %q", got)
 	}
-	if n := len(h.LLM.Requests()); n != 1+1+4+1 {
-		t.Errorf("model calls = %d, want 7 (garbage is not retried, 500s are, 3 times)", n)
+	mu.Lock()
+	defer mu.Unlock()
+	if calls["server errors"] != 4 {
+		t.Errorf("500s: %d model calls, want 4 (3 retries)", calls["server errors"])
+	}
+	for _, text := range []string{"malformed JSON", "no choices"} {
+		// Without streaming garbage is not retried; a garbled stream is, like a cut one.
+		if n := calls[text]; n < 1 || n > 4 {
+			t.Errorf("%s: %d model calls, want 1 to 4", text, n)
+		}
 	}
 }
 
@@ -143,8 +169,10 @@ func TestTheSendLimiterSpacesRepliesToOneChat(t *testing.T) {
 	for range 3 {
 		h.TG.SendText(jane, "long answer please")
 	}
-	if _, ok := h.TG.WaitSent(6, 30*time.Second); !ok {
-		t.Fatalf("6 parts not sent within 30 s")
+	for deadline := time.Now().Add(30 * time.Second); len(h.TG.Calls("sendMessage")) < 6; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("6 parts not sent within 30 s")
+		}
 	}
 	// A burst of 3, then one a second: the 6th part waits at least 3 s.
 	if elapsed := time.Since(start); elapsed < 3*time.Second {

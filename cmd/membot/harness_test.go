@@ -57,6 +57,9 @@ func newHarness(t *testing.T) *harness {
 		"POLL_TIMEOUT":       "1s",
 		"LOG_LEVEL":          "debug",
 		"ENV_FILE":           "/dev/null",
+		// Streamed answers are edited at most this often; the default (1 s)
+		// would add a second to most turns against the instant fake model.
+		"STREAM_EDIT_INTERVAL": "10ms",
 		// Tests send dozens of messages to one chat; the limiter (on by
 		// default) has tests of its own.
 		"TELEGRAM_RATE_LIMIT": "off",
@@ -155,30 +158,100 @@ func (h *harness) Stop() {
 	}
 }
 
-// Say sends a private message from user and waits for the bot's next reply
-// to that chat, returning its text.
+// Say sends a private message from user, waits until the bot has handled
+// it, and returns the text of the first message it answered with, as it
+// stands at the end (a streamed answer is edited while it is written).
 func (h *harness) Say(from telegramfake.User, text string) string {
 	h.t.Helper()
-	return h.SayIn(from.ID, "private", from, text)
+	return h.SayAll(from, text)[0].Text
 }
 
-// SayIn sends a text message to any chat and waits for the bot's next reply there.
+// SayIn sends a text message to any chat, waits until the bot has handled
+// it, and returns the first message it answered with, as it stands at the end.
 func (h *harness) SayIn(chatID int64, chatType string, from telegramfake.User, text string) string {
 	h.t.Helper()
-	return h.Expect(chatID, func() { h.TG.SendMessage(chatID, chatType, from, text) }).Text
+	return h.Expect(chatID, func() int64 { return h.TG.SendMessage(chatID, chatType, from, text) }).Text
 }
 
-// Expect runs send and waits for the bot's next message to the chat.
-func (h *harness) Expect(chatID int64, send func()) telegramfake.Sent {
+// Expect runs send, which queues an update and returns its id, waits until
+// the bot has handled it, and returns the first message it answered with in
+// the chat, as it stands at the end.
+func (h *harness) Expect(chatID int64, send func() int64) telegramfake.Message {
 	h.t.Helper()
-	before := len(h.TG.SentTo(chatID))
-	send()
-	return h.nextTo(chatID, before, "what was sent")
+	last := h.lastMessageID(chatID)
+	h.WaitDone(send())
+	answer := h.MessagesAfter(chatID, last)
+	if len(answer) == 0 {
+		h.t.Fatalf("no reply in chat %d; the chat holds %+v", chatID, h.TG.Messages(chatID))
+	}
+	return answer[0]
+}
+
+// SayAll is Say returning every message the bot sent in answer.
+func (h *harness) SayAll(from telegramfake.User, text string) []telegramfake.Message {
+	h.t.Helper()
+	last := h.lastMessageID(from.ID)
+	h.WaitDone(h.TG.SendText(from, text))
+	answer := h.MessagesAfter(from.ID, last)
+	if len(answer) == 0 {
+		h.t.Fatalf("no reply to %q; the chat holds %+v", text, h.TG.Messages(from.ID))
+	}
+	return answer
+}
+
+// WaitDone waits until the bot has handled the update.
+func (h *harness) WaitDone(updateID int64) {
+	h.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, updateID) == 1 {
+			return
+		}
+	}
+	h.t.Fatalf("update %d not handled within 15 s", updateID)
+}
+
+// Shown returns the texts of the chat's messages as they stand (after any
+// edits, without the deleted ones).
+func (h *harness) Shown(chatID int64) []string {
+	var texts []string
+	for _, m := range h.TG.Messages(chatID) {
+		texts = append(texts, m.Text)
+	}
+	return texts
+}
+
+// WaitShown waits up to timeout until the chat shows at least n messages.
+func (h *harness) WaitShown(chatID int64, n int, timeout time.Duration) {
+	h.t.Helper()
+	for deadline := time.Now().Add(timeout); len(h.Shown(chatID)) < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("chat %d shows %q after %v, want %d messages", chatID, h.Shown(chatID), timeout, n)
+		}
+	}
+}
+
+// MessagesAfter returns the chat's messages newer than message id after.
+func (h *harness) MessagesAfter(chatID, after int64) []telegramfake.Message {
+	var out []telegramfake.Message
+	for _, m := range h.TG.Messages(chatID) {
+		if m.ID > after {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (h *harness) lastMessageID(chatID int64) int64 {
+	msgs := h.TG.Messages(chatID)
+	if len(msgs) == 0 {
+		return 0
+	}
+	return msgs[len(msgs)-1].ID
 }
 
 // Press presses the button with data under msg as user from, waits for the
 // bot to answer the press, and returns the notice it showed.
-func (h *harness) Press(from telegramfake.User, msg telegramfake.Sent, data string) string {
+func (h *harness) Press(from telegramfake.User, msg telegramfake.Message, data string) string {
 	h.t.Helper()
 	id := h.TG.Press(from, msg, data)
 	c, ok := h.TG.WaitCall("answerCallbackQuery", 15*time.Second, func(c telegramfake.Call) bool {
@@ -192,37 +265,27 @@ func (h *harness) Press(from telegramfake.User, msg telegramfake.Sent, data stri
 
 // PressForReply presses a button and waits for the next message to the
 // chat of msg, returning it.
-func (h *harness) PressForReply(from telegramfake.User, msg telegramfake.Sent, data string) telegramfake.Sent {
+func (h *harness) PressForReply(from telegramfake.User, msg telegramfake.Message, data string) telegramfake.Message {
 	h.t.Helper()
-	before := len(h.TG.SentTo(msg.ChatID))
+	before := len(h.TG.Messages(msg.ChatID))
 	h.TG.Press(from, msg, data)
 	return h.nextTo(msg.ChatID, before, "the press of "+data)
 }
 
-// Last returns the last message sent to the chat.
-func (h *harness) Last(chatID int64) telegramfake.Sent {
+// Last returns the last message of the chat.
+func (h *harness) Last(chatID int64) telegramfake.Message {
 	h.t.Helper()
-	return h.nextTo(chatID, max(len(h.TG.SentTo(chatID))-1, 0), "anything")
+	return h.nextTo(chatID, max(len(h.TG.Messages(chatID))-1, 0), "anything")
 }
 
-// nextTo waits until the chat has more than before messages and returns
-// message number before (counting from 0).
-func (h *harness) nextTo(chatID int64, before int, what string) telegramfake.Sent {
+// nextTo waits until the chat has more than before messages and the bot is
+// idle, and returns message number before (counting from 0) as it stands
+// then: a streamed answer is edited until it is complete.
+func (h *harness) nextTo(chatID int64, before int, what string) telegramfake.Message {
 	h.t.Helper()
-	var mine []telegramfake.Sent
-	sent, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
-		mine = mine[:0]
-		for _, m := range sent {
-			if m.ChatID == chatID {
-				mine = append(mine, m)
-			}
-		}
-		return len(mine) > before
-	})
-	if !ok {
-		h.t.Fatalf("no reply to %s within 15 s; sent so far: %+v", what, sent)
-	}
-	return mine[before]
+	h.waitUntil("no reply to "+what, func() bool { return len(h.TG.Messages(chatID)) > before })
+	h.WaitIdle()
+	return h.TG.Messages(chatID)[before]
 }
 
 // WaitIdle waits until every update queued at Telegram is stored and
@@ -249,12 +312,6 @@ func (h *harness) waitUntil(what string, cond func() bool) {
 		}
 	}
 	h.t.Fatalf("%s after 15 s", what)
-}
-
-// WaitDone waits until the update is handled.
-func (h *harness) WaitDone(updateID int64) {
-	h.t.Helper()
-	h.WaitCount(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, 1, updateID)
 }
 
 // Count runs a count(*) query.

@@ -130,7 +130,7 @@ func TestAReminderIsSentOnceEvenWhenTheBotWasDownAtItsTime(t *testing.T) {
 	}
 	// Marked a moment after Telegram got it.
 	h.WaitCount(`SELECT count(*) FROM reminders WHERE status = 'sent' AND late AND text = 'позвонить маме'
-		AND telegram_message_id = $1 AND attempts = 1`, 1, late.MessageID)
+		AND telegram_message_id = $1 AND attempts = 1`, 1, late.ID)
 	h.WaitCount(`SELECT count(*) FROM reminders WHERE status = 'sent' AND NOT late AND text = 'stretch'`, 1)
 
 	// Another restart sends nothing again: a later reminder, due now, is
@@ -190,7 +190,7 @@ func menuPage(t *testing.T) (url string, hits *atomic.Int32) {
 
 // askToFetch makes the model call fetch_url for url in user's chat and
 // returns the message with the Approve and Reject buttons, and their data.
-func (h *harness) askToFetch(user telegramfake.User, url, callID string) (prompt telegramfake.Sent, approve, reject string) {
+func (h *harness) askToFetch(user telegramfake.User, url, callID string) (prompt telegramfake.Message, approve, reject string) {
 	h.t.Helper()
 	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall(callID, "fetch_url", `{"url":"`+url+`"}`)}})
 	before := len(h.TG.SentTo(user.ID))
@@ -215,7 +215,7 @@ func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
 	h.WaitIdle()
 	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'pending' AND request_id = 'call_f' AND request_type = 'tool'
 		AND subject = 'fetch_url' AND details->>'url' = $1 AND telegram_message_id = $2 AND telegram_user_id = $3
-		AND conversation_id = (SELECT id FROM conversations WHERE chat_id = $3)`, url, prompt.MessageID, jane.ID); n != 1 {
+		AND conversation_id = (SELECT id FROM conversations WHERE chat_id = $3)`, url, prompt.ID, jane.ID); n != 1 {
 		t.Fatal("no pending_approvals row as expected")
 	}
 	// The chat is not blocked meanwhile, and the model knows what waits.
@@ -242,7 +242,7 @@ func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
 		t.Fatalf("the model's last messages are %+v and %+v", call, result)
 	}
 	if _, ok := h.TG.WaitCall("editMessageReplyMarkup", 15*time.Second, func(c telegramfake.Call) bool {
-		return c.Params["message_id"] == fmt.Sprint(prompt.MessageID)
+		return c.Params["message_id"] == fmt.Sprint(prompt.ID)
 	}); !ok {
 		t.Error("the buttons were not taken off the request")
 	}

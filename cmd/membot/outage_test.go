@@ -87,13 +87,11 @@ func TestADatabaseOutageLosesNothingAndAnswersEachMessageOnce(t *testing.T) {
 
 	proxy.Restore()
 	for _, u := range users {
-		if _, ok := h.TG.WaitFor(60*time.Second, func(sent []telegramfake.Sent) bool { return countTo(sent, u.ID) >= len(want[u.ID]) }); !ok {
-			t.Fatalf("chat %d: %d of %d answers after the database came back", u.ID, len(h.TG.SentTo(u.ID)), len(want[u.ID]))
-		}
+		h.WaitShown(u.ID, len(want[u.ID]), 60*time.Second)
 	}
 	h.WaitIdle()
 	for _, u := range users {
-		if got := h.TG.SentTo(u.ID); strings.Join(got, "|") != strings.Join(want[u.ID], "|") {
+		if got := h.Shown(u.ID); strings.Join(got, "|") != strings.Join(want[u.ID], "|") {
 			t.Errorf("chat %d got\n%q\nwant each once, in order:\n%q", u.ID, got, want[u.ID])
 		}
 	}
@@ -125,10 +123,9 @@ func TestTheBotWaitsForADatabaseThatIsDownAtStart(t *testing.T) {
 		t.Fatal("the bot exited while the database was down")
 	}
 	proxy.Restore()
-	if _, ok := h.TG.WaitSent(1, 30*time.Second); !ok {
-		t.Fatal("no answer after the database came back")
-	}
-	if got := h.TG.SentTo(jane.ID); len(got) != 1 || got[0] != "echo: anyone there?" {
+	h.WaitShown(jane.ID, 1, 30*time.Second)
+	h.WaitIdle()
+	if got := h.Shown(jane.ID); len(got) != 1 || got[0] != "echo: anyone there?" {
 		t.Fatalf("jane got %q", got)
 	}
 }

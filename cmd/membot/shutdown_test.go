@@ -73,7 +73,7 @@ func TestShutdownFinishesTheTurnInFlightAndTakesNothingNew(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Fatalf("run returned %v", err)
 	}
-	if got := h.TG.SentTo(jane.ID); len(got) != 1 || got[0] != "finished in time" {
+	if got := h.Shown(jane.ID); len(got) != 1 || got[0] != "finished in time" {
 		t.Fatalf("the turn in flight sent %q", got)
 	}
 	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, slow); n != 1 {
@@ -82,16 +82,15 @@ func TestShutdownFinishesTheTurnInFlightAndTakesNothingNew(t *testing.T) {
 	if n := h.TG.Pending(); n != 1 {
 		t.Fatalf("%d updates unconfirmed at Telegram, want 1 (the message sent after the stop)", n)
 	}
-	if len(h.TG.SentTo(ivan.ID)) != 0 || len(h.LLM.Requests()) != 1 {
+	if len(h.Shown(ivan.ID)) != 0 || len(h.LLM.Requests()) != 1 {
 		t.Fatal("a message sent after the stop began was answered")
 	}
 	h.waitNoBotConnections()
 
 	h.Start() // the next start answers what the last one left
-	if _, ok := h.TG.WaitSent(2, 15*time.Second); !ok {
-		t.Fatal("the message left at Telegram was not answered after the restart")
-	}
-	if got := h.TG.SentTo(ivan.ID); len(got) != 1 || got[0] != "echo: too late" {
+	h.WaitShown(ivan.ID, 1, 15*time.Second)
+	h.WaitIdle()
+	if got := h.Shown(ivan.ID); len(got) != 1 || got[0] != "echo: too late" {
 		t.Fatalf("after the restart ivan got %q", got)
 	}
 }
@@ -110,7 +109,7 @@ func TestShutdownHandsBackATurnThatOverrunsTheDeadline(t *testing.T) {
 		t.Fatalf("run returned %v", err)
 	}
 
-	if got := h.TG.SentTo(jane.ID); len(got) != 0 {
+	if got := h.Shown(jane.ID); len(got) != 0 {
 		t.Fatalf("an abandoned turn sent %q", got)
 	}
 	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'processing'`, slow); n != 1 {
@@ -120,7 +119,7 @@ func TestShutdownHandsBackATurnThatOverrunsTheDeadline(t *testing.T) {
 
 	h.Start()
 	h.WaitDone(slow)
-	if got := h.TG.SentTo(jane.ID); len(got) != 1 || got[0] != "echo: very slow question" {
+	if got := h.Shown(jane.ID); len(got) != 1 || got[0] != "echo: very slow question" {
 		t.Fatalf("after the restart jane got %q", got)
 	}
 	var attempts int

@@ -80,7 +80,7 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1`, id); n != 1 {
 		t.Fatal("the update was not in the inbox when 200 was answered")
 	}
-	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return countTo(s, jane.ID) == 1 }); !ok {
+	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return countTo(s, jane.ID) >= 1 }); !ok {
 		t.Fatal("no answer to the webhook update")
 	}
 	// Telegram delivering it again (our 200 got lost) changes nothing.
@@ -186,7 +186,7 @@ func TestWebhookServesHTTPSWithCertFiles(t *testing.T) {
 	if code, err := telegramfake.PostUpdateWith(client, endpoint, secret, update); err != nil || code != http.StatusOK {
 		t.Fatalf("HTTPS post: %d, %v", code, err)
 	}
-	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return countTo(s, jane.ID) == 1 }); !ok {
+	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return countTo(s, jane.ID) >= 1 }); !ok {
 		t.Fatal("no answer to the update posted over HTTPS")
 	}
 }

@@ -1,6 +1,8 @@
 // Package openaifake is an in-process fake of the OpenAI chat completions
 // API for tests and benchmarks. It records every request and answers from a
-// script: text, tool calls, or an HTTP error.
+// script: text, tool calls, or an HTTP error. Requests with "stream": true
+// get the answer as server-sent events, chunk by chunk, the way OpenAI
+// streams: text in pieces, tool calls in fragments tied together by index.
 package openaifake
 
 import (
@@ -24,6 +26,22 @@ type Reply struct {
 	Status    int    // e.g. 429 or 500
 	Raw       string // e.g. malformed JSON
 	Delay     time.Duration
+
+	// For streamed answers only:
+	// Chunks is how Content is cut into the chunks sent; by default it goes
+	// out a few characters at a time. Tool call arguments always come in
+	// several fragments.
+	Chunks []string
+	// Hold, when not nil, pauses the stream after HoldAfter chunks until it
+	// is closed, so that a test can see the answer half written.
+	Hold      <-chan struct{}
+	HoldAfter int
+	// CutAfter, when not 0, ends the stream after that many chunks without
+	// finishing the answer, as a dropped connection would.
+	CutAfter int
+	// ChunkDelay is waited before each chunk after the first: a model that
+	// writes slowly.
+	ChunkDelay time.Duration
 }
 
 // ToolCall builds a function call for Reply.ToolCalls.
@@ -121,6 +139,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if req.Stream && reply.Status == 0 && reply.Raw == "" {
+		s.stream(w, r, req, reply)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	switch {
 	case reply.Status != 0:
@@ -137,7 +159,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(openai.ChatCompletionResponse{
 			ID: "chatcmpl-fake", Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
 			Choices: []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: finish}},
-			Usage:   openai.Usage{PromptTokens: 10 * len(req.Messages), CompletionTokens: len(reply.Content)/4 + 1, TotalTokens: 10*len(req.Messages) + len(reply.Content)/4 + 1},
+			Usage:   usage(req, reply),
 		})
 	}
+}
+
+func usage(req openai.ChatCompletionRequest, reply Reply) openai.Usage {
+	prompt, completion := 10*len(req.Messages), len(reply.Content)/4+1
+	return openai.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
 }

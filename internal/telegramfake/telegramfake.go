@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,12 +28,33 @@ type Call struct {
 
 // Sent is one message the bot sent (or edited).
 type Sent struct {
+	Method    string // sendMessage, editMessageText or sendDocument
 	ChatID    int64
 	MessageID int64
-	Text      string
+	Text      string // as shown: with parse_mode HTML, the tags taken out and the entities decoded
+	Entities  []Entity
 	ReplyTo   int64
-	Params    map[string]string
-	At        time.Time // when the fake received it
+	Params    map[string]string // as sent (Params["text"] is the HTML itself)
+	At        time.Time         // when the fake received it
+}
+
+// Message is a message the bot sent, as it stands after every edit.
+type Message struct {
+	ChatID      int64
+	ID          int64
+	Text        string // as shown
+	Entities    []Entity
+	ReplyMarkup string // the reply_markup JSON, as sent
+	ReplyTo     int64
+	Edits       int
+	Document    *Document // sendDocument's file
+}
+
+// Document is a file the bot sent.
+type Document struct {
+	Name    string
+	Content string
+	Caption string
 }
 
 // Fault is an injected failure: the next calls of Method get it.
@@ -45,6 +67,9 @@ type Fault struct {
 	// Delay holds the answer back this long. A client that gives up waiting
 	// (times out) meanwhile gets nothing done: the call is not recorded.
 	Delay time.Duration
+	// If, when not nil, limits the fault to the calls it accepts; the others
+	// go through and do not count.
+	If func(Call) bool
 }
 
 // Server is the fake. Use New; Close when done.
@@ -61,6 +86,7 @@ type Server struct {
 	confirm   int64 // highest offset the bot has asked for
 	calls     []Call
 	sent      []Sent
+	messages  map[int64][]*Message // per chat, in order; deleted ones are removed
 	nextMsg   map[int64]int64
 	nextQuery int64
 	faults    []*Fault
@@ -71,7 +97,7 @@ type Server struct {
 // New starts a fake for the bot with this token.
 func New(token string) *Server {
 	s := &Server{Token: token, Username: "membot_test_bot", nextID: 1000, nextMsg: map[int64]int64{},
-		handlers: map[string]func(Call) (any, *Fault){}}
+		messages: map[int64][]*Message{}, handlers: map[string]func(Call) (any, *Fault){}}
 	s.changed = sync.NewCond(&s.mu)
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
@@ -243,11 +269,16 @@ type Button struct {
 
 // Buttons returns the inline keyboard buttons the message was sent with,
 // row after row.
-func (m Sent) Buttons() []Button {
+func (m Sent) Buttons() []Button { return buttons(m.Params["reply_markup"]) }
+
+// Buttons returns the message's inline keyboard buttons, row after row.
+func (m Message) Buttons() []Button { return buttons(m.ReplyMarkup) }
+
+func buttons(replyMarkup string) []Button {
 	var markup struct {
 		InlineKeyboard [][]Button `json:"inline_keyboard"`
 	}
-	json.Unmarshal([]byte(m.Params["reply_markup"]), &markup)
+	json.Unmarshal([]byte(replyMarkup), &markup)
 	var out []Button
 	for _, row := range markup.InlineKeyboard {
 		out = append(out, row...)
@@ -257,7 +288,7 @@ func (m Sent) Buttons() []Button {
 
 // Press queues the callback_query of user from pressing the button with
 // callback data on message msg, and returns the callback query's id.
-func (s *Server) Press(from User, msg Sent, data string) string {
+func (s *Server) Press(from User, msg Message, data string) string {
 	s.mu.Lock()
 	s.nextQuery++
 	id := "cbq-" + strconv.FormatInt(s.nextQuery, 10)
@@ -267,7 +298,7 @@ func (s *Server) Press(from User, msg Sent, data string) string {
 		"from":          from,
 		"chat_instance": strconv.FormatInt(msg.ChatID, 10),
 		"data":          data,
-		"message": map[string]any{"message_id": msg.MessageID, "date": time.Now().Unix(), "text": msg.Text,
+		"message": map[string]any{"message_id": msg.ID, "date": time.Now().Unix(), "text": msg.Text,
 			"chat": map[string]any{"id": msg.ChatID, "type": chatType(msg.ChatID)}},
 	})
 	return id
@@ -329,15 +360,27 @@ func (s *Server) Sent() []Sent {
 	return append([]Sent(nil), s.sent...)
 }
 
-// SentTo returns the texts sent to one chat, in order.
+// SentTo returns the texts of the messages in one chat, in order, as they
+// stand now: a message edited while an answer streamed counts once, with its
+// final text. Sent has every call.
 func (s *Server) SentTo(chatID int64) []string {
 	var texts []string
-	for _, m := range s.Sent() {
-		if m.ChatID == chatID {
-			texts = append(texts, m.Text)
-		}
+	for _, m := range s.Messages(chatID) {
+		texts = append(texts, m.Text)
 	}
 	return texts
+}
+
+// Messages returns the messages of one chat as they stand now (after edits,
+// without the deleted ones), in the order they were sent.
+func (s *Server) Messages(chatID int64) []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Message, 0, len(s.messages[chatID]))
+	for _, m := range s.messages[chatID] {
+		out = append(out, *m)
+	}
+	return out
 }
 
 // Calls returns the calls of one method (all when method is "").
@@ -360,7 +403,7 @@ func (s *Server) WaitSent(n int, timeout time.Duration) ([]Sent, bool) {
 }
 
 // WaitFor waits until cond holds for the sent messages, up to timeout. cond
-// runs with the server locked: it must use its argument, not the server.
+// runs with the server locked: it must not call the server's methods.
 func (s *Server) WaitFor(timeout time.Duration, cond func([]Sent) bool) ([]Sent, bool) {
 	deadline := time.Now().Add(timeout)
 	timer := time.AfterFunc(timeout, func() { s.mu.Lock(); s.changed.Broadcast(); s.mu.Unlock() })
@@ -386,7 +429,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
 	s.changed.Broadcast()
-	fault := s.takeFault(call.Method)
+	fault := s.takeFault(call)
 	handler := s.handlers[call.Method]
 	s.mu.Unlock()
 
@@ -411,17 +454,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeFault(w, fault)
 		return
 	}
-	result, status := s.result(r, call)
-	if status != http.StatusOK {
-		writeJSON(w, status, result)
+	result, fault := s.result(r, call)
+	if fault != nil {
+		writeFault(w, fault)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": result})
 }
 
-func (s *Server) takeFault(method string) *Fault {
+func (s *Server) takeFault(c Call) *Fault {
 	for i, f := range s.faults {
-		if f.Method == method {
+		if f.Method == c.Method && (f.If == nil || f.If(c)) {
 			f.Times--
 			if f.Times <= 0 {
 				s.faults = append(s.faults[:i], s.faults[i+1:]...)
@@ -441,34 +484,36 @@ func writeFault(w http.ResponseWriter, f *Fault) {
 }
 
 // result answers the methods membot uses.
-func (s *Server) result(r *http.Request, c Call) (any, int) {
+func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 	switch c.Method {
 	case "getMe":
-		return s.Bot(), http.StatusOK
+		return s.Bot(), nil
 	case "getUpdates":
 		if url, _ := s.Webhook(); url != "" {
-			return map[string]any{"ok": false, "error_code": 409,
-				"description": "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}, http.StatusConflict
+			return nil, &Fault{Status: http.StatusConflict,
+				Message: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}
 		}
-		return s.getUpdates(r, c), http.StatusOK
+		return s.getUpdates(r, c), nil
 	case "setWebhook":
 		if !strings.HasPrefix(c.Params["url"], "https://") {
-			return map[string]any{"ok": false, "error_code": 400, "description": "Bad Request: bad webhook: An HTTPS URL must be provided for webhook"}, http.StatusBadRequest
+			return nil, badRequest("Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
 		}
 		s.SetWebhook(c.Params["url"], c.Params["secret_token"])
-		return true, http.StatusOK
+		return true, nil
 	case "deleteWebhook":
 		s.SetWebhook("", "")
-		return true, http.StatusOK
+		return true, nil
 	case "getWebhookInfo":
 		url, _ := s.Webhook()
-		return map[string]any{"url": url, "pending_update_count": s.Pending()}, http.StatusOK
+		return map[string]any{"url": url, "pending_update_count": s.Pending()}, nil
 	case "sendMessage", "editMessageText", "sendDocument":
-		return s.record(c), http.StatusOK
-	case "sendChatAction", "setMyCommands", "answerCallbackQuery", "editMessageReplyMarkup", "deleteMessage":
-		return true, http.StatusOK
+		return s.record(c)
+	case "deleteMessage", "editMessageReplyMarkup":
+		return s.change(c)
+	case "sendChatAction", "setMyCommands", "answerCallbackQuery":
+		return true, nil
 	}
-	return map[string]any{"ok": false, "error_code": 404, "description": "Not Found: method not found"}, http.StatusNotFound
+	return nil, &Fault{Status: http.StatusNotFound, Message: "Not Found: method not found"}
 }
 
 // getUpdates drops what the offset confirms and long-polls for the rest.
@@ -502,23 +547,101 @@ func (s *Server) getUpdates(r *http.Request, c Call) []json.RawMessage {
 	}
 }
 
-// record stores a sent or edited message and returns it as Telegram would.
-func (s *Server) record(c Call) map[string]any {
+// badRequest is Telegram's 400 answer with its description.
+func badRequest(description string) *Fault {
+	return &Fault{Status: http.StatusBadRequest, Message: description}
+}
+
+// record stores a sent or edited message and returns it as Telegram would,
+// or refuses it as Telegram would: bad HTML, an empty or too long text, an
+// edit of a message that is not there or that changes nothing.
+func (s *Server) record(c Call) (any, *Fault) {
 	chatID, _ := strconv.ParseInt(c.Params["chat_id"], 10, 64)
 	replyTo, _ := strconv.ParseInt(c.Params["reply_to_message_id"], 10, 64)
+	raw := c.Params["text"]
+	if c.Method == "sendDocument" {
+		raw = c.Params["caption"]
+	}
+	text, entities := raw, []Entity(nil)
+	if strings.EqualFold(c.Params["parse_mode"], "HTML") {
+		var err error
+		if text, entities, err = ParseHTML(raw); err != nil {
+			return nil, badRequest(err.Error())
+		}
+	}
+	switch n := utf16Len(text); {
+	case c.Method != "sendDocument" && strings.TrimSpace(text) == "":
+		return nil, badRequest("Bad Request: message text is empty")
+	case c.Method != "sendDocument" && n > 4096:
+		return nil, badRequest("Bad Request: message is too long")
+	case c.Method == "sendDocument" && n > 1024:
+		return nil, badRequest("Bad Request: message caption is too long")
+	}
+
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var id int64
+	var msg *Message
 	if c.Method == "editMessageText" {
-		id, _ = strconv.ParseInt(c.Params["message_id"], 10, 64)
+		id, _ := strconv.ParseInt(c.Params["message_id"], 10, 64)
+		if msg = s.find(chatID, id); msg == nil {
+			return nil, badRequest("Bad Request: message to edit not found")
+		}
+		if msg.Text == text && reflect.DeepEqual(msg.Entities, entities) && msg.ReplyMarkup == c.Params["reply_markup"] {
+			return nil, badRequest("Bad Request: message is not modified: specified new message content and reply markup " +
+				"are exactly the same as a current content and reply markup of the message")
+		}
+		msg.Text, msg.Entities, msg.ReplyMarkup = text, entities, c.Params["reply_markup"]
+		msg.Edits++
 	} else {
 		s.nextMsg[chatID]++
-		id = 100000 + s.nextMsg[chatID]
+		msg = &Message{ChatID: chatID, ID: 100000 + s.nextMsg[chatID], Text: text, Entities: entities,
+			ReplyMarkup: c.Params["reply_markup"], ReplyTo: replyTo}
+		if c.Method == "sendDocument" {
+			msg.Document = &Document{Name: c.Params["document#filename"], Content: c.Params["document"], Caption: text}
+		}
+		s.messages[chatID] = append(s.messages[chatID], msg)
 	}
-	s.sent = append(s.sent, Sent{ChatID: chatID, MessageID: id, Text: c.Params["text"], ReplyTo: replyTo, Params: c.Params, At: c.At})
+	s.sent = append(s.sent, Sent{Method: c.Method, ChatID: chatID, MessageID: msg.ID, Text: text, Entities: entities,
+		ReplyTo: replyTo, Params: c.Params, At: c.At})
 	s.changed.Broadcast()
-	return map[string]any{"message_id": id, "from": s.Bot(), "date": time.Now().Unix(), "text": c.Params["text"],
-		"chat": map[string]any{"id": chatID, "type": "private"}}
+	return map[string]any{"message_id": msg.ID, "from": s.Bot(), "date": time.Now().Unix(), "text": text,
+		"chat": map[string]any{"id": chatID, "type": "private"}}, nil
+}
+
+// change deletes a message or replaces its buttons.
+func (s *Server) change(c Call) (any, *Fault) {
+	chatID, _ := strconv.ParseInt(c.Params["chat_id"], 10, 64)
+	id, _ := strconv.ParseInt(c.Params["message_id"], 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	msg := s.find(chatID, id)
+	switch {
+	case msg == nil && c.Method == "deleteMessage":
+		return nil, badRequest("Bad Request: message to delete not found")
+	case msg == nil:
+		return nil, badRequest("Bad Request: message to edit not found")
+	case c.Method == "deleteMessage":
+		msgs := s.messages[chatID]
+		for i, m := range msgs {
+			if m == msg {
+				s.messages[chatID] = append(msgs[:i:i], msgs[i+1:]...)
+			}
+		}
+	default:
+		msg.ReplyMarkup = c.Params["reply_markup"]
+	}
+	s.changed.Broadcast()
+	return true, nil
+}
+
+// find returns a message of the chat, or nil. s.mu must be held.
+func (s *Server) find(chatID, id int64) *Message {
+	for _, m := range s.messages[chatID] {
+		if m.ID == id {
+			return m
+		}
+	}
+	return nil
 }
 
 // params reads a request's parameters, form-encoded, multipart or JSON.

@@ -1,0 +1,61 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/memory"
+)
+
+const (
+	historyDefault = 10
+	historyMax     = 100
+)
+
+func init() { registerCommand("history", cmdHistory) }
+
+// cmdHistory shows the last N messages of the conversation, one line each,
+// with their times in the bot's zone.
+func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
+	n := historyDefault
+	if arg := strings.TrimSpace(in.msg.CommandArguments()); arg != "" {
+		var err error
+		if n, err = strconv.Atoi(arg); err != nil || n < 1 || n > historyMax {
+			return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtHistoryUsage), historyMax))
+		}
+	}
+	msgs, err := h.Memory.Dialogue(ctx, in.msg.Chat.ID, n)
+	if err != nil {
+		return storageError(err)
+	}
+	if len(msgs) == 0 {
+		return h.reply(ctx, in, T(in.lang(), txtHistoryEmpty))
+	}
+	loc := h.Access.zone()
+	lines := []string{fmt.Sprintf(T(in.lang(), txtHistoryHeader), len(msgs), loc.String()), ""}
+	for _, m := range msgs {
+		lines = append(lines, m.CreatedAt.In(loc).Format("02.01 15:04")+" "+speaker(in.lang(), m)+": "+preview(agent.Unstamp(m.Content), 200))
+	}
+	return h.reply(ctx, in, strings.Join(lines, "\n"))
+}
+
+// speaker names who wrote a message, in the user's language.
+func speaker(lang string, m memory.Message) string {
+	if m.Role == memory.RoleUser {
+		return T(lang, txtYou)
+	}
+	return T(lang, txtBot)
+}
+
+// preview is text on one line, cut to at most n characters.
+func preview(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	return string([]rune(text)[:n-1]) + "…"
+}

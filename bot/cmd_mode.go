@@ -1,0 +1,101 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/memory"
+)
+
+// Modes: /mode lists the assistant's modes with a button each; /mode NAME
+// or a button switches the conversation's mode. memory records every switch
+// in mode_switches.
+
+func init() {
+	registerCommand("mode", cmdMode)
+	registerCallback("mode", pressMode)
+}
+
+func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
+	chatID, userID := in.msg.Chat.ID, in.user.TelegramUserID
+	name := strings.ToLower(strings.TrimSpace(in.msg.CommandArguments()))
+	if name == "" {
+		current, err := h.Memory.ConversationMode(ctx, chatID, userID)
+		if err != nil {
+			return storageError(err)
+		}
+		text, buttons := h.modeList(in.lang(), current)
+		return h.reply(ctx, in, text, SendOptions{Buttons: buttons})
+	}
+	if _, ok := h.modes().Lookup(name); !ok {
+		return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtModeUnknown), name))
+	}
+	from, err := h.Memory.SwitchMode(ctx, chatID, userID, name, memory.SwitchByCommand)
+	if err != nil {
+		return storageError(err)
+	}
+	if from == name {
+		return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtModeAlready), name))
+	}
+	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtModeSwitched), name))
+}
+
+// pressMode switches to the mode of the pressed button and marks it in the list.
+func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*memory.Delivery, error) {
+	lang := in.lang()
+	if _, ok := h.modes().Lookup(name); !ok {
+		h.notify(ctx, in, fmt.Sprintf(T(lang, txtModeUnknown), name))
+		return nil, nil
+	}
+	chatID := in.msg.Chat.ID
+	if _, err := h.Memory.SwitchMode(ctx, chatID, in.user.TelegramUserID, name, memory.SwitchByButton); err != nil {
+		return nil, storageError(err)
+	}
+	text, buttons := h.modeList(lang, name)
+	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, SendOptions{Buttons: buttons}); err != nil {
+		h.Log.Debug("updating the list of modes failed", "chat_id", chatID, "err", err)
+	}
+	h.notify(ctx, in, fmt.Sprintf(T(lang, txtModeSwitchedShort), name))
+	return nil, nil
+}
+
+// modeList is the list of modes with the current one marked, and a button
+// for each.
+func (h *Handler) modeList(lang, current string) (string, [][]Button) {
+	lines := []string{T(lang, txtModeList), ""}
+	var rows [][]Button
+	for _, m := range h.modes().List() {
+		mark, label := "•", m.Name
+		if m.Name == current {
+			mark, label = "✓", "✓ "+m.Name
+		}
+		line := mark + " " + m.Name
+		if d := describe(lang, m); d != "" {
+			line += " — " + d
+		}
+		lines = append(lines, line)
+		rows = append(rows, []Button{{Text: label, Data: "mode:" + m.Name}})
+	}
+	return strings.Join(lines, "\n"), rows
+}
+
+// describe is a mode's one-line description: the modes file's, else the
+// bot's own for a built-in mode.
+func describe(lang string, m agent.Mode) string {
+	if m.Description != "" {
+		return m.Description
+	}
+	return T(lang, modeKey(m.Name))
+}
+
+// builtinModes serves a handler that was given no modes.
+var builtinModes, _ = agent.NewModes("", nil)
+
+func (h *Handler) modes() *agent.Modes {
+	if h.Modes == nil {
+		return builtinModes
+	}
+	return h.Modes
+}

@@ -1,0 +1,69 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// EditText replaces the text (and the buttons) of a message the bot sent.
+// An edit that changes nothing counts as done.
+func (c *Client) EditText(ctx context.Context, chatID, messageID int64, text string, opts ...SendOptions) error {
+	o := sendOptions(opts)
+	edit := tgbotapi.NewEditMessageText(chatID, int(messageID), text)
+	edit.DisableWebPagePreview = true
+	if o.Buttons != nil {
+		kb := inlineKeyboard(o.Buttons)
+		edit.ReplyMarkup = &kb
+	}
+	_, err := c.sendFormatted(ctx, &edit, &edit.Text, &edit.ParseMode, o.Markdown)
+	if apiErr, ok := APIError(err); ok && apiErr.Code == http.StatusBadRequest && strings.Contains(apiErr.Message, "message is not modified") {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("editMessageText: %w", err)
+	}
+	return nil
+}
+
+// DeleteMessage deletes a message the bot sent.
+func (c *Client) DeleteMessage(ctx context.Context, chatID, messageID int64) error {
+	if _, err := c.send(ctx, tgbotapi.NewDeleteMessage(chatID, int(messageID))); err != nil {
+		return fmt.Errorf("deleteMessage: %w", err)
+	}
+	return nil
+}
+
+// SendDocument sends a file to a chat and returns the message's id.
+func (c *Client) SendDocument(ctx context.Context, chatID int64, name string, content []byte, caption string) (int64, error) {
+	doc := tgbotapi.NewDocument(chatID, tgbotapi.FileBytes{Name: name, Bytes: content})
+	doc.Caption = caption
+	raw, err := c.send(ctx, doc)
+	return sentMessageID("sendDocument", raw, err)
+}
+
+// sentMessageID reads the id of the message a send call returned.
+func sentMessageID(method string, raw json.RawMessage, err error) (int64, error) {
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", method, err)
+	}
+	var sent tgbotapi.Message
+	if err := json.Unmarshal(raw, &sent); err != nil {
+		return 0, fmt.Errorf("%s: decode result: %w", method, err)
+	}
+	return int64(sent.MessageID), nil
+}
+
+// SetCommands registers the bot's command menu for users whose Telegram
+// language is language ("" for everyone else).
+func (c *Client) SetCommands(ctx context.Context, language string, commands []tgbotapi.BotCommand) error {
+	call := tgbotapi.NewSetMyCommandsWithScopeAndLanguage(tgbotapi.NewBotCommandScopeDefault(), language, commands...)
+	if _, err := c.send(ctx, call); err != nil {
+		return fmt.Errorf("setMyCommands: %w", err)
+	}
+	return nil
+}

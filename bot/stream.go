@@ -1,0 +1,193 @@
+package bot
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+)
+
+// streamer shows an answer in the chat while the model writes it; it is the
+// agent's Sink. The first piece goes out as a message at once; then the
+// message is edited as more arrives, at most once per interval (Telegram
+// allows about one edit per second in a chat), and an answer that outgrows
+// one message continues in the next.
+type streamer struct {
+	client    *Client
+	chatID    int64
+	replyTo   int
+	every     time.Duration
+	log       *slog.Logger
+	firstText func() // called at the first piece of text: stops "typing…"
+	once      sync.Once
+
+	mu   sync.Mutex
+	text string // the answer so far
+
+	wake chan struct{} // the text changed (buffered, 1)
+	quit chan struct{} // closed to stop showing the text as it comes
+	done chan struct{} // closed when the showing goroutine has stopped
+
+	// Owned by the showing goroutine until done is closed, then by the caller.
+	ids   []int64  // the messages the answer is shown in
+	shown []string // the Markdown each of them shows
+	last  time.Time
+}
+
+func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func()) *streamer {
+	every := h.EditEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, replyTo: replyTo(in), every: every, log: h.Log,
+		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	go s.run(ctx)
+	return s
+}
+
+// Text adds a piece of the answer. It implements agent.Sink.
+func (s *streamer) Text(delta string) {
+	s.once.Do(s.firstText)
+	s.mu.Lock()
+	s.text += delta
+	s.mu.Unlock()
+	s.poke()
+}
+
+// Discard drops the text so far. It implements agent.Sink.
+func (s *streamer) Discard() {
+	s.mu.Lock()
+	s.text = ""
+	s.mu.Unlock()
+	s.poke()
+}
+
+func (s *streamer) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// run shows the text as it changes, pacing the calls to Telegram.
+func (s *streamer) run(ctx context.Context) {
+	defer close(s.done)
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-s.wake:
+		}
+		if !s.pace(ctx, s.quit) {
+			return
+		}
+		s.mu.Lock()
+		text := s.text
+		s.mu.Unlock()
+		if err := s.show(ctx, text, false); err != nil && ctx.Err() == nil {
+			s.log.Debug("showing a streamed answer failed; the final text will be sent", "chat_id", s.chatID, "err", err)
+		}
+	}
+}
+
+// finish shows the final text (the stored answer) and returns the ids of
+// the messages it is in.
+func (s *streamer) finish(ctx context.Context, final string) ([]int64, error) {
+	s.stop()
+	if !s.pace(ctx, nil) {
+		return s.ids, ctx.Err()
+	}
+	err := s.show(ctx, final, true)
+	return s.ids, err
+}
+
+// abort stops the streamer and deletes what it showed: the turn produced no
+// answer to stand behind it.
+func (s *streamer) abort(ctx context.Context) {
+	s.stop()
+	for _, id := range s.ids {
+		if err := s.client.DeleteMessage(ctx, s.chatID, id); err != nil {
+			s.log.Debug("deleting a half-shown answer failed", "chat_id", s.chatID, "err", err)
+		}
+	}
+	s.ids, s.shown = nil, nil
+}
+
+func (s *streamer) stop() {
+	select {
+	case <-s.quit:
+	default:
+		close(s.quit)
+	}
+	<-s.done
+}
+
+// pace waits until the last call to Telegram is an interval old; false if
+// ctx ended or quit was closed first.
+func (s *streamer) pace(ctx context.Context, quit <-chan struct{}) bool {
+	wait := time.Until(s.last.Add(s.every))
+	if s.last.IsZero() || wait <= 0 {
+		return true
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-quit:
+		return false
+	}
+}
+
+// show makes the chat show text: messages whose part changed are edited,
+// parts with no message yet are sent. The final text also deletes messages
+// the answer no longer needs (its text shrank after a Discard).
+func (s *streamer) show(ctx context.Context, text string, final bool) error {
+	var parts []string
+	if strings.TrimSpace(text) != "" {
+		parts = SplitMarkdown(text, MaxMessageLength)
+	}
+	for i, part := range parts {
+		switch {
+		case i < len(s.ids) && s.shown[i] == part:
+			continue
+		case i < len(s.ids):
+			err := s.client.EditText(ctx, s.chatID, s.ids[i], part, SendOptions{Markdown: true})
+			s.last = time.Now()
+			if err == nil {
+				s.shown[i] = part
+				continue
+			}
+			if !IsPermanent(err) {
+				return err
+			}
+			// The message is gone (the user deleted it, say): send the part anew.
+		}
+		to := 0
+		if i == 0 {
+			to = s.replyTo
+		}
+		id, err := s.client.sendMessage(ctx, newMessage(s.chatID, to, part), true)
+		s.last = time.Now()
+		if err != nil {
+			return err
+		}
+		if i < len(s.ids) {
+			s.ids[i], s.shown[i] = id, part
+		} else {
+			s.ids, s.shown = append(s.ids, id), append(s.shown, part)
+		}
+	}
+	if final {
+		for _, id := range s.ids[len(parts):] {
+			if err := s.client.DeleteMessage(ctx, s.chatID, id); err != nil {
+				s.log.Debug("deleting a message the answer outgrew failed", "chat_id", s.chatID, "err", err)
+			}
+		}
+		s.ids, s.shown = s.ids[:len(parts)], s.shown[:len(parts)]
+	}
+	return nil
+}

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/telegramfake"
+)
+
+// rows lists the chat's message rows as role:content, oldest first.
+func (h *harness) rows(chatID int64) []string {
+	h.t.Helper()
+	res, err := h.DB.Query(context.Background(), `SELECT m.role, m.content FROM messages m
+		JOIN conversations c ON c.id = m.conversation_id WHERE c.chat_id = $1 ORDER BY m.id`, chatID)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer res.Close()
+	var out []string
+	for res.Next() {
+		var role, content string
+		res.Scan(&role, &content)
+		if role == "user" {
+			content = content[strings.Index(content, "] ")+2:]
+		}
+		out = append(out, role+":"+content)
+	}
+	return out
+}
+
+// scriptCalculatorTurn makes the model's next turn call the calculator
+// with args, then answer.
+func scriptCalculatorTurn(h *harness, callID, args, answer string) {
+	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall(callID, "calculator", args)}},
+		openaifake.Reply{Content: answer})
+}
+
+func TestRetryAndUndoLeaveExactlyTheExpectedRows(t *testing.T) {
+	h := newHarness(t)
+	scriptCalculatorTurn(h, "call_1", `{"expression":"6*7"}`, "It is 42.")
+	h.LLM.Script(openaifake.Reply{Content: "Forty-two."}) // the /retry
+	h.Start()
+	h.Say(jane, "what is 6*7?")
+	if got := h.rows(jane.ID); len(got) != 5 {
+		t.Fatalf("rows before /retry: %q", got)
+	}
+
+	if got := h.Say(jane, "/retry"); got != "Forty-two." {
+		t.Fatalf("/retry answered %q", got)
+	}
+	if got, want := strings.Join(h.rows(jane.ID), "|"), "user:what is 6*7?|assistant:Forty-two."; got != want {
+		t.Fatalf("rows after /retry: %q, want %q", got, want)
+	}
+	reqs := h.LLM.Requests()
+	if last := reqs[len(reqs)-1].Messages; len(last) != 2 || !strings.HasSuffix(last[1].Content, "what is 6*7?") {
+		t.Fatalf("the retried call saw %+v", last)
+	}
+	if _, telegramID, _ := h.storedAnswer(jane.ID); telegramID == 0 {
+		t.Error("the retried answer's delivery was not recorded")
+	}
+
+	h.Say(jane, "second question")
+	got := h.Say(jane, "/undo")
+	if !strings.Contains(got, "“second question”") || !strings.Contains(got, "(1)") {
+		t.Fatalf("/undo said %q", got)
+	}
+	if got, want := strings.Join(h.rows(jane.ID), "|"), "user:what is 6*7?|assistant:Forty-two."; got != want {
+		t.Fatalf("rows after /undo: %q, want %q", got, want)
+	}
+	h.Say(jane, "/undo")
+	if got := h.rows(jane.ID); len(got) != 0 {
+		t.Fatalf("rows after the second /undo: %q", got)
+	}
+	if got := h.Say(jane, "/undo"); !strings.Contains(got, "nothing to take back") {
+		t.Fatalf("/undo of nothing said %q", got)
+	}
+	if got := h.Say(jane, "/retry"); !strings.Contains(got, "nothing to answer again") {
+		t.Fatalf("/retry of nothing said %q", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM conversation_rollbacks`); n != 3 {
+		t.Fatalf("%d rollbacks logged, want 1 retry and 2 undos", n)
+	}
+}
+
+func TestExportSendsEveryMessageAsMarkdownAndJSON(t *testing.T) {
+	h := newHarness(t)
+	scriptCalculatorTurn(h, "call_1", `{"expression":"6*7"}`, "It is **42**.")
+	h.Start()
+	if got := h.Say(jane, "/export"); !strings.Contains(got, "nothing to export") {
+		t.Fatalf("/export of nothing said %q", got)
+	}
+	h.Say(jane, "what is 6*7?")
+	h.Say(jane, "and <html> & `code`?")
+	docs := h.SayAll(jane, "/export")
+	if len(docs) != 2 || docs[0].Document == nil || docs[1].Document == nil {
+		t.Fatalf("/export sent %+v", docs)
+	}
+	md, js := docs[0].Document, docs[1].Document
+	if !strings.HasSuffix(md.Name, ".md") || !strings.HasSuffix(js.Name, ".json") || !strings.Contains(md.Caption, "7 messages") {
+		t.Fatalf("documents %q (%q) and %q", md.Name, md.Caption, js.Name)
+	}
+
+	var exported struct {
+		Conversation map[string]any
+		Messages     []map[string]any
+	}
+	if err := json.Unmarshal([]byte(js.Content), &exported); err != nil {
+		t.Fatalf("the JSON export does not parse: %v", err)
+	}
+	res, _ := h.DB.Query(context.Background(), `SELECT m.id, m.role, m.content, m.conversation_id::text FROM messages m
+		JOIN conversations c ON c.id = m.conversation_id WHERE c.chat_id = $1 ORDER BY m.id`, jane.ID)
+	i := 0
+	for ; res.Next(); i++ {
+		var id int64
+		var role, content, conv string
+		res.Scan(&id, &role, &content, &conv)
+		if i >= len(exported.Messages) {
+			t.Fatalf("the JSON export has %d messages, the table more", len(exported.Messages))
+		}
+		m := exported.Messages[i]
+		if m["id"] != float64(id) || m["role"] != role || m["content"] != content || m["conversation_id"] != conv {
+			t.Errorf("exported row %d = %v, want %d %s %q", i, m, id, role, content)
+		}
+		for _, column := range []string{"tool_calls", "tool_call_id", "tool_name", "telegram_message_id", "update_id", "metadata", "created_at"} {
+			if _, ok := m[column]; !ok {
+				t.Errorf("exported row %d lacks %s", i, column)
+			}
+		}
+		shown := content
+		if role == "user" {
+			shown = content[strings.Index(content, "] ")+2:]
+		}
+		if role == "assistant" && content == "" { // the tool call row: its call is shown
+			shown = `{"expression":"6*7"}`
+		}
+		if !strings.Contains(md.Content, shown) {
+			t.Errorf("the Markdown export lacks %s row %q", role, shown)
+		}
+	}
+	if i != 7 || len(exported.Messages) != 7 || exported.Conversation["chat_id"] != float64(jane.ID) {
+		t.Fatalf("%d rows, %d exported, conversation %v", i, len(exported.Messages), exported.Conversation)
+	}
+}
+
+func TestModesSwitchTheSystemPromptAndEverySwitchIsRecorded(t *testing.T) {
+	h := newHarness(t)
+	modesFile := filepath.Join(t.TempDir(), "modes.yaml")
+	os.WriteFile(modesFile, []byte("modes:\n  - name: pirate\n    description: talks like a pirate\n    prompt: Talk like a pirate.\n"), 0o600)
+	h.Env["MODES_FILE"] = modesFile
+	h.Env["SYSTEM_PROMPT"] = "You are a test bot."
+	h.Start()
+	lastSystem := func() string {
+		reqs := h.LLM.Requests()
+		return reqs[len(reqs)-1].Messages[0].Content
+	}
+
+	list := h.SayAll(jane, "/mode")[0]
+	if !strings.Contains(list.Text, "✓ default") || !strings.Contains(list.Text, "• pirate — talks like a pirate") ||
+		!strings.Contains(list.ReplyMarkup, `"callback_data":"mode:concise"`) {
+		t.Fatalf("/mode shows %q with buttons %s", list.Text, list.ReplyMarkup)
+	}
+	h.TG.Press(jane, list, "mode:concise")
+	h.WaitIdle()
+	if answers := h.TG.Calls("answerCallbackQuery"); len(answers) != 1 || answers[0].Params["text"] != "Mode: concise" {
+		t.Fatalf("the button press was answered with %+v", answers)
+	}
+	if edited := h.TG.Messages(jane.ID)[0]; !strings.Contains(edited.Text, "✓ concise") || !strings.Contains(edited.ReplyMarkup, "✓ concise") {
+		t.Fatalf("the list was not updated: %q", edited.Text)
+	}
+	h.Say(jane, "hello")
+	if got := lastSystem(); !strings.HasPrefix(got, "You are a test bot.\n\nMode: concise.") {
+		t.Fatalf("system prompt in concise mode = %q", got)
+	}
+
+	if got := h.Say(jane, "/mode pirate"); got != "Mode: pirate. It applies from your next message." {
+		t.Fatalf("/mode pirate said %q", got)
+	}
+	if got := h.Say(jane, "/mode pirate"); !strings.Contains(got, "already") {
+		t.Fatalf("/mode pirate again said %q", got)
+	}
+	if got := h.Say(jane, "/mode nonsense"); !strings.Contains(got, "There is no mode “nonsense”") {
+		t.Fatalf("/mode nonsense said %q", got)
+	}
+	h.Say(jane, "ahoy")
+	if got := lastSystem(); got != "You are a test bot.\n\nTalk like a pirate." {
+		t.Fatalf("system prompt in pirate mode = %q", got)
+	}
+
+	h.Say(jane, "/new")
+	h.Say(jane, "back to normal")
+	if got := lastSystem(); got != "You are a test bot." {
+		t.Fatalf("system prompt after /new = %q", got)
+	}
+	res, _ := h.DB.Query(context.Background(), `SELECT from_mode || '>' || to_mode || ':' || reason FROM mode_switches ORDER BY id`)
+	var switches []string
+	for res.Next() {
+		var s string
+		res.Scan(&s)
+		switches = append(switches, s)
+	}
+	// The first two belonged to the conversation /new deleted.
+	if got := strings.Join(switches, " "); got != "pirate>default:new" {
+		t.Fatalf("mode_switches = %q", got)
+	}
+}
+
+func TestModeSwitchesAreKeptForTheConversation(t *testing.T) {
+	h := newHarness(t)
+	h.Start()
+	h.Say(ivan, "/mode coder")
+	h.Say(ivan, "/mode translator")
+	n := h.Count(`SELECT count(*) FROM mode_switches s JOIN conversations c ON c.id = s.conversation_id
+		WHERE c.chat_id = $1 AND c.mode = 'translator'
+		  AND ((s.from_mode = 'default' AND s.to_mode = 'coder') OR (s.from_mode = 'coder' AND s.to_mode = 'translator'))
+		  AND s.reason = 'command' AND s.switched_at <= now()`, ivan.ID)
+	if n != 2 {
+		t.Fatalf("%d matching mode_switches rows, want 2", n)
+	}
+}
+
+var jane2 = telegramfake.User{ID: 503, FirstName: "Jane Two", LanguageCode: "en-GB"}
+
+func TestHelpListsEveryCommandAndTheMenuIsRegistered(t *testing.T) {
+	h := newHarness(t)
+	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(jane.ID)
+	h.Start()
+	commands := []string{"start", "help", "new", "retry", "undo", "history", "mode", "export",
+		"memory", "forget", "reminders", "cancel_reminder", "approvals", "usage"}
+	admin := h.Say(jane, "/help")
+	for _, name := range []string{"stats", "user"} {
+		if !strings.Contains(admin, "/"+name+" — ") {
+			t.Errorf("the admin's /help lacks /%s", name)
+		}
+	}
+	for _, who := range []struct {
+		user    string
+		help    string
+		menuFor string
+	}{{"en", h.Say(jane2, "/help"), ""}, {"ru", h.Say(ivan, "/help"), "ru"}} {
+		var menu []struct{ Command, Description string }
+		for _, call := range h.TG.Calls("setMyCommands") {
+			if call.Params["language_code"] == who.menuFor {
+				json.Unmarshal([]byte(call.Params["commands"]), &menu)
+			}
+		}
+		if len(menu) != len(commands) {
+			t.Errorf("%s menu = %+v", who.user, menu)
+		}
+		if strings.Contains(who.help, "/stats") {
+			t.Errorf("%s /help shows an admin command to a non-admin", who.user)
+		}
+		for i, name := range commands {
+			if !regexp.MustCompile(`(?m)^/` + name + ` — \S`).MatchString(who.help) {
+				t.Errorf("%s /help lacks /%s:\n%s", who.user, name, who.help)
+			}
+			if i < len(menu) && (menu[i].Command != name || menu[i].Description == "") {
+				t.Errorf("%s menu entry %d = %+v, want %s", who.user, i, menu[i], name)
+			}
+		}
+	}
+}
+
+func TestHistoryShowsTheLastMessagesWithTheirTimes(t *testing.T) {
+	h := newHarness(t)
+	h.Start()
+	if got := h.Say(ivan, "/history"); !strings.Contains(got, "пуст") {
+		t.Fatalf("/history of nothing said %q", got)
+	}
+	for _, text := range []string{"один", "два", "три"} {
+		h.Say(ivan, text)
+	}
+	got := h.Say(ivan, "/history 3")
+	lines := strings.Split(got, "\n")
+	if len(lines) != 5 || !strings.Contains(lines[0], "Europe/Moscow") {
+		t.Fatalf("/history 3 said %q", got)
+	}
+	for i, want := range []string{"Бот: echo: два", "Вы: три", "Бот: echo: три"} {
+		if !regexp.MustCompile(`^\d\d\.\d\d \d\d:\d\d ` + want + `$`).MatchString(lines[2+i]) {
+			t.Errorf("line %d = %q, want the time and %q", i, lines[2+i], want)
+		}
+	}
+	if got := h.Say(ivan, "/history"); len(strings.Split(got, "\n")) != 2+6 {
+		t.Errorf("/history said %q, want all six messages", got)
+	}
+	for _, bad := range []string{"/history zero", "/history 0", "/history 1000"} {
+		if got := h.Say(ivan, bad); !strings.Contains(got, "/history N") {
+			t.Errorf("%s said %q", bad, got)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// DefaultMode is the mode a conversation starts in (the column's default).
+const DefaultMode = "default"
+
+// Why a conversation's mode changed, as mode_switches.reason records it.
+const (
+	SwitchByCommand = "command" // /mode NAME
+	SwitchByButton  = "button"  // the inline button of /mode
+	SwitchByNew     = "new"     // /new starts the fresh conversation in the default mode
+)
+
+// ConversationMode returns the mode of the chat's current conversation,
+// creating the conversation when the chat has none.
+func (s *Store) ConversationMode(ctx context.Context, chatID, userID int64) (string, error) {
+	var mode string
+	err := s.pool.QueryRow(ctx, `WITH `+currentConversationCTE+`
+		SELECT coalesce((SELECT mode FROM conversations WHERE id = (SELECT id FROM conv)), $3)`,
+		chatID, userID, DefaultMode).Scan(&mode)
+	if err != nil {
+		return "", fmt.Errorf("conversation mode: %w", translate(err))
+	}
+	return mode, nil
+}
+
+// queueMode adds to batch the query of the mode of conversation id,
+// scanned into *dst.
+func queueMode(batch *pgx.Batch, conversationID string, dst *string) {
+	batch.Queue(`SELECT mode FROM conversations WHERE id = $1`, conversationID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(dst) })
+}
+
+// switchModeSQL changes the mode of conversation $1 (of chat $4) to $2 and
+// records the switch with reason $3, in one statement; it returns the mode
+// before.
+// Switching to the mode already set changes and records nothing.
+const switchModeSQL = `WITH old AS (
+	SELECT mode FROM conversations WHERE id = $1 FOR UPDATE
+), changed AS (
+	UPDATE conversations SET mode = $2 WHERE id = $1 AND mode <> $2 RETURNING id
+), recorded AS (
+	INSERT INTO mode_switches (conversation_id, chat_id, from_mode, to_mode, reason)
+	SELECT changed.id, $4, old.mode, $2, $3 FROM old, changed
+)
+SELECT mode FROM old`
+
+// SwitchMode sets the mode of the chat's current conversation and records
+// the switch in mode_switches. It returns the mode it was in before.
+func (s *Store) SwitchMode(ctx context.Context, chatID, userID int64, to, reason string) (from string, err error) {
+	conv, err := s.CurrentConversation(ctx, chatID, userID)
+	if err != nil {
+		return "", err
+	}
+	if err := s.pool.QueryRow(ctx, switchModeSQL, conv, to, reason, chatID).Scan(&from); err != nil {
+		return "", fmt.Errorf("switch mode: %w", translate(err))
+	}
+	return from, nil
+}

@@ -1,0 +1,186 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrNoUserMessage is returned by Rollback and StartRetry when the chat's
+// current conversation has no user message to take back or to answer again.
+var ErrNoUserMessage = errors.New("the conversation has no user message")
+
+// The commands that take rows back out of a conversation.
+const (
+	RollbackUndo  = "undo"  // the last user message and everything after it
+	RollbackRetry = "retry" // everything after the last user message
+)
+
+// RollbackStart says what to take back.
+type RollbackStart struct {
+	ChatID   int64
+	UpdateID int64  // the command's update; 0 when none
+	Command  string // RollbackUndo or RollbackRetry
+}
+
+// Rollback is what /undo or /retry took out of a conversation.
+type Rollback struct {
+	// UserMessage is the last user message: taken back by /undo, answered
+	// again by /retry. Nil when Repeated.
+	UserMessage *Message
+	Removed     int          // rows removed
+	ByRole      map[Role]int // the same, per role
+	// Cancelled are the approvals that waited on a removed tool call.
+	Cancelled []Approval
+	// Repeated is true when an earlier attempt at the same update (cut
+	// short by a crash) had already done it: nothing more was removed.
+	Repeated bool
+}
+
+// currentConversationIDSQL is the chat $1's current conversation, or NULL.
+const currentConversationIDSQL = `(SELECT id FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1)`
+
+const lastUserRowSQL = `SELECT ` + messageColumns + ` FROM messages
+WHERE conversation_id = ` + currentConversationIDSQL + ` AND role = 'user' ORDER BY id DESC LIMIT 1`
+
+// cancelRemovedApprovalsSQL cancels the pending approvals of the tool calls
+// of conversation $1's rows from id $2 on, and logs approval_decided.
+const cancelRemovedApprovalsSQL = `WITH decided AS (
+	UPDATE pending_approvals SET status = 'cancelled', decision_at = now(), decision_reason = $3
+	WHERE status = 'pending' AND assistant_message_id IN (SELECT id FROM messages WHERE conversation_id = $1 AND id >= $2)
+	RETURNING *
+), ` + logDecisionsCTE + ` SELECT ` + approvalColumns + ` FROM decided ORDER BY id`
+
+// Rollback takes rows back out of the chat's current conversation, in one
+// transaction: for /undo its last user message and every row after it, for
+// /retry the rows after that message (the old answer, its tool calls and
+// results). Approvals waiting on a removed call are cancelled, and the
+// removal is logged in conversation_rollbacks. A second attempt at the same
+// update removes nothing more and says so (Repeated). It returns
+// ErrNoUserMessage when the conversation has no user message.
+func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, error) {
+	var r *Rollback
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if r, err = earlierRollback(ctx, tx, in.UpdateID); r != nil || err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, lastUserRowSQL, in.ChatID)
+		if err != nil {
+			return err
+		}
+		last, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Message])
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNoUserMessage
+		}
+		if err != nil {
+			return err
+		}
+		from := last.ID // undo
+		if in.Command == RollbackRetry {
+			from = last.ID + 1
+		}
+		cancelled, err := collectApprovals(tx.Query(ctx, cancelRemovedApprovalsSQL, last.ConversationID, from, "cancelled by /"+in.Command))
+		if err != nil {
+			return err
+		}
+		if r, err = removeFrom(ctx, tx, in, last.ConversationID, from); err != nil {
+			return err
+		}
+		r.UserMessage, r.Cancelled = last, cancelled
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrNoUserMessage) {
+		err = fmt.Errorf("%s: %w", in.Command, translate(err))
+	}
+	return r, err
+}
+
+// earlierRollback returns what an earlier attempt at the same update
+// removed, or nil when there was none.
+func earlierRollback(ctx context.Context, tx pgx.Tx, updateID int64) (*Rollback, error) {
+	if updateID == 0 {
+		return nil, nil
+	}
+	r := &Rollback{Repeated: true}
+	err := tx.QueryRow(ctx, `SELECT removed, removed_by_role FROM conversation_rollbacks WHERE update_id = $1`,
+		updateID).Scan(&r.Removed, &r.ByRole)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// removeFrom deletes the conversation's rows from id fromID on and logs the
+// removal.
+func removeFrom(ctx context.Context, tx pgx.Tx, in RollbackStart, conversationID string, fromID int64) (*Rollback, error) {
+	rows, err := tx.Query(ctx, `DELETE FROM messages WHERE conversation_id = $1 AND id >= $2 RETURNING role`, conversationID, fromID)
+	if err != nil {
+		return nil, err
+	}
+	roles, err := pgx.CollectRows(rows, pgx.RowTo[Role])
+	if err != nil {
+		return nil, err
+	}
+	r := &Rollback{Removed: len(roles), ByRole: map[Role]int{}}
+	for _, role := range roles {
+		r.ByRole[role]++
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO conversation_rollbacks
+		(conversation_id, chat_id, command, update_id, first_removed_id, removed, removed_by_role)
+		VALUES ($1, $2, $3, NULLIF($4::bigint, 0), $5, $6, $7)`,
+		conversationID, in.ChatID, in.Command, in.UpdateID, fromID, r.Removed, r.ByRole)
+	return r, err
+}
+
+// RetryStart is what a regenerated answer starts from.
+type RetryStart struct {
+	ChatID       int64
+	UserID       int64 // who asked: their long-term facts are loaded
+	UpdateID     int64 // the /retry command's update; 0 when none
+	HistoryLimit int
+	FactChars    int
+}
+
+// retryUserRowSQL is the last user row of chat $1's current conversation,
+// with its conversation's mode.
+const retryUserRowSQL = `SELECT m.conversation_id, m.id, c.mode FROM (` + lastUserRowSQL + `) m
+JOIN conversations c ON c.id = m.conversation_id::uuid`
+
+// StartRetry loads what a new answer to the last user message of the chat's
+// current conversation starts from (Rollback has removed the old one), in
+// one round trip: the history, the conversation's mode, the user's facts,
+// the chat's pending approvals and the answer an earlier attempt at the
+// same update already stored (Turn.Answer). It returns ErrNoUserMessage when
+// the conversation has no user message.
+func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
+	t := &Turn{}
+	found := true
+	batch := &pgx.Batch{}
+	batch.Queue(retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode)
+		if errors.Is(err, pgx.ErrNoRows) {
+			found = false
+			return nil
+		}
+		return err
+	})
+	batch.Queue(lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+		var err error
+		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+		return err
+	})
+	queueAnswer(batch, in.UpdateID, &t.Answer)
+	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
+	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
+		in.ChatID, in.UpdateID)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, fmt.Errorf("start retry: %w", translate(err))
+	}
+	if !found {
+		return nil, ErrNoUserMessage
+	}
+	return t, nil
+}
