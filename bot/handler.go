@@ -34,6 +34,7 @@ type Memory interface {
 	AddEvents(ctx context.Context, events ...memory.Event) error
 	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
+	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
 	ControlStore
 	FactStore
 	ReminderStore

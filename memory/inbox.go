@@ -15,6 +15,9 @@ type InboxUpdate struct {
 	ChatID   int64
 	Payload  []byte // the update's JSON, as Telegram sent it
 	Attempts int    // how many times it has been claimed, this time included
+	// Shown are the Telegram messages an earlier attempt showed a streamed
+	// answer in before it was cut short (see NoteShown).
+	Shown []int64
 }
 
 // Delivery records what was sent to Telegram for an assistant row.
@@ -57,7 +60,7 @@ FROM (SELECT update_id FROM updates WHERE chat_id = $1 AND state <> 'done'
       ORDER BY update_id LIMIT 1 FOR UPDATE) head
 WHERE u.update_id = head.update_id
   AND (u.state = 'pending' OR u.owner_id = $2 OR NOT membot_owner_alive(u.owner_id))
-RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts`
+RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts, coalesce(u.shown_message_ids, '{}')`
 
 // ClaimNext claims the chat's oldest unfinished update for owner. It returns
 // nil when the chat has none, or when another live process is handling it.
@@ -65,7 +68,7 @@ RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts`
 func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*InboxUpdate, error) {
 	var u InboxUpdate
 	var payload string
-	err := s.pool.QueryRow(ctx, claimSQL, chatID, owner).Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts)
+	err := s.pool.QueryRow(ctx, claimSQL, chatID, owner).Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts, &u.Shown)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -86,6 +89,17 @@ SELECT 'reply_sent',
 FROM messages m JOIN conversations c ON c.id = m.conversation_id
 WHERE m.id = $1
 ` + eventOncePerUpdate
+
+// NoteShown records the Telegram messages an answer to the update shows in
+// while it is being written, before it is stored: should this attempt be
+// cut short, the next one finds them in InboxUpdate.Shown.
+func (s *Store) NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE updates SET shown_message_ids = $2 WHERE update_id = $1`,
+		updateID, telegramMessageIDs); err != nil {
+		return fmt.Errorf("note shown messages: %w", translate(err))
+	}
+	return nil
+}
 
 // Complete marks an update handled and, in the same transaction, records
 // where its answer was delivered. errText notes why it was given up on.

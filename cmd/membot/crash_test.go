@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -16,9 +17,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/membot/membot/bot"
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/memory"
 )
 
 // The real binary is killed with SIGKILL at random moments while messages
@@ -50,7 +53,7 @@ func TestKill9WhileAnswersAreStreamed(t *testing.T) {
 	t.Logf("injected %d, answered %d, lost %d; left behind by a kill: %d half-written and %d complete answers "+
 		"(shown but not recorded), unexplained %d; kills %d; turns whose model call was repeated: %d",
 		r.total, c.answered, r.total-c.answered, c.partials, c.duplicates, c.unexplained, len(r.killed), c.modelRepeats)
-	t.Logf("shown-but-not-recorded window: %s", c.window)
+	t.Logf("answers showed for %s before they were recorded (each message noted on its update as it was sent)", c.window)
 }
 
 // crashRun is what a crash scenario leaves to check.
@@ -356,4 +359,37 @@ func startBinary(t *testing.T, bin string, env []string, logs *syncBuffer) *exec
 		}
 	})
 	return cmd
+}
+
+// A run that dies mid-stream leaves its half-written answer showing, noted
+// on the update; the run that takes the update over edits that message into
+// its answer instead of sending a second one.
+func TestATakenOverAnswerEditsWhatTheDeadRunShowed(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	// What the dead run did: it stored the update, began to show the answer
+	// and noted the message, then died before storing the answer.
+	dead := bot.NewClient(ctx, ctx, bot.ClientConfig{Token: testToken, APIURL: h.TG.URL()})
+	ids, err := dead.SendText(ctx, jane.ID, 0, "echo: half-wri")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := json.Marshal(map[string]any{"update_id": 9001, "message": telegramfake.TextMessage(jane.ID, "private", jane, "half-written question")})
+	store := memory.NewStore(h.DB)
+	if err := store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: 9001, ChatID: jane.ID, Payload: payload}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.NoteShown(ctx, 9001, ids); err != nil {
+		t.Fatal(err)
+	}
+
+	h.Start()
+	h.WaitDone(9001)
+	msgs := h.TG.Messages(jane.ID)
+	if len(msgs) != 1 || msgs[0].ID != ids[0] || msgs[0].Text != "echo: half-written question" {
+		t.Fatalf("the chat shows %+v; want the half-written message %d edited into the answer", msgs, ids[0])
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant' AND telegram_message_id = $1`, ids[0]); n != 1 {
+		t.Fatal("the answer row does not record the message it was shown in")
+	}
 }
