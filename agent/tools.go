@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -143,11 +144,20 @@ func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCal
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			failure = fmt.Errorf("the tool crashed: %v\n%s", p, debug.Stack())
+			failure = &toolPanic{value: p, stack: debug.Stack()}
 		}
 	}()
 	return tool.Run(ctx, turn, args)
 }
+
+// toolPanic is a recovered panic of a tool. The model sees only its value;
+// the stack goes to the log.
+type toolPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", p.value) }
 
 // runTools returns the rows to store for the tool calls of msg: the
 // assistant row that asked, then the result row of each call that could run
@@ -183,8 +193,14 @@ func (a *Agent) runCall(ctx context.Context, turn *TurnInfo, call memory.ToolCal
 	for k, v := range extra {
 		meta[k] = v
 	}
-	if err != nil {
+	var crash *toolPanic
+	switch {
+	case errors.As(err, &crash):
+		a.log.Error("tool panicked", "tool", call.Name, "panic", crash.value, "stack", string(crash.stack))
+	case err != nil:
 		a.log.Warn("tool failed", "tool", call.Name, "err", err)
+	}
+	if err != nil {
 		meta["error"] = truncate(err.Error(), 2000)
 		result = "error: " + truncate(err.Error(), 2000)
 	}

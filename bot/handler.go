@@ -34,6 +34,7 @@ type Memory interface {
 	AddEvents(ctx context.Context, events ...memory.Event) error
 	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
+	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
 	ControlStore
 	FactStore
 	ReminderStore
@@ -64,6 +65,7 @@ type Handler struct {
 type incoming struct {
 	update *memory.InboxUpdate
 	msg    *tgbotapi.Message // for a button press, the message that has the button
+	edited bool              // msg is an edit: the answer quotes it
 	user   memory.User       // who wrote, or pressed
 	query  *tgbotapi.CallbackQuery
 	// delivery is set by a command that answers with a stored assistant row
@@ -73,52 +75,57 @@ type incoming struct {
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
 
-// Handle handles one update. It implements UpdateHandler.
+// Handle handles one update. It implements UpdateHandler. What is answered
+// and how is decided by routeUpdate (filter.go).
 func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *memory.Delivery, err error) {
+	var in *incoming
+	defer func() {
+		if p := recover(); p != nil {
+			h.Log.Error("panic while handling an update", "update_id", u.UpdateID, "panic", p, "stack", string(debug.Stack()))
+			delivery, err = nil, fmt.Errorf("panic: %v", p)
+			if in != nil {
+				if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
+					err = sendErr
+				} else {
+					err = fmt.Errorf("panic: %v (apology sent)", p)
+				}
+			}
+		}
+	}()
 	var upd tgbotapi.Update
 	if err := json.Unmarshal(u.Payload, &upd); err != nil {
 		return nil, fmt.Errorf("decode update: %w", err)
 	}
-	in := &incoming{update: u, msg: upd.Message}
-	switch q := upd.CallbackQuery; {
-	case q != nil && (q.Message == nil || q.From == nil):
-		return nil, h.Client.AnswerCallback(ctx, q.ID, "") // not a button of a message of this bot
-	case q != nil:
-		in.msg, in.query = q.Message, q
-		in.user = userOf(q.From)
-	case in.msg == nil || in.msg.From == nil:
-		return nil, nil // nothing this bot answers
-	default:
-		in.user = userOf(in.msg.From)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			h.Log.Error("panic while handling an update", "update_id", u.UpdateID, "panic", p, "stack", string(debug.Stack()))
-			delivery, err = nil, h.reply(ctx, in, T(in.lang(), txtApology))
-			if err == nil {
-				err = fmt.Errorf("panic: %v (apology sent)", p)
-			}
+	r := routeUpdate(&upd, &h.Client.Self)
+	switch r.action {
+	case ignore:
+		h.Log.Debug("update ignored", "update_id", u.UpdateID, "chat_id", u.ChatID, "reason", r.reason)
+		return nil, nil
+	case answerCallback:
+		q := upd.CallbackQuery
+		if q.Message == nil || q.From == nil {
+			return nil, h.Client.AnswerCallback(ctx, q.ID, "") // not a button of a message of this bot
 		}
-	}()
-	if in.query != nil {
+		in = &incoming{update: u, msg: q.Message, user: userOf(q.From), query: q}
 		return h.callback(ctx, in)
 	}
+	in = &incoming{update: u, msg: r.msg, edited: r.edited, user: userOf(r.msg.From)}
 	if stop, err := h.admit(ctx, in); stop {
 		return nil, err
 	}
-	switch {
-	case in.msg.IsCommand():
-		err := h.command(ctx, in, strings.ToLower(in.msg.Command()))
+	switch r.action {
+	case runCommand:
+		err := h.command(ctx, in, r.command)
 		return in.delivery, err
-	case strings.TrimSpace(in.msg.Text) == "":
+	case textOnly:
 		return nil, h.reply(ctx, in, T(in.lang(), txtTextOnly))
 	}
-	return h.converse(ctx, in)
+	return h.converse(ctx, in, r.text)
 }
 
 // converse sends the text to the agent and the answer to the chat.
-func (h *Handler) converse(ctx context.Context, in *incoming) (*memory.Delivery, error) {
-	return h.answer(ctx, in, h.Agent.Reply, in.msg.Text)
+func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*memory.Delivery, error) {
+	return h.answer(ctx, in, h.Agent.Reply, text)
 }
 
 // answer runs a turn (Agent.Reply, or Agent.Regenerate for /retry) and
@@ -220,9 +227,10 @@ func (h *Handler) send(ctx context.Context, in *incoming, text string, opts ...S
 }
 
 // replyTo is the message an answer replies to: in groups the one answered,
-// to make clear whom the bot answers; none in private chats.
+// to make clear whom the bot answers, and an edited message, to make clear
+// what; none otherwise in private chats.
 func replyTo(in *incoming) int {
-	if in.msg.Chat.IsPrivate() {
+	if in.msg.Chat.IsPrivate() && !in.edited {
 		return 0
 	}
 	return in.msg.MessageID

@@ -73,6 +73,9 @@ func newMessage(chatID int64, replyTo int, text string) tgbotapi.MessageConfig {
 // sendMessage sends one message, its text the model's Markdown when
 // markdown, and returns its id.
 func (c *Client) sendMessage(ctx context.Context, msg tgbotapi.MessageConfig, markdown bool) (int64, error) {
+	if err := c.limit.wait(ctx, msg.ChatID); err != nil {
+		return 0, fmt.Errorf("sendMessage: %w", err)
+	}
 	raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, markdown)
 	return sentMessageID("sendMessage", raw, err)
 }

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,7 +13,9 @@ import (
 // agent's Sink. The first piece goes out as a message at once; then the
 // message is edited as more arrives, at most once per interval (Telegram
 // allows about one edit per second in a chat), and an answer that outgrows
-// one message continues in the next.
+// one message continues in the next. The messages are noted on the update
+// as they are sent: an attempt that takes the update over after a crash
+// starts from them, and edits what the dead one left into its answer.
 type streamer struct {
 	client    *Client
 	chatID    int64
@@ -21,6 +24,7 @@ type streamer struct {
 	log       *slog.Logger
 	firstText func() // called at the first piece of text: stops "typing…"
 	once      sync.Once
+	note      func(ids []int64) // records the messages shown in, on the update
 
 	mu   sync.Mutex
 	text string // the answer so far
@@ -42,6 +46,13 @@ func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func(
 	}
 	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, replyTo: replyTo(in), every: every, log: h.Log,
 		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	// What an earlier attempt left showing is edited (their text unknown).
+	s.ids, s.shown = slices.Clone(in.update.Shown), make([]string, len(in.update.Shown))
+	s.note = func(ids []int64) {
+		if err := h.Memory.NoteShown(ctx, in.update.UpdateID, ids); err != nil {
+			h.Log.Warn("noting the messages an answer shows in failed", "update_id", in.update.UpdateID, "err", err)
+		}
+	}
 	go s.run(ctx)
 	return s
 }
@@ -180,6 +191,7 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 		} else {
 			s.ids, s.shown = append(s.ids, id), append(s.shown, part)
 		}
+		s.note(slices.Clone(s.ids))
 	}
 	if final {
 		for _, id := range s.ids[len(parts):] {

@@ -4,13 +4,16 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/memory"
 )
 
 func newTestHandler(t *testing.T) (*Handler, *telegramfake.Server) {
@@ -18,11 +21,33 @@ func newTestHandler(t *testing.T) (*Handler, *telegramfake.Server) {
 	tg := telegramfake.New("1:test")
 	t.Cleanup(tg.Close)
 	client := NewClient(context.Background(), context.Background(), ClientConfig{Token: "1:test", APIURL: tg.URL(), Retry: SendRetry{Attempts: 1}})
-	return &Handler{Client: client, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), EditEvery: 1}, tg
+	return &Handler{Client: client, Memory: &noteRecorder{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), EditEvery: 1}, tg
 }
 
 func privateMessage(chatID int64) *incoming {
-	return &incoming{msg: &tgbotapi.Message{MessageID: 1, Chat: &tgbotapi.Chat{ID: chatID, Type: "private"}}}
+	return &incoming{update: &memory.InboxUpdate{UpdateID: 1, ChatID: chatID},
+		msg: &tgbotapi.Message{MessageID: 1, Chat: &tgbotapi.Chat{ID: chatID, Type: "private"}}}
+}
+
+// noteRecorder keeps what a streamer notes on its update; the streamer uses
+// nothing else of Memory.
+type noteRecorder struct {
+	Memory
+	mu   sync.Mutex
+	last []int64
+}
+
+func (n *noteRecorder) NoteShown(_ context.Context, _ int64, ids []int64) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.last = ids
+	return nil
+}
+
+func (n *noteRecorder) noted() []int64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.last
 }
 
 func TestAStreamThatShrinksDeletesTheMessagesItNoLongerNeeds(t *testing.T) {
@@ -77,5 +102,35 @@ func TestEditingToTheSameTextIsNotAnError(t *testing.T) {
 	}
 	if m := tg.Messages(7)[0]; m.Text != "same" || m.Entities[0].Type != "bold" {
 		t.Fatalf("message = %+v", m)
+	}
+}
+
+// Every message an answer shows in is noted on its update as it is sent,
+// and a streamer that takes an update over starts from those messages.
+func TestAStreamNotesItsMessagesAndTakesOverWhatWasNoted(t *testing.T) {
+	h, tg := newTestHandler(t)
+	s := h.newStreamer(context.Background(), privateMessage(8), func() {})
+	s.Text(strings.Repeat("a long answer ", 400)) // two messages
+	if _, ok := tg.WaitSent(2, 5*time.Second); !ok {
+		t.Fatal("the long text was not shown in two messages")
+	}
+	s.stop()
+	shown := tg.Messages(8)
+	noted := h.Memory.(*noteRecorder).noted()
+	if len(shown) != 2 || !slices.Equal(noted, []int64{shown[0].ID, shown[1].ID}) {
+		t.Fatalf("noted %v for the messages %+v", noted, shown)
+	}
+
+	// The run died there; the next one takes over.
+	in := privateMessage(8)
+	in.update.Shown = noted
+	next := h.newStreamer(context.Background(), in, func() {})
+	ids, err := next.finish(context.Background(), "The answer, after all.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := tg.Messages(8)
+	if len(msgs) != 1 || msgs[0].ID != noted[0] || msgs[0].Text != "The answer, after all." || !slices.Equal(ids, noted[:1]) {
+		t.Fatalf("after the takeover the chat shows %+v (ids %v); want the first message edited, the second deleted", msgs, ids)
 	}
 }

@@ -26,6 +26,7 @@ type Client struct {
 	retry   SendRetry
 	metrics Metrics
 	lastOK  atomic.Int64 // unix nanoseconds of the last successful call
+	limit   *sendLimiter // nil when rate limiting is off
 }
 
 // SendRetry bounds the retries of one Telegram call.
@@ -43,6 +44,11 @@ type ClientConfig struct {
 	Retry       SendRetry
 	Metrics     Metrics
 	Transport   http.RoundTripper // nil: http.DefaultTransport
+	// RequestTimeout bounds one call other than getUpdates; 30 s when zero.
+	RequestTimeout time.Duration
+	// RateLimit spaces sent messages to stay under Telegram's limits (see
+	// sendLimiter). membot turns it on unless TELEGRAM_RATE_LIMIT=off.
+	RateLimit bool
 }
 
 // NewClient returns a client whose sends stop when sendCtx ends and whose
@@ -64,14 +70,21 @@ func NewClient(sendCtx, pollCtx context.Context, cfg ClientConfig) *Client {
 	if cfg.Retry.MaxWait <= 0 {
 		cfg.Retry.MaxWait = time.Minute
 	}
-	return &Client{
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	c := &Client{
 		token:   cfg.Token,
-		api:     newAPI(sendCtx, 30*time.Second),
+		api:     newAPI(sendCtx, cfg.RequestTimeout),
 		poll:    newAPI(pollCtx, cfg.PollTimeout+15*time.Second),
 		probe:   newAPI(sendCtx, 5*time.Second),
 		retry:   cfg.Retry,
 		metrics: orNone(cfg.Metrics),
 	}
+	if cfg.RateLimit {
+		c.limit = newSendLimiter()
+	}
+	return c
 }
 
 // ctxClient attaches a context to every request, since the library builds

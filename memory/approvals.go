@@ -90,7 +90,11 @@ func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st 
 	queueStep(batch, conversationID, st)
 	stored := make([]Approval, len(requests))
 	for i, r := range requests {
-		batch.Queue(requestApprovalSQL, r.RequestID, r.Subject, json.RawMessage(r.Details), conversationID,
+		details, err := cleanJSON([]byte(r.Details))
+		if err != nil {
+			return nil, fmt.Errorf("pause for approval: %w", err)
+		}
+		batch.Queue(requestApprovalSQL, r.RequestID, r.Subject, json.RawMessage(details), conversationID,
 			r.UserID, r.ChatID, r.UpdateID).Query(func(rows pgx.Rows) error {
 			a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Approval])
 			stored[i] = a

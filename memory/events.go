@@ -45,7 +45,7 @@ WHERE type IN ('message_received', 'reply_sent', 'access_denied', 'rate_limited'
 func queueEvent(batch *pgx.Batch, e Event) {
 	var payload any
 	if len(e.Payload) > 0 {
-		payload = e.Payload
+		payload = cleanValue(e.Payload)
 	}
 	batch.Queue(insertEventSQL, e.Type, e.UserID, e.ChatID, e.ConversationID, e.UpdateID, payload)
 }
@@ -86,7 +86,7 @@ func queueLLMCall(batch *pgx.Batch, c LLMCall) {
 		status = "ok"
 	}
 	batch.Queue(insertLLMCallSQL, c.UserID, c.ChatID, c.ConversationID, c.UpdateID, c.Model,
-		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, c.Error)
+		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, cleanText(c.Error))
 }
 
 // Step is what one step of a turn stores: its messages, the model calls

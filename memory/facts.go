@@ -61,6 +61,7 @@ WHERE id = $1 AND telegram_user_id = $2 RETURNING ` + factColumns
 func (s *Store) Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*Fact, error) {
 	var rows pgx.Rows
 	var err error
+	content = cleanText(content)
 	if id != 0 {
 		rows, err = s.pool.Query(ctx, updateFactSQL, id, userID, content, sourceMessageID)
 	} else {

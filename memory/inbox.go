@@ -15,6 +15,9 @@ type InboxUpdate struct {
 	ChatID   int64
 	Payload  []byte // the update's JSON, as Telegram sent it
 	Attempts int    // how many times it has been claimed, this time included
+	// Shown are the Telegram messages an earlier attempt showed a streamed
+	// answer in before it was cut short (see NoteShown).
+	Shown []int64
 }
 
 // Delivery records what was sent to Telegram for an assistant row.
@@ -24,18 +27,25 @@ type Delivery struct {
 }
 
 // SaveUpdates stores updates in the inbox, atomically. Updates already there
-// are left as they are, so Telegram may deliver an update twice.
+// are left as they are, so Telegram may deliver an update twice. Payloads
+// are stored as sent, except that what PostgreSQL refuses (NUL, invalid
+// UTF-8) is cleaned out.
 func (s *Store) SaveUpdates(ctx context.Context, updates []InboxUpdate) error {
 	_, err := s.SaveAndClaim(ctx, updates, 0, nil)
 	return err
 }
 
 // queueSave adds the statements of SaveUpdates to batch.
-func queueSave(batch *pgx.Batch, updates []InboxUpdate) {
+func queueSave(batch *pgx.Batch, updates []InboxUpdate) error {
 	for _, u := range updates {
+		payload, err := cleanJSON(u.Payload)
+		if err != nil {
+			return fmt.Errorf("save update %d: %w", u.UpdateID, err)
+		}
 		batch.Queue(`INSERT INTO updates (update_id, chat_id, payload) VALUES ($1, $2, $3)
-			ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, string(u.Payload))
+			ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, string(payload))
 	}
+	return nil
 }
 
 // claimSQL takes the oldest unfinished update of chat $1 for owner $2. It
@@ -53,7 +63,7 @@ FROM (SELECT update_id FROM updates WHERE chat_id = $1 AND state <> 'done'
 WHERE u.update_id = head.update_id`
 
 const claimReturning = `
-RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts`
+RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts, coalesce(u.shown_message_ids, '{}')`
 
 // ClaimNext claims the chat's oldest unfinished update for owner. It returns
 // nil when the chat has none, or when another live process is handling it.
@@ -70,7 +80,7 @@ func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*Inbo
 func scanClaim(row pgx.Row) (*InboxUpdate, error) {
 	var u InboxUpdate
 	var payload string
-	err := row.Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts)
+	err := row.Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts, &u.Shown)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -92,6 +102,17 @@ FROM messages m JOIN conversations c ON c.id = m.conversation_id
 WHERE m.id = $1
 ` + eventOncePerUpdate
 
+// NoteShown records the Telegram messages an answer to the update shows in
+// while it is being written, before it is stored: should this attempt be
+// cut short, the next one finds them in InboxUpdate.Shown.
+func (s *Store) NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE updates SET shown_message_ids = $2 WHERE update_id = $1`,
+		updateID, telegramMessageIDs); err != nil {
+		return fmt.Errorf("note shown messages: %w", translate(err))
+	}
+	return nil
+}
+
 // Complete marks an update handled and, in the same transaction, records
 // where its answer was delivered. errText notes why it was given up on.
 func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errText string) error {
@@ -112,7 +133,7 @@ func queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, errText string
 		batch.Queue(replySentSQL, d.MessageID, updateID, d.TelegramMessageIDs)
 	}
 	batch.Queue(`UPDATE updates SET state = 'done', done_at = now(), error = NULLIF($2, '') WHERE update_id = $1`,
-		updateID, errText)
+		updateID, cleanText(errText))
 }
 
 // UnfinishedChats lists the chats that have updates not yet done.

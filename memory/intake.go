@@ -27,7 +27,9 @@ func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner i
 		return nil, nil
 	}
 	batch := &pgx.Batch{}
-	queueSave(batch, updates)
+	if err := queueSave(batch, updates); err != nil {
+		return nil, err
+	}
 	claimed := make([]*InboxUpdate, len(claim))
 	for i, chat := range claim {
 		queueClaim(batch, claimFreeSQL, chat, owner, &claimed[i])

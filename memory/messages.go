@@ -85,14 +85,18 @@ func lastMessagesQuery(conversation, limit string) string {
 func insertMessageArgs(conversationID string, m Message) []any {
 	var toolCalls any
 	if len(m.ToolCalls) > 0 {
-		toolCalls = m.ToolCalls
+		calls := make([]ToolCall, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			calls[i] = ToolCall{ID: cleanText(c.ID), Name: cleanText(c.Name), Arguments: cleanText(c.Arguments)}
+		}
+		toolCalls = calls
 	}
 	var metadata any
 	if len(m.Metadata) > 0 {
-		metadata = m.Metadata
+		metadata = cleanValue(m.Metadata)
 	}
-	return []any{conversationID, string(m.Role), m.Content, toolCalls, m.ToolCallID, m.ToolName,
-		m.TelegramMessageID, m.UpdateID, metadata}
+	return []any{conversationID, string(m.Role), cleanText(m.Content), toolCalls, cleanText(m.ToolCallID),
+		cleanText(m.ToolName), m.TelegramMessageID, m.UpdateID, metadata}
 }
 
 // AppendMessages stores msgs in conversationID, in order, atomically, and

@@ -30,7 +30,7 @@ func (s *Store) AddReminder(ctx context.Context, r Reminder) (int64, error) {
 	var id int64
 	err := s.pool.QueryRow(ctx, `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id)
 		VALUES ($1, $2, $3, $4, NULLIF($5::bigint, 0)) RETURNING id`,
-		r.UserID, r.ChatID, r.Text, r.DueAt, r.SourceMessageID).Scan(&id)
+		r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add reminder: %w", translate(err))
 	}

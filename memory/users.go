@@ -21,7 +21,7 @@ ON CONFLICT (telegram_user_id) DO UPDATE SET
 	language_code = EXCLUDED.language_code, last_seen_at = now()`
 
 func upsertUserArgs(u User) []any {
-	return []any{u.TelegramUserID, u.Username, u.FirstName, u.LastName, u.LanguageCode}
+	return []any{u.TelegramUserID, cleanText(u.Username), cleanText(u.FirstName), cleanText(u.LastName), cleanText(u.LanguageCode)}
 }
 
 // UpsertUser creates the user's row or refreshes their names and last_seen_at.

@@ -142,7 +142,7 @@ func TestAdminCommandLineAndTheRightToBeForgotten(t *testing.T) {
 	// the group and its answer (not Jane's, though he opened that conversation).
 	out, err = h.Admin("history", "--user", fmt.Sprint(forgetMe.ID), "--limit", "4")
 	if err != nil || strings.Count(out, "\n") != 4 || !strings.Contains(out, "assistant: не вышло") ||
-		!strings.HasSuffix(out, "chat -100555  assistant: echo: @membot_test_bot hi from Фёдор\n") || strings.Contains(out, "Jane") {
+		!strings.HasSuffix(out, "chat -100555  assistant: echo: Фёдор (@fyodor): @membot_test_bot hi from Фёдор\n") || strings.Contains(out, "Jane") {
 		t.Fatalf("admin history = %v\n%s", err, out)
 	}
 	out, err = h.Admin("export", "--user", fmt.Sprint(forgetMe.ID))

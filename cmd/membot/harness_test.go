@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -32,6 +33,7 @@ type harness struct {
 	logs  *syncBuffer
 	stop  func() error
 	alive bool
+	ended chan struct{} // closed when run returns
 }
 
 func newHarness(t *testing.T) *harness {
@@ -58,6 +60,9 @@ func newHarness(t *testing.T) *harness {
 		// Streamed answers are edited at most this often; the default (1 s)
 		// would add a second to most turns against the instant fake model.
 		"STREAM_EDIT_INTERVAL": "10ms",
+		// Tests send dozens of messages to one chat; the limiter (on by
+		// default) has tests of its own.
+		"TELEGRAM_RATE_LIMIT": "off",
 	}
 	h.checkLogsAtCleanup()
 	return h
@@ -75,7 +80,10 @@ func (h *harness) checkLogsAtCleanup() {
 	t := h.t
 	t.Cleanup(func() {
 		if h.alive {
-			h.Stop()
+			h.alive = false
+			if err := h.stop(); err != nil { // not Fatal: the logs below must still be shown
+				t.Errorf("stopping the bot: %v", err)
+			}
 		}
 		for _, secret := range []string{testToken, "sk-test-key-never-logged"} {
 			if strings.Contains(h.logs.String(), secret) {
@@ -115,19 +123,30 @@ func (h *harness) Start() {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	ended := make(chan struct{})
 	getenv := func(k string) string { return h.Env[k] }
-	go func() { done <- run(ctx, []string{"membot"}, getenv, h.logs, h.logs) }()
+	go func() { done <- run(ctx, []string{"membot"}, getenv, h.logs, h.logs); close(ended) }()
 	h.stop = func() error {
 		cancel()
 		select {
 		case err := <-done:
 			return err
 		case <-time.After(30 * time.Second):
-			h.t.Fatal("the bot did not stop within 30 s")
-			return nil
+			return errors.New("the bot did not stop within 30 s")
 		}
 	}
 	h.alive = true
+	h.ended = ended
+}
+
+// Running reports whether run is still going (it has not crashed or quit).
+func (h *harness) Running() bool {
+	select {
+	case <-h.ended:
+		return false
+	default:
+		return true
+	}
 }
 
 // Stop stops the bot and fails the test if run returned an error.
@@ -145,6 +164,27 @@ func (h *harness) Stop() {
 func (h *harness) Say(from telegramfake.User, text string) string {
 	h.t.Helper()
 	return h.SayAll(from, text)[0].Text
+}
+
+// SayIn sends a text message to any chat, waits until the bot has handled
+// it, and returns the first message it answered with, as it stands at the end.
+func (h *harness) SayIn(chatID int64, chatType string, from telegramfake.User, text string) string {
+	h.t.Helper()
+	return h.Expect(chatID, func() int64 { return h.TG.SendMessage(chatID, chatType, from, text) }).Text
+}
+
+// Expect runs send, which queues an update and returns its id, waits until
+// the bot has handled it, and returns the first message it answered with in
+// the chat, as it stands at the end.
+func (h *harness) Expect(chatID int64, send func() int64) telegramfake.Message {
+	h.t.Helper()
+	last := h.lastMessageID(chatID)
+	h.WaitDone(send())
+	answer := h.MessagesAfter(chatID, last)
+	if len(answer) == 0 {
+		h.t.Fatalf("no reply in chat %d; the chat holds %+v", chatID, h.TG.Messages(chatID))
+	}
+	return answer[0]
 }
 
 // SayAll is Say returning every message the bot sent in answer.
@@ -168,6 +208,26 @@ func (h *harness) WaitDone(updateID int64) {
 		}
 	}
 	h.t.Fatalf("update %d not handled within 15 s", updateID)
+}
+
+// Shown returns the texts of the chat's messages as they stand (after any
+// edits, without the deleted ones).
+func (h *harness) Shown(chatID int64) []string {
+	var texts []string
+	for _, m := range h.TG.Messages(chatID) {
+		texts = append(texts, m.Text)
+	}
+	return texts
+}
+
+// WaitShown waits up to timeout until the chat shows at least n messages.
+func (h *harness) WaitShown(chatID int64, n int, timeout time.Duration) {
+	h.t.Helper()
+	for deadline := time.Now().Add(timeout); len(h.Shown(chatID)) < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("chat %d shows %q after %v, want %d messages", chatID, h.Shown(chatID), timeout, n)
+		}
+	}
 }
 
 // MessagesAfter returns the chat's messages newer than message id after.

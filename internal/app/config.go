@@ -37,6 +37,8 @@ type Config struct {
 	LLMTimeout      time.Duration
 	ShutdownTimeout time.Duration
 	PollTimeout     time.Duration
+	// TelegramRateLimit keeps sends under Telegram's limits; off for benchmarks.
+	TelegramRateLimit bool
 
 	// Intake: polling, or webhook with the settings after it.
 	Mode           string
@@ -302,6 +304,8 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 		Streaming:             e.bool("STREAMING", true),
 		StreamEvery:           e.duration("STREAM_EDIT_INTERVAL", time.Second),
 		ModesFile:             e.str("MODES_FILE", ""),
+
+		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")

@@ -40,11 +40,14 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		}
 		return err
 	}); err != nil {
-		return err
+		return startErr(ctx, err)
 	}
-	store, err := memory.Open(ctx, cfg.DatabaseURL, poolSize(cfg.Workers), cfg.ConfigurePool)
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+	var store *memory.Store
+	if err := untilDone(ctx, log, "open database", func() (err error) {
+		store, err = memory.Open(ctx, cfg.DatabaseURL, poolSize(cfg.Workers), cfg.ConfigurePool)
+		return err
+	}); err != nil {
+		return startErr(ctx, err)
 	}
 	defer store.Close()
 	changed, warnings, err := store.PrepareAdminViews(ctx, cfg.Location.String())
@@ -74,12 +77,12 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 
 	transport := pooledTransport(cfg.Workers)
 	client := bot.NewClient(work, ctx, bot.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL,
-		PollTimeout: cfg.PollTimeout, Metrics: met, Transport: transport})
+		PollTimeout: cfg.PollTimeout, Metrics: met, Transport: transport, RateLimit: cfg.TelegramRateLimit})
 	if err := client.Connect(ctx); err != nil {
 		if apiErr, ok := bot.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
 			return &ConfigError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}
 		}
-		return fmt.Errorf("connect to Telegram: %w", err)
+		return startErr(ctx, fmt.Errorf("connect to Telegram: %w", err))
 	}
 	log.Info("connected to Telegram", "bot", client.Self.UserName)
 	if err := bot.SetCommandMenu(ctx, client); err != nil {
@@ -164,6 +167,15 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	log.Info("membot stopped")
 	return nil
+}
+
+// startErr is err, or nil when a stop was asked for during start-up (the
+// step failed because it was cancelled).
+func startErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // startWebhook serves the webhook on WEBHOOK_LISTEN, at WEBHOOK_URL's path,

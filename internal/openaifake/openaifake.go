@@ -39,6 +39,9 @@ type Reply struct {
 	// CutAfter, when not 0, ends the stream after that many chunks without
 	// finishing the answer, as a dropped connection would.
 	CutAfter int
+	// ChunkDelay is waited before each chunk after the first: a model that
+	// writes slowly.
+	ChunkDelay time.Duration
 }
 
 // ToolCall builds a function call for Reply.ToolCalls.

@@ -22,6 +22,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 		if reply.CutAfter > 0 && sent >= reply.CutAfter {
 			return false
 		}
+		if reply.ChunkDelay > 0 && sent > 0 {
+			select {
+			case <-time.After(reply.ChunkDelay):
+			case <-r.Context().Done():
+				return false
+			}
+		}
 		if reply.Hold != nil && sent == reply.HoldAfter {
 			select {
 			case <-reply.Hold:

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 )
 
 // Call is one request the bot made, its parameters as strings.
@@ -59,10 +60,13 @@ type Document struct {
 // Fault is an injected failure: the next calls of Method get it.
 type Fault struct {
 	Method     string
-	Status     int    // HTTP status and error_code, e.g. 429 or 500
+	Status     int    // HTTP status and error_code, e.g. 429 or 500; 0 with Delay: a slow answer
 	RetryAfter int    // for 429
 	Message    string // description
 	Times      int    // how many calls it applies to
+	// Delay holds the answer back this long. A client that gives up waiting
+	// (times out) meanwhile gets nothing done: the call is not recorded.
+	Delay time.Duration
 	// If, when not nil, limits the fault to the calls it accepts; the others
 	// go through and do not count.
 	If func(Call) bool
@@ -152,8 +156,9 @@ func (s *Server) SendMessage(chatID int64, chatType string, from User, text stri
 	return s.AddUpdate("message", TextMessage(chatID, chatType, from, text))
 }
 
-// TextMessage builds the body of a text message, with the bot_command
-// entity Telegram adds when text starts with a slash.
+// TextMessage builds the body of a text message as Telegram sends it, with
+// the entities Telegram would mark (a leading /command, @mentions). Tests
+// add fields (reply_to_message, photo, caption, ...) before AddUpdate.
 func TextMessage(chatID int64, chatType string, from User, text string) map[string]any {
 	msg := map[string]any{
 		"chat": map[string]any{"id": chatID, "type": chatType},
@@ -161,11 +166,42 @@ func TextMessage(chatID int64, chatType string, from User, text string) map[stri
 		"date": time.Now().Unix(),
 		"text": text,
 	}
-	if strings.HasPrefix(text, "/") {
-		cmd := strings.SplitN(text, " ", 2)[0]
-		msg["entities"] = []map[string]any{{"type": "bot_command", "offset": 0, "length": len(cmd)}}
+	if entities := Entities(text); len(entities) > 0 {
+		msg["entities"] = entities
 	}
 	return msg
+}
+
+// Entities marks a leading /command and every @mention of text, with
+// offsets and lengths in UTF-16 units as Telegram counts them.
+func Entities(text string) []map[string]any {
+	var entities []map[string]any
+	offset := 0 // in UTF-16 units
+	for i, word := range strings.Split(text, " ") {
+		n := len(utf16.Encode([]rune(word)))
+		switch {
+		case i == 0 && strings.HasPrefix(word, "/") && n > 1:
+			entities = append(entities, map[string]any{"type": "bot_command", "offset": 0, "length": n})
+		case strings.HasPrefix(word, "@") && n > 1:
+			entities = append(entities, map[string]any{"type": "mention", "offset": offset, "length": n})
+		}
+		offset += n + 1
+	}
+	return entities
+}
+
+// Bot is the fake's own user, as getMe returns it.
+func (s *Server) Bot() User {
+	return User{ID: BotID, IsBot: true, FirstName: "membot", Username: s.Username}
+}
+
+// BotID is the fake bot's user id.
+const BotID = 1
+
+// BotMessage describes a message the bot sent, for a reply_to_message field.
+func (s *Server) BotMessage(m Sent) map[string]any {
+	return map[string]any{"message_id": m.MessageID, "from": s.Bot(), "date": time.Now().Unix(), "text": m.Text,
+		"chat": map[string]any{"id": m.ChatID, "type": chatType(m.ChatID)}}
 }
 
 // AddUpdate queues an update with the given field (message, callback_query,
@@ -422,6 +458,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	handler := s.handlers[call.Method]
 	s.mu.Unlock()
 
+	if fault != nil && fault.Delay > 0 {
+		select {
+		case <-time.After(fault.Delay):
+		case <-r.Context().Done():
+			return // the client gave up: nothing happened
+		}
+		if fault.Status == 0 {
+			fault = nil // only slow: answer normally
+		}
+	}
 	if fault == nil && handler != nil {
 		var result any
 		if result, fault = handler(call); fault == nil {
@@ -466,7 +512,7 @@ func writeFault(w http.ResponseWriter, f *Fault) {
 func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 	switch c.Method {
 	case "getMe":
-		return map[string]any{"id": 1, "is_bot": true, "first_name": "membot", "username": s.Username}, nil
+		return s.Bot(), nil
 	case "getUpdates":
 		if url, _ := s.Webhook(); url != "" {
 			return nil, &Fault{Status: http.StatusConflict,
@@ -592,7 +638,7 @@ func (s *Server) record(c Call) (any, *Fault) {
 	s.sent = append(s.sent, *sent)
 	onSent = s.onSent
 	s.changed.Broadcast()
-	return map[string]any{"message_id": msg.ID, "date": time.Now().Unix(), "text": text,
+	return map[string]any{"message_id": msg.ID, "from": s.Bot(), "date": time.Now().Unix(), "text": text,
 		"chat": map[string]any{"id": chatID, "type": "private"}}, nil
 }
 

@@ -1,0 +1,199 @@
+package bot
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// action is what the bot does with an update.
+type action int
+
+const (
+	ignore         action = iota // not for this bot: nothing is sent, the model is not called
+	answerCallback               // a press of one of the bot's buttons
+	runCommand                   // a command such as /new
+	converse                     // text for the model
+	textOnly                     // a photo, sticker, voice... without a caption: say only text is understood
+)
+
+// route is the decision about one update.
+type route struct {
+	action  action
+	msg     *tgbotapi.Message // the message answered (for commands, text and textOnly)
+	edited  bool              // msg is an edit of an earlier message
+	command string            // runCommand: lowercase, without the slash and @botname
+	text    string            // converse: what the model gets
+	reason  string            // ignore: why, for the log
+}
+
+// routeUpdate decides whether and how the bot answers an update. self is
+// the bot's own user (from getMe).
+//
+//   - Channel posts, messages sent on behalf of a chat or channel, messages
+//     from bots and service messages (someone joined, a pinned message...) are
+//     ignored.
+//   - In a group the bot answers only when addressed: a command (for it), a
+//     mention of @botname, or a reply to one of its messages. The group is one
+//     conversation; each text is prefixed with its author's name.
+//   - /cmd@otherbot is ignored in groups. In a private chat every command is
+//     for this bot, whatever follows the @.
+//   - A media message is answered from its caption, marked with its kind;
+//     without a caption the bot says it understands only text.
+//   - An edited message is answered again, as a new message marked [edited]
+//     (what a user who fixes a typo expects); edits without text (a live
+//     location moving) and edits of commands are ignored.
+func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
+	if upd.CallbackQuery != nil {
+		return route{action: answerCallback}
+	}
+	msg, edited := upd.Message, false
+	if msg == nil && upd.EditedMessage != nil {
+		msg, edited = upd.EditedMessage, true
+	}
+	switch {
+	case msg == nil:
+		return route{action: ignore, reason: "not a message to the bot (channel post, membership change, ...)"}
+	case msg.From == nil || msg.SenderChat != nil:
+		return route{action: ignore, reason: "sent on behalf of a chat or channel"}
+	case msg.From.IsBot:
+		return route{action: ignore, reason: "sent by a bot"}
+	}
+	private := msg.Chat.IsPrivate()
+
+	if name, target, ok := commandOf(msg); ok {
+		switch {
+		case edited:
+			return route{action: ignore, reason: "edited command"}
+		case !private && target != "" && !strings.EqualFold(target, self.UserName):
+			return route{action: ignore, reason: "command for another bot"}
+		}
+		return route{action: runCommand, msg: msg, command: strings.ToLower(name)}
+	}
+	if !private && !addressed(msg, self) {
+		return route{action: ignore, reason: "group message not addressed to the bot"}
+	}
+
+	text, kind := msg.Text, ""
+	if text == "" {
+		text, kind = msg.Caption, mediaKind(msg)
+	}
+	if strings.TrimSpace(text) == "" {
+		switch {
+		case kind == "":
+			return route{action: ignore, reason: "service message"}
+		case edited:
+			return route{action: ignore, reason: "edited media without text"}
+		}
+		return route{action: textOnly, msg: msg, edited: edited}
+	}
+	if kind != "" {
+		text = "[" + kind + "] " + text
+	}
+	if edited {
+		text = "[edited] " + text
+	}
+	if !private {
+		text = authorOf(msg.From) + ": " + text
+	}
+	return route{action: converse, msg: msg, edited: edited, text: text}
+}
+
+// commandOf returns the command a message starts with and the bot it names
+// after the @ (empty when none). Unlike the library's Message.Command it
+// cannot panic on an entity longer than the text.
+func commandOf(msg *tgbotapi.Message) (name, target string, ok bool) {
+	if len(msg.Entities) == 0 || msg.Entities[0].Type != "bot_command" || msg.Entities[0].Offset != 0 {
+		return "", "", false
+	}
+	cmd, ok := entityText(msg.Text, msg.Entities[0])
+	if !ok || !strings.HasPrefix(cmd, "/") {
+		return "", "", false
+	}
+	name, target, _ = strings.Cut(cmd[1:], "@")
+	return name, target, true
+}
+
+// addressed reports whether a group message is meant for the bot: it
+// mentions @botname or replies to one of the bot's messages.
+func addressed(msg *tgbotapi.Message, self *tgbotapi.User) bool {
+	if r := msg.ReplyToMessage; r != nil && r.From != nil && r.From.ID == self.ID {
+		return true
+	}
+	text, entities := msg.Text, msg.Entities
+	if text == "" {
+		text, entities = msg.Caption, msg.CaptionEntities
+	}
+	for _, e := range entities {
+		switch e.Type {
+		case "mention":
+			if m, ok := entityText(text, e); ok && self.UserName != "" && strings.EqualFold(m, "@"+self.UserName) {
+				return true
+			}
+		case "text_mention":
+			if e.User != nil && e.User.ID == self.ID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// entityText cuts an entity out of text; Telegram counts in UTF-16 units.
+func entityText(text string, e tgbotapi.MessageEntity) (string, bool) {
+	units := utf16.Encode([]rune(text))
+	if e.Offset < 0 || e.Length <= 0 || e.Offset+e.Length > len(units) {
+		return "", false
+	}
+	return string(utf16.Decode(units[e.Offset : e.Offset+e.Length])), true
+}
+
+// mediaKind names what a message carries besides text; "" for service
+// messages, which carry nothing a person wrote.
+func mediaKind(msg *tgbotapi.Message) string {
+	switch {
+	case len(msg.Photo) > 0:
+		return "photo"
+	case msg.Sticker != nil:
+		return "sticker"
+	case msg.Voice != nil:
+		return "voice message"
+	case msg.VideoNote != nil:
+		return "video message"
+	case msg.Video != nil:
+		return "video"
+	case msg.Animation != nil:
+		return "animation"
+	case msg.Audio != nil:
+		return "audio"
+	case msg.Document != nil:
+		return "file"
+	case msg.Location != nil || msg.Venue != nil:
+		return "location"
+	case msg.Contact != nil:
+		return "contact"
+	case msg.Poll != nil:
+		return "poll"
+	case msg.Dice != nil:
+		return "dice"
+	case msg.Game != nil:
+		return "game"
+	}
+	return ""
+}
+
+// authorOf names who wrote a group message, as the model sees it.
+func authorOf(u *tgbotapi.User) string {
+	name := strings.TrimSpace(u.FirstName + " " + u.LastName)
+	switch {
+	case name == "" && u.UserName != "":
+		return "@" + u.UserName
+	case name == "":
+		return "user " + strconv.FormatInt(u.ID, 10)
+	case u.UserName != "":
+		return name + " (@" + u.UserName + ")"
+	}
+	return name
+}

@@ -1,0 +1,36 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/memory"
+)
+
+// panickingAgent panics on a turn; its other methods are never called.
+type panickingAgent struct{ Agent }
+
+func (panickingAgent) Reply(context.Context, agent.Request) (*agent.Reply, error) {
+	panic("index out of range, somewhere deep")
+}
+
+func TestAPanicWhileHandlingIsAnsweredWithTheApology(t *testing.T) {
+	client, fake := newFakeClient(t, ClientConfig{})
+	h := &Handler{Client: client, Agent: panickingAgent{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	user := telegramfake.User{ID: 7, FirstName: "Иван", LanguageCode: "ru"}
+	payload, _ := json.Marshal(map[string]any{"update_id": 1, "message": telegramfake.TextMessage(7, "private", user, "hi")})
+
+	delivery, err := h.Handle(context.Background(), &memory.InboxUpdate{UpdateID: 1, ChatID: 7, Payload: payload})
+	if err == nil || !strings.Contains(err.Error(), "apology sent") || delivery != nil {
+		t.Fatalf("Handle = %v, %v; want the panic as an error, apology sent", delivery, err)
+	}
+	if sent := fake.SentTo(7); len(sent) != 1 || sent[0] != T("ru", txtApology) {
+		t.Fatalf("sent %q, want the Russian apology", sent)
+	}
+}

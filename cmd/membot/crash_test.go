@@ -1,0 +1,395 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/bot"
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/memory"
+)
+
+// The real binary is killed with SIGKILL at random moments while messages
+// stream in from several chats, and restarted each time. In the end every
+// message must have exactly one recorded answer, in order per chat. The one
+// exception is documented (README, Reliability): an answer Telegram accepted
+// but whose delivery the bot had not yet recorded when it died is sent
+// again. Such a duplicate is counted apart, and only allowed where a kill
+// explains it.
+func TestKill9AtRandomMomentsLosesNothingAndAnswersOnce(t *testing.T) {
+	r := killRepeatedly(t, "STREAMING=false")
+	c := r.check(t)
+	t.Logf("injected %d, answered %d, lost %d, duplicated %d (all of them sent-but-not-recorded after a kill: %d); "+
+		"kills %d; turns whose model call was repeated because a kill cut it short: %d",
+		r.total, c.answered, r.total-c.answered, c.duplicates+c.unexplained, c.duplicates, len(r.killed), c.modelRepeats)
+	t.Logf("sent-but-not-recorded window: %s", c.window)
+	if c.partials > 0 {
+		t.Errorf("%d half-written answers without streaming", c.partials)
+	}
+}
+
+// With streaming (the default) an answer is shown while the model writes
+// it, so a kill mid-answer leaves that message as it was: the next run
+// answers anew. Such leftovers are counted apart, and only allowed where a
+// kill explains them; nothing may be lost or answered twice otherwise.
+func TestKill9WhileAnswersAreStreamed(t *testing.T) {
+	r := killRepeatedly(t, "STREAMING=true", "STREAM_EDIT_INTERVAL=20ms")
+	c := r.check(t)
+	t.Logf("injected %d, answered %d, lost %d; left behind by a kill: %d half-written and %d complete answers "+
+		"(shown but not recorded), unexplained %d; kills %d; turns whose model call was repeated: %d",
+		r.total, c.answered, r.total-c.answered, c.partials, c.duplicates, c.unexplained, len(r.killed), c.modelRepeats)
+	t.Logf("answers showed for %s before they were recorded (each message noted on its update as it was sent)", c.window)
+}
+
+// crashRun is what a crash scenario leaves to check.
+type crashRun struct {
+	tg     *telegramfake.Server
+	llm    *openaifake.Server
+	pool   *pgxpool.Pool
+	want   map[int64][]string // each chat's answers, in order
+	total  int
+	killed []time.Time // when each killed process was surely dead
+}
+
+// killRepeatedly runs the scenario: a stream of messages from 4 chats, the
+// binary killed 5 times at random moments and restarted, then left to
+// answer everything and stopped with SIGTERM.
+func killRepeatedly(t *testing.T, settings ...string) *crashRun {
+	const (
+		chats   = 4
+		perChat = 12
+		kills   = 5
+	)
+	bin := buildBinary(t)
+	dsn := pgtest.New(t)
+	r := &crashRun{tg: telegramfake.New(testToken), llm: openaifake.New(), want: map[int64][]string{}}
+	t.Cleanup(r.tg.Close)
+	t.Cleanup(r.llm.Close)
+	// A model with a small delay and a slow pen, so kills land mid-turn;
+	// every third message takes a tool round, so some land between tool rows.
+	r.llm.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
+		delay := time.Duration(20+rand.IntN(100)) * time.Millisecond
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == openai.ChatMessageRoleUser && strings.Contains(last.Content, "calc") {
+			return openaifake.Reply{Delay: delay, ToolCalls: []openai.ToolCall{openaifake.ToolCall("c", "calculator", `{"expression":"2+2"}`)}}
+		}
+		reply := openaifake.Echo(req)
+		reply.Delay, reply.ChunkDelay = delay, 10*time.Millisecond
+		return reply
+	})
+	env := append(os.Environ(),
+		"TELEGRAM_BOT_TOKEN="+testToken, "TELEGRAM_API_URL="+r.tg.URL(), "TELEGRAM_RATE_LIMIT=off",
+		"DATABASE_URL="+dsn, "OPENAI_BASE_URL="+r.llm.URL(), "OPENAI_API_KEY=sk-test-key-never-logged",
+		"POLL_TIMEOUT=1s", "WORKERS=4", "SHUTDOWN_TIMEOUT=5s", "ENV_FILE=/dev/null")
+	env = append(env, settings...)
+	logs := &syncBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("bot logs:\n%s", logs.String())
+		}
+		if strings.Contains(logs.String(), testToken) {
+			t.Error("the token appears in the logs")
+		}
+	})
+
+	// The stream: each chat's messages in order, chats interleaved at random.
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 1))
+	var order []int64
+	for c := range chats {
+		for range perChat {
+			order = append(order, int64(601+c))
+		}
+	}
+	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	for _, chat := range order {
+		n := len(r.want[chat])
+		text := fmt.Sprintf("chat %d message %d", chat, n)
+		if n%3 == 2 {
+			text += " calc"
+		}
+		r.want[chat] = append(r.want[chat], "echo: "+text)
+	}
+	r.total = len(order)
+	gaps := make([]time.Duration, len(order))
+	for i := range gaps {
+		gaps[i] = time.Duration(30+rng.IntN(70)) * time.Millisecond
+	}
+	streamed := make(chan struct{})
+	go func() {
+		defer close(streamed)
+		next := map[int64]int{}
+		for i, chat := range order {
+			text := strings.TrimPrefix(r.want[chat][next[chat]], "echo: ")
+			next[chat]++
+			r.tg.SendText(telegramfake.User{ID: chat, FirstName: "User", LanguageCode: "en"}, text)
+			time.Sleep(gaps[i])
+		}
+	}()
+
+	for range kills {
+		p := startBinary(t, bin, env, logs)
+		time.Sleep(time.Duration(300+rng.IntN(600)) * time.Millisecond)
+		p.Process.Kill() // SIGKILL
+		p.Wait()
+		r.killed = append(r.killed, time.Now())
+		logs.Write([]byte("---- SIGKILL ----\n"))
+	}
+	lastStart := len(logs.String())
+	p := startBinary(t, bin, env, logs)
+	<-streamed
+
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	r.pool = pool
+	for deadline := time.Now().Add(60 * time.Second); r.count(t, `SELECT count(*) FROM updates WHERE state <> 'done'`) > 0 || r.tg.Pending() > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("updates still unfinished after 60 s")
+		}
+	}
+	// A SIGTERM before the process has set up its handler would just kill it.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String()[lastStart:], "membot is running"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the last run never got going")
+		}
+	}
+	p.Process.Signal(syscall.SIGTERM)
+	if err := p.Wait(); err != nil {
+		t.Errorf("the last run did not stop cleanly on SIGTERM: %v", err)
+	}
+	return r
+}
+
+// crashCounts is what check found.
+type crashCounts struct {
+	answered     int    // messages whose answer is recorded and shows in full
+	duplicates   int    // complete answers left by a kill before their delivery was recorded
+	partials     int    // half-written answers left by a kill mid-stream
+	unexplained  int    // extra messages no kill explains (each one is also a test error)
+	modelRepeats int    // first model calls made again because a kill cut the turn short
+	window       string // how long answers showed before their delivery was recorded
+}
+
+// check compares what the chats show and what the database recorded with
+// what was wanted, failing the test on anything a kill does not explain.
+func (r *crashRun) check(t *testing.T) crashCounts {
+	t.Helper()
+	var c crashCounts
+	// The database: every update handled without error, one user row and one
+	// final answer per message, whatever was repeated.
+	for q, n := range map[string]int{
+		`SELECT count(*) FROM updates WHERE state = 'done' AND error IS NULL`:                                           r.total,
+		`SELECT count(*) FROM messages WHERE role = 'user'`:                                                             r.total,
+		`SELECT count(DISTINCT update_id) FROM messages WHERE role = 'assistant' AND tool_calls IS NULL`:                r.total,
+		`SELECT count(*) FROM messages WHERE role = 'assistant' AND tool_calls IS NULL`:                                 r.total,
+		`SELECT count(*) FROM messages WHERE role = 'assistant' AND tool_calls IS NULL AND telegram_message_id IS NULL`: 0,
+	} {
+		if got := r.count(t, q); got != n {
+			t.Errorf("%s = %d, want %d", q, got, n)
+		}
+	}
+
+	// Where each answer was recorded as delivered, and when.
+	recorded := map[string]delivery{} // by chat and answer
+	rows, err := r.pool.Query(context.Background(), `SELECT c.chat_id, m.content, m.telegram_message_id, u.done_at
+		FROM messages m JOIN conversations c ON c.id = m.conversation_id JOIN updates u ON u.update_id = m.update_id
+		WHERE m.role = 'assistant' AND m.tool_calls IS NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var chat int64
+		var content string
+		var rec delivery
+		if err := rows.Scan(&chat, &content, &rec.messageID, &rec.doneAt); err != nil {
+			t.Fatal(err)
+		}
+		recorded[fmt.Sprint(chat, content)] = rec
+	}
+
+	// The chats: each wanted answer shows in full in the message recorded
+	// for it, in order; every other message is explained by a kill.
+	activity := map[[2]int64][]time.Time{} // by chat and message id: its send and edits, in order
+	for _, s := range r.tg.Sent() {
+		key := [2]int64{s.ChatID, s.MessageID}
+		activity[key] = append(activity[key], s.At)
+	}
+	var windows []time.Duration
+	for chat, answers := range r.want {
+		shown := map[int64]telegramfake.Message{}
+		msgs := r.tg.Messages(chat)
+		for _, m := range msgs {
+			shown[m.ID] = m
+		}
+		standing := map[int64]bool{}
+		var last int64
+		for _, answer := range answers {
+			rec, ok := recorded[fmt.Sprint(chat, answer)]
+			if !ok || shown[rec.messageID].Text != answer {
+				t.Errorf("chat %d: %q is not shown in the message recorded for it (%d)", chat, answer, rec.messageID)
+				continue
+			}
+			if rec.messageID < last {
+				t.Errorf("chat %d: %q was answered out of order", chat, answer)
+			}
+			last = rec.messageID
+			standing[rec.messageID] = true
+			c.answered++
+			windows = append(windows, rec.doneAt.Sub(activity[[2]int64{chat, rec.messageID}][0]))
+		}
+		for i, m := range msgs {
+			if standing[m.ID] {
+				continue
+			}
+			switch r.leftByAKill(chat, msgs[i:], activity, recorded) {
+			case "complete":
+				c.duplicates++
+			case "partial":
+				c.partials++
+			default:
+				c.unexplained++
+				t.Errorf("chat %d: message %d %q is an extra no kill explains", chat, m.ID, m.Text)
+			}
+		}
+	}
+	for _, req := range r.llm.Requests() {
+		if req.Messages[len(req.Messages)-1].Role == openai.ChatMessageRoleUser {
+			c.modelRepeats++
+		}
+	}
+	c.modelRepeats -= r.total
+	slices.Sort(windows)
+	if len(windows) > 0 {
+		c.window = fmt.Sprintf("median %v, max %v (%d answers)", windows[len(windows)/2], windows[len(windows)-1], len(windows))
+	}
+	return c
+}
+
+// delivery is where and when an answer was recorded as delivered.
+type delivery struct {
+	messageID int64
+	doneAt    time.Time
+}
+
+// leftByAKill tells whether msgs[0], a message of the chat that stands for
+// no recorded answer (the chat's later messages follow it), was left by a
+// killed process: it was the chat's newest message when a process died,
+// nothing touched it after, and the answer it shows all or the start of
+// was recorded in a message sent after the kill. It returns "complete" or
+// "partial" then, "" otherwise.
+func (r *crashRun) leftByAKill(chat int64, msgs []telegramfake.Message, activity map[[2]int64][]time.Time, recorded map[string]delivery) string {
+	touched := activity[[2]int64{chat, msgs[0].ID}]
+	for _, kill := range r.killed {
+		if !touched[len(touched)-1].Before(kill) {
+			continue // still touched after this kill
+		}
+		newest := true
+		for _, later := range msgs[1:] {
+			newest = newest && !activity[[2]int64{chat, later.ID}][0].Before(kill)
+		}
+		if !newest {
+			continue // the chat had moved on before this kill
+		}
+		for _, answer := range r.want[chat] {
+			rec, ok := recorded[fmt.Sprint(chat, answer)]
+			if !ok || !strings.HasPrefix(answer, msgs[0].Text) || activity[[2]int64{chat, rec.messageID}][0].Before(kill) {
+				continue
+			}
+			if msgs[0].Text == answer {
+				return "complete"
+			}
+			return "partial"
+		}
+	}
+	return ""
+}
+
+func (r *crashRun) count(t *testing.T, query string) int {
+	t.Helper()
+	var n int
+	if err := r.pool.QueryRow(context.Background(), query).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// buildBinary builds cmd/membot into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "membot")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startBinary runs the bot as its own process.
+func startBinary(t *testing.T, bin string, env []string, logs *syncBuffer) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd
+}
+
+// A run that dies mid-stream leaves its half-written answer showing, noted
+// on the update; the run that takes the update over edits that message into
+// its answer instead of sending a second one.
+func TestATakenOverAnswerEditsWhatTheDeadRunShowed(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	// What the dead run did: it stored the update, began to show the answer
+	// and noted the message, then died before storing the answer.
+	dead := bot.NewClient(ctx, ctx, bot.ClientConfig{Token: testToken, APIURL: h.TG.URL()})
+	ids, err := dead.SendText(ctx, jane.ID, 0, "echo: half-wri")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := json.Marshal(map[string]any{"update_id": 9001, "message": telegramfake.TextMessage(jane.ID, "private", jane, "half-written question")})
+	store := memory.NewStore(h.DB)
+	if err := store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: 9001, ChatID: jane.ID, Payload: payload}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.NoteShown(ctx, 9001, ids); err != nil {
+		t.Fatal(err)
+	}
+
+	h.Start()
+	h.WaitDone(9001)
+	msgs := h.TG.Messages(jane.ID)
+	if len(msgs) != 1 || msgs[0].ID != ids[0] || msgs[0].Text != "echo: half-written question" {
+		t.Fatalf("the chat shows %+v; want the half-written message %d edited into the answer", msgs, ids[0])
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant' AND telegram_message_id = $1`, ids[0]); n != 1 {
+		t.Fatal("the answer row does not record the message it was shown in")
+	}
+}

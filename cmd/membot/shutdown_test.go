@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/internal/openaifake"
+)
+
+// withAppName tags the bot's database connections so a test can count them.
+func withAppName(t *testing.T, dsn, name string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// waitForModel waits until the model has received n requests.
+func (h *harness) waitForModel(n int) {
+	h.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); len(h.LLM.Requests()) < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the model got %d requests, want %d", len(h.LLM.Requests()), n)
+		}
+	}
+}
+
+// stopAsync asks the bot to stop and returns what run returns, when it has.
+func (h *harness) stopAsync() <-chan error {
+	h.alive = false
+	stopped := make(chan error, 1)
+	go func() { stopped <- h.stop() }()
+	return stopped
+}
+
+// The bot's connections to its database: the pool and the owner lock.
+func (h *harness) botConnections() int {
+	return h.Count(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'membot-under-test'`)
+}
+
+func (h *harness) waitNoBotConnections() {
+	h.t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); h.botConnections() > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%d database connections still open after the bot stopped", h.botConnections())
+		}
+	}
+}
+
+// On SIGTERM a turn in flight finishes and is answered; what arrives after
+// the stop began is not taken (Telegram keeps it); the pool is closed.
+func TestShutdownFinishesTheTurnInFlightAndTakesNothingNew(t *testing.T) {
+	h := newHarness(t)
+	h.Env["DATABASE_URL"] = withAppName(t, h.DSN, "membot-under-test")
+	h.Env["SHUTDOWN_TIMEOUT"] = "30s"
+	h.LLM.Script(openaifake.Reply{Content: "finished in time", Delay: 500 * time.Millisecond})
+	h.Start()
+	slow := h.TG.SendText(jane, "slow question")
+	h.waitForModel(1)
+	if h.botConnections() == 0 {
+		t.Fatal("no bot connections seen: the count below would prove nothing")
+	}
+
+	stopped := h.stopAsync()
+	h.WaitLog("shutting down")
+	h.TG.SendText(ivan, "too late")
+	if err := <-stopped; err != nil {
+		t.Fatalf("run returned %v", err)
+	}
+	if got := h.Shown(jane.ID); len(got) != 1 || got[0] != "finished in time" {
+		t.Fatalf("the turn in flight sent %q", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, slow); n != 1 {
+		t.Fatal("the finished turn's update is not done")
+	}
+	if n := h.TG.Pending(); n != 1 {
+		t.Fatalf("%d updates unconfirmed at Telegram, want 1 (the message sent after the stop)", n)
+	}
+	if len(h.Shown(ivan.ID)) != 0 || len(h.LLM.Requests()) != 1 {
+		t.Fatal("a message sent after the stop began was answered")
+	}
+	h.waitNoBotConnections()
+
+	h.Start() // the next start answers what the last one left
+	h.WaitShown(ivan.ID, 1, 15*time.Second)
+	h.WaitIdle()
+	if got := h.Shown(ivan.ID); len(got) != 1 || got[0] != "echo: too late" {
+		t.Fatalf("after the restart ivan got %q", got)
+	}
+}
+
+// A turn that cannot finish within SHUTDOWN_TIMEOUT is abandoned and handed
+// back: the next start answers it, once.
+func TestShutdownHandsBackATurnThatOverrunsTheDeadline(t *testing.T) {
+	h := newHarness(t)
+	h.Env["DATABASE_URL"] = withAppName(t, h.DSN, "membot-under-test")
+	h.Env["SHUTDOWN_TIMEOUT"] = "200ms"
+	h.LLM.Script(openaifake.Reply{Content: "never sent", Delay: time.Hour})
+	h.Start()
+	slow := h.TG.SendText(jane, "very slow question")
+	h.waitForModel(1)
+	if err := <-h.stopAsync(); err != nil {
+		t.Fatalf("run returned %v", err)
+	}
+
+	if got := h.Shown(jane.ID); len(got) != 0 {
+		t.Fatalf("an abandoned turn sent %q", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'processing'`, slow); n != 1 {
+		t.Fatal("the abandoned update is not left for the next start")
+	}
+	h.waitNoBotConnections()
+
+	h.Start()
+	h.WaitDone(slow)
+	if got := h.Shown(jane.ID); len(got) != 1 || got[0] != "echo: very slow question" {
+		t.Fatalf("after the restart jane got %q", got)
+	}
+	var attempts int
+	h.DB.QueryRow(context.Background(), `SELECT attempts FROM updates WHERE update_id = $1`, slow).Scan(&attempts)
+	if attempts != 2 {
+		t.Errorf("attempts = %d, want 2", attempts)
+	}
+}
