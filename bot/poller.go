@@ -68,15 +68,28 @@ func (p *Poller) Run(ctx context.Context) {
 }
 
 // store saves a batch, retrying while the database is unreachable; it
-// returns false if ctx ended first.
+// returns false if ctx ended first. A batch the database refuses for another
+// reason is saved one update at a time, so that one bad update (logged with
+// its id) cannot stop intake for everyone.
 func (p *Poller) store(ctx context.Context, updates []memory.InboxUpdate, backoff *backoff) bool {
 	for {
 		err := p.Inbox.SaveUpdates(ctx, updates)
-		if err == nil {
+		switch {
+		case err == nil:
 			return true
-		}
-		if ctx.Err() != nil {
+		case ctx.Err() != nil:
 			return false
+		case !memory.IsUnavailable(err) && len(updates) > 1:
+			for i := range updates {
+				if !p.store(ctx, updates[i:i+1], backoff) {
+					return false
+				}
+			}
+			return true
+		case !memory.IsUnavailable(err):
+			p.Log.Error("the database refused an update; it is skipped", "update_id", updates[0].UpdateID,
+				"chat_id", updates[0].ChatID, "err", err)
+			return true
 		}
 		p.Log.Error("storing updates failed; they stay unconfirmed at Telegram", "err", err, "count", len(updates), "retry_in", backoff.peek())
 		if !backoff.sleep(ctx) {

@@ -98,14 +98,21 @@ func (c ctxClient) Do(req *http.Request) (*http.Response, error) {
 	return c.client.Do(req.WithContext(c.ctx))
 }
 
-// Connect asks Telegram who the bot is, retrying network trouble; a rejected
-// token fails at once.
+// Connect asks Telegram who the bot is, retrying network and server trouble
+// until ctx ends; a rejected token fails at once.
 func (c *Client) Connect(ctx context.Context) error {
-	raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getMe", nil) })
-	if err != nil {
-		return fmt.Errorf("getMe: %w", err)
+	b := newBackoff(5*time.Second, time.Minute)
+	for {
+		raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getMe", nil) })
+		if err == nil {
+			return json.Unmarshal(raw, &c.Self)
+		}
+		// Telegram (or the network to it) being down is no reason to exit: a
+		// process manager would only restart the bot into the same wait.
+		if IsPermanent(err) || !b.sleep(ctx) {
+			return fmt.Errorf("getMe: %w", err)
+		}
 	}
-	return json.Unmarshal(raw, &c.Self)
 }
 
 // send makes one call with c.api, with retries, and returns the raw result.

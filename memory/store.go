@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -36,6 +37,10 @@ func Open(ctx context.Context, dsn string, maxConns int32, configure ...func(*pg
 	}
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// Without it a dial to a host that drops packets hangs for minutes.
+		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
 	for _, fn := range configure {
 		if fn != nil {

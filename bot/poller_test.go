@@ -1,0 +1,73 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/memory"
+)
+
+// pickyInbox refuses, as a database would refuse a bad row, any batch that
+// holds the update it dislikes.
+type pickyInbox struct {
+	mu      sync.Mutex
+	refuse  int64
+	stored  []int64
+	batches int
+}
+
+func (in *pickyInbox) SaveUpdates(_ context.Context, updates []memory.InboxUpdate) error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.batches++
+	for _, u := range updates {
+		if u.UpdateID == in.refuse {
+			return errors.New("ERROR: invalid input syntax (SQLSTATE 22P02)")
+		}
+	}
+	for _, u := range updates {
+		in.stored = append(in.stored, u.UpdateID)
+	}
+	return nil
+}
+
+func (in *pickyInbox) storedIDs() []int64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]int64(nil), in.stored...)
+}
+
+func TestOneRefusedUpdateDoesNotStopIntake(t *testing.T) {
+	tg := telegramfake.New("1:t")
+	defer tg.Close()
+	from := telegramfake.User{ID: 9, FirstName: "A"}
+	first := tg.SendText(from, "one")
+	bad := tg.SendText(from, "two")
+	last := tg.SendText(from, "three")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inbox := &pickyInbox{refuse: bad}
+	p := &Poller{Client: NewClient(ctx, ctx, ClientConfig{Token: "1:t", APIURL: tg.URL(), PollTimeout: time.Second}),
+		Inbox: inbox, Timeout: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && tg.Pending() > 0; time.Sleep(10 * time.Millisecond) {
+	}
+	cancel()
+	<-done
+	got := inbox.storedIDs()
+	if len(got) != 2 || got[0] != first || got[1] != last {
+		t.Fatalf("stored %v, want [%d %d] (the refused %d skipped)", got, first, last, bad)
+	}
+	if tg.Pending() != 0 {
+		t.Fatalf("%d updates still unconfirmed: intake is stuck", tg.Pending())
+	}
+}
