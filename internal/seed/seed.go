@@ -88,9 +88,10 @@ func Fill(ctx context.Context, pool *pgxpool.Pool, plan Plan) (*Result, error) {
 type history struct {
 	plan     Plan
 	rng      *rand.Rand
-	firstID  int64 // chat and user ids start after it
-	firstUpd int64 // update ids start after it
-	lengths  []int // planned messages per chat
+	zipf     *rand.Zipf // content word ranks, for sentence
+	firstID  int64      // chat and user ids start after it
+	firstUpd int64      // update ids start after it
+	lengths  []int      // planned messages per chat
 	convs    [][16]byte
 	order    []int32 // the chat of each turn, in time order
 	start    time.Time

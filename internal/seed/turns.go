@@ -2,6 +2,7 @@ package seed
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -74,11 +75,17 @@ func (s *turnSource) turn(chat, n int) [][]any {
 	return rows
 }
 
-// sentence is lo to hi words of chat-like text, Russian or English.
+// sentence is lo to hi words of chat-like text, Russian or English: about
+// half of them the language's most common words, the others drawn from a
+// long vocabulary with Zipf's law, as words are in real text, so that a
+// full-text search for an ordinary word matches as few rows as it would.
 func (h *history) sentence(lo, hi int) string {
-	words := wordsEN
+	lang := &english
 	if h.rng.IntN(3) > 0 {
-		words = wordsRU
+		lang = &russian
+	}
+	if h.zipf == nil {
+		h.zipf = rand.NewZipf(h.rng, 1.1, 1, vocabulary-1)
 	}
 	n := lo + h.rng.IntN(hi-lo+1)
 	var b strings.Builder
@@ -86,23 +93,59 @@ func (h *history) sentence(lo, hi int) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(words[h.rng.IntN(len(words))])
+		if h.rng.IntN(2) == 0 {
+			b.WriteString(lang.common[h.rng.IntN(len(lang.common))])
+		} else {
+			b.WriteString(lang.word(int(h.zipf.Uint64())))
+		}
 	}
 	b.WriteByte('.')
 	return b.String()
 }
 
-var wordsEN = strings.Fields(`the a to and of in is it you that for on with this be are as can I what how
-do my not your at have but or if will about me from so we time day today tomorrow please thanks weather
-dinner recipe meeting remind call work home trip train ticket price money budget plan list idea question
-answer help write letter email translate summary book film music friend family birthday gift weekend
-morning evening night week month year best good better quick simple short long new old more less`)
+// vocabulary is how many content words each language has.
+const vocabulary = 20_000
 
-var wordsRU = strings.Fields(`и в не на что я с он как это по но из у за то все она так его же от
-мне бы когда уже вот ты если да нет был до сегодня завтра время погода ужин рецепт встреча напомни
-позвонить работа дом поездка поезд билет цена деньги бюджет план список идея вопрос ответ помоги
-написать письмо перевести кратко книга фильм музыка друг семья день рождения подарок выходные утро
-вечер ночь неделя месяц год лучше хорошо быстро просто коротко новый старый больше меньше спасибо`)
+// language is the words of one language: its commonest, and syllables to
+// spell the rest.
+type language struct {
+	common    []string
+	syllables []string
+}
+
+// word is the content word of the given frequency rank (0 is the most
+// frequent): the same word for the same rank, whatever the seed.
+func (l *language) word(rank int) string {
+	var b strings.Builder
+	n := len(l.syllables)
+	for rank++; rank > 0; rank /= n {
+		b.WriteString(l.syllables[rank%n])
+	}
+	if b.Len() < 4 {
+		b.WriteString(l.syllables[0])
+	}
+	return b.String()
+}
+
+// SearchWords is a search for two content words of the given ranks (in
+// Russian, the language of two chats in three) in seeded text.
+func SearchWords(rank1, rank2 int) string {
+	return russian.word(rank1) + " " + russian.word(rank2)
+}
+
+var english = language{
+	common: strings.Fields(`the a to and of in is it you that for on with this be are as can I what how
+do my not your at have but or if will about me from so we time day today tomorrow please thanks`),
+	syllables: strings.Fields(`ba be bi bo ca ce co da de di do fa fe fi ga ge go ha he hi ka ke ki la le li lo
+ma me mi mo na ne ni no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi wa we za`),
+}
+
+var russian = language{
+	common: strings.Fields(`и в не на что я с он как это по но из у за то все она так его же от
+мне бы когда уже вот ты если да нет был до сегодня завтра время спасибо можно нужно`),
+	syllables: strings.Fields(`ба бе би бо бу ва ве ви во га ге го да де ди до ду жа же за зе зи зо ка ке ки ко ку
+ла ле ли ло лу ма ме ми мо му на не ни но ну па пе пи по ра ре ри ро ру са се си со та те ти то ту ча че чи`),
+}
 
 var firstNames = strings.Fields(`Анна Иван Мария Алексей Ольга Дмитрий Елена Сергей Наталья Андрей
 Anna John Maria Alex Olga Peter Helen Sam Kate Mike`)

@@ -1,0 +1,62 @@
+package memory_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/membot/membot/memory"
+)
+
+// /new deletes the conversation's messages; what pointed at them (a fact's
+// source, a reminder's source, an approval's assistant row) is set to NULL
+// by the trigger of migration 00006, and nothing else is touched.
+func TestDeletedMessagesAreForgottenByWhatReferredToThem(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 1, Content: "remember: I like tea", HistoryLimit: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := memory.User{TelegramUserID: 43, FirstName: "Bob"}
+	kept, err := store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 43, UpdateID: 2, Content: "and I like coffee", HistoryLimit: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := store.Pool()
+	for _, id := range []int64{turn.UserMessageID, kept.UserMessageID} {
+		_, err := db.Exec(ctx, `INSERT INTO memories (telegram_user_id, content, source_message_id) VALUES (42, 'likes tea', $1)`, id)
+		if err == nil {
+			_, err = db.Exec(ctx, `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id)
+				VALUES (42, 42, 'tea', now() + interval '1 hour', $1)`, id)
+		}
+		if err == nil {
+			_, err = db.Exec(ctx, `INSERT INTO pending_approvals (request_id, subject, details, telegram_user_id, chat_id, assistant_message_id)
+				VALUES ('call_1', 'fetch_url', '{}', 42, 42, $1)`, id)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if _, err := store.Reset(ctx, 42, 42); err != nil {
+		t.Fatal(err)
+	}
+	var gone, left int
+	err = db.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM memories WHERE source_message_id = $1) + (SELECT count(*) FROM reminders WHERE source_message_id = $1)
+			+ (SELECT count(*) FROM pending_approvals WHERE assistant_message_id = $1),
+		(SELECT count(*) FROM memories WHERE source_message_id = $2) + (SELECT count(*) FROM reminders WHERE source_message_id = $2)
+			+ (SELECT count(*) FROM pending_approvals WHERE assistant_message_id = $2)`,
+		turn.UserMessageID, kept.UserMessageID).Scan(&gone, &left)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gone != 0 || left != 3 {
+		t.Fatalf("references to the deleted message: %d (want 0); to the other chat's: %d (want 3)", gone, left)
+	}
+	var rows int
+	db.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories) + (SELECT count(*) FROM reminders) + (SELECT count(*) FROM pending_approvals)`).Scan(&rows)
+	if rows != 6 {
+		t.Fatalf("%d rows left in memories, reminders and pending_approvals, want all 6", rows)
+	}
+}
