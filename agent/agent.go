@@ -235,7 +235,7 @@ func (a *Agent) finish(ctx context.Context, info *TurnInfo, text string, call me
 	if len(used) > 0 {
 		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: info.UpdateID})
 	}
-	ids, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}})
+	ids, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}, FlushLater: true})
 	if err != nil {
 		return nil, err
 	}

@@ -95,6 +95,14 @@ type Step struct {
 	Messages []Message
 	LLMCalls []LLMCall
 	Events   []Event
+	// FlushLater commits the step without waiting for the disk (see
+	// asyncCommitSQL). For a turn's final answer: the update's completion,
+	// which waits, follows it at once and flushes it too. Were PostgreSQL
+	// itself to crash in between, the answer would be lost, the update not
+	// done, and the turn would run again: the same as a crash between
+	// sending and completing costs already (a second reply), only with a
+	// new text rather than the stored one.
+	FlushLater bool
 }
 
 // SaveStep stores a step in one round trip and returns the messages' ids.
@@ -113,6 +121,9 @@ func (s *Store) SaveStep(ctx context.Context, conversationID string, st Step) ([
 // messages' ids when the batch has run.
 func queueStep(batch *pgx.Batch, conversationID string, st Step) []int64 {
 	ids := make([]int64, len(st.Messages))
+	if st.FlushLater {
+		batch.Queue(asyncCommitSQL)
+	}
 	for i, m := range st.Messages {
 		batch.Queue(insertMessageSQL, insertMessageArgs(conversationID, m)...).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&ids[i])

@@ -90,6 +90,7 @@ func runLoad(ctx context.Context, cfg loadConfig) (*loadResult, error) {
 	defer tg.Close()
 	llm := openaifake.New()
 	defer llm.Close()
+	llm.DiscardRequests()
 	llm.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
 		r := openaifake.Echo(req)
 		r.Delay = cfg.LLMDelay

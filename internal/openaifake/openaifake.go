@@ -1,5 +1,5 @@
 // Package openaifake is an in-process fake of the OpenAI chat completions
-// API for tests and benchmarks. It records every request and answers from a
+// API for tests and benchmarks. It records every request (unless told not to) and answers from a
 // script: text, tool calls, or an HTTP error. Requests with "stream": true
 // get the answer as server-sent events, chunk by chunk, the way OpenAI
 // streams: text in pieces, tool calls in fragments tied together by index.
@@ -57,6 +57,7 @@ type Server struct {
 	requests []openai.ChatCompletionRequest
 	script   []Reply
 	respond  func(openai.ChatCompletionRequest) Reply
+	discard  bool // keep no requests
 }
 
 // New starts a fake.
@@ -81,6 +82,14 @@ func (s *Server) RespondWith(fn func(openai.ChatCompletionRequest) Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.respond = fn
+}
+
+// DiscardRequests stops the fake keeping the requests it gets: a long load
+// run would otherwise hold every one of them.
+func (s *Server) DiscardRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.discard = true
 }
 
 // Requests returns a copy of the requests received so far.
@@ -114,13 +123,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
 	}
-	var req openai.ChatCompletionRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	req, err := decodeRequest(r.Body)
+	if err != nil {
 		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, req)
+	if !s.discard {
+		s.requests = append(s.requests, req)
+	}
 	var reply Reply
 	switch {
 	case len(s.script) > 0:
