@@ -175,6 +175,12 @@ func TestInboxHandsOutEachChatsUpdatesInOrderToOneOwner(t *testing.T) {
 	if err != nil || u == nil || u.UpdateID != 11 || u.Attempts != 2 {
 		t.Fatalf("takeover claim = %+v, %v", u, err)
 	}
+	// Asking whether the dead owner lives took its lock, shared, only for
+	// the claim's transaction: a process that draws the same id gets it.
+	var relocked bool
+	if err := store.Pool().QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(1835363682, $1::int4)`, a.ID).Scan(&relocked); err != nil || !relocked {
+		t.Fatalf("the dead owner's lock is still held after the takeover (%v)", err)
+	}
 	if err := store.Complete(ctx, 11, nil, ""); err != nil {
 		t.Fatal(err)
 	}
