@@ -96,12 +96,15 @@ type Step struct {
 	LLMCalls []LLMCall
 	Events   []Event
 	// FlushLater commits the step without waiting for the disk (see
-	// asyncCommitSQL). For a turn's final answer: the update's completion,
-	// which waits, follows it at once and flushes it too. Were PostgreSQL
-	// itself to crash in between, the answer would be lost, the update not
-	// done, and the turn would run again: the same as a crash between
-	// sending and completing costs already (a second reply), only with a
-	// new text rather than the stored one.
+	// asyncCommitSQL). For a turn's final answer: it reaches the disk with
+	// the next commit that waits, of any session (normally the update's
+	// completion, right after the send), or within 3 × wal_writer_delay
+	// (0.6 s by default). Were the server or its machine to crash before,
+	// the answer and its model call would be lost, the update not done, and
+	// the turn would run again: a second reply (a streamed one edits the
+	// messages it showed instead), newly written rather than a copy, and a
+	// second model call. A crash between sending and completing costs a
+	// second reply already.
 	FlushLater bool
 }
 

@@ -181,6 +181,11 @@ func TestInboxHandsOutEachChatsUpdatesInOrderToOneOwner(t *testing.T) {
 	if err := store.Pool().QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(1835363682, $1::int4)`, a.ID).Scan(&relocked); err != nil || !relocked {
 		t.Fatalf("the dead owner's lock is still held after the takeover (%v)", err)
 	}
+	var bAlive, nobodyAlive bool
+	store.Pool().QueryRow(ctx, `SELECT membot_owner_alive($1), membot_owner_alive(NULL)`, b.ID).Scan(&bAlive, &nobodyAlive)
+	if !bAlive || nobodyAlive {
+		t.Fatalf("alive: the live owner %v (want true), no owner %v (want false)", bAlive, nobodyAlive)
+	}
 	if err := store.Complete(ctx, 11, nil, ""); err != nil {
 		t.Fatal(err)
 	}

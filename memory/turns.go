@@ -75,8 +75,9 @@ WHERE update_id = $1 AND role = 'assistant' AND tool_calls IS NULL ORDER BY id D
 // asyncCommitSQL lets the transaction it begins commit without waiting for
 // the disk. StartTurn uses it: were PostgreSQL to crash before its commit
 // reached the disk, the turn would simply start again, since the update
-// stays claimed and unfinished; and the update's completion, which does
-// wait, flushes everything written before it. It saves a disk flush on the
+// stays claimed and unfinished; and the next commit that does wait (the
+// update's completion, or any other session's) flushes everything written
+// before it. It saves a disk flush on the
 // path of every reply (the final answer saves another: Step.FlushLater).
 const asyncCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
 

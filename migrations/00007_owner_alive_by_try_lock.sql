@@ -9,13 +9,14 @@
 -- that drew the same owner id waits that long for its own lock. Taking a
 -- lock is a side effect, so the function is now VOLATILE. It must not be
 -- asked on the owner's own lock connection (a session never conflicts with
--- itself); memory.OwnerLock keeps that connection to itself.
+-- itself); memory.OwnerLock keeps that connection to itself. A NULL owner
+-- is not alive, as before.
 
 -- +goose Up
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION membot_owner_alive(owner integer) RETURNS boolean
 LANGUAGE sql VOLATILE AS $$
-    SELECT NOT pg_try_advisory_xact_lock_shared(1835363682, owner)
+    SELECT coalesce(NOT pg_try_advisory_xact_lock_shared(1835363682, owner), false)
 $$;
 -- +goose StatementEnd
 
