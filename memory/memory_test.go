@@ -182,9 +182,9 @@ func TestInboxHandsOutEachChatsUpdatesInOrderToOneOwner(t *testing.T) {
 		t.Fatalf("the dead owner's lock is still held after the takeover (%v)", err)
 	}
 	var bAlive, nobodyAlive bool
-	store.Pool().QueryRow(ctx, `SELECT membot_owner_alive($1), membot_owner_alive(NULL)`, b.ID).Scan(&bAlive, &nobodyAlive)
-	if !bAlive || nobodyAlive {
-		t.Fatalf("alive: the live owner %v (want true), no owner %v (want false)", bAlive, nobodyAlive)
+	err = store.Pool().QueryRow(ctx, `SELECT membot_owner_alive($1), membot_owner_alive(NULL)`, b.ID).Scan(&bAlive, &nobodyAlive)
+	if err != nil || !bAlive || nobodyAlive {
+		t.Fatalf("alive: the live owner %v (want true), no owner %v (want false), %v", bAlive, nobodyAlive, err)
 	}
 	if err := store.Complete(ctx, 11, nil, ""); err != nil {
 		t.Fatal(err)
