@@ -84,8 +84,10 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 		// One notice a minute: a flood of messages gets one answer, not a flood.
 		text := fmt.Sprintf(T(in.lang(), txtRateLimited), a.RatePerMinute)
 		return true, h.limited(ctx, in, "rate", usage.RateNotices == 0, text)
-	case a.DailyTokenLimit > 0 && usage.TokensToday >= a.DailyTokenLimit && !in.msg.IsCommand():
-		// Commands cost no tokens, and /usage must work at the limit.
+	case a.DailyTokenLimit > 0 && usage.TokensToday >= a.DailyTokenLimit &&
+		(!in.msg.IsCommand() || callsModel[in.msg.Command()]):
+		// Most commands cost no tokens, and /usage must work at the limit;
+		// /retry writes a new answer, so it is stopped like a message.
 		text := fmt.Sprintf(T(in.lang(), txtTokenLimit), a.DailyTokenLimit, a.zone())
 		return true, h.limited(ctx, in, "tokens", true, text)
 	}

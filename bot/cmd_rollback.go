@@ -24,6 +24,7 @@ type ControlStore interface {
 
 func init() {
 	registerCommand("retry", cmdRetry)
+	callsModel["retry"] = true
 	registerCommand("undo", cmdUndo)
 }
 

@@ -20,6 +20,10 @@ var commands = map[string]commandFunc{}
 
 func registerCommand(name string, fn commandFunc) { commands[name] = fn }
 
+// callsModel names the commands that call the model and so spend tokens:
+// DAILY_TOKEN_LIMIT stops them as it stops a message.
+var callsModel = map[string]bool{}
+
 func init() {
 	registerCommand("start", cmdStart)
 	registerCommand("help", cmdHelp)

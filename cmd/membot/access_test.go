@@ -119,6 +119,17 @@ func TestDailyTokenLimitStopsAUserAtTheLimit(t *testing.T) {
 	if !strings.Contains(usage, "Today: messages: 3, tokens: 66 of 30 a day") || !strings.Contains(usage, "This month: messages: 3, tokens: 66") {
 		t.Fatalf("/usage = %q", usage)
 	}
+	// /retry would write a new answer: it is stopped like a message, and
+	// the answer it would replace stays.
+	if got := h.Say(jane, "/retry"); !strings.Contains(got, "limit of 30 tokens") {
+		t.Fatalf("/retry over the limit got %q", got)
+	}
+	if n := len(h.LLM.Requests()); n != 2 {
+		t.Fatalf("model calls = %d after /retry over the limit, want 2", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant' AND content = 'echo: two'`); n != 1 {
+		t.Fatalf("the last answer was taken back by a refused /retry (%d left)", n)
+	}
 
 	// An admin is never limited.
 	for i := range 3 {
