@@ -115,17 +115,27 @@ type chatHolder struct {
 }
 
 // parseUpdates reads the update id and the chat of each update. Updates
-// that belong to no chat are queued under chat 0.
+// that belong to no chat are queued under chat 0, and so is one whose
+// envelope has an unexpected shape but whose id can be read: stored, it is
+// confirmed to Telegram (skipped, it would come back forever) and kept for
+// an admin to see; its handler gives it up.
 func parseUpdates(raw []json.RawMessage) ([]memory.InboxUpdate, error) {
 	updates := make([]memory.InboxUpdate, 0, len(raw))
 	var firstErr error
 	for _, r := range raw {
 		var e envelope
-		if err := json.Unmarshal(r, &e); err != nil {
+		err := json.Unmarshal(r, &e)
+		if err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("decode update: %w", err)
 			}
-			continue
+			var head struct {
+				UpdateID int64 `json:"update_id"`
+			}
+			if json.Unmarshal(r, &head) != nil || head.UpdateID == 0 {
+				continue
+			}
+			e = envelope{UpdateID: head.UpdateID}
 		}
 		updates = append(updates, memory.InboxUpdate{UpdateID: e.UpdateID, ChatID: e.chatID(), Payload: r})
 	}

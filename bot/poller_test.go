@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -69,5 +70,33 @@ func TestOneRefusedUpdateDoesNotStopIntake(t *testing.T) {
 	}
 	if tg.Pending() != 0 {
 		t.Fatalf("%d updates still unconfirmed: intake is stuck", tg.Pending())
+	}
+}
+
+// An update whose envelope has an unexpected shape is stored under chat 0
+// and confirmed, even as the last of its batch: skipped, Telegram would
+// send it again forever.
+func TestAnUpdateOfUnexpectedShapeIsStoredAndConfirmed(t *testing.T) {
+	tg := telegramfake.New("1:t")
+	defer tg.Close()
+	good := tg.SendText(telegramfake.User{ID: 9, FirstName: "A"}, "one")
+	tg.AddRawUpdate(fmt.Sprintf(`{"update_id": %d, "message": "not an object"}`, good+1))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inbox := &pickyInbox{}
+	p := &Poller{Client: NewClient(ctx, ctx, ClientConfig{Token: "1:t", APIURL: tg.URL(), PollTimeout: time.Second}),
+		Inbox: inbox, Timeout: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && tg.Pending() > 0; time.Sleep(10 * time.Millisecond) {
+	}
+	cancel()
+	<-done
+	if got := inbox.storedIDs(); len(got) != 2 || got[0] != good || got[1] != good+1 {
+		t.Fatalf("stored %v, want [%d %d]", got, good, good+1)
+	}
+	if tg.Pending() != 0 {
+		t.Fatalf("%d updates still unconfirmed", tg.Pending())
 	}
 }

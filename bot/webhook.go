@@ -51,10 +51,13 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	updates, err := parseUpdates([]json.RawMessage{body})
-	if err != nil || len(updates) != 1 || updates[0].UpdateID <= 0 {
+	if len(updates) != 1 || updates[0].UpdateID <= 0 {
 		wh.Log.Warn("webhook request is not a Telegram update", "remote", r.RemoteAddr, "err", err)
 		http.Error(w, "not a Telegram update", http.StatusBadRequest)
 		return
+	}
+	if err != nil { // an update id, but an unexpected shape: kept under chat 0 and given up
+		wh.Log.Error("Telegram sent an update of an unexpected shape", "update_id", updates[0].UpdateID, "err", err)
 	}
 	if err := wh.Inbox.SaveUpdates(r.Context(), updates); err != nil {
 		// Telegram posts it again later, maybe to another replica.

@@ -186,3 +186,22 @@ func TestInAGroupTheBotAnswersOnlyWhenAddressed(t *testing.T) {
 		t.Errorf("the model saw\n%s\nwant\n%s", strings.Join(seen, "|"), want)
 	}
 }
+
+// An update of an unexpected shape (its id readable, the rest not) is kept
+// in the inbox, given up with its error, and confirmed to Telegram: it does
+// not come back, and the chat goes on.
+func TestAnUpdateOfUnexpectedShapeIsGivenUpAndTheBotGoesOn(t *testing.T) {
+	h := newHarness(t)
+	h.Start()
+	h.TG.AddRawUpdate(`{"update_id": 7002, "message": "not an object"}`)
+	if got := h.Say(jane, "still there?"); got != "echo: still there?" {
+		t.Fatalf("the next message got %q", got)
+	}
+	h.WaitIdle()
+	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = 7002 AND state = 'done' AND error LIKE 'decode update%'`); n != 1 {
+		t.Fatalf("the odd update is not kept as given up (%d rows)", n)
+	}
+	if h.TG.Pending() != 0 {
+		t.Fatalf("%d updates unconfirmed", h.TG.Pending())
+	}
+}
