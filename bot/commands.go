@@ -62,6 +62,9 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 	if _, err := h.Memory.Reset(ctx, in.msg.Chat.ID, in.user.TelegramUserID); err != nil {
 		return storageError(err)
 	}
+	if h.ConversationsReset != nil {
+		h.ConversationsReset()
+	}
 	text := T(in.lang(), txtNew)
 	if cancelled > 0 {
 		text += "\n" + fmt.Sprintf(T(in.lang(), txtApprovalsCanceled), cancelled)

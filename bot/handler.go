@@ -59,6 +59,9 @@ type Handler struct {
 	EditEvery time.Duration
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
+	// ConversationsReset, when set, is called after /new: the conversations
+	// it left are deleted in the background (Purger.Wake).
+	ConversationsReset func()
 }
 
 // incoming is a message, or a press of one of the bot's buttons, being handled.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/membot/membot/memory"
@@ -42,22 +41,11 @@ type Scheduler struct {
 	// reminders set through another process are noticed; 30 s when zero.
 	Poll time.Duration
 
-	once sync.Once
-	wake chan struct{}
-}
-
-func (s *Scheduler) wakeup() chan struct{} {
-	s.once.Do(func() { s.wake = make(chan struct{}, 1) })
-	return s.wake
+	wake wakeSignal
 }
 
 // Wake tells the scheduler a reminder was added, so it looks again at once.
-func (s *Scheduler) Wake(time.Time) {
-	select {
-	case s.wakeup() <- struct{}{}:
-	default: // a wake-up is already pending
-	}
-}
+func (s *Scheduler) Wake(time.Time) { s.wake.Wake() }
 
 // Run sends due reminders until intake ends; sends run with work, so that
 // one in flight at shutdown is finished and marked.
@@ -83,7 +71,7 @@ func (s *Scheduler) Run(intake, work context.Context) {
 		t := time.NewTimer(wait)
 		select {
 		case <-intake.Done():
-		case <-s.wakeup():
+		case <-s.wake.C():
 		case <-t.C:
 		}
 		t.Stop()

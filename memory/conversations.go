@@ -30,14 +30,15 @@ func (s *Store) CurrentConversation(ctx context.Context, chatID, userID int64) (
 	return id, nil
 }
 
-// resetSQL deletes the chat's conversations (their messages go with them),
-// opens a fresh one in the default mode, and logs conversation_reset with
-// what was deleted. When the conversation it replaces was in another mode,
-// the return to the default is recorded as a mode switch.
+// resetSQL marks the chat's conversations for the purger (PurgeReset
+// deletes them and their messages), opens a fresh one in the default mode,
+// and logs conversation_reset with what is deleted. When the conversation
+// it replaces was in another mode, the return to the default is recorded
+// as a mode switch.
 const resetSQL = `WITH old AS (
 	SELECT mode FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1
 ), gone AS (
-	DELETE FROM conversations WHERE chat_id = $1 RETURNING id
+	UPDATE conversations SET reset_at = now() WHERE chat_id = $1 AND reset_at IS NULL RETURNING id
 ), fresh AS (
 	INSERT INTO conversations (telegram_user_id, chat_id) VALUES ($2, $1) RETURNING id
 ), logged AS (
@@ -52,8 +53,10 @@ const resetSQL = `WITH old AS (
 )
 SELECT id::text FROM fresh`
 
-// Reset deletes every conversation of the chat with its messages and opens a
-// fresh one, in one statement, and returns the new conversation's id.
+// Reset opens a fresh conversation for the chat and leaves the ones before
+// it, with their messages, to PurgeReset, in one statement; it returns the
+// new conversation's id. The fresh conversation is the current one at
+// once: nothing of the old ones reaches the model again.
 func (s *Store) Reset(ctx context.Context, chatID, userID int64) (string, error) {
 	var id string
 	if err := s.pool.QueryRow(ctx, resetSQL, chatID, userID, DefaultMode, SwitchByNew).Scan(&id); err != nil {

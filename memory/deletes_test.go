@@ -41,6 +41,7 @@ func TestDeletedMessagesAreForgottenByWhatReferredToThem(t *testing.T) {
 	if _, err := store.Reset(ctx, 42, 42); err != nil {
 		t.Fatal(err)
 	}
+	purgeAll(t, store)
 	var gone, left int
 	err = db.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM memories WHERE source_message_id = $1) + (SELECT count(*) FROM reminders WHERE source_message_id = $1)

@@ -341,6 +341,7 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 		t.Fatalf("cancel = %+v, %v", cancelled, err)
 	}
 	store.Reset(ctx, 42, 42)
+	purgeAll(t, store)
 	after, _ := store.Approval(ctx, cancelled[0].ID)
 	if after.ConversationID != "" || after.AssistantMessageID != 0 || after.DecisionReason != "cancelled by /new" {
 		t.Fatalf("after reset = %+v", after)

@@ -130,10 +130,52 @@ func TestResetDeletesTheChatsConversationsOnly(t *testing.T) {
 	if cur, _ := store.CurrentConversation(ctx, 1, 1); cur != fresh {
 		t.Fatalf("current = %s, want the fresh %s", cur, fresh)
 	}
-	var left, others int
+	if got, _ := store.LastMessages(ctx, fresh, 30); len(got) != 0 {
+		t.Fatalf("the fresh conversation holds %d messages", len(got))
+	}
+	purgeAll(t, store)
+	var left, others, conversations int
 	store.Pool().QueryRow(ctx, `SELECT count(*) FILTER (WHERE content = 'mine'), count(*) FILTER (WHERE content = 'other') FROM messages`).Scan(&left, &others)
-	if left != 0 || others != 1 {
-		t.Fatalf("after reset: %d of mine, %d of the other chat; want 0 and 1", left, others)
+	store.Pool().QueryRow(ctx, `SELECT count(*) FROM conversations WHERE chat_id = 1`).Scan(&conversations)
+	if left != 0 || others != 1 || conversations != 1 {
+		t.Fatalf("after reset and purge: %d of mine, %d of the other chat, %d conversations of mine; want 0, 1, 1", left, others, conversations)
+	}
+}
+
+// purgeAll runs PurgeReset until nothing is left and returns what each
+// call deleted.
+func purgeAll(t testing.TB, store *memory.Store) []int64 {
+	t.Helper()
+	var batches []int64
+	for {
+		n, err := store.PurgeReset(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return batches
+		}
+		batches = append(batches, n)
+	}
+}
+
+func TestThePurgeDeletesALongConversationInBatches(t *testing.T) {
+	ctx := context.Background()
+	store := open(t)
+	old, _ := store.CurrentConversation(ctx, 1, 1)
+	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
+		SELECT $1, 'user', 'm' || g FROM generate_series(1, 12000) g`, old); err != nil {
+		t.Fatal(err)
+	}
+	store.Reset(ctx, 1, 1)
+	// 5,000 and 5,000 messages, then the last 2,000 with the conversation.
+	if got := fmt.Sprint(purgeAll(t, store)); got != "[5000 5000 2001]" {
+		t.Fatalf("purge batches = %s", got)
+	}
+	var left int
+	store.Pool().QueryRow(ctx, `SELECT count(*) FROM conversations WHERE id = $1`, old).Scan(&left)
+	if left != 0 {
+		t.Fatal("the purged conversation is still there")
 	}
 }
 

@@ -103,6 +103,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 
 	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
+	purger := &bot.Purger{Queue: store, Log: log}
 	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
 		ReminderAdded: reminders.Wake, FetchAllowPrivate: cfg.FetchAllowPrivate})...)
 	needsApproval := map[string]bool{}
@@ -126,7 +127,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	dispatcher := &bot.Dispatcher{
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
-			Modes: cfg.Modes, Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery},
+			Modes: cfg.Modes, Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, ConversationsReset: purger.Wake},
 		Owner:   owner.ID,
 		Workers: cfg.Workers,
 		Sweep:   5 * time.Second,
@@ -149,9 +150,10 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); poller.Run(ctx) }()
 	}
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); dispatcher.Run(ctx, work) }()
 	go func() { defer wg.Done(); reminders.Run(ctx, work) }()
+	go func() { defer wg.Done(); purger.Run(ctx) }()
 	log.Info("membot is running")
 
 	<-ctx.Done()

@@ -1,0 +1,67 @@
+package bot
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"time"
+)
+
+// PurgeQueue is what /new leaves behind, as the purger works it.
+type PurgeQueue interface {
+	// PurgeReset deletes one batch and says how many rows went (0: none left).
+	PurgeReset(ctx context.Context) (int64, error)
+}
+
+// Purger deletes the conversations /new left behind, a batch at a time, so
+// that /new itself answers at once however long the conversation was (see
+// memory.Store.Reset). It works right after each /new (Wake), at start, and
+// every Poll, for what a stopped or another process left. Several processes'
+// purgers share the work safely.
+type Purger struct {
+	Queue PurgeQueue
+	Log   *slog.Logger
+	Poll  time.Duration // 1 min when zero
+
+	wake wakeSignal
+}
+
+// Wake tells the purger /new has left something to delete.
+func (p *Purger) Wake() { p.wake.Wake() }
+
+// Run purges until ctx ends; what is left then is purged at the next start.
+func (p *Purger) Run(ctx context.Context) {
+	tick := time.NewTicker(cmp.Or(p.Poll, time.Minute))
+	defer tick.Stop()
+	for {
+		p.purge(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake.C():
+		case <-tick.C:
+		}
+	}
+}
+
+// purge deletes batches until none is left or one fails (the next wake-up
+// or tick tries again).
+func (p *Purger) purge(ctx context.Context) {
+	var rows int64
+	for ctx.Err() == nil {
+		n, err := p.Queue.PurgeReset(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				p.Log.Warn("purging what /new left failed; trying again later", "err", err)
+			}
+			break
+		}
+		if n == 0 {
+			break
+		}
+		rows += n
+	}
+	if rows > 0 {
+		p.Log.Info("purged what /new left", "rows", rows)
+	}
+}

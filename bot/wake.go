@@ -1,0 +1,27 @@
+package bot
+
+import "sync"
+
+// wakeSignal wakes a background loop: Wake may be called any number of
+// times, from anywhere, without blocking, and the loop wakes once for all
+// the calls since it last looked. The zero value is ready to use.
+type wakeSignal struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+// C is what the loop waits on.
+func (w *wakeSignal) C() <-chan struct{} { return w.channel() }
+
+// Wake wakes the loop, or leaves it to the wake-up already pending.
+func (w *wakeSignal) Wake() {
+	select {
+	case w.channel() <- struct{}{}:
+	default:
+	}
+}
+
+func (w *wakeSignal) channel() chan struct{} {
+	w.once.Do(func() { w.ch = make(chan struct{}, 1) })
+	return w.ch
+}

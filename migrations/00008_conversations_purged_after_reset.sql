@@ -1,0 +1,17 @@
+-- /new answers at once however long the conversation was. In a database of
+-- 10 million messages, deleting a conversation of 165,000 took /new 5 to 7
+-- seconds: its rows are spread over as many pages as it has rows (50,000
+-- chats write between them), and every one of those pages is read, dirtied
+-- and logged. Now /new only marks the chat's conversations reset_at and
+-- opens a fresh one, which is at once the current one (the newest); each
+-- bot process's purger then deletes the marked conversations' messages
+-- 5,000 at a time, and the conversation last, within moments.
+
+-- +goose Up
+ALTER TABLE conversations ADD COLUMN reset_at timestamptz;
+CREATE INDEX conversations_to_purge ON conversations (reset_at) WHERE reset_at IS NOT NULL;
+
+-- +goose Down
+DELETE FROM conversations WHERE reset_at IS NOT NULL;
+DROP INDEX conversations_to_purge;
+ALTER TABLE conversations DROP COLUMN reset_at;
