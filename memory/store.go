@@ -42,6 +42,7 @@ func Open(ctx context.Context, dsn string, maxConns int32, configure ...func(*pg
 		// Without it a dial to a host that drops packets hangs for minutes.
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
+	cfg.ConnConfig.DialFunc = dialer().DialContext
 	for _, fn := range configure {
 		if fn != nil {
 			fn(cfg)
