@@ -5,11 +5,18 @@ import (
 	"fmt"
 )
 
-// currentConversationCTE defines `conv`: the newest conversation of chat $1,
-// created for user $2 when the chat has none. One chat is handled by one
-// worker at a time, so two workers never race to create it.
+// currentConversationWhere picks chat $1's current conversation: its
+// newest one that /new has not reset (reset ones wait for the purger).
+const currentConversationWhere = `chat_id = $1 AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1`
+
+// currentConversationIDSQL is the chat $1's current conversation, or NULL.
+const currentConversationIDSQL = `(SELECT id FROM conversations WHERE ` + currentConversationWhere + `)`
+
+// currentConversationCTE defines `conv`: the current conversation of chat
+// $1, created for user $2 when the chat has none. One chat is handled by
+// one worker at a time, so two workers never race to create it.
 const currentConversationCTE = `conv_existing AS (
-	SELECT id FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1
+	SELECT id FROM conversations WHERE ` + currentConversationWhere + `
 ), conv_created AS (
 	INSERT INTO conversations (telegram_user_id, chat_id)
 	SELECT $2, $1 WHERE NOT EXISTS (SELECT 1 FROM conv_existing)
@@ -36,7 +43,7 @@ func (s *Store) CurrentConversation(ctx context.Context, chatID, userID int64) (
 // it replaces was in another mode, the return to the default is recorded
 // as a mode switch.
 const resetSQL = `WITH old AS (
-	SELECT mode FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1
+	SELECT mode FROM conversations WHERE ` + currentConversationWhere + `
 ), gone AS (
 	UPDATE conversations SET reset_at = now() WHERE chat_id = $1 AND reset_at IS NULL RETURNING id
 ), fresh AS (

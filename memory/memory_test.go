@@ -133,6 +133,12 @@ func TestResetDeletesTheChatsConversationsOnly(t *testing.T) {
 	if got, _ := store.LastMessages(ctx, fresh, 30); len(got) != 0 {
 		t.Fatalf("the fresh conversation holds %d messages", len(got))
 	}
+	// Before the purge, what /new deleted is already out of the log.
+	var logged int
+	store.Pool().QueryRow(ctx, `SELECT count(*) FROM conversation_log WHERE content = 'mine'`).Scan(&logged)
+	if logged != 0 {
+		t.Fatal("conversation_log shows a message /new deleted")
+	}
 	purgeAll(t, store)
 	var left, others, conversations int
 	store.Pool().QueryRow(ctx, `SELECT count(*) FILTER (WHERE content = 'mine'), count(*) FILTER (WHERE content = 'other') FROM messages`).Scan(&left, &others)

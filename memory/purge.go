@@ -16,7 +16,7 @@ const PurgeBatch = 5000
 const purgeSQL = `WITH target AS (
 	SELECT id FROM conversations WHERE reset_at IS NOT NULL ORDER BY reset_at LIMIT 1 FOR UPDATE SKIP LOCKED
 ), doomed AS (
-	SELECT m.id FROM messages m JOIN target t ON m.conversation_id = t.id ORDER BY m.id LIMIT $1
+	SELECT m.id FROM messages m JOIN target t ON m.conversation_id = t.id LIMIT $1
 ), gone_messages AS (
 	DELETE FROM messages WHERE id IN (SELECT id FROM doomed) RETURNING 1
 ), gone_conversation AS (

@@ -39,9 +39,6 @@ type Rollback struct {
 	Repeated bool
 }
 
-// currentConversationIDSQL is the chat $1's current conversation, or NULL.
-const currentConversationIDSQL = `(SELECT id FROM conversations WHERE chat_id = $1 ORDER BY created_at DESC LIMIT 1)`
-
 const lastUserRowSQL = `SELECT ` + messageColumns + ` FROM messages
 WHERE conversation_id = ` + currentConversationIDSQL + ` AND role = 'user' ORDER BY id DESC LIMIT 1`
 

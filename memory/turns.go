@@ -57,7 +57,7 @@ const turnUserRowSQL = `SELECT id, conversation_id FROM (
 	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
 	UNION ALL
 	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
-		(SELECT id FROM conversations WHERE chat_id = $1::bigint ORDER BY created_at DESC LIMIT 1)
+		` + currentConversationIDSQL + `
 	ORDER BY id DESC LIMIT 1)) turn_user_row`
 
 // turnHistorySQL is the newest $3 rows of the conversation of the turn's user row.

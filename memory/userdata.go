@@ -124,6 +124,14 @@ func (s *Store) Forget(ctx context.Context, userID int64) (map[string]int64, err
 		if err != nil {
 			return err
 		}
+		// Their conversations, and those waiting for the purger (which may
+		// hold their messages too), are locked first, as the purger locks a
+		// conversation before deleting its messages: the other order could
+		// deadlock with it. The purger skips them meanwhile.
+		if _, err := tx.Exec(ctx, `SELECT FROM conversations WHERE chat_id = $1 OR telegram_user_id = $1 OR reset_at IS NOT NULL
+			FOR UPDATE`, userID); err != nil {
+			return fmt.Errorf("lock conversations: %w", err)
+		}
 		// Their group conversations stay, no longer attributed to them.
 		if _, err := tx.Exec(ctx, `UPDATE conversations SET telegram_user_id = 0
 			WHERE telegram_user_id = $1 AND chat_id <> $1`, userID); err != nil {
