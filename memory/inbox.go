@@ -149,21 +149,27 @@ func (s *Store) UnfinishedChats(ctx context.Context) ([]int64, error) {
 	return chats, nil
 }
 
-// Backlog is the inbox's unfinished work.
+// Backlog is the work left behind: the inbox's unfinished updates and the
+// conversations /new left for the purger.
 type Backlog struct {
 	Unfinished int           // updates not yet done
 	OldestAge  time.Duration // how long the oldest of them has waited
+	ToPurge    int           // conversations reset by /new, not yet deleted
+	PurgeAge   time.Duration // how long the oldest of them has waited
 }
 
-// InboxBacklog measures the unfinished updates (the partial index keeps it cheap).
+// InboxBacklog measures the backlog (partial indexes keep it cheap).
 func (s *Store) InboxBacklog(ctx context.Context) (Backlog, error) {
 	var b Backlog
-	var seconds float64
-	err := s.pool.QueryRow(ctx, `SELECT count(*), coalesce(extract(epoch FROM now() - min(received_at)), 0)::float8
-		FROM updates WHERE state <> 'done'`).Scan(&b.Unfinished, &seconds)
+	var seconds, purgeSeconds float64
+	err := s.pool.QueryRow(ctx, `SELECT count(*), coalesce(extract(epoch FROM now() - min(received_at)), 0)::float8,
+		(SELECT count(*) FROM conversations WHERE reset_at IS NOT NULL),
+		(SELECT coalesce(extract(epoch FROM now() - min(reset_at)), 0)::float8 FROM conversations WHERE reset_at IS NOT NULL)
+		FROM updates WHERE state <> 'done'`).Scan(&b.Unfinished, &seconds, &b.ToPurge, &purgeSeconds)
 	if err != nil {
 		return b, fmt.Errorf("inbox backlog: %w", translate(err))
 	}
 	b.OldestAge = time.Duration(seconds * float64(time.Second))
+	b.PurgeAge = time.Duration(purgeSeconds * float64(time.Second))
 	return b, nil
 }

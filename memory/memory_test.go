@@ -139,7 +139,13 @@ func TestResetDeletesTheChatsConversationsOnly(t *testing.T) {
 	if logged != 0 {
 		t.Fatal("conversation_log shows a message /new deleted")
 	}
+	if b, err := store.InboxBacklog(ctx); err != nil || b.ToPurge != 1 {
+		t.Fatalf("backlog before the purge = %+v, %v; want one conversation to purge", b, err)
+	}
 	purgeAll(t, store)
+	if b, _ := store.InboxBacklog(ctx); b.ToPurge != 0 || b.PurgeAge != 0 {
+		t.Fatalf("backlog after the purge = %+v", b)
+	}
 	var left, others, conversations int
 	store.Pool().QueryRow(ctx, `SELECT count(*) FILTER (WHERE content = 'mine'), count(*) FILTER (WHERE content = 'other') FROM messages`).Scan(&left, &others)
 	store.Pool().QueryRow(ctx, `SELECT count(*) FROM conversations WHERE chat_id = 1`).Scan(&conversations)

@@ -47,6 +47,7 @@ func TestMetricsHealthAndReadiness(t *testing.T) {
 		`membot_telegram_rate_limited_total 1`,
 		`membot_inbox_backlog 0`,
 		`membot_inbox_scrape_ok 1`,
+		`membot_purge_backlog 0`,
 		`membot_db_pool_max_connections 20`,
 		`membot_db_pool_acquires_total `,
 		`go_goroutines `,

@@ -63,9 +63,9 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 
 	met := metrics.New()
 	met.WatchPool(store.Pool().Stat)
-	met.WatchInbox(func(ctx context.Context) (int, time.Duration, error) {
+	met.WatchInbox(func(ctx context.Context) (metrics.Backlog, error) {
 		b, err := store.InboxBacklog(ctx)
-		return b.Unfinished, b.OldestAge, err
+		return metrics.Backlog(b), err
 	})
 
 	// work outlives ctx by up to ShutdownTimeout so turns in flight can finish.

@@ -15,31 +15,48 @@ var (
 		"How long the oldest unhandled update has waited (0 when none).", nil, nil)
 	inboxUpDesc = prometheus.NewDesc("membot_inbox_scrape_ok",
 		"1 when the inbox could be measured at this scrape, 0 when the database did not answer.", nil, nil)
+	purgeBacklogDesc = prometheus.NewDesc("membot_purge_backlog",
+		"Conversations /new reset that the purger has not deleted yet.", nil, nil)
+	purgeOldestDesc = prometheus.NewDesc("membot_purge_oldest_age_seconds",
+		"How long the oldest of them has waited (0 when none): growing, the purge fails.", nil, nil)
 )
 
-// inboxCollector measures the inbox when scraped, so the numbers are the
+// Backlog is the work left behind, as the database says at a scrape.
+type Backlog struct {
+	Unfinished int           // updates not yet handled
+	OldestAge  time.Duration // the oldest of them
+	ToPurge    int           // conversations waiting for the purger
+	PurgeAge   time.Duration // the oldest of them
+}
+
+// inboxCollector measures the backlog when scraped, so the numbers are the
 // database's, shared by every replica, and never stale.
 type inboxCollector struct {
-	backlog func(ctx context.Context) (int, time.Duration, error)
+	backlog func(ctx context.Context) (Backlog, error)
 }
 
 func (c *inboxCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- inboxUnfinishedDesc
-	ch <- inboxOldestDesc
-	ch <- inboxUpDesc
+	for _, d := range []*prometheus.Desc{inboxUnfinishedDesc, inboxOldestDesc, inboxUpDesc, purgeBacklogDesc, purgeOldestDesc} {
+		ch <- d
+	}
 }
 
 func (c *inboxCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	n, oldest, err := c.backlog(ctx)
+	b, err := c.backlog(ctx)
+	gauge := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
+	}
 	if err != nil {
-		ch <- prometheus.MustNewConstMetric(inboxUpDesc, prometheus.GaugeValue, 0)
+		gauge(inboxUpDesc, 0)
 		return
 	}
-	ch <- prometheus.MustNewConstMetric(inboxUpDesc, prometheus.GaugeValue, 1)
-	ch <- prometheus.MustNewConstMetric(inboxUnfinishedDesc, prometheus.GaugeValue, float64(n))
-	ch <- prometheus.MustNewConstMetric(inboxOldestDesc, prometheus.GaugeValue, oldest.Seconds())
+	gauge(inboxUpDesc, 1)
+	gauge(inboxUnfinishedDesc, float64(b.Unfinished))
+	gauge(inboxOldestDesc, b.OldestAge.Seconds())
+	gauge(purgeBacklogDesc, float64(b.ToPurge))
+	gauge(purgeOldestDesc, b.PurgeAge.Seconds())
 }
 
 var (

@@ -103,8 +103,9 @@ func (m *Metrics) TelegramRetry(reason string) {
 	}
 }
 
-// WatchInbox reports the inbox backlog at every scrape, from backlog.
-func (m *Metrics) WatchInbox(backlog func(ctx context.Context) (unfinished int, oldest time.Duration, err error)) {
+// WatchInbox reports the backlog (the inbox's and the purger's) at every
+// scrape, from backlog.
+func (m *Metrics) WatchInbox(backlog func(ctx context.Context) (Backlog, error)) {
 	m.reg.MustRegister(&inboxCollector{backlog: backlog})
 }
 
