@@ -44,6 +44,20 @@ func (in *pickyInbox) storedIDs() []int64 {
 	return append([]int64(nil), in.stored...)
 }
 
+// pollUntilConfirmed runs a poller into inbox until tg has no unconfirmed
+// update left, or 10 s have passed.
+func pollUntilConfirmed(tg *telegramfake.Server, inbox Inbox) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Poller{Client: NewClient(ctx, ctx, ClientConfig{Token: "1:t", APIURL: tg.URL(), PollTimeout: time.Second}),
+		Inbox: inbox, Timeout: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && tg.Pending() > 0; time.Sleep(10 * time.Millisecond) {
+	}
+	cancel()
+	<-done
+}
+
 func TestOneRefusedUpdateDoesNotStopIntake(t *testing.T) {
 	tg := telegramfake.New("1:t")
 	defer tg.Close()
@@ -52,18 +66,8 @@ func TestOneRefusedUpdateDoesNotStopIntake(t *testing.T) {
 	bad := tg.SendText(from, "two")
 	last := tg.SendText(from, "three")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	inbox := &pickyInbox{refuse: bad}
-	p := &Poller{Client: NewClient(ctx, ctx, ClientConfig{Token: "1:t", APIURL: tg.URL(), PollTimeout: time.Second}),
-		Inbox: inbox, Timeout: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	done := make(chan struct{})
-	go func() { defer close(done); p.Run(ctx) }()
-
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && tg.Pending() > 0; time.Sleep(10 * time.Millisecond) {
-	}
-	cancel()
-	<-done
+	pollUntilConfirmed(tg, inbox)
 	got := inbox.storedIDs()
 	if len(got) != 2 || got[0] != first || got[1] != last {
 		t.Fatalf("stored %v, want [%d %d] (the refused %d skipped)", got, first, last, bad)
@@ -82,17 +86,8 @@ func TestAnUpdateOfUnexpectedShapeIsStoredAndConfirmed(t *testing.T) {
 	good := tg.SendText(telegramfake.User{ID: 9, FirstName: "A"}, "one")
 	tg.AddRawUpdate(fmt.Sprintf(`{"update_id": %d, "message": "not an object"}`, good+1))
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	inbox := &pickyInbox{}
-	p := &Poller{Client: NewClient(ctx, ctx, ClientConfig{Token: "1:t", APIURL: tg.URL(), PollTimeout: time.Second}),
-		Inbox: inbox, Timeout: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	done := make(chan struct{})
-	go func() { defer close(done); p.Run(ctx) }()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && tg.Pending() > 0; time.Sleep(10 * time.Millisecond) {
-	}
-	cancel()
-	<-done
+	pollUntilConfirmed(tg, inbox)
 	if got := inbox.storedIDs(); len(got) != 2 || got[0] != good || got[1] != good+1 {
 		t.Fatalf("stored %v, want [%d %d]", got, good, good+1)
 	}
