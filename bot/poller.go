@@ -47,7 +47,7 @@ func (p *Poller) Run(ctx context.Context) {
 		}
 		updates, err := parseUpdates(raw)
 		if err != nil {
-			p.Log.Error("Telegram sent an update that is not JSON", "err", err)
+			p.Log.Error("Telegram sent an update that could not be read whole", "err", err)
 		}
 		if !p.store(ctx, updates, backoff) {
 			return // shutting down: the batch will be delivered again
