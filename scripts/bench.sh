@@ -76,12 +76,14 @@ load fifty -chats 50 -messages 40
 RUNS=1 load thousand -chats 1000 -messages 10
 
 echo "== memory benchmarks, a fresh database of 10,000 messages"
-go test -run '^$' -bench 'LoadLast30|StartTurn|AppendMessage' -benchtime 2000x -count "$RUNS" ./memory | grep '^Benchmark' | tee "$OUT/memory10k.txt"
+go test -run '^$' -bench 'LoadLast30|StartTurn|AppendMessage|SearchHistory' -benchtime 2000x -count "$RUNS" ./memory | grep '^Benchmark' | tee "$OUT/memory10k.txt"
 go test -run '^$' -bench 'ResetConversation100k' -benchtime 3x -count 1 ./memory | grep '^Benchmark' | tee "$OUT/reset.txt"
 
 if [ -n "${BIG_DB:-}" ]; then
 	echo "== memory benchmarks, $BIG_DB"
 	MEMBENCH_DB=$BIG_DB go test -run '^$' -bench 'LoadLast30' -benchtime 2000x -count "$RUNS" ./memory | grep '^Benchmark' | tee "$OUT/memorybig.txt"
+	# a search of the longest conversations takes a quarter of a second here
+	MEMBENCH_DB=$BIG_DB go test -run '^$' -bench 'SearchHistory' -benchtime 50x -count 2 ./memory | grep '^Benchmark' | tee -a "$OUT/memorybig.txt"
 	DB=$BIG_DB load big_one -prefilled -chats 1 -messages 200
 	DB=$BIG_DB load big_fifty -prefilled -chats 50 -messages 40
 fi
