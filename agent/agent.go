@@ -7,14 +7,14 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/sashabaranov/go-openai"
-
+	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/memory"
 )
 
@@ -38,17 +38,12 @@ type Metrics interface {
 	ToolCall(tool string, ok bool)
 }
 
-// LLM is the chat completions API; *openai.Client satisfies it.
-type LLM interface {
-	CreateChatCompletion(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error)
-	CreateChatCompletionStream(ctx context.Context, req openai.ChatCompletionRequest) (*openai.ChatCompletionStream, error)
-}
-
 // Config holds the settings of a turn.
 type Config struct {
-	Model         string
-	SystemPrompt  string // the base prompt; a conversation's mode adds to it
-	Modes         *Modes // the built-in modes when nil
+	Model         string  // the default model (OPENAI_MODEL)
+	Models        []Model // the models /model offers, the default among them; their servers and capabilities
+	SystemPrompt  string  // the base prompt; a conversation's mode adds to it
+	Modes         *Modes  // the built-in modes when nil
 	HistoryLimit  int
 	Location      *time.Location // the wall clock of the stamps and of current_time
 	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
@@ -60,15 +55,24 @@ type Config struct {
 	// NeedsApproval names the tools whose calls wait for a person's decision.
 	NeedsApproval map[string]bool
 	Metrics       Metrics
+	// ContextTokens bounds a request's estimated size (CONTEXT_TOKENS):
+	// the newest rows that fit are sent, HistoryLimit rows at most. 0: no bound.
+	ContextTokens int
+	// MaxAnswerTokens bounds an answer (MAX_ANSWER_TOKENS), sent to the
+	// server as it expects it; 0 sends none.
+	MaxAnswerTokens int
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
 type Agent struct {
-	store Store
-	llm   LLM
-	tools *Registry
-	cfg   Config
-	log   *slog.Logger
+	store      Store
+	llm        LLM
+	tools      *Registry
+	cfg        Config
+	log        *slog.Logger
+	caps       *learned
+	warned     sync.Map // keys of the warnings logged once
+	toolTokens int      // the estimated size of the tools' definitions
 }
 
 // New returns an agent that offers the model the given tools.
@@ -91,7 +95,12 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
 	}
-	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log}
+	caps := &learned{caps: map[string]Capabilities{}, told: map[string]bool{}, log: log}
+	for _, m := range cfg.Models {
+		caps.caps[m.Name] = m.Caps
+	}
+	defs, _ := json.Marshal(tools.Definitions())
+	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log, caps: caps, toolTokens: estimateTokens(string(defs))}
 }
 
 // Request is one incoming text message.
@@ -122,6 +131,8 @@ type Reply struct {
 	// turn goes on with Resume once they are decided.
 	Paused    bool
 	Approvals []memory.Approval
+	// Reasoning is the model's thinking behind the answer, apart from it.
+	Reasoning string
 }
 
 // Stamp prefixes text with the wall-clock time in loc, as the model sees it.
@@ -180,8 +191,10 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
 		system: a.systemPrompt(turn.Mode, turn.Facts, pending(turn.Approvals)),
 		sink:   req.Sink,
+		model:  a.cfg.Model,
+		lang:   req.User.LanguageCode,
 	}
-	return a.loop(ctx, t, toChatMessages(validWindow(turn.History)), nil)
+	return a.loop(ctx, t, turn.History, nil)
 }
 
 // turnState is what the steps of one turn share.
@@ -189,11 +202,14 @@ type turnState struct {
 	info   TurnInfo
 	system string // the system prompt: the mode's, with facts
 	sink   Sink   // nil: not streamed
+	model  string
+	lang   string   // the user's language code, for the notes
+	notes  []string // told the user after the answer
 }
 
 // loop calls the model, runs the tools it asks for and calls it again until
 // it answers, or until a tool call must wait for approval.
-func (a *Agent) loop(ctx context.Context, t *turnState, history []openai.ChatCompletionMessage, used []string) (*Reply, error) {
+func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message, used []string) (*Reply, error) {
 	for call := 1; ; call++ {
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
@@ -202,14 +218,21 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []openai.ChatCom
 			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
 		}
-		msg := resp.Choices[0].Message
-		if len(msg.ToolCalls) == 0 || !offerTools {
-			return a.finish(ctx, &t.info, msg.Content, llmCall, used)
+		meta := callMeta(llmCall)
+		reasoningMeta(meta, resp)
+		msg := resp.Message
+		// An answer cut at its length may hold a call cut short: it is not run.
+		if len(msg.ToolCalls) == 0 || !offerTools || resp.FinishReason == llm.FinishLength {
+			if note := finishNote(t.lang, resp.FinishReason); note != "" {
+				meta["finish_reason"] = resp.FinishReason
+				t.notes = appendOnce(t.notes, note)
+			}
+			return a.finish(ctx, t, msg.Content, resp.Reasoning, llmCall, meta, used)
 		}
 		if t.sink != nil {
 			t.sink.Discard() // whatever it said before calling tools is not the answer
 		}
-		rows, requests := a.runTools(ctx, &t.info, msg, callMeta(llmCall))
+		rows, requests := a.runTools(ctx, &t.info, resp, meta)
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)
 		}
@@ -224,14 +247,17 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []openai.ChatCom
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
 			return nil, err
 		}
-		history = append(history, toChatMessages(rows)...)
+		history = append(history, rows...)
 	}
 }
 
 // finish stores the final answer, the call that produced it and, when
 // tools were used, the system row that names them.
-func (a *Agent) finish(ctx context.Context, info *TurnInfo, text string, call memory.LLMCall, used []string) (*Reply, error) {
-	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: info.UpdateID, Metadata: callMeta(call)}}
+// The notes for the user (a cut answer, a model without tools) follow the
+// answer's text in the reply, not in the stored row.
+func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string, call memory.LLMCall, meta map[string]any, used []string) (*Reply, error) {
+	info := &t.info
+	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: info.UpdateID, Metadata: meta}}
 	if len(used) > 0 {
 		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: info.UpdateID})
 	}
@@ -239,58 +265,16 @@ func (a *Agent) finish(ctx context.Context, info *TurnInfo, text string, call me
 	if err != nil {
 		return nil, err
 	}
-	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used}, nil
+	for _, note := range t.notes {
+		text = joinText(text, note)
+	}
+	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning}, nil
 }
 
 // resumedReply is the answer an earlier, interrupted attempt already stored.
 func resumedReply(answer *memory.Message) *Reply {
 	return &Reply{Text: answer.Content, MessageID: answer.ID, Resumed: true,
 		AlreadyDelivered: answer.TelegramMessageID != 0, TelegramMessageID: answer.TelegramMessageID}
-}
-
-// complete makes one model call with the system prompt, history and,
-// when offered, the tools; with the turn's sink, the answer is streamed to
-// it. It returns what the call cost, failed or not.
-func (a *Agent) complete(ctx context.Context, t *turnState, history []openai.ChatCompletionMessage, offerTools bool) (openai.ChatCompletionResponse, memory.LLMCall, error) {
-	info, sink := &t.info, t.sink
-	req := openai.ChatCompletionRequest{
-		Model:    a.cfg.Model,
-		Messages: append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: t.system}}, history...),
-	}
-	if offerTools {
-		req.Tools = a.tools.Definitions()
-	}
-	call := memory.LLMCall{UserID: info.UserID, ChatID: info.ChatID, UpdateID: info.UpdateID, Model: a.cfg.Model, Status: "ok"}
-	start := time.Now()
-	var resp openai.ChatCompletionResponse
-	attempts := 0
-	err := a.withRetry(ctx, req.Model, func(ctx context.Context, timeout time.Duration) (err error) {
-		attempts++
-		if sink == nil {
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			resp, err = a.llm.CreateChatCompletion(ctx, req)
-			return err
-		}
-		if attempts > 1 {
-			sink.Discard() // the failed attempt's text is shown no longer
-		}
-		resp, err = a.stream(ctx, req, sink, timeout)
-		return err
-	})
-	call.Latency = time.Since(start)
-	if err == nil && len(resp.Choices) == 0 {
-		err = errors.New("the response has no choices")
-	}
-	if err != nil {
-		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
-		return resp, call, fmt.Errorf("%w: %w", ErrModel, err)
-	}
-	if resp.Model != "" {
-		call.Model = resp.Model
-	}
-	call.PromptTokens, call.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
-	return resp, call, nil
 }
 
 // callMeta is what an assistant row's metadata says of the call behind it.

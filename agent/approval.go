@@ -82,9 +82,8 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 			used = appendOnce(used, c.Name)
 		}
 	}
-	t := &turnState{info: info, system: a.systemPrompt(turn.Mode, turn.Facts, others)}
-	history := append(turn.History, rows...)
-	return a.loop(ctx, t, toChatMessages(validWindow(history)), used)
+	t := &turnState{info: info, system: a.systemPrompt(turn.Mode, turn.Facts, others), model: a.cfg.Model}
+	return a.loop(ctx, t, append(turn.History, rows...), used)
 }
 
 // settle returns the result row of a decided call: the tool's result when

@@ -3,8 +3,6 @@ package agent
 import (
 	"slices"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/membot/membot/memory"
 )
 
@@ -61,21 +59,4 @@ func validWindow(rows []memory.Message) []memory.Message {
 		}
 	}
 	return out
-}
-
-// toChatMessages converts rows to the API's messages.
-func toChatMessages(rows []memory.Message) []openai.ChatCompletionMessage {
-	msgs := make([]openai.ChatCompletionMessage, 0, len(rows))
-	for _, r := range rows {
-		m := openai.ChatCompletionMessage{Role: string(r.Role), Content: r.Content, ToolCallID: r.ToolCallID}
-		for _, c := range r.ToolCalls {
-			m.ToolCalls = append(m.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments}})
-		}
-		if r.Role == memory.RoleTool && m.Content == "" {
-			m.Content = "(empty)" // the API wants content on tool results
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs
 }

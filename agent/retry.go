@@ -8,19 +8,22 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sashabaranov/go-openai"
+	"github.com/membot/membot/agent/llm"
 )
 
 // RetryPolicy bounds the model calls of one step.
 type RetryPolicy struct {
-	Timeout  time.Duration // per call (a streamed call: per piece of it); 60 s when zero
+	// Timeout bounds one attempt as a whole, streamed or not (LLM_TIMEOUT);
+	// 300 s when zero, sized for reasoning models. An attempt that runs
+	// out of it is not repeated: it would likely run out again.
+	Timeout  time.Duration
 	Attempts int           // in all, the first included; 4 when zero
 	Backoff  time.Duration // before the first retry, doubling; 500 ms when zero
 }
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.Timeout <= 0 {
-		p.Timeout = 60 * time.Second
+		p.Timeout = 300 * time.Second
 	}
 	if p.Attempts <= 0 {
 		p.Attempts = 4
@@ -31,15 +34,15 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// withRetry makes a call to model, repeating rate limits, server errors and
-// time-outs with exponential backoff and jitter. call gets the time one
-// attempt may take.
-func (a *Agent) withRetry(ctx context.Context, model string, call func(ctx context.Context, timeout time.Duration) error) error {
+// withRetry makes a call to model, repeating rate limits, server errors,
+// stalled and cut streams with exponential backoff and jitter. A refusal
+// that will never succeed is not repeated.
+func (a *Agent) withRetry(ctx context.Context, model string, call func(ctx context.Context) error) error {
 	p := a.cfg.Retry.withDefaults()
 	wait := p.Backoff
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		err := call(ctx, p.Timeout)
+		err := a.attempt(ctx, p.Timeout, call)
 		a.cfg.Metrics.LLMRequest(model, callStatus(err), time.Since(start))
 		if err == nil || attempt >= p.Attempts || !retryable(err) || ctx.Err() != nil {
 			return err
@@ -54,18 +57,33 @@ func (a *Agent) withRetry(ctx context.Context, model string, call func(ctx conte
 	}
 }
 
+// attempt runs call within timeout, naming the timeout as the cause.
+func (a *Agent) attempt(ctx context.Context, timeout time.Duration, call func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errCallTimeout)
+	defer cancel()
+	err := call(ctx)
+	if err != nil && errors.Is(context.Cause(ctx), errCallTimeout) {
+		return errCallTimeout
+	}
+	return err
+}
+
 // retryable reports whether a failed model call may succeed if repeated.
 func retryable(err error) bool {
-	var apiErr *openai.APIError
+	var apiErr *llm.APIError
 	if errors.As(err, &apiErr) {
-		return apiErr.HTTPStatusCode == 429 || apiErr.HTTPStatusCode >= 500
+		s := apiErr.Status
+		if knownRefusal(apiErr.Message) {
+			return false // a 500 that says what it will not take says so every time
+		}
+		return s == 429 || (s >= 500 && s != 501) || (apiErr.InStream && s == 0)
 	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		return reqErr.HTTPStatusCode == 429 || reqErr.HTTPStatusCode >= 500
+	if errors.Is(err, errCallTimeout) || errors.Is(err, llm.ErrBodyTooLarge) {
+		return false
 	}
 	var netErr net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errStreamCut) || errors.As(err, &netErr)
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, llm.ErrStreamCut) ||
+		errors.Is(err, llm.ErrFinishError) || errors.As(err, &netErr)
 }
 
 // callStatus names the outcome of a model call for metrics and llm_calls.
@@ -73,18 +91,19 @@ func callStatus(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) && apiErr.HTTPStatusCode != 0 {
-		return strconv.Itoa(apiErr.HTTPStatusCode)
-	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) && reqErr.HTTPStatusCode != 0 {
-		return strconv.Itoa(reqErr.HTTPStatusCode)
+	var apiErr *llm.APIError
+	if errors.As(err, &apiErr) {
+		if apiErr.Status != 0 {
+			return strconv.Itoa(apiErr.Status)
+		}
+		return "stream_error"
 	}
 	var netErr net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
+	case errors.Is(err, llm.ErrBodyTooLarge):
+		return "too_large"
 	case errors.As(err, &netErr):
 		return "network"
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/agent"
+	chat "github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/memory"
@@ -35,10 +36,9 @@ func newAgent(t *testing.T, llm *openaifake.Server, modes *agent.Modes) (*agent.
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	cfg := openai.DefaultConfig("sk-test")
-	cfg.BaseURL = llm.URL()
+	client := &chat.Client{BaseURL: llm.URL(), APIKey: "sk-test"}
 	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{})...)
-	a := agent.New(store, openai.NewClientWithConfig(cfg), tools, agent.Config{
+	a := agent.New(store, client, tools, agent.Config{
 		Model: "test-model", SystemPrompt: "BASE", Modes: modes, HistoryLimit: 30,
 		Retry: agent.RetryPolicy{Timeout: 10 * time.Second, Backoff: time.Millisecond},
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/memory"
 )
 
@@ -169,16 +170,27 @@ func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", 
 // assistant row that asked, then the result row of each call that could run
 // at once. The calls that need a person's approval are returned as requests
 // instead: they have no result row yet.
-func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, msg openai.ChatCompletionMessage, meta map[string]any) (rows []memory.Message, requests []memory.Approval) {
+func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response, meta map[string]any) (rows []memory.Message, requests []memory.Approval) {
+	msg := resp.Message
 	calls := make([]memory.ToolCall, len(msg.ToolCalls))
 	for i, c := range msg.ToolCalls {
 		calls[i] = memory.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
+		if len(c.Extra) > 0 {
+			calls[i].Extra, _ = json.Marshal(c.Extra) // sent back with the call (Gemini's thought signature)
+		}
 		if calls[i].ID == "" { // some servers leave it out; results and approvals need one
 			calls[i].ID = fmt.Sprintf("call_%d_%d", turn.UpdateID, time.Now().UnixNano()+int64(i))
 		}
 	}
-	rows = []memory.Message{{Role: memory.RoleAssistant, Content: msg.Content, ToolCalls: calls, UpdateID: turn.UpdateID, Metadata: meta}}
+	rows = []memory.Message{{Role: memory.RoleAssistant, Content: msg.Content, ToolCalls: calls, UpdateID: turn.UpdateID,
+		Metadata: meta, ReasoningBack: reasoningBack(resp)}}
 	for _, call := range calls {
+		if resp.Oversized[call.ID] {
+			rows = append(rows, memory.Message{Role: memory.RoleTool, ToolCallID: call.ID, ToolName: call.Name, UpdateID: turn.UpdateID,
+				Content:  "error: the arguments of this call were longer than allowed and were refused; call it again with shorter arguments",
+				Metadata: map[string]any{"error": "arguments over the size bound", "duration_ms": 0}})
+			continue
+		}
 		if a.needsApproval(call) {
 			requests = append(requests, memory.Approval{RequestID: call.ID, Subject: call.Name, Details: call.Arguments,
 				UserID: turn.UserID, ChatID: turn.ChatID, UpdateID: turn.UpdateID})
@@ -187,6 +199,15 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, msg openai.ChatCom
 		rows = append(rows, a.runCall(ctx, turn, call, nil))
 	}
 	return rows, requests
+}
+
+// reasoningBack is the reasoning a tool-calling answer must carry when
+// sent back: what the server sent as reasoning_content.
+func reasoningBack(resp *llm.Response) string {
+	if resp.ReasoningFrom != "reasoning_content" {
+		return ""
+	}
+	return truncate(resp.Reasoning, maxStoredReasoning)
 }
 
 // runCall runs one call and returns its result row, whose metadata records

@@ -12,6 +12,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/agent"
+	chat "github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/memory"
@@ -29,8 +30,7 @@ func TestToolFailuresAndPanicsBecomeResultsTheModelSees(t *testing.T) {
 	defer store.Close()
 	llm := openaifake.New()
 	defer llm.Close()
-	cfg := openai.DefaultConfig("sk-test")
-	cfg.BaseURL = llm.URL()
+	client := &chat.Client{BaseURL: llm.URL(), APIKey: "sk-test"}
 	var logs bytes.Buffer
 
 	tools := agent.NewRegistry(
@@ -50,7 +50,7 @@ func TestToolFailuresAndPanicsBecomeResultsTheModelSees(t *testing.T) {
 			return strings.Repeat("ha", args.Times), nil
 		}},
 	)
-	a := agent.New(store, openai.NewClientWithConfig(cfg), tools, agent.Config{Model: "m", HistoryLimit: 30},
+	a := agent.New(store, client, tools, agent.Config{Model: "m", HistoryLimit: 30},
 		slog.New(slog.NewTextHandler(&logs, nil)))
 
 	llm.Script(

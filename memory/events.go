@@ -74,11 +74,13 @@ type LLMCall struct {
 	Latency          time.Duration
 	Status           string // "ok", or why it failed: an HTTP status, "timeout", "network", "error"
 	Error            string
+	// UsageEstimated: the server sent no usage, the tokens are an estimate.
+	UsageEstimated bool
 }
 
 const insertLLMCallSQL = `INSERT INTO llm_calls
-	(telegram_user_id, chat_id, conversation_id, update_id, model, prompt_tokens, completion_tokens, latency_ms, status, error)
-VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6, $7, $8, $9, NULLIF($10, ''))`
+	(telegram_user_id, chat_id, conversation_id, update_id, model, prompt_tokens, completion_tokens, latency_ms, status, error, usage_estimated)
+VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6, $7, $8, $9, NULLIF($10, ''), $11)`
 
 func queueLLMCall(batch *pgx.Batch, c LLMCall) {
 	status := c.Status
@@ -86,7 +88,7 @@ func queueLLMCall(batch *pgx.Batch, c LLMCall) {
 		status = "ok"
 	}
 	batch.Queue(insertLLMCallSQL, c.UserID, c.ChatID, c.ConversationID, c.UpdateID, c.Model,
-		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, cleanText(c.Error))
+		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, cleanText(c.Error), c.UsageEstimated)
 }
 
 // Step is what one step of a turn stores: its messages, the model calls

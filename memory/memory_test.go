@@ -2,9 +2,11 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"testing"
 
 	"github.com/membot/membot/internal/pgtest"
@@ -95,7 +97,8 @@ func TestToolCallsRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
-	calls := []memory.ToolCall{{ID: "call_1", Name: "calculator", Arguments: `{"expression":"2+2"}`}}
+	calls := []memory.ToolCall{{ID: "call_1", Name: "calculator", Arguments: `{"expression":"2+2"}`,
+		Extra: json.RawMessage(`{"extra_content":{"google":{"thought_signature":"c2ln"}}}`)}}
 	_, err := store.AppendMessages(ctx, conv,
 		memory.Message{Role: memory.RoleAssistant, ToolCalls: calls},
 		memory.Message{Role: memory.RoleTool, Content: "4", ToolCallID: "call_1", ToolName: "calculator", Metadata: map[string]any{"duration_ms": 1}},
@@ -104,7 +107,8 @@ func TestToolCallsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := store.LastMessages(ctx, conv, 10)
-	if len(got) != 2 || len(got[0].ToolCalls) != 1 || got[0].ToolCalls[0] != calls[0] {
+	if len(got) != 2 || len(got[0].ToolCalls) != 1 || got[0].ToolCalls[0].ID != "call_1" ||
+		got[0].ToolCalls[0].Arguments != calls[0].Arguments || !sameJSON(got[0].ToolCalls[0].Extra, calls[0].Extra) {
 		t.Fatalf("tool calls = %+v", got)
 	}
 	if got[1].ToolCallID != "call_1" || got[1].ToolName != "calculator" || got[1].Metadata["duration_ms"] != float64(1) {
@@ -270,4 +274,9 @@ func TestCompleteRecordsTheDelivery(t *testing.T) {
 	if state != "done" {
 		t.Fatalf("update state = %q", state)
 	}
+}
+
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -24,6 +25,10 @@ type ToolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Extra holds the fields of the call the model server sent beyond
+	// these (Gemini 3's extra_content with its thought signature), as a
+	// JSON object, to be sent back with the call.
+	Extra json.RawMessage `json:"extra,omitempty"`
 }
 
 // Message is one row of the messages table. Zero values stand for NULL.
@@ -39,13 +44,20 @@ type Message struct {
 	UpdateID          int64          `db:"update_id"`
 	Metadata          map[string]any `db:"metadata"`
 	CreatedAt         time.Time      `db:"created_at"`
+	// ReasoningBack is, for an assistant row that called tools, the
+	// reasoning the server sent in a field and needs back with the call
+	// (DeepSeek's thinking mode): metadata's "reasoning" when its
+	// "reasoning_from" is "reasoning_content". Read only, as a column.
+	ReasoningBack string `db:"reasoning_back"`
 }
 
 // messageColumns selects a row in the shape of Message.
 const messageColumns = `id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
 	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
-	metadata, created_at`
+	metadata, created_at,
+	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
+		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back`
 
 const insertMessageSQL = `INSERT INTO messages
 	(conversation_id, role, content, tool_calls, tool_call_id, tool_name, telegram_message_id, update_id, metadata)
@@ -58,7 +70,7 @@ RETURNING id`
 func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 	var m Message
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID, &m.ToolName,
-		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt)
+		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.ReasoningBack)
 	return m, err
 }
 
@@ -87,7 +99,7 @@ func insertMessageArgs(conversationID string, m Message) []any {
 	if len(m.ToolCalls) > 0 {
 		calls := make([]ToolCall, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {
-			calls[i] = ToolCall{ID: cleanText(c.ID), Name: cleanText(c.Name), Arguments: cleanText(c.Arguments)}
+			calls[i] = ToolCall{ID: cleanText(c.ID), Name: cleanText(c.Name), Arguments: cleanText(c.Arguments), Extra: cleanExtra(c.Extra)}
 		}
 		toolCalls = calls
 	}
@@ -116,4 +128,17 @@ func (s *Store) LastMessages(ctx context.Context, conversationID string, limit i
 		return nil, fmt.Errorf("last messages: %w", translate(err))
 	}
 	return msgs, nil
+}
+
+// cleanExtra makes a tool call's extra fields storable; what is not a JSON
+// object is dropped.
+func cleanExtra(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
+		return nil
+	}
+	clean, err := cleanJSON(raw)
+	if err != nil {
+		return nil
+	}
+	return clean
 }

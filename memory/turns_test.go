@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/membot/membot/memory"
@@ -31,7 +32,7 @@ func TestStartTurnHistoryKeepsToolCallsAndLeavesMetadataOut(t *testing.T) {
 	if len(h) != 5 || h[4].Content != "thanks" || h[4].ID != next.UserMessageID {
 		t.Fatalf("history = %+v", h)
 	}
-	if len(h[1].ToolCalls) != 1 || h[1].ToolCalls[0] != calls[0] || h[2].ToolCallID != "call_1" || h[2].ToolName != "calculator" {
+	if len(h[1].ToolCalls) != 1 || !reflect.DeepEqual(h[1].ToolCalls[0], calls[0]) || h[2].ToolCallID != "call_1" || h[2].ToolName != "calculator" {
 		t.Fatalf("tool rows = %+v, %+v", h[1], h[2])
 	}
 	for _, m := range h {

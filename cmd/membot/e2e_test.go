@@ -116,11 +116,12 @@ func TestHistoryWindowNewAndRestart(t *testing.T) {
 			t.Fatalf("reply %d = %q, want %q", i, got, want)
 		}
 	}
-	// The 40th call saw the system prompt and the newest 30 rows, oldest first.
+	// The 40th call saw the system prompt and the newest 30 rows, oldest
+	// first, but for the first: an answer whose question is outside the window.
 	reqs := h.LLM.Requests()
 	msgs := reqs[len(reqs)-1].Messages
-	if msgs[0].Role != "system" || len(msgs) != 31 {
-		t.Fatalf("the last call had %d messages, want 1 system + 30", len(msgs))
+	if msgs[0].Role != "system" || len(msgs) != 30 || !strings.HasSuffix(msgs[1].Content, "message 26") {
+		t.Fatalf("the last call had %d messages, want 1 system + 29 from message 26 on", len(msgs))
 	}
 	var users []string
 	for _, m := range msgs[1:] {
@@ -138,7 +139,7 @@ func TestHistoryWindowNewAndRestart(t *testing.T) {
 	h.Say(jane, "after restart")
 	reqs = h.LLM.Requests()
 	msgs = reqs[len(reqs)-1].Messages
-	if len(msgs) != 31 || !strings.HasSuffix(msgs[len(msgs)-3].Content, "message 40") {
+	if len(msgs) != 30 || !strings.HasSuffix(msgs[len(msgs)-3].Content, "message 40") {
 		t.Fatalf("after restart the model saw %d messages ending %q", len(msgs), msgs[len(msgs)-3].Content)
 	}
 

@@ -56,9 +56,9 @@ func TestABlockedChatIsGivenUpAndTheBotGoesOn(t *testing.T) {
 	}
 }
 
-func TestModelRateLimitsServerErrorsAndTimeoutsAreRetried(t *testing.T) {
+func TestModelRateLimitsServerErrorsAndStalledStreamsAreRetried(t *testing.T) {
 	h := newHarness(t)
-	h.Env["LLM_TIMEOUT"] = "300ms"
+	h.Env["LLM_IDLE_TIMEOUT"] = "300ms"
 	h.LLM.Script(
 		openaifake.Reply{Status: 429},
 		openaifake.Reply{Status: 503},
@@ -75,6 +75,27 @@ func TestModelRateLimitsServerErrorsAndTimeoutsAreRetried(t *testing.T) {
 	h.WaitIdle()
 	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant'`); n != 1 {
 		t.Errorf("%d answers stored, want 1", n)
+	}
+}
+
+// LLM_TIMEOUT bounds a whole call, however steadily the model streams
+// (LLM_IDLE_TIMEOUT bounds only the gaps), and a call that ran out of it is
+// not made again: it would run out again.
+func TestLLMTimeoutBoundsTheWholeCallAndIsNotRetried(t *testing.T) {
+	h := newHarness(t)
+	h.Env["LLM_TIMEOUT"] = "1s"
+	h.Env["LLM_IDLE_TIMEOUT"] = "500ms"
+	h.LLM.Script(openaifake.Reply{Content: strings.Repeat("slowly ", 40), ChunkDelay: 100 * time.Millisecond})
+	h.Start()
+	if got := h.Say(ivan, "привет"); !strings.HasPrefix(got, "Извините") {
+		t.Fatalf("reply = %q, want the apology", got)
+	}
+	if n := len(h.LLM.Requests()); n != 1 {
+		t.Errorf("model calls = %d, want 1", n)
+	}
+	h.WaitIdle()
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE status = 'timeout'`); n != 1 {
+		t.Errorf("%d timed-out calls recorded, want 1", n)
 	}
 }
 

@@ -34,7 +34,8 @@ type Config struct {
 	LogLevel        slog.Level
 	LogFormat       string
 	Workers         int
-	LLMTimeout      time.Duration
+	LLMTimeout      time.Duration // a whole model call
+	LLMIdleTimeout  time.Duration // the gap between streamed chunks
 	ShutdownTimeout time.Duration
 	PollTimeout     time.Duration
 	// TelegramRateLimit keeps sends under Telegram's limits; off for benchmarks.
@@ -66,6 +67,14 @@ type Config struct {
 	StreamEvery time.Duration
 	ModesFile   string
 	Modes       *agent.Modes
+
+	// Model servers: the models /model offers (OPENAI_MODEL first) with
+	// their servers and flags, the context and answer bounds, and whether
+	// the model's thinking is shown.
+	Models          []ModelSetting
+	ContextTokens   int
+	MaxAnswerTokens int
+	ShowReasoning   string // "off" or "collapsed"
 
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
@@ -283,7 +292,11 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 		HistoryLimit:    e.int("HISTORY_LIMIT", 30, 1, 1000),
 		LogFormat:       e.str("LOG_FORMAT", "text"),
 		Workers:         e.int("WORKERS", 16, 1, 1024),
-		LLMTimeout:      e.duration("LLM_TIMEOUT", 60*time.Second),
+		LLMTimeout:      e.duration("LLM_TIMEOUT", 300*time.Second),
+		LLMIdleTimeout:  e.duration("LLM_IDLE_TIMEOUT", 120*time.Second),
+		ContextTokens:   e.int("CONTEXT_TOKENS", 16000, 1000, 10000000),
+		MaxAnswerTokens: e.int("MAX_ANSWER_TOKENS", 8192, 16, 1000000),
+		ShowReasoning:   e.str("SHOW_REASONING", "off"),
 		ShutdownTimeout: e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
 		PollTimeout:     e.duration("POLL_TIMEOUT", 30*time.Second),
 		Location:        e.location(),
@@ -324,6 +337,13 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 		}
 	}
 	c.Modes = loadModes(e, c)
+	c.Models = loadModels(e, c.OpenAIModel, c.OpenAIBaseURL)
+	if c.ShowReasoning != "off" && c.ShowReasoning != "collapsed" {
+		e.fail("SHOW_REASONING", "must be off or collapsed, got %q", c.ShowReasoning)
+	}
+	if c.MaxAnswerTokens >= c.ContextTokens {
+		e.fail("MAX_ANSWER_TOKENS", "must be less than CONTEXT_TOKENS (%d), got %d", c.ContextTokens, c.MaxAnswerTokens)
+	}
 	if e.err != nil {
 		return nil, e.err
 	}
@@ -397,4 +417,47 @@ func loadModes(e *env, c *Config) *agent.Modes {
 		e.fail("MODES_FILE", "%s: %v", c.ModesFile, err)
 	}
 	return modes
+}
+
+// ModelSetting is one entry of MODELS: a model, the base URL of its server
+// (OPENAI_BASE_URL when none is given) and what that server refuses.
+type ModelSetting struct {
+	Name    string
+	BaseURL string
+	Caps    agent.Capabilities
+}
+
+// loadModels reads MODELS: entries separated by commas, each a model name
+// followed, after spaces, by an optional http(s) base URL and flags, e.g.
+// "gpt-4o-mini, llama3.1:8b http://localhost:11434/v1 no-stream-options".
+// The default model comes first whether listed or not.
+func loadModels(e *env, def, baseURL string) []ModelSetting {
+	models := []ModelSetting{{Name: def, BaseURL: baseURL}}
+	for _, entry := range e.list("MODELS", "") {
+		fields := strings.Fields(entry)
+		m := ModelSetting{Name: fields[0], BaseURL: baseURL}
+		var flags []string
+		for _, f := range fields[1:] {
+			if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
+				u, err := url.Parse(f)
+				if err != nil || u.Host == "" {
+					e.fail("MODELS", "%q: %q is not a URL", entry, f)
+				}
+				m.BaseURL = strings.TrimRight(f, "/")
+				continue
+			}
+			flags = append(flags, f)
+		}
+		caps, err := agent.ParseCapabilities(flags)
+		if err != nil {
+			e.fail("MODELS", "%q: %v", entry, err)
+		}
+		m.Caps = caps
+		if i := slices.IndexFunc(models, func(x ModelSetting) bool { return x.Name == m.Name }); i >= 0 {
+			models[i] = m
+			continue
+		}
+		models = append(models, m)
+	}
+	return models
 }

@@ -13,9 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/memory"
@@ -113,13 +112,19 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if cfg.FetchAllowPrivate {
 		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
 	}
-	llmCfg := openai.DefaultConfig(cfg.OpenAIKey)
-	llmCfg.BaseURL = cfg.OpenAIBaseURL
-	llmCfg.HTTPClient = &http.Client{Transport: transport}
-	turns := agent.New(store, openai.NewClientWithConfig(llmCfg), tools, agent.Config{
-		Model: cfg.OpenAIModel, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
+	llmHTTP := &http.Client{Transport: transport}
+	newClient := func(baseURL string) *llm.Client {
+		return &llm.Client{BaseURL: baseURL, APIKey: cfg.OpenAIKey, HTTP: llmHTTP, Limits: llm.Limits{
+			Idle: cfg.LLMIdleTimeout, AnswerBytes: 16 * cfg.MaxAnswerTokens}}
+	}
+	var models []agent.Model
+	for _, m := range cfg.Models {
+		models = append(models, agent.Model{Name: m.Name, LLM: newClient(m.BaseURL), Caps: m.Caps})
+	}
+	turns := agent.New(store, newClient(cfg.OpenAIBaseURL), tools, agent.Config{
+		Model: cfg.OpenAIModel, Models: models, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
 		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, Metrics: met,
-		NeedsApproval: needsApproval,
+		NeedsApproval: needsApproval, ContextTokens: cfg.ContextTokens, MaxAnswerTokens: cfg.MaxAnswerTokens,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,

@@ -26,6 +26,10 @@ type Reply struct {
 	Status    int    // e.g. 429 or 500
 	Raw       string // e.g. malformed JSON
 	Delay     time.Duration
+	// Reasoning is the model's thinking, given the way the dialect gives it.
+	Reasoning string
+	// Finish overrides the finish reason ("length", "content_filter", "error").
+	Finish string
 
 	// For streamed answers only:
 	// Chunks is how Content is cut into the chunks sent; by default it goes
@@ -53,18 +57,41 @@ func ToolCall(id, name, arguments string) openai.ToolCall {
 type Server struct {
 	*httptest.Server
 
-	mu       sync.Mutex
-	requests []openai.ChatCompletionRequest
-	script   []Reply
-	respond  func(openai.ChatCompletionRequest) Reply
-	discard  bool // keep no requests
+	mu             sync.Mutex
+	requests       []openai.ChatCompletionRequest
+	script         []Reply
+	respond        func(openai.ChatCompletionRequest) Reply
+	discard        bool // keep no requests
+	dialect        Dialect
+	expectBadRoles bool
+	refusals       int
 }
 
-// New starts a fake.
+// New starts a fake speaking OpenAI's dialect.
 func New() *Server {
-	s := &Server{}
+	return NewDialect(Dialect{Name: "openai"})
+}
+
+// NewDialect starts a fake speaking d.
+func NewDialect(d Dialect) *Server {
+	s := &Server{dialect: d}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// ExpectBadRoles keeps this fake's requests out of RoleViolations: for a
+// test that sends bad requests on purpose.
+func (s *Server) ExpectBadRoles() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expectBadRoles = true
+}
+
+// Refusals is how many requests the dialect refused (roles, tools, ...).
+func (s *Server) Refusals() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refusals
 }
 
 // URL is what OPENAI_BASE_URL should be set to.
@@ -109,9 +136,13 @@ func LastUserContent(req openai.ChatCompletionRequest) string {
 	return ""
 }
 
-// Echo answers "echo: " and the last user message without its time stamp.
+// Echo answers "echo: " and the newest message of the last user message
+// (several unanswered ones are merged into one), without its time stamp.
 func Echo(req openai.ChatCompletionRequest) Reply {
 	text := LastUserContent(req)
+	if i := strings.LastIndex(text, "[Текущее время: "); i >= 0 {
+		text = text[i:]
+	}
 	if i := strings.Index(text, "] "); strings.HasPrefix(text, "[") && i > 0 {
 		text = text[i+2:]
 	}
@@ -123,7 +154,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
 	}
-	req, err := decodeRequest(r.Body)
+	req, wire, err := decodeRequest(r.Body)
 	if err != nil {
 		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
@@ -131,6 +162,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if !s.discard {
 		s.requests = append(s.requests, req)
+	}
+	rolesErr := CheckRoles(req.Messages)
+	if rolesErr != nil && !s.expectBadRoles {
+		recordViolation(fmt.Sprintf("%s: %v: %s", s.dialect.Name, rolesErr, describeRoles(req.Messages)))
+	}
+	refusal := s.dialect.refuse(wire)
+	if refusal == nil && rolesErr != nil && s.dialect.StrictRoles {
+		refusal = rolesRefusal
+	}
+	if refusal != nil { // a refused request uses no scripted reply
+		s.refusals++
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(refusal.Status)
+		fmt.Fprint(w, refusal.Body)
+		return
 	}
 	var reply Reply
 	switch {
@@ -150,7 +197,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if req.Stream && reply.Status == 0 && reply.Raw == "" {
+	streamFailure := s.dialect.ErrorsInStream && reply.Status >= 500
+	if req.Stream && (reply.Status == 0 || streamFailure) && reply.Raw == "" {
 		s.stream(w, r, req, reply)
 		return
 	}
@@ -162,15 +210,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case reply.Raw != "":
 		fmt.Fprint(w, reply.Raw)
 	default:
-		msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls}
-		finish := openai.FinishReasonStop
-		if len(reply.ToolCalls) > 0 {
-			finish = openai.FinishReasonToolCalls
+		content, reasoning := s.dialect.content(reply)
+		msg := map[string]any{"role": "assistant", "content": content}
+		if reasoning != nil {
+			msg[reasoning.field] = reasoning.text
 		}
-		json.NewEncoder(w).Encode(openai.ChatCompletionResponse{
-			ID: "chatcmpl-fake", Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
-			Choices: []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: finish}},
-			Usage:   usage(req, reply),
+		if len(reply.ToolCalls) > 0 {
+			var calls []map[string]any
+			for _, c := range reply.ToolCalls {
+				calls = append(calls, s.dialect.toolCall(nil, c))
+			}
+			msg["tool_calls"] = calls
+		}
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,
+			"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": s.dialect.finish(reply)}},
+			"usage":   usage(req, reply),
 		})
 	}
 }
@@ -178,4 +233,51 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 func usage(req openai.ChatCompletionRequest, reply Reply) openai.Usage {
 	prompt, completion := 10*len(req.Messages), len(reply.Content)/4+1
 	return openai.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
+}
+
+// reasoningField is thinking given in a field of the message or delta.
+type reasoningField struct{ field, text string }
+
+// content is the content of reply as the dialect writes it, and the
+// reasoning field that goes with it, if any.
+func (d Dialect) content(reply Reply) (string, *reasoningField) {
+	if reply.Reasoning == "" {
+		return reply.Content, nil
+	}
+	switch d.Reasoning {
+	case "tags":
+		return "<think>\n" + reply.Reasoning + "\n</think>\n\n" + reply.Content, nil
+	case "close-tag":
+		return reply.Reasoning + "\n</think>\n\n" + reply.Content, nil
+	case "reasoning_content", "reasoning":
+		return reply.Content, &reasoningField{d.Reasoning, reply.Reasoning}
+	}
+	return reply.Content, nil
+}
+
+// toolCall is a call as the dialect writes it; index, when not nil, is
+// its index in a stream.
+func (d Dialect) toolCall(index *int, c openai.ToolCall) map[string]any {
+	call := map[string]any{"id": c.ID, "type": "function",
+		"function": map[string]any{"name": c.Function.Name, "arguments": c.Function.Arguments}}
+	if index != nil {
+		call["index"] = *index
+	}
+	if d.ThoughtSignatures {
+		call["extra_content"] = map[string]any{"google": map[string]any{"thought_signature": signatureOf(c.ID)}}
+	}
+	return call
+}
+
+// finish is the finish reason of a complete reply.
+func (d Dialect) finish(reply Reply) string {
+	switch {
+	case reply.Finish != "":
+		return reply.Finish
+	case len(reply.ToolCalls) > 0 && d.ToolCallFinish != "":
+		return d.ToolCallFinish
+	case len(reply.ToolCalls) > 0:
+		return "tool_calls"
+	}
+	return "stop"
 }

@@ -10,15 +10,26 @@ import (
 )
 
 // stream answers with server-sent events: a role chunk, the content in
-// pieces, each tool call in fragments, the finish reason, the usage when
-// stream_options.include_usage asks for it, and data: [DONE].
+// pieces (with the thinking before it, as the dialect gives it), each tool
+// call in fragments, the finish reason, the usage when the dialect sends
+// it, and data: [DONE].
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, reply Reply) {
+	d := s.dialect
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	flusher, _ := w.(http.Flusher)
 	created := time.Now().Unix()
 	sent := 0
-	send := func(chunk openai.ChatCompletionStreamResponse) bool {
+	write := func(line string) bool {
+		if _, err := fmt.Fprint(w, line); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	send := func(chunk map[string]any) bool {
 		if reply.CutAfter > 0 && sent >= reply.CutAfter {
 			return false
 		}
@@ -36,58 +47,85 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 				return false
 			}
 		}
-		chunk.ID, chunk.Object, chunk.Created, chunk.Model = "chatcmpl-fake", "chat.completion.chunk", created, req.Model
+		chunk["id"], chunk["object"], chunk["created"], chunk["model"] = "chatcmpl-fake", "chat.completion.chunk", created, req.Model
 		data, _ := json.Marshal(chunk)
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
 		sent++
-		return true
+		return write("data: " + string(data) + "\n\n")
 	}
-	delta := func(d openai.ChatCompletionStreamChoiceDelta, finish openai.FinishReason) openai.ChatCompletionStreamResponse {
-		return openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Index: 0, Delta: d, FinishReason: finish}}}
+	delta := func(d map[string]any, finish string) map[string]any {
+		var f any
+		if finish != "" {
+			f = finish
+		}
+		return map[string]any{"choices": []map[string]any{{"index": 0, "delta": d, "finish_reason": f}}}
 	}
 
-	if !send(delta(openai.ChatCompletionStreamChoiceDelta{Role: openai.ChatMessageRoleAssistant}, "")) {
+	if d.Comments && !(write(": OPENROUTER PROCESSING\n\n") && write(": OPENROUTER PROCESSING\n\n")) {
 		return
 	}
-	for _, piece := range contentChunks(reply) {
-		if !send(delta(openai.ChatCompletionStreamChoiceDelta{Content: piece}, "")) {
-			return
-		}
+	if !send(delta(map[string]any{"role": "assistant", "content": ""}, "")) {
+		return
 	}
-	for i, call := range reply.ToolCalls {
-		for _, fragment := range toolCallFragments(i, call) {
-			if !send(delta(openai.ChatCompletionStreamChoiceDelta{ToolCalls: []openai.ToolCall{fragment}}, "")) {
+	content, reasoning := d.content(reply)
+	if reasoning != nil {
+		for _, piece := range cut(reasoning.text, 8) {
+			if !send(delta(map[string]any{reasoning.field: piece}, "")) {
 				return
 			}
 		}
 	}
-	finish := openai.FinishReasonStop
-	if len(reply.ToolCalls) > 0 {
-		finish = openai.FinishReasonToolCalls
+	pieces := cut(content, 8)
+	if reply.Chunks != nil && content == reply.Content {
+		pieces = reply.Chunks
 	}
-	if !send(delta(openai.ChatCompletionStreamChoiceDelta{}, finish)) {
-		return
+	if reply.Status >= 500 { // ErrorsInStream: part of the answer, then the error
+		pieces = pieces[:len(pieces)/2]
 	}
-	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
-		u := usage(req, reply)
-		if !send(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{}, Usage: &u}) {
+	for _, piece := range pieces {
+		if !send(delta(map[string]any{"content": piece}, "")) {
 			return
 		}
 	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
-}
-
-// contentChunks cuts the content into the pieces to send.
-func contentChunks(reply Reply) []string {
-	if reply.Chunks != nil {
-		return reply.Chunks
+	if reply.Status >= 500 {
+		chunk := delta(map[string]any{"content": ""}, "error")
+		chunk["error"] = map[string]any{"code": reply.Status, "message": "Provider returned error", "metadata": map[string]any{"provider_name": "fake"}}
+		send(chunk)
+		return
 	}
-	return cut(reply.Content, 8)
+	for i, call := range reply.ToolCalls {
+		if d.ToolCallsWhole {
+			if !send(delta(map[string]any{"tool_calls": []map[string]any{d.toolCall(nil, call)}}, "")) {
+				return
+			}
+			continue
+		}
+		for j, fragment := range toolCallFragments(i, call) {
+			f := map[string]any{"index": i, "function": map[string]any{"arguments": fragment.Function.Arguments}}
+			if j == 0 {
+				f = d.toolCall(&i, fragment)
+			}
+			if !send(delta(map[string]any{"tool_calls": []map[string]any{f}}, "")) {
+				return
+			}
+		}
+	}
+	finish := delta(map[string]any{}, d.finish(reply))
+	u := usage(req, reply)
+	switch d.StreamUsage {
+	case "always":
+		finish["usage"] = u
+	case "x_groq":
+		finish["x_groq"] = map[string]any{"usage": u}
+	}
+	if !send(finish) {
+		return
+	}
+	if (d.StreamUsage == "" || d.StreamUsage == "options") && req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		if !send(map[string]any{"choices": []any{}, "usage": u}) {
+			return
+		}
+	}
+	write("data: [DONE]\n\n")
 }
 
 // toolCallFragments cuts a tool call the way OpenAI streams it: the first

@@ -1,0 +1,133 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/agent"
+	chat "github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/memory"
+)
+
+// dialectModel answers like a model on any server: asked to calculate, it
+// calls the calculator (when offered tools); given the result, it answers
+// with it; asked to fail, the server fails; otherwise it echoes. It always
+// thinks first.
+func dialectModel(req openai.ChatCompletionRequest) openaifake.Reply {
+	last := req.Messages[len(req.Messages)-1]
+	newest := last.Content[strings.LastIndex(last.Content, "\n\n")+1:] // unanswered messages are merged
+	switch {
+	case last.Role == openai.ChatMessageRoleTool:
+		return openaifake.Reply{Reasoning: "The tool said " + last.Content + ".", Content: "The result is " + last.Content + "."}
+	case strings.Contains(newest, "calculate") && len(req.Tools) > 0:
+		return openaifake.Reply{Reasoning: "I should use the calculator.",
+			ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_calc", "calculator", `{"expression": "6*7"}`)}}
+	case strings.Contains(newest, "fail"):
+		return openaifake.Reply{Status: 503}
+	}
+	r := openaifake.Echo(req)
+	r.Reasoning = "Nothing to do but echo."
+	return r
+}
+
+// Every dialect holds a conversation: a streamed turn with a tool call, a
+// failed turn, and a streamed answer after it. What the server refuses is
+// learned, the thinking never reaches the answer, and what the server
+// needs back is sent back.
+func TestAConversationWithEveryDialect(t *testing.T) {
+	for _, d := range openaifake.Dialects {
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dsn := pgtest.New(t)
+			store, err := memory.Open(ctx, dsn, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			fake := openaifake.NewDialect(d)
+			defer fake.Close()
+			fake.RespondWith(dialectModel)
+			var logs bytes.Buffer
+			a := agent.New(store, &chat.Client{BaseURL: fake.URL()}, agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{})...),
+				agent.Config{Model: d.Name + "-model", HistoryLimit: 30, MaxAnswerTokens: 500, ContextTokens: 8000,
+					Retry: agent.RetryPolicy{Timeout: 10 * time.Second, Attempts: 2, Backoff: time.Millisecond}},
+				slog.New(slog.NewTextHandler(&logs, nil)))
+			user := memory.User{TelegramUserID: 5, FirstName: "Eve", LanguageCode: "en"}
+
+			sink := &recorder{}
+			r, err := a.Reply(ctx, agent.Request{User: user, ChatID: 5, UpdateID: 1, Text: "please calculate 6*7", Sink: sink})
+			if err != nil {
+				t.Fatalf("turn with a tool call: %v\n%s", err, logs.String())
+			}
+			toolsWork := d.ToolsRefused == nil
+			switch {
+			case toolsWork && !strings.HasPrefix(r.Text, "The result is 42."):
+				t.Fatalf("tool turn answered %q", r.Text)
+			case !toolsWork && !strings.Contains(r.Text, "cannot use tools"):
+				t.Fatalf("a model without tools answered %q without saying so", r.Text)
+			}
+			if strings.Contains(r.Text, "think") || strings.Contains(r.Text, "The tool said") || strings.Contains(sink.text.String(), "The tool said") {
+				t.Fatalf("thinking shown as the answer: %q (streamed %q)", r.Text, sink.text.String())
+			}
+			if toolsWork && d.Reasoning != "" && !strings.Contains(r.Reasoning, "The tool said 42") {
+				t.Fatalf("reasoning %q", r.Reasoning)
+			}
+
+			if _, err := a.Reply(ctx, agent.Request{User: user, ChatID: 5, UpdateID: 2, Text: "now fail", Sink: &recorder{}}); !errors.Is(err, agent.ErrModel) {
+				t.Fatalf("the failing turn: %v", err)
+			}
+
+			sink = &recorder{}
+			r, err = a.Reply(ctx, agent.Request{User: user, ChatID: 5, UpdateID: 3, Text: "hello again", Sink: sink})
+			if err != nil || !strings.HasPrefix(r.Text, "echo:") || !strings.Contains(r.Text, "hello again") {
+				t.Fatalf("after the failure: %+v, %v\n%s", r, err, logs.String())
+			}
+			if strings.Contains(r.Text, "cannot use tools") {
+				t.Fatalf("told again that the model cannot use tools: %q", r.Text)
+			}
+			if (d.NeedsReasoningBack || d.ThoughtSignatures) && fake.Refusals() != 0 {
+				t.Fatalf("the server refused %d requests for what it needs back", fake.Refusals())
+			}
+			for _, req := range fake.Requests() {
+				if err := openaifake.CheckRoles(req.Messages); err != nil {
+					t.Fatalf("a request broke the role invariant: %v", err)
+				}
+			}
+
+			conn, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			var calls, estimated, withReasoning int
+			if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE usage_estimated) FROM llm_calls WHERE status = 'ok'`).Scan(&calls, &estimated); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM messages WHERE role = 'assistant' AND metadata->>'reasoning_chars' IS NOT NULL
+				AND content NOT LIKE '%think%'`).Scan(&withReasoning); err != nil {
+				t.Fatal(err)
+			}
+			// Usage is estimated for streams without it; a server that takes
+			// tools only without streaming answers every call (all offer tools) whole.
+			wantEstimated := (d.StreamUsage == "never" && d.StreamWithToolsRefused == nil) ||
+				(d.StreamOptionsRefused != nil && d.StreamUsage == "")
+			if calls < 2 || (estimated > 0) != wantEstimated {
+				t.Fatalf("%d ok calls, %d with usage estimated (want some: %v)", calls, estimated, wantEstimated)
+			}
+			if d.Reasoning != "" && withReasoning < 2 {
+				t.Fatalf("%d assistant rows keep their reasoning", withReasoning)
+			}
+		})
+	}
+}

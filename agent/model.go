@@ -1,0 +1,221 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/memory"
+)
+
+// LLM is a chat completions endpoint; *llm.Client is one.
+type LLM interface {
+	Complete(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error)
+}
+
+// Model is one of the models a chat may use (/model).
+type Model struct {
+	Name string
+	LLM  LLM          // its server; nil: the agent's default client
+	Caps Capabilities // what its server is known to refuse
+}
+
+// Sink shows an answer while the model writes it; the bot implements it.
+// Its methods are called from the turn's goroutine, one at a time, and
+// should return quickly.
+type Sink interface {
+	// Text adds the next piece of the answer.
+	Text(delta string)
+	// Discard drops the text given so far: the model went on to call tools,
+	// so it was not the answer, or the call failed and is made again, or
+	// what looked like the answer was its thinking.
+	Discard()
+}
+
+// ReasoningSink is a Sink that also shows the model's thinking as it comes.
+type ReasoningSink interface {
+	Reasoning(delta string)
+}
+
+// complete makes one model call with the turn's context and, when offered
+// and the model takes them, the tools; with the turn's sink, the answer is
+// streamed to it. A refusal of something membot can do without (tools,
+// stream_options, ...) is learned and the call made again without it. It
+// returns what the call cost, failed or not.
+func (a *Agent) complete(ctx context.Context, t *turnState, rows []memory.Message, offerTools bool) (*llm.Response, memory.LLMCall, error) {
+	call := memory.LLMCall{UserID: t.info.UserID, ChatID: t.info.ChatID, UpdateID: t.info.UpdateID, Model: t.model, Status: "ok"}
+	client := a.client(t.model)
+	start := time.Now()
+	var resp *llm.Response
+	var req llm.Request
+	var err error
+	for range 6 { // each round drops something the server refused
+		caps := a.caps.get(t.model)
+		req = a.request(t, rows, offerTools && !caps.NoTools, caps)
+		if offerTools && caps.NoTools && a.caps.tellOnce(t.model, t.info.ChatID) {
+			t.notes = appendOnce(t.notes, noToolsNote(t.lang, t.model))
+		}
+		resp, err = a.call(ctx, client, req, t.sink)
+		if err == nil || !a.caps.learn(t.model, req, err) {
+			break
+		}
+	}
+	call.Latency = time.Since(start)
+	if err != nil {
+		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+		return nil, call, fmt.Errorf("%w: %w", ErrModel, err)
+	}
+	if resp.Model != "" {
+		call.Model = resp.Model
+	}
+	if resp.Usage != nil {
+		call.PromptTokens, call.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	} else {
+		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = estimatePrompt(req), estimateAnswer(resp), true
+		a.warnOnce("usage:"+t.model, "the model server sent no usage; membot estimates it (llm_calls.usage_estimated)", "model", t.model)
+	}
+	return resp, call, nil
+}
+
+// call makes one call, repeating the failures that may pass. Each attempt
+// is bounded as a whole by the retry policy's Timeout; the client bounds
+// the gaps between streamed chunks.
+func (a *Agent) call(ctx context.Context, client LLM, req llm.Request, sink Sink) (*llm.Response, error) {
+	var resp *llm.Response
+	attempts := 0
+	onDelta := func(llm.Delta) {}
+	if sink != nil && req.Stream {
+		rs, _ := sink.(ReasoningSink)
+		onDelta = func(d llm.Delta) {
+			switch {
+			case d.Reset:
+				sink.Discard()
+			case d.Content != "":
+				sink.Text(d.Content)
+			case d.Reasoning != "" && rs != nil:
+				rs.Reasoning(d.Reasoning)
+			}
+		}
+	}
+	err := a.withRetry(ctx, req.Model, func(ctx context.Context) (err error) {
+		attempts++
+		if sink != nil && attempts > 1 {
+			sink.Discard() // the failed attempt's text is shown no longer
+		}
+		resp, err = client.Complete(ctx, req, onDelta)
+		return err
+	})
+	return resp, err
+}
+
+// request builds the request of one call.
+func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Capabilities) llm.Request {
+	budget := 0
+	if a.cfg.ContextTokens > 0 {
+		budget = a.cfg.ContextTokens - a.answerReserve()
+		if tools {
+			budget -= a.toolTokens
+		}
+	}
+	req := llm.Request{Model: t.model, Messages: Context{System: t.system, Rows: rows, Tokens: budget}.build(!caps.NoReasoningBack)}
+	if tools {
+		req.Tools = a.tools.Definitions()
+	}
+	if t.sink != nil && !(tools && caps.NoStreamWithTools) {
+		req.Stream = true
+		if !caps.NoStreamOptions {
+			req.StreamOptions = &llm.StreamOptions{IncludeUsage: true}
+		}
+	}
+	if n := a.cfg.MaxAnswerTokens; n > 0 {
+		if caps.maxTokensField(t.model) == "max_completion_tokens" {
+			req.MaxCompletionTokens = n
+		} else {
+			req.MaxTokens = n
+		}
+	}
+	return req
+}
+
+// answerReserve is the part of CONTEXT_TOKENS kept for the answer.
+func (a *Agent) answerReserve() int {
+	if a.cfg.MaxAnswerTokens > 0 {
+		return min(a.cfg.MaxAnswerTokens, a.cfg.ContextTokens/4)
+	}
+	return a.cfg.ContextTokens / 8
+}
+
+// client is the server of model.
+func (a *Agent) client(model string) LLM {
+	for _, m := range a.cfg.Models {
+		if m.Name == model && m.LLM != nil {
+			return m.LLM
+		}
+	}
+	return a.llm
+}
+
+// estimatePrompt estimates a request's prompt tokens from its size.
+func estimatePrompt(req llm.Request) int {
+	data, _ := json.Marshal(req.Messages)
+	tools, _ := json.Marshal(req.Tools)
+	return estimateTokens(string(data)) + estimateTokens(string(tools))
+}
+
+// estimateAnswer estimates an answer's tokens, its thinking included.
+func estimateAnswer(r *llm.Response) int {
+	n := estimateTokens(r.Message.Content) + estimateTokens(r.Reasoning)
+	for _, c := range r.Message.ToolCalls {
+		n += estimateTokens(c.Function.Name) + estimateTokens(c.Function.Arguments)
+	}
+	return n
+}
+
+// warnOnce logs msg the first time key is seen.
+func (a *Agent) warnOnce(key, msg string, args ...any) {
+	if _, seen := a.warned.LoadOrStore(key, true); !seen {
+		a.log.Warn(msg, args...)
+	}
+}
+
+// finishNote is what the user is told of an answer that did not end normally.
+func finishNote(lang, reason string) string {
+	ru := lang == "ru"
+	switch {
+	case reason == llm.FinishLength && ru:
+		return "⚠️ Ответ оборван: он достиг предела длины."
+	case reason == llm.FinishLength:
+		return "⚠️ The answer was cut off: it reached the length limit."
+	case reason == llm.FinishContentFilter && ru:
+		return "⚠️ Ответ остановлен фильтром содержимого сервера модели."
+	case reason == llm.FinishContentFilter:
+		return "⚠️ The model server's content filter stopped this answer."
+	}
+	return ""
+}
+
+func noToolsNote(lang, model string) string {
+	if lang == "ru" {
+		return "ℹ️ Модель " + model + " не умеет вызывать инструменты, поэтому отвечает без них (без напоминаний, памяти и веб-страниц)."
+	}
+	return "ℹ️ The model " + model + " cannot use tools, so it answers without them (no reminders, memory or web pages)."
+}
+
+// reasoningMeta is what an assistant row's metadata keeps of the model's
+// thinking: its text (bounded), its length, and where it came from.
+func reasoningMeta(meta map[string]any, r *llm.Response) {
+	if r.Reasoning == "" {
+		return
+	}
+	meta["reasoning"] = truncate(r.Reasoning, maxStoredReasoning)
+	meta["reasoning_chars"] = len([]rune(r.Reasoning))
+	meta["reasoning_from"] = r.ReasoningFrom
+}
+
+// maxStoredReasoning bounds the thinking kept with a row, in bytes.
+const maxStoredReasoning = 64 << 10
+
+// errCallTimeout is an attempt that took longer than the whole call may.
+var errCallTimeout = fmt.Errorf("the model call took longer than LLM_TIMEOUT: %w", context.DeadlineExceeded)

@@ -1,0 +1,172 @@
+package agent
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/memory"
+)
+
+// The request builder. Every request membot sends has the shape the
+// strictest chat templates accept (Mistral and Gemma under vLLM, llama.cpp
+// and LM Studio; DeepSeek's reasoner): one leading system message, then
+// user and assistant turns that alternate, starting with user; an
+// assistant message that calls tools is followed at once by one result per
+// call, and after the results comes an assistant message, or the end.
+// The rows stay in the database as they were stored; only the request is
+// shaped:
+//   - system rows (notes such as "Tools used: …") go into the system message;
+//   - a user row that never got an answer is merged with the next user row;
+//   - an assistant row right after another is merged into it;
+//   - a user row right after tool results (the turn failed after its tools
+//     ran) gets a short assistant note before it;
+//   - the window starts with a user message: an answer whose question fell
+//     outside the window is left out, and tool calls get a placeholder
+//     user message before them.
+
+const (
+	// unanswered is the assistant note between a tool result and the next
+	// user message: that turn ended without an answer.
+	unanswered = "(No answer was given: the turn ended after its tools ran.)"
+	// earlierOmitted begins a window whose first row is not a user message.
+	earlierOmitted = "(Earlier messages of this conversation are not shown.)"
+)
+
+// Context is what a request is built from: the system prompt (mode,
+// facts, pending approvals, and whatever else a turn adds to it) and the
+// conversation's rows, oldest first, the turn's own rows included.
+type Context struct {
+	System string
+	Rows   []memory.Message
+	// Tokens bounds the estimated size of the request; 0: no bound.
+	Tokens int
+}
+
+// build returns the request's messages.
+func (c Context) build(sendReasoning bool) []llm.Message {
+	rows := validWindow(c.Rows)
+	if c.Tokens > 0 {
+		rows = fitTokens(rows, c.Tokens-estimateTokens(c.System))
+	}
+	var notes []string
+	msgs := []llm.Message{{Role: llm.RoleSystem}}
+	for _, r := range rows {
+		last := &msgs[len(msgs)-1]
+		switch r.Role {
+		case memory.RoleSystem:
+			notes = append(notes, r.Content)
+		case memory.RoleUser:
+			switch last.Role {
+			case llm.RoleUser:
+				mergeUser(last, r)
+				continue
+			case llm.RoleTool:
+				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: unanswered})
+			}
+			msgs = append(msgs, userMessage(r))
+		case memory.RoleAssistant:
+			if last.Role == llm.RoleSystem {
+				if len(r.ToolCalls) == 0 {
+					continue // an answer whose question fell outside the window
+				}
+				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: earlierOmitted})
+				last = &msgs[len(msgs)-1]
+			}
+			m := assistantMessage(r, sendReasoning)
+			if last.Role == llm.RoleAssistant && len(last.ToolCalls) == 0 {
+				m.Content = joinText(last.Content, m.Content)
+				*last = m
+				continue
+			}
+			msgs = append(msgs, m)
+		case memory.RoleTool:
+			content := r.Content
+			if content == "" {
+				content = "(empty)" // servers want content on tool results
+			}
+			msgs = append(msgs, llm.Message{Role: llm.RoleTool, Content: content, ToolCallID: r.ToolCallID})
+		}
+	}
+	msgs[0].Content = c.System
+	if len(notes) > 0 {
+		msgs[0].Content = joinText(c.System, "Notes recorded in this conversation, oldest first:\n- "+strings.Join(notes, "\n- "))
+	}
+	return msgs
+}
+
+func userMessage(r memory.Message) llm.Message {
+	return llm.Message{Role: llm.RoleUser, Content: r.Content}
+}
+
+func mergeUser(last *llm.Message, r memory.Message) {
+	last.Content = joinText(last.Content, r.Content)
+}
+
+func assistantMessage(r memory.Message, sendReasoning bool) llm.Message {
+	m := llm.Message{Role: llm.RoleAssistant, Content: r.Content}
+	for _, c := range r.ToolCalls {
+		call := llm.ToolCall{ID: c.ID, Type: "function", Function: llm.FunctionCall{Name: c.Name, Arguments: c.Arguments}}
+		if len(c.Extra) > 0 {
+			_ = json.Unmarshal(c.Extra, &call.Extra) // stored clean, as an object
+		}
+		m.ToolCalls = append(m.ToolCalls, call)
+	}
+	if sendReasoning && len(m.ToolCalls) > 0 {
+		m.ReasoningContent = r.ReasoningBack
+	}
+	return m
+}
+
+func joinText(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}
+
+// fitTokens keeps the newest rows whose estimated size fits budget. The
+// last user row and the rows after it (the turn at hand) are always kept;
+// a cut never separates an assistant row from its tool results.
+func fitTokens(rows []memory.Message, budget int) []memory.Message {
+	keepFrom := len(rows)
+	for i := len(rows) - 1; i >= 0; i-- {
+		keepFrom = i
+		if rows[i].Role == memory.RoleUser {
+			break
+		}
+	}
+	used := 0
+	for i := len(rows) - 1; i >= keepFrom; i-- {
+		used += rowTokens(rows[i])
+	}
+	start := keepFrom
+	for start > 0 && used+rowTokens(rows[start-1]) <= budget {
+		start--
+		used += rowTokens(rows[start])
+	}
+	for start < keepFrom && rows[start].Role == memory.RoleTool {
+		start++ // its assistant row did not fit
+	}
+	return rows[start:]
+}
+
+// estimateTokens is a deliberately high estimate of a text's tokens: a
+// token per 3 bytes (English runs near 4 characters a token, Cyrillic near
+// 2-3 characters of 2 bytes each), so that the window stays within the
+// model's context for the languages membot's users write.
+func estimateTokens(s string) int {
+	return len(s)/3 + 1
+}
+
+// rowTokens is a row's estimated tokens, with the message's own overhead.
+func rowTokens(r memory.Message) int {
+	n := 4 + estimateTokens(r.Content)
+	for _, c := range r.ToolCalls {
+		n += 8 + estimateTokens(c.Name) + estimateTokens(c.Arguments)
+	}
+	return n
+}

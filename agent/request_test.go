@@ -1,0 +1,118 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/memory"
+)
+
+func user(s string) memory.Message      { return memory.Message{Role: memory.RoleUser, Content: s} }
+func assistant(s string) memory.Message { return memory.Message{Role: memory.RoleAssistant, Content: s} }
+func note(s string) memory.Message      { return memory.Message{Role: memory.RoleSystem, Content: s} }
+func result(id string) memory.Message {
+	return memory.Message{Role: memory.RoleTool, ToolCallID: id, Content: "result of " + id}
+}
+func calls(reasoning string, ids ...string) memory.Message {
+	m := memory.Message{Role: memory.RoleAssistant, ReasoningBack: reasoning}
+	for _, id := range ids {
+		m.ToolCalls = append(m.ToolCalls, memory.ToolCall{ID: id, Name: "echo", Arguments: "{}"})
+	}
+	return m
+}
+
+// roles lists the messages' roles, tool calls counted, and checks them
+// against the invariant strict servers hold.
+func roles(t *testing.T, msgs []llm.Message) string {
+	t.Helper()
+	var wire []openai.ChatCompletionMessage
+	var out []string
+	for _, m := range msgs {
+		w := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		for _, c := range m.ToolCalls {
+			w.ToolCalls = append(w.ToolCalls, openai.ToolCall{ID: c.ID})
+		}
+		wire = append(wire, w)
+		r := m.Role
+		if len(m.ToolCalls) > 0 {
+			r += "+calls"
+		}
+		out = append(out, r)
+	}
+	if err := openaifake.CheckRoles(wire); err != nil {
+		t.Errorf("%s: %v", strings.Join(out, ","), err)
+	}
+	return strings.Join(out, ",")
+}
+
+// The request the issue found: after a tool turn and a failed turn the
+// roles were system, user, assistant, tool, assistant, system, user, user.
+func TestTheRequestBuilderKeepsTheRoleInvariant(t *testing.T) {
+	for name, tc := range map[string]struct {
+		rows []memory.Message
+		want string
+	}{
+		"tool turn, note, failed turn": {
+			rows: []memory.Message{user("a"), calls("", "c1"), result("c1"), assistant("done"), note("Tools used: echo"), user("b"), user("c")},
+			want: "system,user,assistant+calls,tool,assistant,user"},
+		"a turn that failed after its tools ran": {
+			rows: []memory.Message{user("a"), calls("", "c1", "c2"), result("c1"), result("c2"), user("b")},
+			want: "system,user,assistant+calls,tool,tool,assistant,user"},
+		"the window starts with an answer": {
+			rows: []memory.Message{assistant("old answer"), user("b")},
+			want: "system,user"},
+		"the window starts with tool calls": {
+			rows: []memory.Message{calls("", "c1"), result("c1")},
+			want: "system,user,assistant+calls,tool"},
+		"a result whose call fell outside the window": {
+			rows: []memory.Message{result("c0"), user("a")},
+			want: "system,user"},
+		"an answer, then tool calls decided later": {
+			rows: []memory.Message{user("a"), assistant("meanwhile"), calls("", "c1"), result("c1")},
+			want: "system,user,assistant+calls,tool"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := roles(t, Context{System: "S", Rows: tc.rows}.build(true)); got != tc.want {
+				t.Errorf("roles %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTheBuilderFoldsNotesMergesAndSendsReasoningBackOnlyWithCalls(t *testing.T) {
+	rows := []memory.Message{user("a"), calls("thinking", "c1"), result("c1"),
+		{Role: memory.RoleAssistant, Content: "done", ReasoningBack: "not sent"}, note("Tools used: echo"), user("b"), user("c")}
+	msgs := Context{System: "S", Rows: rows}.build(true)
+	if !strings.HasSuffix(msgs[0].Content, "- Tools used: echo") || !strings.HasPrefix(msgs[0].Content, "S\n\n") {
+		t.Errorf("system = %q", msgs[0].Content)
+	}
+	if last := msgs[len(msgs)-1]; last.Content != "b\n\nc" {
+		t.Errorf("the unanswered message is not merged with the next: %q", last.Content)
+	}
+	if msgs[2].ReasoningContent != "thinking" || msgs[4].ReasoningContent != "" {
+		t.Errorf("reasoning sent back: %q and %q", msgs[2].ReasoningContent, msgs[4].ReasoningContent)
+	}
+	if msgs := (Context{System: "S", Rows: rows}.build(false)); msgs[2].ReasoningContent != "" {
+		t.Error("reasoning sent back to a server that refuses it")
+	}
+}
+
+// The window is the newest rows that fit the token budget; the turn at hand
+// is always there, and a cut never separates calls from their results.
+func TestTheWindowFitsTheTokenBudget(t *testing.T) {
+	long := strings.Repeat("word ", 300) // ~500 tokens estimated
+	rows := []memory.Message{user(long), assistant(long), user("q"), calls("", "c1"), result("c1"), assistant(long), user("now")}
+	if got := roles(t, Context{System: "S", Rows: rows, Tokens: 100}.build(true)); got != "system,user" {
+		t.Errorf("a small budget: %s", got)
+	}
+	if got := roles(t, Context{System: "S", Rows: rows, Tokens: 700}.build(true)); got != "system,user,assistant+calls,tool,assistant,user" {
+		t.Errorf("a budget for the newest answer: %s", got)
+	}
+	if got := roles(t, Context{System: "S", Rows: rows, Tokens: 1e6}.build(true)); got != "system,user,assistant,user,assistant+calls,tool,assistant,user" {
+		t.Errorf("no bound: %s", got)
+	}
+}
