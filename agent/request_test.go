@@ -11,9 +11,11 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-func user(s string) memory.Message      { return memory.Message{Role: memory.RoleUser, Content: s} }
-func assistant(s string) memory.Message { return memory.Message{Role: memory.RoleAssistant, Content: s} }
-func note(s string) memory.Message      { return memory.Message{Role: memory.RoleSystem, Content: s} }
+func user(s string) memory.Message { return memory.Message{Role: memory.RoleUser, Content: s} }
+func assistant(s string) memory.Message {
+	return memory.Message{Role: memory.RoleAssistant, Content: s}
+}
+func note(s string) memory.Message { return memory.Message{Role: memory.RoleSystem, Content: s} }
 func result(id string) memory.Message {
 	return memory.Message{Role: memory.RoleTool, ToolCallID: id, Content: "result of " + id}
 }
