@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/membot/membot/agent/llm"
@@ -182,7 +183,7 @@ func (a *Agent) warnOnce(key, msg string, args ...any) {
 
 // finishNote is what the user is told of an answer that did not end normally.
 func finishNote(lang, reason string) string {
-	ru := lang == "ru"
+	ru := strings.HasPrefix(lang, "ru")
 	switch {
 	case reason == llm.FinishLength && ru:
 		return "⚠️ Ответ оборван: он достиг предела длины."
@@ -197,7 +198,7 @@ func finishNote(lang, reason string) string {
 }
 
 func noToolsNote(lang, model string) string {
-	if lang == "ru" {
+	if strings.HasPrefix(lang, "ru") {
 		return "ℹ️ Модель " + model + " не умеет вызывать инструменты, поэтому отвечает без них (без напоминаний, памяти и веб-страниц)."
 	}
 	return "ℹ️ The model " + model + " cannot use tools, so it answers without them (no reminders, memory or web pages)."

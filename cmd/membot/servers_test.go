@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/internal/openaifake"
+)
+
+// serverModel answers like a model behind any server: asked to calculate,
+// it calls the calculator (when offered tools); given the result, it
+// answers with it; asked to fail, its server fails; otherwise it echoes.
+// It always thinks first.
+func serverModel(req openai.ChatCompletionRequest) openaifake.Reply {
+	last := req.Messages[len(req.Messages)-1]
+	newest := last.Content[strings.LastIndex(last.Content, "\n\n")+1:] // unanswered messages are merged
+	switch {
+	case last.Role == openai.ChatMessageRoleTool:
+		return openaifake.Reply{Reasoning: "The tool said " + last.Content + ".", Content: "The result is " + last.Content + "."}
+	case strings.Contains(newest, "calculate") && len(req.Tools) > 0:
+		return openaifake.Reply{Reasoning: "I should use the calculator.",
+			ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_calc", "calculator", `{"expression": "6*7"}`)}}
+	case strings.Contains(newest, "fail"):
+		return openaifake.Reply{Status: 503}
+	}
+	r := openaifake.Echo(req)
+	r.Reasoning = "Nothing to do but echo."
+	return r
+}
+
+// The real bot against every model server dialect: a turn with a tool
+// call, a turn whose model call fails (the apology), a streamed answer
+// after it. The thinking never reaches the chat, every call's tokens are
+// counted (estimated where the server sends no usage), and every request
+// holds the role invariant (TestMain).
+func TestAConversationAgainstEveryModelServer(t *testing.T) {
+	for _, d := range openaifake.Dialects {
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			fake := openaifake.NewDialect(d)
+			t.Cleanup(fake.Close)
+			fake.RespondWith(serverModel)
+			h.LLM, h.Env["OPENAI_BASE_URL"] = fake, fake.URL()
+			h.Start()
+
+			got := h.Say(jane, "please calculate 6*7")
+			if d.ToolsRefused == nil && got != "The result is 42." {
+				t.Fatalf("the tool turn answered %q", got)
+			}
+			if d.ToolsRefused != nil && !strings.Contains(got, "cannot use tools") {
+				t.Fatalf("a model without tools answered %q without saying so", got)
+			}
+			if got := h.Say(jane, "now fail"); !strings.HasPrefix(got, "Sorry, I couldn't get an answer") {
+				t.Fatalf("the failing turn answered %q", got)
+			}
+			if got := h.Say(jane, "hello again"); got != "echo: hello again" {
+				t.Fatalf("after the failure: %q", got)
+			}
+			for _, text := range h.TG.SentTo(jane.ID) {
+				if strings.Contains(text, "The tool said") || strings.Contains(text, "Nothing to do") || strings.Contains(text, "think>") {
+					t.Fatalf("the thinking reached the chat: %q", text)
+				}
+			}
+			h.WaitIdle()
+			if n := h.Count(`SELECT count(*) FROM llm_calls WHERE status = 'ok' AND (prompt_tokens = 0 OR completion_tokens = 0)`); n != 0 {
+				t.Fatalf("%d calls counted no tokens", n)
+			}
+			if got := h.Say(jane, "/usage"); !strings.Contains(got, fmt.Sprint(h.Count(`SELECT sum(prompt_tokens + completion_tokens)::int FROM llm_calls`))) {
+				t.Fatalf("/usage = %q", got)
+			}
+		})
+	}
+}
+
+// A hostile model: tool-call arguments past the bound are refused and not
+// stored; an answer past MAX_ANSWER_TOKENS is cut, with a note; a response
+// body past the bound gets the apology.
+func TestAHostileModelIsBounded(t *testing.T) {
+	h := newHarness(t)
+	h.Env["MAX_ANSWER_TOKENS"] = "100" // read up to 1,600 bytes
+	huge := `{"content": "` + strings.Repeat("x", 200<<10) + `"}`
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_big", "remember", huge)}},
+		openaifake.Reply{Content: "I could not."},
+		openaifake.Reply{Content: strings.Repeat("blah ", 1000)},
+	)
+	h.Start()
+	if got := h.Say(jane, "remember this"); got != "I could not." {
+		t.Fatalf("reply = %q", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE length(tool_calls::text) > 1000 OR length(content) > 10000`); n != 0 {
+		t.Fatalf("%d rows keep the oversized arguments", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'tool' AND content LIKE 'error: the arguments of this call were longer than allowed%'`); n != 1 {
+		t.Fatal("the model was not told its call was refused")
+	}
+	if n := h.Count(`SELECT count(*) FROM memories`); n != 0 {
+		t.Fatal("the oversized call ran")
+	}
+	got := h.Say(jane, "talk a lot")
+	if !strings.HasSuffix(got, "The answer was cut off: it reached the length limit.") || len(got) > 1700 {
+		t.Fatalf("a runaway answer gave %d bytes: ...%q", len(got), got[max(0, len(got)-80):])
+	}
+}
