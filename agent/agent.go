@@ -191,7 +191,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
 		system: a.systemPrompt(turn.Mode, turn.Facts, pending(turn.Approvals)),
 		sink:   req.Sink,
-		model:  a.cfg.Model,
+		model:  a.ModelFor(turn.Model),
 		lang:   req.User.LanguageCode,
 	}
 	return a.loop(ctx, t, turn.History, nil)

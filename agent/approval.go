@@ -82,7 +82,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 			used = appendOnce(used, c.Name)
 		}
 	}
-	t := &turnState{info: info, system: a.systemPrompt(turn.Mode, turn.Facts, others), model: a.cfg.Model}
+	t := &turnState{info: info, system: a.systemPrompt(turn.Mode, turn.Facts, others), model: a.ModelFor(turn.Model)}
 	return a.loop(ctx, t, append(turn.History, rows...), used)
 }
 

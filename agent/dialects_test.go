@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -129,5 +130,41 @@ func TestAConversationWithEveryDialect(t *testing.T) {
 				t.Fatalf("%d assistant rows keep their reasoning", withReasoning)
 			}
 		})
+	}
+}
+
+// A conversation switched to another model talks to that model's server.
+func TestTheConversationsModelChoosesItsServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := memory.Open(ctx, pgtest.New(t), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	main, local := openaifake.New(), openaifake.NewDialect(openaifake.DialectNamed("ollama-old"))
+	defer main.Close()
+	defer local.Close()
+	a := agent.New(store, &chat.Client{BaseURL: main.URL()}, agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{})...),
+		agent.Config{Model: "gpt-4o-mini", HistoryLimit: 30, Models: []agent.Model{
+			{Name: "gpt-4o-mini"}, {Name: "gemma3:4b", LLM: &chat.Client{BaseURL: local.URL()}, Caps: agent.Capabilities{NoTools: true}}}},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if got := a.Models(); len(got) != 2 || got[0] != "gpt-4o-mini" || got[1] != "gemma3:4b" {
+		t.Fatalf("models = %v", got)
+	}
+	if _, err := store.SwitchModel(ctx, 9, 9, "gemma3:4b", memory.SwitchByCommand); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Reply(ctx, agent.Request{User: memory.User{TelegramUserID: 9}, ChatID: 9, UpdateID: 1, Text: "hi"})
+	if err != nil || !strings.HasPrefix(r.Text, "echo: hi") || !strings.Contains(r.Text, "cannot use tools") {
+		t.Fatalf("reply = %+v, %v", r, err)
+	}
+	reqs := local.Requests()
+	if len(main.Requests()) != 0 || len(reqs) != 1 || reqs[0].Model != "gemma3:4b" || len(reqs[0].Tools) != 0 || local.Refusals() != 0 {
+		t.Fatalf("main got %d requests, the local server %d (tools sent: %v, refused %d)", len(main.Requests()), len(reqs), len(reqs) > 0 && len(reqs[0].Tools) > 0, local.Refusals())
+	}
+	var model string
+	if err := store.Pool().QueryRow(ctx, `SELECT model FROM llm_calls`).Scan(&model); err != nil || model != "gemma3:4b" {
+		t.Fatalf("llm_calls.model = %q, %v", model, err)
 	}
 }

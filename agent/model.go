@@ -148,6 +148,29 @@ func (a *Agent) answerReserve() int {
 	return a.cfg.ContextTokens / 8
 }
 
+// Models are the names of the models a chat may choose (/model), the
+// default first.
+func (a *Agent) Models() []string {
+	names := []string{a.cfg.Model}
+	for _, m := range a.cfg.Models {
+		if m.Name != a.cfg.Model {
+			names = append(names, m.Name)
+		}
+	}
+	return names
+}
+
+// ModelFor is the model a conversation with the stored choice uses: the
+// default for "" or a model no longer configured.
+func (a *Agent) ModelFor(chosen string) string {
+	for _, m := range a.Models() {
+		if m == chosen {
+			return m
+		}
+	}
+	return a.cfg.Model
+}
+
 // client is the server of model.
 func (a *Agent) client(model string) LLM {
 	for _, m := range a.cfg.Models {

@@ -41,13 +41,13 @@ func (s *Store) CurrentConversation(ctx context.Context, chatID, userID int64) (
 // deletes them and their messages), opens a fresh one in the default mode,
 // and logs conversation_reset with what is deleted. When the conversation
 // it replaces was in another mode, the return to the default is recorded
-// as a mode switch.
+// as a mode switch. The model (/model) is carried over.
 const resetSQL = `WITH old AS (
-	SELECT mode FROM conversations WHERE ` + currentConversationWhere + `
+	SELECT mode, model FROM conversations WHERE ` + currentConversationWhere + `
 ), gone AS (
 	UPDATE conversations SET reset_at = now() WHERE chat_id = $1 AND reset_at IS NULL RETURNING id
 ), fresh AS (
-	INSERT INTO conversations (telegram_user_id, chat_id) VALUES ($2, $1) RETURNING id
+	INSERT INTO conversations (telegram_user_id, chat_id, model) VALUES ($2, $1, (SELECT model FROM old)) RETURNING id
 ), logged AS (
 	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, payload)
 	SELECT 'conversation_reset', $2, $1, fresh.id, jsonb_build_object(

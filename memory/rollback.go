@@ -142,8 +142,8 @@ type RetryStart struct {
 }
 
 // retryUserRowSQL is the last user row of chat $1's current conversation,
-// with its conversation's mode.
-const retryUserRowSQL = `SELECT m.conversation_id, m.id, c.mode FROM (` + lastUserRowSQL + `) m
+// with its conversation's mode and model.
+const retryUserRowSQL = `SELECT m.conversation_id, m.id, c.mode, coalesce(c.model, '') FROM (` + lastUserRowSQL + `) m
 JOIN conversations c ON c.id = m.conversation_id::uuid`
 
 // StartRetry loads what a new answer to the last user message of the chat's
@@ -157,7 +157,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	found := true
 	batch := &pgx.Batch{}
 	batch.Queue(retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode)
+		err := row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model)
 		if errors.Is(err, pgx.ErrNoRows) {
 			found = false
 			return nil

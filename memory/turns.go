@@ -32,6 +32,8 @@ type Turn struct {
 	Answer *Message
 	// Mode is the conversation's mode: which system prompt the model gets.
 	Mode string
+	// Model is the conversation's model (/model); "" for the default.
+	Model string
 	// Facts are the user's newest long-term facts, within FactChars.
 	Facts []Fact
 	// Approvals are the chat's pending approvals and every approval asked
@@ -90,9 +92,9 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID)
 	batch.Queue(receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID)
-	batch.Queue(`SELECT r.conversation_id::text, r.id, c.mode FROM (`+turnUserRowSQL+`) r
+	batch.Queue(`SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, '') FROM (`+turnUserRowSQL+`) r
 		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode) })
+		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model) })
 	batch.Queue(turnHistorySQL, in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, scanHistoryRow)
@@ -164,6 +166,7 @@ func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
 	queueApprovals(batch, &t.Approvals, `assistant_message_id = $1 OR (chat_id = $2 AND status = 'pending')`,
 		in.AssistantMessageID, in.ChatID)
 	queueMode(batch, in.ConversationID, &t.Mode)
+	queueModel(batch, in.ConversationID, &t.Model)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("resume turn: %w", translate(err))
 	}

@@ -1,0 +1,61 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The model of a conversation (/model), like its mode: conversations.model
+// ('' is the configured default, NULL in the column), every change recorded
+// in model_switches with a reason (SwitchByCommand, SwitchByButton). /new
+// carries the model over to the fresh conversation.
+
+// ConversationModel returns the model of the chat's current conversation,
+// "" for the default, creating the conversation when the chat has none.
+func (s *Store) ConversationModel(ctx context.Context, chatID, userID int64) (string, error) {
+	var model string
+	err := s.pool.QueryRow(ctx, `WITH `+currentConversationCTE+`
+		SELECT coalesce((SELECT model FROM conversations WHERE id = (SELECT id FROM conv)), '')`,
+		chatID, userID).Scan(&model)
+	if err != nil {
+		return "", fmt.Errorf("conversation model: %w", translate(err))
+	}
+	return model, nil
+}
+
+// queueModel adds to batch the query of the model of conversation id,
+// scanned into *dst.
+func queueModel(batch *pgx.Batch, conversationID string, dst *string) {
+	batch.Queue(`SELECT coalesce(model, '') FROM conversations WHERE id = $1`, conversationID).
+		QueryRow(func(row pgx.Row) error { return row.Scan(dst) })
+}
+
+// switchModelSQL changes the model of conversation $1 (of chat $4) to $2
+// ('' for the default) and records the switch with reason $3, in one
+// statement; it returns the model before. Switching to the model already
+// set changes and records nothing.
+const switchModelSQL = `WITH old AS (
+	SELECT coalesce(model, '') AS model FROM conversations WHERE id = $1 FOR UPDATE
+), changed AS (
+	UPDATE conversations SET model = NULLIF($2, '') WHERE id = $1 AND coalesce(model, '') <> $2 RETURNING id
+), recorded AS (
+	INSERT INTO model_switches (conversation_id, chat_id, from_model, to_model, reason)
+	SELECT changed.id, $4, old.model, $2, $3 FROM old, changed
+)
+SELECT model FROM old`
+
+// SwitchModel sets the model of the chat's current conversation ("" for
+// the default) and records the switch in model_switches. It returns the
+// model it had before.
+func (s *Store) SwitchModel(ctx context.Context, chatID, userID int64, to, reason string) (from string, err error) {
+	conv, err := s.CurrentConversation(ctx, chatID, userID)
+	if err != nil {
+		return "", err
+	}
+	if err := s.pool.QueryRow(ctx, switchModelSQL, conv, cleanText(to), reason, chatID).Scan(&from); err != nil {
+		return "", fmt.Errorf("switch model: %w", translate(err))
+	}
+	return from, nil
+}
