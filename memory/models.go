@@ -33,7 +33,7 @@ func queueModel(batch *pgx.Batch, conversationID string, dst *string) {
 }
 
 // switchModelSQL changes the model of conversation $1 (of chat $4) to $2
-// ('' for the default) and records the switch with reason $3, in one
+// (” for the default) and records the switch with reason $3, in one
 // statement; it returns the model before. Switching to the model already
 // set changes and records nothing.
 const switchModelSQL = `WITH old AS (
