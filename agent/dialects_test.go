@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/agent"
 	chat "github.com/membot/membot/agent/llm"
@@ -19,27 +18,6 @@ import (
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/memory"
 )
-
-// dialectModel answers like a model on any server: asked to calculate, it
-// calls the calculator (when offered tools); given the result, it answers
-// with it; asked to fail, the server fails; otherwise it echoes. It always
-// thinks first.
-func dialectModel(req openai.ChatCompletionRequest) openaifake.Reply {
-	last := req.Messages[len(req.Messages)-1]
-	newest := last.Content[strings.LastIndex(last.Content, "\n\n")+1:] // unanswered messages are merged
-	switch {
-	case last.Role == openai.ChatMessageRoleTool:
-		return openaifake.Reply{Reasoning: "The tool said " + last.Content + ".", Content: "The result is " + last.Content + "."}
-	case strings.Contains(newest, "calculate") && len(req.Tools) > 0:
-		return openaifake.Reply{Reasoning: "I should use the calculator.",
-			ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_calc", "calculator", `{"expression": "6*7"}`)}}
-	case strings.Contains(newest, "fail"):
-		return openaifake.Reply{Status: 503}
-	}
-	r := openaifake.Echo(req)
-	r.Reasoning = "Nothing to do but echo."
-	return r
-}
 
 // Every dialect holds a conversation: a streamed turn with a tool call, a
 // failed turn, and a streamed answer after it. What the server refuses is
@@ -58,7 +36,7 @@ func TestAConversationWithEveryDialect(t *testing.T) {
 			defer store.Close()
 			fake := openaifake.NewDialect(d)
 			defer fake.Close()
-			fake.RespondWith(dialectModel)
+			fake.RespondWith(openaifake.ThinkingModel)
 			var logs bytes.Buffer
 			a := agent.New(store, &chat.Client{BaseURL: fake.URL()}, agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{})...),
 				agent.Config{Model: d.Name + "-model", HistoryLimit: 30, MaxAnswerTokens: 500, ContextTokens: 8000,

@@ -10,27 +10,6 @@ import (
 	"github.com/membot/membot/internal/openaifake"
 )
 
-// serverModel answers like a model behind any server: asked to calculate,
-// it calls the calculator (when offered tools); given the result, it
-// answers with it; asked to fail, its server fails; otherwise it echoes.
-// It always thinks first.
-func serverModel(req openai.ChatCompletionRequest) openaifake.Reply {
-	last := req.Messages[len(req.Messages)-1]
-	newest := last.Content[strings.LastIndex(last.Content, "\n\n")+1:] // unanswered messages are merged
-	switch {
-	case last.Role == openai.ChatMessageRoleTool:
-		return openaifake.Reply{Reasoning: "The tool said " + last.Content + ".", Content: "The result is " + last.Content + "."}
-	case strings.Contains(newest, "calculate") && len(req.Tools) > 0:
-		return openaifake.Reply{Reasoning: "I should use the calculator.",
-			ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_calc", "calculator", `{"expression": "6*7"}`)}}
-	case strings.Contains(newest, "fail"):
-		return openaifake.Reply{Status: 503}
-	}
-	r := openaifake.Echo(req)
-	r.Reasoning = "Nothing to do but echo."
-	return r
-}
-
 // The real bot against every model server dialect: a turn with a tool
 // call, a turn whose model call fails (the apology), a streamed answer
 // after it. The thinking never reaches the chat, every call's tokens are
@@ -43,7 +22,7 @@ func TestAConversationAgainstEveryModelServer(t *testing.T) {
 			h := newHarness(t)
 			fake := openaifake.NewDialect(d)
 			t.Cleanup(fake.Close)
-			fake.RespondWith(serverModel)
+			fake.RespondWith(openaifake.ThinkingModel)
 			h.LLM, h.Env["OPENAI_BASE_URL"] = fake, fake.URL()
 			h.Start()
 

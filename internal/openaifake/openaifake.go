@@ -149,6 +149,28 @@ func Echo(req openai.ChatCompletionRequest) Reply {
 	return Reply{Content: "echo: " + text}
 }
 
+// ThinkingModel answers like a model behind any server, for RespondWith:
+// asked to calculate, it calls the calculator (when offered tools); given
+// the result, it answers with it; asked to fail, its server fails (503);
+// otherwise it echoes. It always thinks first. Only the newest of merged
+// unanswered messages counts.
+func ThinkingModel(req openai.ChatCompletionRequest) Reply {
+	last := req.Messages[len(req.Messages)-1]
+	newest := last.Content[strings.LastIndex(last.Content, "\n\n")+1:]
+	switch {
+	case last.Role == openai.ChatMessageRoleTool:
+		return Reply{Reasoning: "The tool said " + last.Content + ".", Content: "The result is " + last.Content + "."}
+	case strings.Contains(newest, "calculate") && len(req.Tools) > 0:
+		return Reply{Reasoning: "I should use the calculator.",
+			ToolCalls: []openai.ToolCall{ToolCall("call_calc", "calculator", `{"expression": "6*7"}`)}}
+	case strings.Contains(newest, "fail"):
+		return Reply{Status: 503}
+	}
+	r := Echo(req)
+	r.Reasoning = "Nothing to do but echo."
+	return r
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/v1/chat/completions" {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
