@@ -112,9 +112,11 @@ func (l *learned) learn(model string, req llm.Request, err error) bool {
 		c.NoTools, what = true, "no tools"
 	case req.StreamOptions != nil && strings.Contains(msg, "stream_options") && !c.NoStreamOptions:
 		c.NoStreamOptions, what = true, "no stream_options (usage is estimated)"
-	case req.MaxTokens > 0 && strings.Contains(msg, "max_tokens") && c.MaxTokensField == "":
+	case req.MaxTokens > 0 && strings.Contains(msg, "max_tokens") && strings.Contains(msg, "max_completion_tokens") &&
+		mentionsAny(msg, "unsupported", "not supported") && c.MaxTokensField == "":
 		c.MaxTokensField, what = "max_completion_tokens", "max_completion_tokens instead of max_tokens"
-	case req.MaxCompletionTokens > 0 && strings.Contains(msg, "max_completion_tokens") && c.MaxTokensField == "":
+	case req.MaxCompletionTokens > 0 && strings.Contains(msg, "max_completion_tokens") &&
+		mentionsAny(msg, "unsupported", "not supported", "unknown", "unrecognized", "extra", "not permitted") && c.MaxTokensField == "":
 		c.MaxTokensField, what = "max_tokens", "max_tokens instead of max_completion_tokens"
 	case sendsReasoning(req) && strings.Contains(msg, "reasoning_content") && !strings.Contains(msg, "missing") && !c.NoReasoningBack:
 		c.NoReasoningBack, what = true, "no reasoning_content sent back"

@@ -99,8 +99,23 @@ func userMessage(r memory.Message) llm.Message {
 	return llm.Message{Role: llm.RoleUser, Content: r.Content}
 }
 
+// mergeUser adds a user row to the user message before it; when either has
+// parts (images), the merged message is all their parts.
 func mergeUser(last *llm.Message, r memory.Message) {
-	last.Content = joinText(last.Content, r.Content)
+	next := userMessage(r)
+	if len(last.Parts) == 0 && len(next.Parts) == 0 {
+		last.Content = joinText(last.Content, next.Content)
+		return
+	}
+	last.Parts = append(asParts(*last), asParts(next)...)
+	last.Content = ""
+}
+
+func asParts(m llm.Message) []llm.Part {
+	if len(m.Parts) > 0 {
+		return m.Parts
+	}
+	return []llm.Part{{Type: "text", Text: m.Content}}
 }
 
 func assistantMessage(r memory.Message, sendReasoning bool) llm.Message {

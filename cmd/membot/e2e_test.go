@@ -196,6 +196,11 @@ func TestBadConfigurationStopsWithOneLine(t *testing.T) {
 		"STREAM_EDIT_INTERVAL":    {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "STREAM_EDIT_INTERVAL": "1"},
 		"MODES_FILE":              {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODES_FILE": "/nonexistent/modes.yaml"},
 		"TELEGRAM_RATE_LIMIT":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TELEGRAM_RATE_LIMIT": "sometimes"},
+		"LLM_IDLE_TIMEOUT":        {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "LLM_IDLE_TIMEOUT": "-5s"},
+		"CONTEXT_TOKENS":          {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "CONTEXT_TOKENS": "10"},
+		"MAX_ANSWER_TOKENS":       {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MAX_ANSWER_TOKENS": "20000"},
+		"SHOW_REASONING":          {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "SHOW_REASONING": "always"},
+		"MODELS":                  {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODELS": "gpt-4o, gemma3 http://localhost:11434/v1 no-toools"},
 	}
 	for name, env := range cases {
 		env["ENV_FILE"] = "/dev/null"
