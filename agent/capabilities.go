@@ -134,9 +134,14 @@ func (l *learned) learn(model string, req llm.Request, err error) bool {
 // "tools param requires --jinja flag", vLLM "\"auto\" tool choice requires
 // --enable-auto-tool-choice and --tool-call-parser to be set", and others.
 func toolsRefused(msg string) bool {
-	for _, s := range []string{"does not support tools", "--jinja", "enable-auto-tool-choice", "tool-call-parser",
-		"tools are not supported", "does not support function calling", "tools is not supported", "tool use is not supported", "function calling is not"} {
-		if strings.Contains(msg, s) {
+	return mentionsAny(msg, "does not support tools", "--jinja", "enable-auto-tool-choice", "tool-call-parser",
+		"tools are not supported", "does not support function calling", "tools is not supported", "tool use is not supported",
+		"function calling is not")
+}
+
+func mentionsAny(msg string, phrases ...string) bool {
+	for _, p := range phrases {
+		if strings.Contains(msg, p) {
 			return true
 		}
 	}
