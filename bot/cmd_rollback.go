@@ -20,6 +20,7 @@ type ControlStore interface {
 	CurrentTranscript(ctx context.Context, chatID int64) (*memory.Transcript, error)
 	ConversationMode(ctx context.Context, chatID, userID int64) (string, error)
 	SwitchMode(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
+	ModelStore
 }
 
 func init() {

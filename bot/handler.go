@@ -53,6 +53,7 @@ type Handler struct {
 	Access  Access
 	Metrics Metrics
 	Modes   *agent.Modes // the built-in modes when nil
+	Models  []string     // the models /model offers, the default first
 	// Streaming shows answers while the model writes them, editing the
 	// message at most once per EditEvery (1 s when zero).
 	Streaming bool

@@ -11,7 +11,7 @@ import (
 
 // commandOrder is the order /help and the command menu list commands in;
 // commands it does not name follow, alphabetically.
-var commandOrder = []string{"start", "help", "new", "retry", "undo", "history", "mode", "export",
+var commandOrder = []string{"start", "help", "new", "retry", "undo", "history", "mode", "model", "export",
 	"memory", "forget", "reminders", "cancel_reminder", "approvals", "usage"}
 
 // helpKey is the text key of a command's one-line description.

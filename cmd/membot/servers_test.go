@@ -85,3 +85,55 @@ func TestAHostileModelIsBounded(t *testing.T) {
 		t.Fatalf("a runaway answer gave %d bytes: ...%q", len(got), got[max(0, len(got)-80):])
 	}
 }
+
+// /model: the chat chooses among MODELS, each with its server; the choice
+// is the conversation's, recorded in model_switches, kept by /new, and
+// llm_calls tells the models' usage apart.
+func TestModelSwitchesTheChatsModelAndServer(t *testing.T) {
+	h := newHarness(t)
+	local := openaifake.NewDialect(openaifake.DialectNamed("ollama-old"))
+	t.Cleanup(local.Close)
+	h.Env["MODELS"] = "test-model, gemma3:4b " + local.URL() + " no-tools"
+	h.Start()
+
+	if got := h.Say(ivan, "/model"); !strings.Contains(got, "✓ test-model") || !strings.Contains(got, "• gemma3:4b") {
+		t.Fatalf("/model = %q", got)
+	}
+	list := h.Last(ivan.ID)
+	if !strings.Contains(list.ReplyMarkup, `"callback_data":"model:1"`) {
+		t.Fatalf("/model buttons: %s", list.ReplyMarkup)
+	}
+	if got := h.Press(ivan, list, "model:1"); got != "Модель: gemma3:4b" {
+		t.Fatalf("the press was answered %q", got)
+	}
+	got := h.Say(ivan, "привет")
+	if !strings.HasPrefix(got, "echo: привет") || !strings.Contains(got, "не умеет вызывать инструменты") {
+		t.Fatalf("gemma3:4b answered %q", got)
+	}
+	if reqs := local.Requests(); len(reqs) != 1 || reqs[0].Model != "gemma3:4b" || len(reqs[0].Tools) != 0 {
+		t.Fatalf("the local server got %d requests", len(reqs))
+	}
+	h.Say(ivan, "/new")
+	if got := h.Say(ivan, "снова"); got != "echo: снова" || len(local.Requests()) != 2 {
+		t.Fatalf("after /new: %q, %d requests to the local server", got, len(local.Requests()))
+	}
+	if got := h.Say(ivan, "/model test-model"); got != "Модель: test-model. Она отвечает с вашего следующего сообщения." {
+		t.Fatalf("/model test-model = %q", got)
+	}
+	if got := h.Say(ivan, "/model test-model"); got != "Модель уже test-model." {
+		t.Fatalf("again = %q", got)
+	}
+	if got := h.Say(ivan, "/model gpt-17"); !strings.Contains(got, "Модели «gpt-17» нет") {
+		t.Fatalf("an unknown model = %q", got)
+	}
+	h.Say(ivan, "и ещё")
+	h.WaitIdle()
+	// The switch before /new went with its conversation.
+	if n := h.Count(`SELECT count(*) FROM model_switches WHERE chat_id = $1 AND from_model = 'gemma3:4b' AND to_model = ''
+		AND reason = 'command' AND conversation_id = (SELECT id FROM conversations WHERE chat_id = $1 AND reset_at IS NULL)`, ivan.ID); n != 1 {
+		t.Fatalf("%d switches back to the default recorded, want 1", n)
+	}
+	if n := h.Count(`SELECT count(DISTINCT model) FROM llm_calls WHERE chat_id = $1`, ivan.ID); n != 2 {
+		t.Fatalf("llm_calls has %d models, want 2", n)
+	}
+}

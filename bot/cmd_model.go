@@ -1,0 +1,152 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/membot/membot/memory"
+)
+
+// Models: /model lists the models of MODELS with a button each; /model
+// NAME or a button switches the conversation's model. memory records every
+// switch in model_switches; /new keeps the model.
+
+// ModelStore is the memory /model reads and changes.
+type ModelStore interface {
+	ConversationModel(ctx context.Context, chatID, userID int64) (string, error)
+	SwitchModel(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
+}
+
+const (
+	txtModelList          = "model_list"
+	txtModelOnlyOne       = "model_only_one"
+	txtModelUnknown       = "model_unknown"
+	txtModelAlready       = "model_already"
+	txtModelSwitched      = "model_switched"
+	txtModelSwitchedShort = "model_switched_short"
+)
+
+func init() {
+	registerCommand("model", cmdModel)
+	registerCallback("model", pressModel)
+	addTexts(map[string]map[string]string{
+		"en": {
+			helpKey("model"):      "the model that answers in this chat; /model NAME switches",
+			txtModelList:          "Models (✓ answers in this chat). Tap one, or send /model NAME:",
+			txtModelOnlyOne:       "The model is %s; no other is configured (MODELS).",
+			txtModelUnknown:       "There is no model “%s”. /model lists them.",
+			txtModelAlready:       "The model is %s already.",
+			txtModelSwitched:      "Model: %s. It answers from your next message.",
+			txtModelSwitchedShort: "Model: %s",
+		},
+		"ru": {
+			helpKey("model"):      "модель, которая отвечает в этом чате; /model ИМЯ переключает",
+			txtModelList:          "Модели (✓ — та, что отвечает в этом чате). Нажмите на нужную или отправьте /model ИМЯ:",
+			txtModelOnlyOne:       "Модель — %s; других не настроено (MODELS).",
+			txtModelUnknown:       "Модели «%s» нет. /model покажет список.",
+			txtModelAlready:       "Модель уже %s.",
+			txtModelSwitched:      "Модель: %s. Она отвечает с вашего следующего сообщения.",
+			txtModelSwitchedShort: "Модель: %s",
+		},
+	})
+}
+
+func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
+	chatID, userID, lang := in.msg.Chat.ID, in.user.TelegramUserID, in.lang()
+	if len(h.Models) < 2 {
+		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtModelOnlyOne), strings.Join(h.Models, "")))
+	}
+	name := strings.TrimSpace(in.msg.CommandArguments())
+	if name == "" {
+		current, err := h.Memory.ConversationModel(ctx, chatID, userID)
+		if err != nil {
+			return storageError(err)
+		}
+		text, buttons := h.modelList(lang, current)
+		return h.reply(ctx, in, text, SendOptions{Buttons: buttons})
+	}
+	i := h.modelIndex(name)
+	if i < 0 {
+		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtModelUnknown), name))
+	}
+	from, err := h.switchModel(ctx, in, i, memory.SwitchByCommand)
+	if err != nil {
+		return err
+	}
+	if h.shownModel(from) == i {
+		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtModelAlready), h.Models[i]))
+	}
+	return h.reply(ctx, in, fmt.Sprintf(T(lang, txtModelSwitched), h.Models[i]))
+}
+
+// pressModel switches to the model of the pressed button (its index in
+// Models: a name may be longer than callback data allows) and marks it.
+func pressModel(ctx context.Context, h *Handler, in *incoming, arg string) (*memory.Delivery, error) {
+	lang := in.lang()
+	i, err := strconv.Atoi(arg)
+	if err != nil || i < 0 || i >= len(h.Models) {
+		h.notify(ctx, in, fmt.Sprintf(T(lang, txtModelUnknown), arg))
+		return nil, nil
+	}
+	if _, err := h.switchModel(ctx, in, i, memory.SwitchByButton); err != nil {
+		return nil, err
+	}
+	chatID := in.msg.Chat.ID
+	text, buttons := h.modelList(lang, h.Models[i])
+	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, SendOptions{Buttons: buttons}); err != nil {
+		h.Log.Debug("updating the list of models failed", "chat_id", chatID, "err", err)
+	}
+	h.notify(ctx, in, fmt.Sprintf(T(lang, txtModelSwitchedShort), h.Models[i]))
+	return nil, nil
+}
+
+// switchModel makes Models[i] the conversation's model; the default (the
+// first) is stored as "", so that a conversation follows OPENAI_MODEL.
+func (h *Handler) switchModel(ctx context.Context, in *incoming, i int, reason string) (string, error) {
+	to := h.Models[i]
+	if i == 0 {
+		to = ""
+	}
+	from, err := h.Memory.SwitchModel(ctx, in.msg.Chat.ID, in.user.TelegramUserID, to, reason)
+	if err != nil {
+		return "", storageError(err)
+	}
+	return from, nil
+}
+
+// modelIndex is the index of the model named name in Models, or -1.
+func (h *Handler) modelIndex(name string) int {
+	for i, m := range h.Models {
+		if strings.EqualFold(m, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// shownModel is the index in Models of a stored choice: the default's for
+// "" or a model no longer configured.
+func (h *Handler) shownModel(stored string) int {
+	if i := h.modelIndex(stored); i >= 0 {
+		return i
+	}
+	return 0
+}
+
+// modelList is the list of models with the chat's marked, and a button for each.
+func (h *Handler) modelList(lang, current string) (string, [][]Button) {
+	lines := []string{T(lang, txtModelList), ""}
+	var rows [][]Button
+	cur := h.shownModel(current)
+	for i, m := range h.Models {
+		mark, label := "•", m
+		if i == cur {
+			mark, label = "✓", "✓ "+m
+		}
+		lines = append(lines, mark+" "+m)
+		rows = append(rows, []Button{{Text: label, Data: "model:" + strconv.Itoa(i)}})
+	}
+	return strings.Join(lines, "\n"), rows
+}
