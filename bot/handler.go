@@ -54,6 +54,9 @@ type Handler struct {
 	Metrics Metrics
 	Modes   *agent.Modes // the built-in modes when nil
 	Models  []string     // the models /model offers, the default first
+	// ShowReasoning shows the model's thinking under its answer, collapsed
+	// (SHOW_REASONING=collapsed).
+	ShowReasoning bool
 	// Streaming shows answers while the model writes them, editing the
 	// message at most once per EditEvery (1 s when zero).
 	Streaming bool
@@ -211,6 +214,9 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		return nil, err
 	}
 	orNone(h.Metrics).ReplySent("answer")
+	if h.ShowReasoning && r.Reasoning != "" && len(ids) > 0 {
+		h.showReasoning(ctx, in, ids[0], r.Reasoning)
+	}
 	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, nil
 }
 

@@ -137,3 +137,30 @@ func TestModelSwitchesTheChatsModelAndServer(t *testing.T) {
 		t.Fatalf("llm_calls has %d models, want 2", n)
 	}
 }
+
+// SHOW_REASONING=collapsed: the thinking follows the answer in an
+// expandable quote; off (the default, see the dialect test) it is not shown.
+func TestShowReasoningCollapsed(t *testing.T) {
+	h := newHarness(t)
+	h.Env["SHOW_REASONING"] = "collapsed"
+	h.LLM = openaifake.NewDialect(openaifake.DialectNamed("llamacpp")) // reasoning_content
+	t.Cleanup(h.LLM.Close)
+	h.Env["OPENAI_BASE_URL"] = h.LLM.URL()
+	h.LLM.Script(openaifake.Reply{Reasoning: "2 and 2 <make> 4", Content: "Four."})
+	h.Start()
+	if got := h.Say(jane, "2+2?"); got != "Four." {
+		t.Fatalf("reply = %q", got)
+	}
+	h.WaitIdle()
+	msgs := h.TG.Messages(jane.ID)
+	if len(msgs) != 2 || msgs[1].Text != "💭 How the model thought about it\n2 and 2 <make> 4" {
+		t.Fatalf("messages = %+v", msgs)
+	}
+	var quoted bool
+	for _, e := range msgs[1].Entities {
+		quoted = quoted || e.Type == "expandable_blockquote"
+	}
+	if !quoted || msgs[1].ReplyTo != msgs[0].ID {
+		t.Fatalf("the thinking is not a collapsed reply to the answer: %+v", msgs[1])
+	}
+}

@@ -10,7 +10,7 @@ import (
 
 // Entity is a formatting entity of a message, as Telegram reports it.
 type Entity struct {
-	Type     string // bold, italic, underline, strikethrough, spoiler, code, pre, text_link, blockquote, custom_emoji
+	Type     string // bold, italic, underline, strikethrough, spoiler, code, pre, text_link, blockquote, expandable_blockquote, custom_emoji
 	Offset   int    // in UTF-16 code units of the shown text, as Telegram counts
 	Length   int
 	Language string // of a pre block, from <pre><code class="language-go">
@@ -81,6 +81,9 @@ func ParseHTML(src string) (string, []Entity, error) {
 				}
 				if n := len(stack); n > 0 && (stack[n-1].name == "code" || stack[n-1].name == "pre" && name != "code") {
 					return "", nil, fail("Can't use tag \"%s\" inside \"%s\" at byte offset %d", name, stack[n-1].name, i)
+				}
+				if name == "blockquote" && strings.Contains(strings.ToLower(attrs), "expandable") {
+					typ = "expandable_blockquote" // <blockquote expandable>
 				}
 				e := Entity{Type: typ}
 				for _, a := range attrPattern.FindAllStringSubmatch(attrs, -1) {

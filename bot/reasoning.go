@@ -1,0 +1,40 @@
+package bot
+
+import (
+	"context"
+	"html"
+	"unicode/utf8"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// The model's thinking, with SHOW_REASONING=collapsed: a message of its own
+// replying to the answer, its text in an expandable quote that shows a line
+// or two until tapped. Long thinking is shortened to what fits a message.
+
+const txtThinking = "thinking"
+
+func init() {
+	addTexts(map[string]map[string]string{
+		"en": {txtThinking: "💭 How the model thought about it"},
+		"ru": {txtThinking: "💭 Как модель рассуждала"},
+	})
+}
+
+// maxThinking bounds the thinking shown, in characters: with the heading
+// and the tags it stays under Telegram's 4096.
+const maxThinking = 3500
+
+// showReasoning sends reasoning as a collapsed quote replying to the
+// answer's message. It is an extra: a failure is logged, not the turn's.
+func (h *Handler) showReasoning(ctx context.Context, in *incoming, answerID int64, reasoning string) {
+	if utf8.RuneCountInString(reasoning) > maxThinking {
+		reasoning = string([]rune(reasoning)[:maxThinking]) + "…"
+	}
+	msg := newMessage(in.msg.Chat.ID, int(answerID), "<b>"+html.EscapeString(T(in.lang(), txtThinking))+"</b>\n"+
+		"<blockquote expandable>"+html.EscapeString(reasoning)+"</blockquote>")
+	msg.ParseMode = tgbotapi.ModeHTML
+	if _, err := h.Client.sendMessage(ctx, msg, false); err != nil {
+		h.Log.Debug("showing the model's thinking failed", "chat_id", in.msg.Chat.ID, "err", err)
+	}
+}
