@@ -16,6 +16,7 @@ var ErrApprovalGone = errors.New("the request is no longer part of the conversat
 type ResumeRequest struct {
 	Approval *memory.Approval // as decided
 	UpdateID int64            // the update that carried the decision
+	Lang     string           // the language code of who decided, for the notes after the answer
 }
 
 // Resume settles the decided approvals of the paused turn (runs the
@@ -82,7 +83,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 			used = appendOnce(used, c.Name)
 		}
 	}
-	t := &turnState{info: info, system: a.systemPrompt(turn.Mode, turn.Facts, others), model: a.ModelFor(turn.Model)}
+	t := &turnState{info: info, system: a.systemPrompt(turn.Mode, turn.Facts, others), model: a.ModelFor(turn.Model), lang: req.Lang}
 	return a.loop(ctx, t, append(turn.History, rows...), used)
 }
 

@@ -154,7 +154,7 @@ func decide(status string) callbackFunc {
 func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval) (delivery *memory.Delivery, err error) {
 	defer h.countTurn(time.Now(), &delivery, &err)
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
-	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID})
+	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID, Lang: in.lang()})
 	stopTyping()
 	if errors.Is(err, agent.ErrApprovalGone) {
 		return nil, h.reply(ctx, in, T(in.lang(), txtApprovalGone))
