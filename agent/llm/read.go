@@ -301,7 +301,7 @@ func (a *assembler) addToolCall(f ToolCall) {
 // response is the answer put together.
 func (a *assembler) response() *Response {
 	r := &Response{Model: a.model, FinishReason: a.finish, Usage: a.usage, AnswerCut: a.cut,
-		Reasoning: a.reasoning.String(), ReasoningFrom: a.reasoningFrom,
+		Reasoning: strings.TrimSpace(a.reasoning.String()), ReasoningFrom: a.reasoningFrom,
 		Message: Message{Role: RoleAssistant, Content: a.content.String()}}
 	if r.Reasoning == "" {
 		r.ReasoningFrom = ""
