@@ -69,7 +69,10 @@ func readWhole(r io.Reader, lim Limits, onDelta func(Delta)) (*Response, error) 
 	if a.finish == FinishError {
 		return nil, ErrFinishError
 	}
-	if a.finish == "" {
+	switch {
+	case a.cut:
+		a.finish = FinishLength
+	case a.finish == "":
 		a.finish = FinishStop // some servers leave it out of whole answers
 	}
 	return a.response(), nil

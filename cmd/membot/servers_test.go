@@ -164,3 +164,26 @@ func TestShowReasoningCollapsed(t *testing.T) {
 		t.Fatalf("the thinking is not a collapsed reply to the answer: %+v", msgs[1])
 	}
 }
+
+// A server that sends no usage in streams (old Ollama): the tokens are
+// estimated, marked so and warned about once, and DAILY_TOKEN_LIMIT counts them.
+func TestEstimatedUsageCountsTowardsTheDailyLimit(t *testing.T) {
+	h := newHarness(t)
+	h.LLM = openaifake.NewDialect(openaifake.DialectNamed("ollama-old"))
+	t.Cleanup(h.LLM.Close)
+	h.Env["OPENAI_BASE_URL"] = h.LLM.URL()
+	h.Env["DAILY_TOKEN_LIMIT"] = "500" // the system prompt alone is estimated at about 400
+	h.Start()
+	h.Say(jane, "one")
+	h.Say(jane, "two")
+	if got := h.Say(jane, "three"); !strings.Contains(got, "limit of 500 tokens") {
+		t.Fatalf("over the limit the reply is %q", got)
+	}
+	h.WaitIdle()
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE status = 'ok' AND usage_estimated AND prompt_tokens > 300`); n != 2 {
+		t.Fatalf("%d calls with estimated usage, want 2", n)
+	}
+	if n := strings.Count(h.logs.String(), "the model server sent no usage"); n != 1 {
+		t.Fatalf("warned %d times, want once", n)
+	}
+}
