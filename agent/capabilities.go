@@ -19,6 +19,7 @@ type Capabilities struct {
 	NoStreamOptions   bool // no stream_options (Groq, older Gemini endpoints, Mistral)
 	NoStreamWithTools bool // tools only in plain calls (old llama-server: "Cannot use tools with stream")
 	NoReasoningBack   bool // reasoning_content must not be sent back (DeepSeek R1)
+	NoImages          bool // images are refused (text-only models): sent as a note instead
 	// MaxTokensField is where the answer's bound goes: "max_tokens" or
 	// "max_completion_tokens" (OpenAI's reasoning models refuse the
 	// former). "" picks by the model's name.
@@ -38,10 +39,12 @@ func ParseCapabilities(flags []string) (Capabilities, error) {
 			c.NoStreamWithTools = true
 		case "no-reasoning-back":
 			c.NoReasoningBack = true
+		case "no-images":
+			c.NoImages = true
 		case "max_tokens", "max_completion_tokens":
 			c.MaxTokensField = f
 		default:
-			return c, errors.New("unknown flag " + f + " (flags: no-tools, no-stream-options, no-stream-with-tools, no-reasoning-back, max_tokens, max_completion_tokens)")
+			return c, errors.New("unknown flag " + f + " (flags: no-tools, no-stream-options, no-stream-with-tools, no-reasoning-back, no-images, max_tokens, max_completion_tokens)")
 		}
 	}
 	return c, nil
@@ -63,7 +66,7 @@ func (c Capabilities) maxTokensField(model string) string {
 type learned struct {
 	mu   sync.Mutex
 	caps map[string]Capabilities
-	told map[string]bool // "model\x00chat": the chat was told the model cannot use tools
+	told map[string]bool // "model\x00what\x00chat": the chat was told the model cannot do what
 	log  *slog.Logger
 }
 
@@ -79,11 +82,12 @@ func (l *learned) set(model string, c Capabilities) {
 	l.caps[model] = c
 }
 
-// tellOnce reports whether the chat is yet to be told that model cannot use tools.
-func (l *learned) tellOnce(model string, chatID int64) bool {
+// tellOnce reports whether the chat is yet to be told what model cannot
+// do (what: "tools", "images").
+func (l *learned) tellOnce(model, what string, chatID int64) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	key := model + "\x00" + strconv.FormatInt(chatID, 10)
+	key := model + "\x00" + what + "\x00" + strconv.FormatInt(chatID, 10)
 	if l.told[key] {
 		return false
 	}
@@ -118,6 +122,8 @@ func (l *learned) learn(model string, req llm.Request, err error) bool {
 	case req.MaxCompletionTokens > 0 && strings.Contains(msg, "max_completion_tokens") &&
 		mentionsAny(msg, "unsupported", "not supported", "unknown", "unrecognized", "extra", "not permitted") && c.MaxTokensField == "":
 		c.MaxTokensField, what = "max_tokens", "max_tokens instead of max_completion_tokens"
+	case sendsImages(req) && mentionsAny(msg, "image", "vision", "multimodal", "multi-modal") && !c.NoImages:
+		c.NoImages, what = true, "no images (described in words instead)"
 	case sendsReasoning(req) && strings.Contains(msg, "reasoning_content") && !strings.Contains(msg, "missing") && !c.NoReasoningBack:
 		c.NoReasoningBack, what = true, "no reasoning_content sent back"
 	default:
@@ -160,6 +166,17 @@ func refusalStatus(status int) bool {
 	switch status {
 	case 400, 404, 422, 500, 501:
 		return true
+	}
+	return false
+}
+
+func sendsImages(req llm.Request) bool {
+	for _, m := range req.Messages {
+		for _, p := range m.Parts {
+			if p.ImageURL != nil {
+				return true
+			}
+		}
 	}
 	return false
 }

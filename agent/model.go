@@ -55,7 +55,7 @@ func (a *Agent) complete(ctx context.Context, t *turnState, rows []memory.Messag
 	for range 6 { // each round drops something the server refused
 		caps := a.caps.get(t.model)
 		req = a.request(t, rows, offerTools && !caps.NoTools, caps)
-		if offerTools && caps.NoTools && a.caps.tellOnce(t.model, t.info.ChatID) {
+		if offerTools && caps.NoTools && a.caps.tellOnce(t.model, "tools", t.info.ChatID) {
 			t.notes = appendOnce(t.notes, noToolsNote(t.lang, t.model))
 		}
 		resp, err = a.call(ctx, client, req, t.sink)
@@ -121,6 +121,12 @@ func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Ca
 		}
 	}
 	req := llm.Request{Model: t.model, Messages: Context{System: t.system, Rows: rows, Tokens: budget}.build(!caps.NoReasoningBack)}
+	if caps.NoImages && sendsImages(req) {
+		req.Messages = withoutImages(req.Messages)
+		if a.caps.tellOnce(t.model, "images", t.info.ChatID) {
+			t.notes = appendOnce(t.notes, noImagesNote(t.lang, t.model))
+		}
+	}
 	if tools {
 		req.Tools = a.tools.Definitions()
 	}
@@ -225,6 +231,13 @@ func noToolsNote(lang, model string) string {
 		return "ℹ️ Модель " + model + " не умеет вызывать инструменты, поэтому отвечает без них (без напоминаний, памяти и веб-страниц)."
 	}
 	return "ℹ️ The model " + model + " cannot use tools, so it answers without them (no reminders, memory or web pages)."
+}
+
+func noImagesNote(lang, model string) string {
+	if strings.HasPrefix(lang, "ru") {
+		return "ℹ️ Модель " + model + " не видит изображений: она получила только текст."
+	}
+	return "ℹ️ The model " + model + " cannot see images: it got the text only."
 }
 
 // reasoningMeta is what an assistant row's metadata keeps of the model's

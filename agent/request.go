@@ -185,3 +185,26 @@ func rowTokens(r memory.Message) int {
 	}
 	return n
 }
+
+// imageOmitted stands for an image in a request to a model that takes none.
+const imageOmitted = "(An image was attached here; this model cannot see images.)"
+
+// withoutImages replaces the images of msgs by a note, for a model that
+// refuses them; a message left with text parts only becomes plain text.
+func withoutImages(msgs []llm.Message) []llm.Message {
+	for i, m := range msgs {
+		if len(m.Parts) == 0 {
+			continue
+		}
+		var text []string
+		for _, p := range m.Parts {
+			if p.ImageURL != nil {
+				text = append(text, imageOmitted)
+			} else if p.Text != "" {
+				text = append(text, p.Text)
+			}
+		}
+		msgs[i].Parts, msgs[i].Content = nil, strings.Join(text, "\n\n")
+	}
+	return msgs
+}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -116,5 +118,21 @@ func TestTheWindowFitsTheTokenBudget(t *testing.T) {
 	}
 	if got := roles(t, Context{System: "S", Rows: rows, Tokens: 1e6}.build(true)); got != "system,user,assistant,user,assistant+calls,tool,assistant,user" {
 		t.Errorf("no bound: %s", got)
+	}
+}
+
+func TestAModelWithoutImagesGetsANoteInstead(t *testing.T) {
+	msgs := withoutImages([]llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
+		{Type: "text", Text: "what is this?"}, {Type: "image_url", ImageURL: &llm.ImageURL{URL: "data:image/png;base64,AAAA"}}}}})
+	if msgs[0].Parts != nil || msgs[0].Content != "what is this?\n\n"+imageOmitted {
+		t.Fatalf("%+v", msgs[0])
+	}
+	l := &learned{caps: map[string]Capabilities{}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{{Type: "image_url", ImageURL: &llm.ImageURL{URL: "x"}}}}}}
+	if !l.learn("m", req, &llm.APIError{Status: 400, Message: "llama3.1:8b is not a multimodal model"}) || !l.get("m").NoImages {
+		t.Fatal("a refusal of images was not learned")
+	}
+	if l.learn("m", req, &llm.APIError{Status: 400, Message: "llama3.1:8b is not a multimodal model"}) {
+		t.Fatal("learned twice")
 	}
 }

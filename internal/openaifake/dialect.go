@@ -19,6 +19,7 @@ type Dialect struct {
 	StreamOptionsRefused   *Refusal // stream_options
 	MaxTokensRefused       *Refusal // max_tokens (OpenAI's reasoning models)
 	ReasoningBackRefused   *Refusal // reasoning_content in a message (DeepSeek R1)
+	ImagesRefused          *Refusal // an image part in a message (a text-only model)
 	// Reasoning is how a reply's Reasoning is given: "tags" (<think>…</think>
 	// before the content), "close-tag" (the template opened <think>; only
 	// the closing tag is in the content), "reasoning_content", "reasoning",
@@ -68,9 +69,11 @@ var Dialects = []Dialect{
 	{Name: "openai-reasoning", MaxTokensRefused: openAIError(400,
 		"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "invalid_request_error")},
 	{Name: "ollama-old", ToolsRefused: openAIError(400, "registry.ollama.ai/library/gemma:2b does not support tools", "api_error"),
+		ImagesRefused: openAIError(500, "this model is missing data required for image input", "api_error"),
 		Reasoning: "tags", StreamUsage: "never", ToolCallsWhole: true, ToolCallFinish: "stop"},
 	{Name: "ollama", Reasoning: "reasoning", ToolCallsWhole: true},
-	{Name: "vllm", StrictRoles: true, Reasoning: "tags", ToolsRefused: openAIError(400,
+	{Name: "vllm", StrictRoles: true, Reasoning: "tags", ImagesRefused: openAIError(400,
+		"Qwen/Qwen3-8B is not a multimodal model", "BadRequestError"), ToolsRefused: openAIError(400,
 		`"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`, "BadRequestError")},
 	{Name: "vllm-parsers", StrictRoles: true, Reasoning: "reasoning_content", StreamUsage: "options"},
 	{Name: "vllm-r1-template", StrictRoles: true, Reasoning: "close-tag"},
@@ -121,6 +124,9 @@ func (d Dialect) refuse(req wireRequest) *Refusal {
 	for i, m := range req.Messages {
 		if m.Role == "user" {
 			lastUser = i
+		}
+		if d.ImagesRefused != nil && len(m.Content) > 0 && m.Content[0] == '[' && strings.Contains(string(m.Content), `"image_url"`) {
+			return d.ImagesRefused
 		}
 	}
 	for i, m := range req.Messages {
