@@ -70,7 +70,7 @@ var Dialects = []Dialect{
 		"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "invalid_request_error")},
 	{Name: "ollama-old", ToolsRefused: openAIError(400, "registry.ollama.ai/library/gemma:2b does not support tools", "api_error"),
 		ImagesRefused: openAIError(500, "this model is missing data required for image input", "api_error"),
-		Reasoning: "tags", StreamUsage: "never", ToolCallsWhole: true, ToolCallFinish: "stop"},
+		Reasoning:     "tags", StreamUsage: "never", ToolCallsWhole: true, ToolCallFinish: "stop"},
 	{Name: "ollama", Reasoning: "reasoning", ToolCallsWhole: true},
 	{Name: "vllm", StrictRoles: true, Reasoning: "tags", ImagesRefused: openAIError(400,
 		"Qwen/Qwen3-8B is not a multimodal model", "BadRequestError"), ToolsRefused: openAIError(400,
