@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 )
 
@@ -135,26 +136,11 @@ type Reply struct {
 	Reasoning string
 }
 
-// Stamp prefixes text with the wall-clock time in loc, as the model sees it.
-func Stamp(t time.Time, loc *time.Location, text string) string {
-	return "[Текущее время: " + t.In(loc).Format("2006-01-02 15:04") + "] " + text
-}
-
-// Unstamp returns a user row's text without the time stamp Stamp put before it.
-func Unstamp(content string) string {
-	if rest, ok := strings.CutPrefix(content, "[Текущее время: "); ok {
-		if _, text, ok := strings.Cut(rest, "] "); ok {
-			return text
-		}
-	}
-	return content
-}
-
 // Reply runs one turn for req and returns the answer to send.
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
 		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		Content: Stamp(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars,
+		Content: stamp.Add(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars,
 	})
 	if err != nil {
 		return nil, err

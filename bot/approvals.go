@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 )
 
@@ -92,7 +93,7 @@ func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []mem
 			continue // sent by an earlier attempt
 		}
 		text := fmt.Sprintf(T(lang, txtApprovalAsk), ap.Subject, shorten(ap.Details, 1500))
-		id, err := h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), text, [][]Button{{
+		id, err := h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), text, [][]telegram.Button{{
 			{Text: T(lang, txtApprove), Data: "approve:" + strconv.FormatInt(ap.ID, 10)},
 			{Text: T(lang, txtReject), Data: "reject:" + strconv.FormatInt(ap.ID, 10)},
 		}})
@@ -203,12 +204,12 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 	list = list[:min(len(list), 20)]
 	var b strings.Builder
 	b.WriteString(T(lang, txtApprovalsList))
-	var rows [][]Button
+	var rows [][]telegram.Button
 	for i, ap := range list {
 		n := strconv.Itoa(i + 1)
 		fmt.Fprintf(&b, "\n\n%s. %s %s\n(%s)", n, ap.Subject, shorten(ap.Details, 200), h.clock(ap.CreatedAt))
 		id := strconv.FormatInt(ap.ID, 10)
-		rows = append(rows, []Button{{Text: "✅ " + n, Data: "approve:" + id}, {Text: "❌ " + n, Data: "reject:" + id}})
+		rows = append(rows, []telegram.Button{{Text: "✅ " + n, Data: "approve:" + id}, {Text: "❌ " + n, Data: "reject:" + id}})
 	}
 	_, err = h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), b.String(), rows)
 	return sendError(err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
-
 	"github.com/membot/membot/memory"
 )
 
@@ -41,11 +39,4 @@ func (h *Handler) notify(ctx context.Context, in *incoming, text string) {
 	if err := h.Client.AnswerCallback(ctx, in.query.ID, text); err != nil {
 		h.Log.Debug("answering a button press failed", "chat_id", in.msg.Chat.ID, "err", err)
 	}
-}
-
-// AnswerCallback acknowledges a button press, showing text (when not empty)
-// as a small notice.
-func (c *Client) AnswerCallback(ctx context.Context, queryID, text string) error {
-	_, err := c.send(ctx, tgbotapi.NewCallback(queryID, text))
-	return err
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/membot/membot/agent"
+	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 )
 
@@ -40,15 +40,15 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 // exportMarkdown writes the conversation for people to read.
 func exportMarkdown(t *memory.Transcript, lang string, loc *time.Location) []byte {
 	var b strings.Builder
-	stamp := func(at time.Time) string { return at.In(loc).Format("2006-01-02 15:04") }
+	at := func(at time.Time) string { return at.In(loc).Format("2006-01-02 15:04") }
 	fmt.Fprintf(&b, "# membot conversation\n\n- id: %s\n- started: %s (%s)\n- mode: %s\n- messages: %d\n",
-		t.Conversation.ID, stamp(t.Conversation.CreatedAt), loc, t.Conversation.Mode, len(t.Messages))
+		t.Conversation.ID, at(t.Conversation.CreatedAt), loc, t.Conversation.Mode, len(t.Messages))
 	for _, m := range t.Messages {
 		switch {
 		case m.Role == memory.RoleUser:
-			fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", T(lang, txtYou), stamp(m.CreatedAt), agent.Unstamp(m.Content))
+			fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", T(lang, txtYou), at(m.CreatedAt), stamp.Strip(m.Content))
 		case m.Role == memory.RoleAssistant && len(m.ToolCalls) > 0:
-			fmt.Fprintf(&b, "\n## %s · %s · tool calls\n\n", T(lang, txtBot), stamp(m.CreatedAt))
+			fmt.Fprintf(&b, "\n## %s · %s · tool calls\n\n", T(lang, txtBot), at(m.CreatedAt))
 			if m.Content != "" {
 				fmt.Fprintf(&b, "%s\n\n", m.Content)
 			}
@@ -56,11 +56,11 @@ func exportMarkdown(t *memory.Transcript, lang string, loc *time.Location) []byt
 				fmt.Fprintf(&b, "`%s`\n%s\n", c.Name, fence(c.Arguments, "json"))
 			}
 		case m.Role == memory.RoleAssistant:
-			fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", T(lang, txtBot), stamp(m.CreatedAt), m.Content)
+			fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", T(lang, txtBot), at(m.CreatedAt), m.Content)
 		case m.Role == memory.RoleTool:
-			fmt.Fprintf(&b, "\n### tool %s · %s\n\n%s\n", m.ToolName, stamp(m.CreatedAt), fence(m.Content, ""))
+			fmt.Fprintf(&b, "\n### tool %s · %s\n\n%s\n", m.ToolName, at(m.CreatedAt), fence(m.Content, ""))
 		default:
-			fmt.Fprintf(&b, "\n### %s · %s\n\n%s\n", m.Role, stamp(m.CreatedAt), m.Content)
+			fmt.Fprintf(&b, "\n### %s · %s\n\n%s\n", m.Role, at(m.CreatedAt), m.Content)
 		}
 	}
 	return []byte(b.String())

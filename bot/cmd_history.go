@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/membot/membot/agent"
+	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 )
 
@@ -38,7 +38,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 	loc := h.Access.zone()
 	lines := []string{fmt.Sprintf(T(in.lang(), txtHistoryHeader), len(msgs), loc.String()), ""}
 	for _, m := range msgs {
-		lines = append(lines, m.CreatedAt.In(loc).Format("02.01 15:04")+" "+speaker(in.lang(), m)+": "+preview(agent.Unstamp(m.Content), 200))
+		lines = append(lines, m.CreatedAt.In(loc).Format("02.01 15:04")+" "+speaker(in.lang(), m)+": "+preview(stamp.Strip(m.Content), 200))
 	}
 	return h.reply(ctx, in, strings.Join(lines, "\n"))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 )
 
@@ -27,7 +28,7 @@ func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 			return storageError(err)
 		}
 		text, buttons := h.modeList(in.lang(), current)
-		return h.reply(ctx, in, text, SendOptions{Buttons: buttons})
+		return h.reply(ctx, in, text, telegram.SendOptions{Buttons: buttons})
 	}
 	if _, ok := h.modes().Lookup(name); !ok {
 		return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtModeUnknown), name))
@@ -54,7 +55,7 @@ func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*mem
 		return nil, storageError(err)
 	}
 	text, buttons := h.modeList(lang, name)
-	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, SendOptions{Buttons: buttons}); err != nil {
+	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, telegram.SendOptions{Buttons: buttons}); err != nil {
 		h.Log.Debug("updating the list of modes failed", "chat_id", chatID, "err", err)
 	}
 	h.notify(ctx, in, fmt.Sprintf(T(lang, txtModeSwitchedShort), name))
@@ -63,9 +64,9 @@ func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*mem
 
 // modeList is the list of modes with the current one marked, and a button
 // for each.
-func (h *Handler) modeList(lang, current string) (string, [][]Button) {
+func (h *Handler) modeList(lang, current string) (string, [][]telegram.Button) {
 	lines := []string{T(lang, txtModeList), ""}
-	var rows [][]Button
+	var rows [][]telegram.Button
 	for _, m := range h.modes().List() {
 		mark, label := "•", m.Name
 		if m.Name == current {
@@ -76,7 +77,7 @@ func (h *Handler) modeList(lang, current string) (string, [][]Button) {
 			line += " — " + d
 		}
 		lines = append(lines, line)
-		rows = append(rows, []Button{{Text: label, Data: "mode:" + m.Name}})
+		rows = append(rows, []telegram.Button{{Text: label, Data: "mode:" + m.Name}})
 	}
 	return strings.Join(lines, "\n"), rows
 }

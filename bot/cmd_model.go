@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 )
 
@@ -65,7 +66,7 @@ func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
 			return storageError(err)
 		}
 		text, buttons := h.modelList(lang, current)
-		return h.reply(ctx, in, text, SendOptions{Buttons: buttons})
+		return h.reply(ctx, in, text, telegram.SendOptions{Buttons: buttons})
 	}
 	i := h.modelIndex(name)
 	if i < 0 {
@@ -95,7 +96,7 @@ func pressModel(ctx context.Context, h *Handler, in *incoming, arg string) (*mem
 	}
 	chatID := in.msg.Chat.ID
 	text, buttons := h.modelList(lang, h.Models[i])
-	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, SendOptions{Buttons: buttons}); err != nil {
+	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, telegram.SendOptions{Buttons: buttons}); err != nil {
 		h.Log.Debug("updating the list of models failed", "chat_id", chatID, "err", err)
 	}
 	h.notify(ctx, in, fmt.Sprintf(T(lang, txtModelSwitchedShort), h.Models[i]))
@@ -136,9 +137,9 @@ func (h *Handler) shownModel(stored string) int {
 }
 
 // modelList is the list of models with the chat's marked, and a button for each.
-func (h *Handler) modelList(lang, current string) (string, [][]Button) {
+func (h *Handler) modelList(lang, current string) (string, [][]telegram.Button) {
 	lines := []string{T(lang, txtModelList), ""}
-	var rows [][]Button
+	var rows [][]telegram.Button
 	cur := h.shownModel(current)
 	for i, m := range h.Models {
 		mark, label := "•", m
@@ -146,7 +147,7 @@ func (h *Handler) modelList(lang, current string) (string, [][]Button) {
 			mark, label = "✓", "✓ "+m
 		}
 		lines = append(lines, mark+" "+m)
-		rows = append(rows, []Button{{Text: label, Data: "model:" + strconv.Itoa(i)}})
+		rows = append(rows, []telegram.Button{{Text: label, Data: "model:" + strconv.Itoa(i)}})
 	}
 	return strings.Join(lines, "\n"), rows
 }

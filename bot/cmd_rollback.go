@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/membot/membot/agent"
+	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 )
 
@@ -53,7 +53,7 @@ func cmdUndo(ctx context.Context, h *Handler, in *incoming) error {
 	case r.Repeated:
 		return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtUndoneAgain), r.Removed))
 	}
-	quote := preview(agent.Unstamp(r.UserMessage.Content), 80)
+	quote := preview(stamp.Strip(r.UserMessage.Content), 80)
 	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtUndone), quote, r.Removed-1))
 }
 

@@ -13,6 +13,9 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/inbox"
+	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/memory"
 )
 
@@ -43,7 +46,7 @@ type Memory interface {
 
 // Handler turns one Telegram update into the bot's answer.
 type Handler struct {
-	Client *Client
+	Client *telegram.Client
 	Agent  Agent
 	Memory Memory
 	Log    *slog.Logger
@@ -168,7 +171,7 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 // countTurn reports a turn's outcome when it has one: a turn to be retried
 // has none yet, and neither has one that waits for approval.
 func (h *Handler) countTurn(start time.Time, delivery **memory.Delivery, err *error) {
-	var later *RetryLater
+	var later *inbox.RetryLater
 	switch {
 	case *delivery != nil:
 		orNone(h.Metrics).Turn("answered", time.Since(start))
@@ -181,7 +184,7 @@ func (h *Handler) countTurn(start time.Time, delivery **memory.Delivery, err *er
 // database is away (or the bot is stopping), an apology otherwise.
 func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error {
 	if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
-		return &RetryLater{Err: err}
+		return &inbox.RetryLater{Err: err}
 	}
 	if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
 		return sendErr
@@ -208,7 +211,7 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		ids, err = stream.finish(ctx, text)
 		err = sendError(err)
 	} else {
-		ids, err = h.send(ctx, in, text, SendOptions{Markdown: true})
+		ids, err = h.send(ctx, in, text, telegram.SendOptions{Markdown: true})
 	}
 	if err != nil {
 		return nil, err
@@ -221,7 +224,7 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 }
 
 // reply sends one of the bot's own texts.
-func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...SendOptions) error {
+func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...telegram.SendOptions) error {
 	_, err := h.send(ctx, in, text, opts...)
 	if err == nil {
 		orNone(h.Metrics).ReplySent("text")
@@ -231,7 +234,7 @@ func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...
 
 // send delivers text to the message's chat. Failures that may pass are
 // marked for a later retry; the others are final.
-func (h *Handler) send(ctx context.Context, in *incoming, text string, opts ...SendOptions) ([]int64, error) {
+func (h *Handler) send(ctx context.Context, in *incoming, text string, opts ...telegram.SendOptions) ([]int64, error) {
 	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), text, opts...)
 	return ids, sendError(err)
 }
@@ -248,8 +251,8 @@ func replyTo(in *incoming) int {
 
 // sendError marks a failed send that may pass for a later retry.
 func sendError(err error) error {
-	if err != nil && !IsPermanent(err) {
-		return &RetryLater{Err: err}
+	if err != nil && !telegram.IsPermanent(err) {
+		return &inbox.RetryLater{Err: err}
 	}
 	return err
 }
@@ -268,7 +271,7 @@ func (h *Handler) typing(ctx context.Context, chatID int64) (stop func()) {
 			if err := h.Client.Typing(ctx, chatID); err != nil && ctx.Err() == nil {
 				h.Log.Debug("typing indicator failed", "chat_id", chatID, "err", err)
 			}
-			if !sleep(ctx, every) {
+			if !backoff.Sleep(ctx, every) {
 				return
 			}
 		}
@@ -279,7 +282,7 @@ func (h *Handler) typing(ctx context.Context, chatID int64) (stop func()) {
 // storageError marks a failure to reach the database as passing.
 func storageError(err error) error {
 	if errors.Is(err, memory.ErrUnavailable) {
-		return &RetryLater{Err: err}
+		return &inbox.RetryLater{Err: err}
 	}
 	return err
 }

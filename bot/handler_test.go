@@ -3,8 +3,6 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -21,8 +19,8 @@ func (panickingAgent) Reply(context.Context, agent.Request) (*agent.Reply, error
 }
 
 func TestAPanicWhileHandlingIsAnsweredWithTheApology(t *testing.T) {
-	client, fake := newFakeClient(t, ClientConfig{})
-	h := &Handler{Client: client, Agent: panickingAgent{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h, fake := newTestHandler(t)
+	h.Agent, h.Memory = panickingAgent{}, nil
 	user := telegramfake.User{ID: 7, FirstName: "Иван", LanguageCode: "ru"}
 	payload, _ := json.Marshal(map[string]any{"update_id": 1, "message": telegramfake.TextMessage(7, "private", user, "hi")})
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+	"github.com/membot/membot/bot/telegram"
 )
 
 // commandOrder is the order /help and the command menu list commands in;
@@ -56,7 +57,7 @@ var menuLanguages = map[string]string{"": "en", "ru": "ru"}
 // SetCommandMenu registers the command list with Telegram (setMyCommands),
 // in Russian and in English, so that clients show it in their menu. The
 // admin commands are left out: everyone sees this menu.
-func SetCommandMenu(ctx context.Context, c *Client) error {
+func SetCommandMenu(ctx context.Context, c *telegram.Client) error {
 	for code, language := range menuLanguages {
 		var menu []tgbotapi.BotCommand
 		for _, name := range commandNames(false) {

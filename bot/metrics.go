@@ -3,7 +3,8 @@ package bot
 import "time"
 
 // Metrics is what the Telegram side reports for monitoring; nil reports
-// nothing. internal/metrics implements it.
+// nothing. internal/metrics implements it; the same value serves
+// telegram.Metrics and inbox.Metrics.
 type Metrics interface {
 	UpdatesReceived(source string, n int) // stored in the inbox by "polling" or "webhook"
 	ReplySent(kind string)                // "answer" (the model's) or "text" (the bot's own)

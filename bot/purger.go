@@ -5,6 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/membot/membot/internal/wake"
 )
 
 // PurgeQueue is what /new leaves behind, as the purger works it.
@@ -23,7 +25,7 @@ type Purger struct {
 	Log   *slog.Logger
 	Poll  time.Duration // 1 min when zero
 
-	wake wakeSignal
+	wake wake.Signal
 }
 
 // Wake tells the purger /new has left something to delete.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"html"
 	"unicode/utf8"
-
-	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
 
 // The model's thinking, with SHOW_REASONING=collapsed: a message of its own
@@ -31,10 +29,9 @@ func (h *Handler) showReasoning(ctx context.Context, in *incoming, answerID int6
 	if utf8.RuneCountInString(reasoning) > maxThinking {
 		reasoning = string([]rune(reasoning)[:maxThinking]) + "…"
 	}
-	msg := newMessage(in.msg.Chat.ID, int(answerID), "<b>"+html.EscapeString(T(in.lang(), txtThinking))+"</b>\n"+
-		"<blockquote expandable>"+html.EscapeString(reasoning)+"</blockquote>")
-	msg.ParseMode = tgbotapi.ModeHTML
-	if _, err := h.Client.sendMessage(ctx, msg, false); err != nil {
+	text := "<b>" + html.EscapeString(T(in.lang(), txtThinking)) + "</b>\n" +
+		"<blockquote expandable>" + html.EscapeString(reasoning) + "</blockquote>"
+	if _, err := h.Client.SendHTML(ctx, in.msg.Chat.ID, int(answerID), text); err != nil {
 		h.Log.Debug("showing the model's thinking failed", "chat_id", in.msg.Chat.ID, "err", err)
 	}
 }

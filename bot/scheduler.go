@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/internal/backoff"
+	"github.com/membot/membot/internal/wake"
 	"github.com/membot/membot/memory"
 )
 
@@ -33,7 +36,7 @@ const claimBatch = 20
 // dead owner and is sent again by the next process that looks.
 type Scheduler struct {
 	Queue    ReminderQueue
-	Client   *Client
+	Client   *telegram.Client
 	Owner    int32
 	Location *time.Location // for the due time of a late reminder
 	Log      *slog.Logger
@@ -41,7 +44,7 @@ type Scheduler struct {
 	// reminders set through another process are noticed; 30 s when zero.
 	Poll time.Duration
 
-	wake wakeSignal
+	wake wake.Signal
 }
 
 // Wake tells the scheduler a reminder was added, so it looks again at once.
@@ -54,20 +57,20 @@ func (s *Scheduler) Run(intake, work context.Context) {
 	if poll <= 0 {
 		poll = 30 * time.Second
 	}
-	b := newBackoff(time.Second, time.Minute)
+	b := backoff.New(time.Second, time.Minute)
 	for intake.Err() == nil {
 		wait, err := s.sendDue(intake, work, poll)
 		if err != nil {
 			if intake.Err() != nil {
 				return
 			}
-			s.Log.Warn("sending reminders failed; retrying", "err", err, "retry_in", b.peek())
-			if !b.sleep(intake) {
+			s.Log.Warn("sending reminders failed; retrying", "err", err, "retry_in", b.Peek())
+			if !b.Sleep(intake) {
 				return
 			}
 			continue
 		}
-		b.reset()
+		b.Reset()
 		t := time.NewTimer(wait)
 		select {
 		case <-intake.Done():
@@ -119,7 +122,7 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 	}
 	ids, err := s.Client.SendText(ctx, r.ChatID, 0, text)
 	if err != nil {
-		final := IsPermanent(err)
+		final := telegram.IsPermanent(err)
 		s.Log.Warn("sending a reminder failed", "reminder_id", r.ID, "chat_id", r.ChatID, "err", err, "given_up", final)
 		if err := s.Queue.ReleaseReminder(ctx, r.ID, err.Error(), final); err != nil {
 			return err
@@ -131,14 +134,14 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 	}
 	s.Log.Info("reminder sent", "reminder_id", r.ID, "chat_id", r.ChatID, "late", late)
 	// Telegram has it now: mark it, retrying while the database is away.
-	b := newBackoff(500*time.Millisecond, 30*time.Second)
+	b := backoff.New(500*time.Millisecond, 30*time.Second)
 	for {
 		err := s.Queue.MarkReminderSent(ctx, r.ID, ids[0], late)
 		if err == nil {
 			return nil
 		}
-		s.Log.Warn("marking a reminder sent failed; retrying", "reminder_id", r.ID, "err", err, "retry_in", b.peek())
-		if !b.sleep(ctx) {
+		s.Log.Warn("marking a reminder sent failed; retrying", "reminder_id", r.ID, "err", err, "retry_in", b.Peek())
+		if !b.Sleep(ctx) {
 			return err
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/membot/membot/bot/telegram"
 )
 
 // streamer shows an answer in the chat while the model writes it; it is the
@@ -17,7 +19,7 @@ import (
 // as they are sent: an attempt that takes the update over after a crash
 // starts from them, and edits what the dead one left into its answer.
 type streamer struct {
-	client    *Client
+	client    *telegram.Client
 	chatID    int64
 	replyTo   int
 	every     time.Duration
@@ -159,20 +161,20 @@ func (s *streamer) pace(ctx context.Context, quit <-chan struct{}) bool {
 func (s *streamer) show(ctx context.Context, text string, final bool) error {
 	var parts []string
 	if strings.TrimSpace(text) != "" {
-		parts = SplitMarkdown(text, MaxMessageLength)
+		parts = telegram.SplitMarkdown(text, telegram.MaxMessageLength)
 	}
 	for i, part := range parts {
 		switch {
 		case i < len(s.ids) && s.shown[i] == part:
 			continue
 		case i < len(s.ids):
-			err := s.client.EditText(ctx, s.chatID, s.ids[i], part, SendOptions{Markdown: true})
+			err := s.client.EditText(ctx, s.chatID, s.ids[i], part, telegram.SendOptions{Markdown: true})
 			s.last = time.Now()
 			if err == nil {
 				s.shown[i] = part
 				continue
 			}
-			if !IsPermanent(err) {
+			if !telegram.IsPermanent(err) {
 				return err
 			}
 			// The message is gone (the user deleted it, say): send the part anew.
@@ -181,7 +183,7 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 		if i == 0 {
 			to = s.replyTo
 		}
-		id, err := s.client.sendMessage(ctx, newMessage(s.chatID, to, part), true)
+		id, err := s.client.SendMarkdownPart(ctx, s.chatID, to, part)
 		s.last = time.Now()
 		if err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/telegramfake"
 	"github.com/membot/membot/memory"
 )
@@ -20,7 +21,7 @@ func newTestHandler(t *testing.T) (*Handler, *telegramfake.Server) {
 	t.Helper()
 	tg := telegramfake.New("1:test")
 	t.Cleanup(tg.Close)
-	client := NewClient(context.Background(), context.Background(), ClientConfig{Token: "1:test", APIURL: tg.URL(), Retry: SendRetry{Attempts: 1}})
+	client := telegram.NewClient(context.Background(), context.Background(), telegram.ClientConfig{Token: "1:test", APIURL: tg.URL(), Retry: telegram.SendRetry{Attempts: 1}})
 	return &Handler{Client: client, Memory: &noteRecorder{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), EditEvery: 1}, tg
 }
 
@@ -90,14 +91,14 @@ func TestAnAbortedStreamLeavesNothingBehind(t *testing.T) {
 
 func TestEditingToTheSameTextIsNotAnError(t *testing.T) {
 	h, tg := newTestHandler(t)
-	ids, err := h.Client.SendText(context.Background(), 7, 0, "**same**", SendOptions{Markdown: true})
+	ids, err := h.Client.SendText(context.Background(), 7, 0, "**same**", telegram.SendOptions{Markdown: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Client.EditText(context.Background(), 7, ids[0], "**same**", SendOptions{Markdown: true}); err != nil {
+	if err := h.Client.EditText(context.Background(), 7, ids[0], "**same**", telegram.SendOptions{Markdown: true}); err != nil {
 		t.Fatalf("an edit that changes nothing failed: %v", err)
 	}
-	if err := h.Client.EditText(context.Background(), 7, 999, "gone", SendOptions{Markdown: true}); err == nil || !IsPermanent(err) {
+	if err := h.Client.EditText(context.Background(), 7, 999, "gone", telegram.SendOptions{Markdown: true}); err == nil || !telegram.IsPermanent(err) {
 		t.Fatalf("editing a missing message: %v", err)
 	}
 	if m := tg.Messages(7)[0]; m.Text != "same" || m.Entities[0].Type != "bold" {

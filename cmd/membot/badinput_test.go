@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/telegramfake"
 )
 
@@ -38,14 +38,14 @@ func TestATextOfTheMaximumLengthIsStoredWholeAndAnsweredInParts(t *testing.T) {
 	h.Start()
 	// 4096 UTF-16 units, as Telegram counts: 48 emoji (two units each) and 4000 letters.
 	text := strings.Repeat("😀", 48) + strings.Repeat("я", 4000)
-	if n := len(utf16.Encode([]rune(text))); n != bot.MaxMessageLength {
+	if n := len(utf16.Encode([]rune(text))); n != telegram.MaxMessageLength {
 		t.Fatalf("test text has %d units", n)
 	}
 	h.Say(jane, text)
 	h.WaitIdle()
 	var parts []string
 	for _, m := range h.TG.Messages(jane.ID) {
-		if n := len(utf16.Encode([]rune(m.Text))); n > bot.MaxMessageLength {
+		if n := len(utf16.Encode([]rune(m.Text))); n > telegram.MaxMessageLength {
 			t.Errorf("a part has %d units", n)
 		}
 		parts = append(parts, m.Text)

@@ -17,7 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/internal/telegramfake"
@@ -369,7 +369,7 @@ func TestATakenOverAnswerEditsWhatTheDeadRunShowed(t *testing.T) {
 	ctx := context.Background()
 	// What the dead run did: it stored the update, began to show the answer
 	// and noted the message, then died before storing the answer.
-	dead := bot.NewClient(ctx, ctx, bot.ClientConfig{Token: testToken, APIURL: h.TG.URL()})
+	dead := telegram.NewClient(ctx, ctx, telegram.ClientConfig{Token: testToken, APIURL: h.TG.URL()})
 	ids, err := dead.SendText(ctx, jane.ID, 0, "echo: half-wri")
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/telegramfake"
 )
@@ -51,7 +51,7 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 	endpoint := startWebhookBot(h)
 
 	url, secret := h.TG.Webhook()
-	if url != hookURL || secret != bot.DefaultWebhookSecret(testToken) || len(secret) < 32 {
+	if url != hookURL || secret != inbox.DefaultWebhookSecret(testToken) || len(secret) < 32 {
 		t.Fatalf("setWebhook registered %q with secret %q", url, secret)
 	}
 	id, update := h.TG.NewUpdate("message", telegramfake.TextMessage(jane.ID, "private", jane, "over the webhook"))

@@ -16,6 +16,8 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/inbox"
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/migrations"
@@ -75,10 +77,10 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	defer func() { releaseLock(); owner.Wait() }()
 
 	transport := pooledTransport(cfg.Workers)
-	client := bot.NewClient(work, ctx, bot.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL,
+	client := telegram.NewClient(work, ctx, telegram.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL,
 		PollTimeout: cfg.PollTimeout, Metrics: met, Transport: transport, RateLimit: cfg.TelegramRateLimit})
 	if err := client.Connect(ctx); err != nil {
-		if apiErr, ok := bot.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
+		if apiErr, ok := telegram.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
 			return &ConfigError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}
 		}
 		return startErr(ctx, fmt.Errorf("connect to Telegram: %w", err))
@@ -129,7 +131,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
 		DailyTokenLimit: cfg.DailyTokenLimit, RatePerMinute: cfg.RatePerMinute, Location: cfg.Location}
-	dispatcher := &bot.Dispatcher{
+	dispatcher := &inbox.Dispatcher{
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
 			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, ConversationsReset: purger.Wake},
@@ -151,7 +153,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); <-ctx.Done(); hook.stop() }() // intake stops at once
 	} else {
-		poller := &bot.Poller{Client: client, Inbox: dispatcher, Timeout: cfg.PollTimeout, Metrics: met, Log: log}
+		poller := &inbox.Poller{Client: client, Inbox: dispatcher, Timeout: cfg.PollTimeout, Metrics: met, Log: log}
 		wg.Add(1)
 		go func() { defer wg.Done(); poller.Run(ctx) }()
 	}
@@ -189,18 +191,18 @@ func startErr(ctx context.Context, err error) error {
 // and then registers WEBHOOK_URL with Telegram, so that the first update
 // Telegram posts finds the server up. Every replica registers the same URL
 // and secret, so starting one more never disturbs the others.
-func startWebhook(ctx context.Context, cfg *Config, log *slog.Logger, client *bot.Client, inbox bot.Inbox,
+func startWebhook(ctx context.Context, cfg *Config, log *slog.Logger, client *telegram.Client, store inbox.Inbox,
 	notify func([]int64), met bot.Metrics) (*server, error) {
 	secret := cfg.WebhookSecret
 	if secret == "" {
-		secret = bot.DefaultWebhookSecret(cfg.TelegramToken)
+		secret = inbox.DefaultWebhookSecret(cfg.TelegramToken)
 	}
 	path := "/"
 	if u, err := url.Parse(cfg.WebhookURL); err == nil && u.Path != "" {
 		path = u.Path
 	}
 	mux := http.NewServeMux()
-	mux.Handle(path, &bot.Webhook{Inbox: inbox, Notify: notify, Secret: secret, Metrics: met, Log: log})
+	mux.Handle(path, &inbox.Webhook{Inbox: store, Notify: notify, Secret: secret, Metrics: met, Log: log})
 	srv, err := startServer(log, "webhook", cfg.WebhookListen, mux, cfg.WebhookTLSCert, cfg.WebhookTLSKey)
 	if err != nil {
 		return nil, err

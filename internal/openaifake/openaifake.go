@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membot/membot/internal/stamp"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -140,13 +141,10 @@ func LastUserContent(req openai.ChatCompletionRequest) string {
 // (several unanswered ones are merged into one), without its time stamp.
 func Echo(req openai.ChatCompletionRequest) Reply {
 	text := LastUserContent(req)
-	if i := strings.LastIndex(text, "[Текущее время: "); i >= 0 {
+	if i := stamp.Index(text); i >= 0 {
 		text = text[i:]
 	}
-	if i := strings.Index(text, "] "); strings.HasPrefix(text, "[") && i > 0 {
-		text = text[i+2:]
-	}
-	return Reply{Content: "echo: " + text}
+	return Reply{Content: "echo: " + stamp.Strip(text)}
 }
 
 // ThinkingModel answers like a model behind any server, for RespondWith:

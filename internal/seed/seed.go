@@ -16,8 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/membot/membot/agent"
+	"github.com/membot/membot/internal/stamp"
 )
 
 // Plan says how much to seed.
@@ -275,7 +274,7 @@ func (h *history) copyMessages(ctx context.Context, tx pgx.Tx) error {
 // Telegram sends it) and its message_received event; for each answer its
 // reply_sent event; for each assistant row its model call.
 func (h *history) deriveRows(ctx context.Context, tx pgx.Tx) error {
-	stampLen := len([]rune(agent.Stamp(h.start, moscow(), "")))
+	stampLen := len([]rune(stamp.Add(h.start, moscow(), "")))
 	for _, step := range []struct {
 		into  *int64
 		sql   string

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/membot/membot/agent"
+	"github.com/membot/membot/internal/stamp"
 )
 
 // turnSource generates the message rows turn by turn, in time order, for
@@ -49,7 +49,7 @@ func (s *turnSource) turn(chat, n int) [][]any {
 	update := h.firstUpd + s.upd
 	s.tgIDs[chat]++
 	userText := h.sentence(4, 40)
-	rows := [][]any{{conv, "user", agent.Stamp(at, s.moscow, userText), nil, nil, nil, s.tgIDs[chat], update, "{}", at}}
+	rows := [][]any{{conv, "user", stamp.Add(at, s.moscow, userText), nil, nil, nil, s.tgIDs[chat], update, "{}", at}}
 	at = at.Add(time.Duration(500+h.rng.IntN(2500)) * time.Millisecond)
 	meta := func(completion int) string {
 		return fmt.Sprintf(`{"model":"gpt-4o-mini","prompt_tokens":%d,"completion_tokens":%d,"latency_ms":%d}`,

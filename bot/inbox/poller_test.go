@@ -1,4 +1,4 @@
-package bot
+package inbox
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/telegramfake"
 	"github.com/membot/membot/memory"
 )
@@ -48,7 +49,7 @@ func (in *pickyInbox) storedIDs() []int64 {
 // update left, or 10 s have passed.
 func pollUntilConfirmed(tg *telegramfake.Server, inbox Inbox) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Poller{Client: NewClient(ctx, ctx, ClientConfig{Token: "1:t", APIURL: tg.URL(), PollTimeout: time.Second}),
+	p := &Poller{Client: telegram.NewClient(ctx, ctx, telegram.ClientConfig{Token: "1:t", APIURL: tg.URL(), PollTimeout: time.Second}),
 		Inbox: inbox, Timeout: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx) }()

@@ -1,4 +1,4 @@
-package bot_test
+package inbox_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/memory"
 )
@@ -58,12 +58,12 @@ func (r *recorder) count() int {
 
 // startDispatcher runs a dispatcher with its own owner lock over store
 // until the test ends.
-func startDispatcher(t *testing.T, store *memory.Store, h bot.UpdateHandler) *bot.Dispatcher {
+func startDispatcher(t *testing.T, store *memory.Store, h inbox.UpdateHandler) *inbox.Dispatcher {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, stop := context.WithCancel(context.Background())
 	owner := store.HoldOwnerLock(ctx, log)
-	d := &bot.Dispatcher{Queue: store, Handler: h, Owner: owner.ID, Workers: 4, Sweep: 50 * time.Millisecond, Log: log}
+	d := &inbox.Dispatcher{Queue: store, Handler: h, Owner: owner.ID, Workers: 4, Sweep: 50 * time.Millisecond, Log: log}
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx, context.Background()) }()
 	t.Cleanup(func() { stop(); <-done; owner.Wait() })
@@ -73,7 +73,7 @@ func startDispatcher(t *testing.T, store *memory.Store, h bot.UpdateHandler) *bo
 // feed saves n updates of chats 1..chats through the intakes in turn, in
 // small batches, as polling or webhooks would, while the dispatchers are
 // also notified at random; it returns the ids sent to each chat, in order.
-func feed(t *testing.T, intakes []*bot.Dispatcher, chats, n int) map[int64][]int64 {
+func feed(t *testing.T, intakes []*inbox.Dispatcher, chats, n int) map[int64][]int64 {
 	t.Helper()
 	ctx := context.Background()
 	sent := map[int64][]int64{}
@@ -155,7 +155,7 @@ func TestIntakeClaimsHandleEveryUpdateOnceInOrder(t *testing.T) {
 	t.Cleanup(store.Close)
 	r := newRecorder()
 	d := startDispatcher(t, store, r)
-	checkHandled(t, r, store, feed(t, []*bot.Dispatcher{d}, 6, 300))
+	checkHandled(t, r, store, feed(t, []*inbox.Dispatcher{d}, 6, 300))
 }
 
 // Two processes sharing one database (webhook replicas): each stores what
@@ -174,7 +174,7 @@ func TestTwoDispatchersShareTheInbox(t *testing.T) {
 	}
 	r := newRecorder()
 	a, b := startDispatcher(t, stores[0], r), startDispatcher(t, stores[1], r)
-	checkHandled(t, r, stores[0], feed(t, []*bot.Dispatcher{a, b}, 4, 200))
+	checkHandled(t, r, stores[0], feed(t, []*inbox.Dispatcher{a, b}, 4, 200))
 }
 
 // Webhook requests arrive at once, so intake may store updates of one chat

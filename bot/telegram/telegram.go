@@ -1,4 +1,9 @@
-package bot
+// Package telegram is membot's Telegram Bot API client: one method per API
+// call, context first, with the rate limits Telegram sets, retries that
+// respect its flood control, errors that never show the bot token, and the
+// rendering of the model's Markdown into Telegram HTML split to the
+// message limit. It knows nothing of the database or the model.
+package telegram
 
 import (
 	"context"
@@ -11,6 +16,8 @@ import (
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/internal/backoff"
 )
 
 // Client talks to the Telegram Bot API through the library's request and
@@ -79,7 +86,10 @@ func NewClient(sendCtx, pollCtx context.Context, cfg ClientConfig) *Client {
 		poll:    newAPI(pollCtx, cfg.PollTimeout+15*time.Second),
 		probe:   newAPI(sendCtx, 5*time.Second),
 		retry:   cfg.Retry,
-		metrics: orNone(cfg.Metrics),
+		metrics: cfg.Metrics,
+	}
+	if c.metrics == nil {
+		c.metrics = noMetrics{}
 	}
 	if cfg.RateLimit {
 		c.limit = newSendLimiter()
@@ -101,7 +111,7 @@ func (c ctxClient) Do(req *http.Request) (*http.Response, error) {
 // Connect asks Telegram who the bot is, retrying network and server trouble
 // until ctx ends; a rejected token fails at once.
 func (c *Client) Connect(ctx context.Context) error {
-	b := newBackoff(5*time.Second, time.Minute)
+	b := backoff.New(5*time.Second, time.Minute)
 	for {
 		raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getMe", nil) })
 		if err == nil {
@@ -109,7 +119,7 @@ func (c *Client) Connect(ctx context.Context) error {
 		}
 		// Telegram (or the network to it) being down is no reason to exit: a
 		// process manager would only restart the bot into the same wait.
-		if IsPermanent(err) || !b.sleep(ctx) {
+		if IsPermanent(err) || !b.Sleep(ctx) {
 			return fmt.Errorf("getMe: %w", err)
 		}
 	}
@@ -122,7 +132,7 @@ func (c *Client) send(ctx context.Context, call tgbotapi.Chattable) (json.RawMes
 
 // request makes a call with retries and returns the raw result.
 func (c *Client) request(ctx context.Context, do func() (*tgbotapi.APIResponse, error)) (json.RawMessage, error) {
-	b := newBackoff(c.retry.Backoff, c.retry.MaxWait)
+	b := backoff.New(c.retry.Backoff, c.retry.MaxWait)
 	for attempt := 1; ; attempt++ {
 		resp, err := do()
 		if err == nil {
@@ -135,10 +145,10 @@ func (c *Client) request(ctx context.Context, do func() (*tgbotapi.APIResponse, 
 		}
 		c.metrics.TelegramRetry(retryReason(err))
 		if after, limited := floodWait(err); limited {
-			if !sleep(ctx, min(after, c.retry.MaxWait)) {
+			if !backoff.Sleep(ctx, min(after, c.retry.MaxWait)) {
 				return nil, err
 			}
-		} else if !b.sleep(ctx) {
+		} else if !b.Sleep(ctx) {
 			return nil, err
 		}
 	}

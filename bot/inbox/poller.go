@@ -1,4 +1,4 @@
-package bot
+package inbox
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/memory"
 )
 
@@ -15,12 +16,18 @@ type Inbox interface {
 	SaveUpdates(ctx context.Context, updates []memory.InboxUpdate) error
 }
 
+// Updates is the part of the Telegram client the poller needs.
+type Updates interface {
+	DeleteWebhook(ctx context.Context) error
+	GetUpdates(ctx context.Context, offset int64, timeoutSeconds int) ([]json.RawMessage, error)
+}
+
 // Poller long-polls Telegram and stores every update in the inbox before
 // Telegram is told (by the next getUpdates offset) that it was received. A
 // crash at any moment therefore loses nothing: what was not stored is
 // delivered again.
 type Poller struct {
-	Client  *Client
+	Client  Updates
 	Inbox   Inbox
 	Notify  func(chatIDs []int64) // called with the chats of each stored batch; nil when Inbox starts the work itself
 	Timeout time.Duration         // long-poll timeout
@@ -35,13 +42,13 @@ func (p *Poller) Run(ctx context.Context) {
 		p.Log.Warn("deleting the webhook failed; polling anyway", "err", err)
 	}
 	var offset int64
-	backoff := newBackoff(500*time.Millisecond, 30*time.Second)
+	retry := backoff.New(500*time.Millisecond, 30*time.Second)
 	for ctx.Err() == nil {
 		raw, err := p.Client.GetUpdates(ctx, offset, int(p.Timeout/time.Second))
 		if err != nil {
 			if ctx.Err() == nil {
-				p.Log.Warn("polling Telegram failed", "err", err, "retry_in", backoff.peek())
-				backoff.sleep(ctx)
+				p.Log.Warn("polling Telegram failed", "err", err, "retry_in", retry.Peek())
+				retry.Sleep(ctx)
 			}
 			continue
 		}
@@ -49,10 +56,10 @@ func (p *Poller) Run(ctx context.Context) {
 		if err != nil {
 			p.Log.Error("Telegram sent an update that could not be read whole", "err", err)
 		}
-		if !p.store(ctx, updates, backoff) {
+		if !p.store(ctx, updates, retry) {
 			return // shutting down: the batch will be delivered again
 		}
-		backoff.reset()
+		retry.Reset()
 		chats := make([]int64, 0, len(updates))
 		for _, u := range updates {
 			offset = max(offset, u.UpdateID+1)
@@ -71,7 +78,7 @@ func (p *Poller) Run(ctx context.Context) {
 // returns false if ctx ended first. A batch the database refuses for another
 // reason is saved one update at a time, so that one bad update (logged with
 // its id) cannot stop intake for everyone.
-func (p *Poller) store(ctx context.Context, updates []memory.InboxUpdate, backoff *backoff) bool {
+func (p *Poller) store(ctx context.Context, updates []memory.InboxUpdate, retry *backoff.Backoff) bool {
 	for {
 		err := p.Inbox.SaveUpdates(ctx, updates)
 		switch {
@@ -81,7 +88,7 @@ func (p *Poller) store(ctx context.Context, updates []memory.InboxUpdate, backof
 			return false
 		case !memory.IsUnavailable(err) && len(updates) > 1:
 			for i := range updates {
-				if !p.store(ctx, updates[i:i+1], backoff) {
+				if !p.store(ctx, updates[i:i+1], retry) {
 					return false
 				}
 			}
@@ -91,8 +98,8 @@ func (p *Poller) store(ctx context.Context, updates []memory.InboxUpdate, backof
 				"chat_id", updates[0].ChatID, "err", err)
 			return true
 		}
-		p.Log.Error("storing updates failed; they stay unconfirmed at Telegram", "err", err, "count", len(updates), "retry_in", backoff.peek())
-		if !backoff.sleep(ctx) {
+		p.Log.Error("storing updates failed; they stay unconfirmed at Telegram", "err", err, "count", len(updates), "retry_in", retry.Peek())
+		if !retry.Sleep(ctx) {
 			return false
 		}
 	}

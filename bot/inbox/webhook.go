@@ -1,18 +1,14 @@
-package bot
+package inbox
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-
-	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
 
 // SecretHeader carries the webhook's secret_token on every update Telegram posts.
@@ -79,26 +75,4 @@ func DefaultWebhookSecret(botToken string) string {
 	mac := hmac.New(sha256.New, []byte(botToken))
 	mac.Write([]byte("membot webhook secret_token"))
 	return hex.EncodeToString(mac.Sum(nil))
-}
-
-// SetWebhook asks Telegram to post updates to url with the secret token.
-func (c *Client) SetWebhook(ctx context.Context, url, secret string) error {
-	_, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) {
-		return c.api.MakeRequest("setWebhook", tgbotapi.Params{"url": url, "secret_token": secret})
-	})
-	if err != nil {
-		return fmt.Errorf("setWebhook: %w", err)
-	}
-	return nil
-}
-
-// DeleteWebhook switches Telegram back to getUpdates, keeping pending updates.
-func (c *Client) DeleteWebhook(ctx context.Context) error {
-	_, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) {
-		return c.api.MakeRequest("deleteWebhook", tgbotapi.Params{"drop_pending_updates": "false"})
-	})
-	if err != nil {
-		return fmt.Errorf("deleteWebhook: %w", err)
-	}
-	return nil
 }

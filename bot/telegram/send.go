@@ -1,4 +1,4 @@
-package bot
+package telegram
 
 import (
 	"context"
@@ -78,6 +78,20 @@ func (c *Client) sendMessage(ctx context.Context, msg tgbotapi.MessageConfig, ma
 	}
 	raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, markdown)
 	return sentMessageID("sendMessage", raw, err)
+}
+
+// SendMarkdownPart sends one part of an answer the caller has split
+// already (SplitMarkdown), rendered from the model's Markdown.
+func (c *Client) SendMarkdownPart(ctx context.Context, chatID int64, replyTo int, part string) (int64, error) {
+	return c.sendMessage(ctx, newMessage(chatID, replyTo, part), true)
+}
+
+// SendHTML sends one message whose text is already Telegram HTML (the
+// caller escaped what it must), replying to replyTo when not zero.
+func (c *Client) SendHTML(ctx context.Context, chatID int64, replyTo int, html string) (int64, error) {
+	msg := newMessage(chatID, replyTo, html)
+	msg.ParseMode = tgbotapi.ModeHTML
+	return c.sendMessage(ctx, msg, false)
 }
 
 // sendFormatted makes call, whose text and parse mode are *text and

@@ -1,4 +1,4 @@
-package bot
+package inbox
 
 import (
 	"context"

@@ -1,4 +1,9 @@
-package bot
+// Package inbox is membot's intake and dispatch: updates from long polling
+// or the webhook are stored in the durable inbox before Telegram is told
+// they arrived, and a dispatcher claims each chat's next update in the
+// database and hands it to the handler, one chat strictly in order and
+// many chats at once. It sees Telegram only as raw JSON updates.
+package inbox
 
 import (
 	"context"
@@ -7,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/memory"
 )
 
@@ -154,13 +160,13 @@ func (d *Dispatcher) drain(chat int64, u *memory.InboxUpdate) (handled int64) {
 // failures are retried with backoff for as long as work lasts. It returns
 // the chat's next update, claimed with the completion, or nil.
 func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory.InboxUpdate {
-	b := newBackoff(500*time.Millisecond, 30*time.Second)
+	b := backoff.New(500*time.Millisecond, 30*time.Second)
 	for {
 		delivery, err := d.Handler.Handle(work, u)
 		var later *RetryLater
 		if errors.As(err, &later) {
-			d.Log.Warn("handling an update failed; retrying", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err, "retry_in", b.peek())
-			if !b.sleep(work) {
+			d.Log.Warn("handling an update failed; retrying", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err, "retry_in", b.Peek())
+			if !b.Sleep(work) {
 				return nil // shutting down: the update stays claimed and is taken over on restart
 			}
 			continue
@@ -179,7 +185,7 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory
 // a failure it only completes: the failed call may have claimed the next
 // update all the same, so the chat's worker is told to claim again (its
 // plain claim takes back what this process holds).
-func (d *Dispatcher) complete(work context.Context, u *memory.InboxUpdate, delivery *memory.Delivery, errText string, b *backoff) *memory.InboxUpdate {
+func (d *Dispatcher) complete(work context.Context, u *memory.InboxUpdate, delivery *memory.Delivery, errText string, b *backoff.Backoff) *memory.InboxUpdate {
 	failed := false
 	for {
 		var next *memory.InboxUpdate
@@ -198,8 +204,8 @@ func (d *Dispatcher) complete(work context.Context, u *memory.InboxUpdate, deliv
 			d.wake(u.ChatID, anyUpdate)
 			d.mu.Unlock()
 		}
-		d.Log.Warn("marking an update done failed; retrying", "update_id", u.UpdateID, "err", err, "retry_in", b.peek())
-		if !b.sleep(work) {
+		d.Log.Warn("marking an update done failed; retrying", "update_id", u.UpdateID, "err", err, "retry_in", b.Peek())
+		if !b.Sleep(work) {
 			return nil
 		}
 	}

@@ -1,0 +1,19 @@
+package inbox
+
+// Metrics is what intake reports for monitoring; nil reports nothing.
+// internal/metrics implements it.
+type Metrics interface {
+	UpdatesReceived(source string, n int) // stored in the inbox by "polling" or "webhook"
+}
+
+type noMetrics struct{}
+
+func (noMetrics) UpdatesReceived(string, int) {}
+
+// orNone returns m, or a Metrics that reports nothing when m is nil.
+func orNone(m Metrics) Metrics {
+	if m == nil {
+		return noMetrics{}
+	}
+	return m
+}
