@@ -198,3 +198,17 @@ func TestEstimatedUsageCountsTowardsTheDailyLimit(t *testing.T) {
 		t.Fatalf("warned %d times, want once", n)
 	}
 }
+
+// A refusal that will never succeed (a 4xx membot cannot learn from) is
+// not retried: one call, then the apology.
+func TestAPermanentRefusalIsNotRetried(t *testing.T) {
+	h := newHarness(t)
+	h.LLM.Script(openaifake.Reply{Status: 422})
+	h.Start()
+	if got := h.Say(jane, "hello"); !strings.HasPrefix(got, "Sorry, I couldn't get an answer") {
+		t.Fatalf("reply = %q", got)
+	}
+	if n := len(h.LLM.Requests()); n != 1 {
+		t.Fatalf("%d model calls, want 1", n)
+	}
+}
