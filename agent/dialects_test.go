@@ -75,6 +75,11 @@ func TestAConversationWithEveryDialect(t *testing.T) {
 			if strings.Contains(r.Text, "cannot use tools") {
 				t.Fatalf("told again that the model cannot use tools: %q", r.Text)
 			}
+			// Each refusal is learned at once, never repeated (a retried
+			// refusal would count 4): at most one per capability refused.
+			if refused := fake.Refusals(); refused > 2 {
+				t.Fatalf("the server refused %d requests", refused)
+			}
 			if (d.NeedsReasoningBack || d.ThoughtSignatures) && fake.Refusals() != 0 {
 				t.Fatalf("the server refused %d requests for what it needs back", fake.Refusals())
 			}

@@ -120,6 +120,9 @@ func asParts(m llm.Message) []llm.Part {
 
 func assistantMessage(r memory.Message, sendReasoning bool) llm.Message {
 	m := llm.Message{Role: llm.RoleAssistant, Content: r.Content}
+	if m.Content == "" && len(r.ToolCalls) == 0 {
+		m.Content = "(empty)" // some servers refuse an assistant message with neither
+	}
 	for _, c := range r.ToolCalls {
 		call := llm.ToolCall{ID: c.ID, Type: "function", Function: llm.FunctionCall{Name: c.Name, Arguments: c.Arguments}}
 		if len(c.Extra) > 0 {

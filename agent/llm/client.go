@@ -20,7 +20,8 @@ type Limits struct {
 	// AnswerBytes bounds the answer's text, reasoning included: 256 KiB.
 	// Past it the rest is not read and the answer ends as "length".
 	AnswerBytes int
-	// ToolArgumentBytes bounds one tool call's arguments: 64 KiB. Past it
+	// ToolArgumentBytes bounds one tool call's arguments: 16 KiB, as tool
+	// results are bounded (both are sent again with every later request). Past it
 	// they are dropped and the call is named in Response.Oversized.
 	ToolArgumentBytes int
 	// Idle bounds the wait for the next streamed chunk (the first one
@@ -36,7 +37,7 @@ func (l Limits) withDefaults() Limits {
 		l.AnswerBytes = 256 << 10
 	}
 	if l.ToolArgumentBytes <= 0 {
-		l.ToolArgumentBytes = 64 << 10
+		l.ToolArgumentBytes = 16 << 10
 	}
 	if l.Idle <= 0 {
 		l.Idle = 120 * time.Second

@@ -39,9 +39,20 @@ func TestAConversationAgainstEveryModelServer(t *testing.T) {
 			if got := h.Say(jane, "hello again"); got != "echo: hello again" {
 				t.Fatalf("after the failure: %q", got)
 			}
+			// Not even for a moment while streaming; but a template that opens
+			// <think> in the prompt shows the thinking until its </think> comes.
+			for _, method := range []string{"sendMessage", "editMessageText"} {
+				for _, c := range h.TG.Calls(method) {
+					text := c.Params["text"]
+					thinking := strings.Contains(text, "The tool said") || strings.Contains(text, "Nothing to do") || strings.Contains(text, "think>")
+					if thinking && (d.Reasoning != "close-tag" || strings.Contains(text, "think>")) {
+						t.Fatalf("the thinking reached the chat (%s): %q", method, text)
+					}
+				}
+			}
 			for _, text := range h.TG.SentTo(jane.ID) {
-				if strings.Contains(text, "The tool said") || strings.Contains(text, "Nothing to do") || strings.Contains(text, "think>") {
-					t.Fatalf("the thinking reached the chat: %q", text)
+				if strings.Contains(text, "The tool said") || strings.Contains(text, "Nothing to do") {
+					t.Fatalf("the thinking stayed in the chat: %q", text)
 				}
 			}
 			h.WaitIdle()
@@ -185,5 +196,19 @@ func TestEstimatedUsageCountsTowardsTheDailyLimit(t *testing.T) {
 	}
 	if n := strings.Count(h.logs.String(), "the model server sent no usage"); n != 1 {
 		t.Fatalf("warned %d times, want once", n)
+	}
+}
+
+// A refusal that will never succeed (a 4xx membot cannot learn from) is
+// not retried: one call, then the apology.
+func TestAPermanentRefusalIsNotRetried(t *testing.T) {
+	h := newHarness(t)
+	h.LLM.Script(openaifake.Reply{Status: 422})
+	h.Start()
+	if got := h.Say(jane, "hello"); !strings.HasPrefix(got, "Sorry, I couldn't get an answer") {
+		t.Fatalf("reply = %q", got)
+	}
+	if n := len(h.LLM.Requests()); n != 1 {
+		t.Fatalf("%d model calls, want 1", n)
 	}
 }

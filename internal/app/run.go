@@ -27,7 +27,8 @@ import (
 // intake stops at once, turns in flight get ShutdownTimeout to finish.
 func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	log.Info("membot starting", "mode", cfg.Mode, "model", cfg.OpenAIModel, "llm", cfg.OpenAIBaseURL, "timezone", cfg.Location.String(),
-		"history_limit", cfg.HistoryLimit, "workers", cfg.Workers, "streaming", cfg.Streaming, "assistant_modes", len(cfg.Modes.List()))
+		"history_limit", cfg.HistoryLimit, "context_tokens", cfg.ContextTokens, "max_answer_tokens", cfg.MaxAnswerTokens,
+		"models", len(cfg.Models), "workers", cfg.Workers, "streaming", cfg.Streaming, "assistant_modes", len(cfg.Modes.List()))
 	if len(cfg.AllowedUserIDs) == 0 && len(cfg.AllowedChatIDs) == 0 {
 		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
 	}
