@@ -10,8 +10,6 @@ import (
 	"strings"
 )
 
-func init() { registerBuiltin(newCalculator) }
-
 // newCalculator evaluates arithmetic with a small parser of its own: the
 // expression is only ever read as numbers, operators and a fixed list of
 // functions, never executed as code.

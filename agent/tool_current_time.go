@@ -7,8 +7,6 @@ import (
 	"time"
 )
 
-func init() { registerBuiltin(newCurrentTime) }
-
 // newCurrentTime tells the time in the bot's zone or in an IANA zone the
 // model names.
 func newCurrentTime(env ToolEnv) Tool {

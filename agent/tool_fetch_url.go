@@ -18,8 +18,6 @@ import (
 	"golang.org/x/net/html/charset"
 )
 
-func init() { registerBuiltin(newFetchURL) }
-
 const (
 	fetchTimeout   = 20 * time.Second // the whole request, redirects and body included
 	fetchMaxBytes  = 2 << 20          // of the body read; the rest is not downloaded

@@ -9,8 +9,6 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-func init() { registerBuiltin(newForget) }
-
 // newForget deletes one of the user's long-term facts.
 func newForget(env ToolEnv) Tool {
 	return Tool{

@@ -11,8 +11,6 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-func init() { registerBuiltin(newRemember) }
-
 // maxFactLength bounds one fact, in characters.
 const maxFactLength = 500
 

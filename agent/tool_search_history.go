@@ -8,8 +8,6 @@ import (
 	"strings"
 )
 
-func init() { registerBuiltin(newSearchHistory) }
-
 // newSearchHistory finds earlier messages of the conversation, also those
 // too old for the model's window, by full-text search.
 func newSearchHistory(env ToolEnv) Tool {

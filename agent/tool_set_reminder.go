@@ -13,8 +13,6 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-func init() { registerBuiltin(newSetReminder) }
-
 const (
 	maxReminderText  = 1000
 	maxReminderAhead = 10 * 366 * 24 * time.Hour

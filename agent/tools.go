@@ -58,12 +58,6 @@ type ToolEnv struct {
 	FetchAllowPrivate bool
 }
 
-// builtins are the constructors of the built-in tools. A tool's file adds
-// itself here in an init function, so adding a tool is adding one file.
-var builtins []func(ToolEnv) Tool
-
-func registerBuiltin(newTool func(ToolEnv) Tool) { builtins = append(builtins, newTool) }
-
 // Registry is the set of tools offered to the model.
 type Registry struct {
 	tools map[string]Tool
@@ -104,11 +98,17 @@ func BuiltinTools(env ToolEnv) []Tool {
 	if env.Location == nil {
 		env.Location = time.UTC
 	}
-	tools := make([]Tool, 0, len(builtins))
-	for _, newTool := range builtins {
-		tools = append(tools, newTool(env))
+	// Every built-in tool, one file each: adding a tool is adding its file
+	// and its line here.
+	return []Tool{
+		newCalculator(env),
+		newCurrentTime(env),
+		newFetchURL(env),
+		newForget(env),
+		newRemember(env),
+		newSearchHistory(env),
+		newSetReminder(env),
 	}
-	return tools
 }
 
 // BuiltinNames returns the names of the built-in tools.

@@ -85,13 +85,19 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 		text := fmt.Sprintf(T(in.lang(), txtRateLimited), a.RatePerMinute)
 		return true, h.limited(ctx, in, "rate", usage.RateNotices == 0, text)
 	case a.DailyTokenLimit > 0 && usage.TokensToday >= a.DailyTokenLimit &&
-		(!in.msg.IsCommand() || callsModel[in.msg.Command()]):
+		(!in.msg.IsCommand() || h.spendsTokens(in.msg.Command())):
 		// Most commands cost no tokens, and /usage must work at the limit;
 		// /retry writes a new answer, so it is stopped like a message.
 		text := fmt.Sprintf(T(in.lang(), txtTokenLimit), a.DailyTokenLimit, a.zone())
 		return true, h.limited(ctx, in, "tokens", true, text)
 	}
 	return false, nil
+}
+
+// spendsTokens tells whether a command calls the model.
+func (h *Handler) spendsTokens(command string) bool {
+	c, ok := h.routes().command(command)
+	return ok && c.callsModel
 }
 
 // refuse answers someone not on the allowlist, once a day per chat, and

@@ -10,31 +10,7 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// The admin commands answer ADMIN_USER_IDS only; to anyone else they are
-// unknown commands.
-func init() {
-	registerAdminCommand("stats", cmdStats)
-	registerAdminCommand("user", cmdUser)
-	addTexts(adminTexts)
-}
-
-// adminCommands are the commands only admins see in /help; the menu
-// Telegram shows everyone leaves them out.
-var adminCommands = map[string]bool{}
-
-func registerAdminCommand(name string, fn commandFunc) {
-	registerCommand(name, adminOnly(fn))
-	adminCommands[name] = true
-}
-
-func adminOnly(fn commandFunc) commandFunc {
-	return func(ctx context.Context, h *Handler, in *incoming) error {
-		if !h.Access.IsAdmin(in.user.TelegramUserID) {
-			return h.reply(ctx, in, T(in.lang(), txtUnknown))
-		}
-		return fn(ctx, h, in)
-	}
-}
+func init() { addTexts(adminTexts) }
 
 // cmdStats: users, who was active today, messages and tokens today.
 func cmdStats(ctx context.Context, h *Handler, in *incoming) error {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/membot/membot/agent"
@@ -24,9 +23,6 @@ type ApprovalStore interface {
 }
 
 func init() {
-	registerCallback("approve", decide(memory.ApprovalApproved))
-	registerCallback("reject", decide(memory.ApprovalRejected))
-	registerCommand("approvals", cmdApprovals)
 	addTexts(approvalTexts)
 }
 
@@ -153,7 +149,7 @@ func decide(status string) callbackFunc {
 
 // resume goes on with the turn that waited for ap, and delivers its answer.
 func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval) (delivery *memory.Delivery, err error) {
-	defer h.countTurn(time.Now(), &delivery, &err)
+	in.turn = true
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
 	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID, Lang: in.lang()})
 	stopTyping()

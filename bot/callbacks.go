@@ -7,26 +7,11 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// callbackFunc handles the press of an inline button whose callback data
-// was "prefix:arg" (in.query is the press; in.msg the message with the
-// button); it must answer the callback query. Like a turn, it may return
-// the delivery of an answer it sent.
-type callbackFunc func(ctx context.Context, h *Handler, in *incoming, arg string) (*memory.Delivery, error)
-
-// callbacks maps a callback-data prefix to its handler. A feature's file
-// registers its buttons in an init function.
-var callbacks = map[string]callbackFunc{}
-
-func registerCallback(prefix string, fn callbackFunc) { callbacks[prefix] = fn }
-
 // callback routes a button press; unknown (say, outdated) buttons are
 // answered so the user's client stops its spinner.
 func (h *Handler) callback(ctx context.Context, in *incoming) (*memory.Delivery, error) {
-	if ok, err := h.admitButton(ctx, in.query); !ok {
-		return nil, err
-	}
 	prefix, arg, _ := strings.Cut(in.query.Data, ":")
-	if fn, ok := callbacks[prefix]; ok {
+	if fn, ok := h.routes().callbacks[prefix]; ok {
 		return fn(ctx, h, in, arg)
 	}
 	return nil, h.Client.AnswerCallback(ctx, in.query.ID, "")

@@ -12,8 +12,6 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-func init() { registerCommand("export", cmdExport) }
-
 // cmdExport sends the whole current conversation as two documents: Markdown
 // to read, and JSON with every column of every row, for machines.
 func cmdExport(ctx context.Context, h *Handler, in *incoming) error {

@@ -16,8 +16,6 @@ const (
 	historyMax     = 100
 )
 
-func init() { registerCommand("history", cmdHistory) }
-
 // cmdHistory shows the last N messages of the conversation, one line each,
 // with their times in the bot's zone.
 func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {

@@ -14,11 +14,6 @@ import (
 // or a button switches the conversation's mode. memory records every switch
 // in mode_switches.
 
-func init() {
-	registerCommand("mode", cmdMode)
-	registerCallback("mode", pressMode)
-}
-
 func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 	chatID, userID := in.msg.Chat.ID, in.user.TelegramUserID
 	name := strings.ToLower(strings.TrimSpace(in.msg.CommandArguments()))

@@ -30,8 +30,6 @@ const (
 )
 
 func init() {
-	registerCommand("model", cmdModel)
-	registerCallback("model", pressModel)
 	addTexts(map[string]map[string]string{
 		"en": {
 			helpKey("model"):      "the model that answers in this chat; /model NAME switches",

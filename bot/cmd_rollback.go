@@ -23,12 +23,6 @@ type ControlStore interface {
 	ModelStore
 }
 
-func init() {
-	registerCommand("retry", cmdRetry)
-	callsModel["retry"] = true
-	registerCommand("undo", cmdUndo)
-}
-
 // cmdRetry answers the last user message again, replacing the old answer.
 func cmdRetry(ctx context.Context, h *Handler, in *incoming) error {
 	if _, err := h.rollback(ctx, in, memory.RollbackRetry); err != nil {

@@ -9,38 +9,20 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// commandFunc answers a command; errors follow the rules of Handler.send.
-type commandFunc func(ctx context.Context, h *Handler, in *incoming) error
-
-// commands maps a command's name (without the slash) to its handler. A
-// feature's file registers its commands in an init function, and adds the
-// command's one-line description, the text helpKey(name), in both languages:
-// /help and Telegram's command menu are built from this map.
-var commands = map[string]commandFunc{}
-
-func registerCommand(name string, fn commandFunc) { commands[name] = fn }
-
-// callsModel names the commands that call the model and so spend tokens:
-// DAILY_TOKEN_LIMIT stops them as it stops a message.
-var callsModel = map[string]bool{}
-
-func init() {
-	registerCommand("start", cmdStart)
-	registerCommand("help", cmdHelp)
-	registerCommand("new", cmdNew)
-}
-
 func (h *Handler) command(ctx context.Context, in *incoming, name string) error {
 	arrived := memory.Event{Type: memory.EventMessageReceived, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"kind": "command", "command": name}}
 	if err := h.Memory.Arrived(ctx, in.user, arrived); err != nil {
 		return storageError(err)
 	}
-	run, ok := commands[name]
+	spec, ok := h.routes().command(name)
 	if !ok {
 		return h.reply(ctx, in, T(in.lang(), txtUnknown))
 	}
-	return run(ctx, h, in)
+	if spec.adminOnly && !h.Access.IsAdmin(in.user.TelegramUserID) {
+		return h.reply(ctx, in, T(in.lang(), txtUnknown))
+	}
+	return spec.run(ctx, h, in)
 }
 
 func cmdStart(ctx context.Context, h *Handler, in *incoming) error {

@@ -17,8 +17,6 @@ type FactStore interface {
 }
 
 func init() {
-	registerCommand("memory", cmdMemory)
-	registerCommand("forget", cmdForget)
 	addTexts(factTexts)
 }
 

@@ -2,12 +2,11 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -69,6 +68,9 @@ type Handler struct {
 	// ConversationsReset, when set, is called after /new: the conversations
 	// it left are deleted in the background (Purger.Wake).
 	ConversationsReset func()
+
+	routesOnce sync.Once
+	table      *routes // what the bot answers: see newRoutes
 }
 
 // incoming is a message, or a press of one of the bot's buttons, being handled.
@@ -81,56 +83,34 @@ type incoming struct {
 	// delivery is set by a command that answers with a stored assistant row
 	// (/retry), so that where it was delivered is recorded.
 	delivery *memory.Delivery
+	route    route // what routing decided
+	// turn is set by what ran a turn of the model (an answer, /retry, an
+	// approval's resumption): its outcome is counted in the metrics.
+	turn bool
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
 
-// Handle handles one update. It implements UpdateHandler. What is answered
-// and how is decided by routeUpdate (filter.go).
-func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (delivery *memory.Delivery, err error) {
-	var in *incoming
-	defer func() {
-		if p := recover(); p != nil {
-			h.Log.Error("panic while handling an update", "update_id", u.UpdateID, "panic", p, "stack", string(debug.Stack()))
-			delivery, err = nil, fmt.Errorf("panic: %v", p)
-			if in != nil {
-				if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
-					err = sendErr
-				} else {
-					err = fmt.Errorf("panic: %v (apology sent)", p)
-				}
-			}
-		}
-	}()
-	var upd tgbotapi.Update
-	if err := json.Unmarshal(u.Payload, &upd); err != nil {
-		return nil, fmt.Errorf("decode update: %w", err)
-	}
-	r := routeUpdate(&upd, &h.Client.Self)
-	switch r.action {
-	case ignore:
-		h.Log.Debug("update ignored", "update_id", u.UpdateID, "chat_id", u.ChatID, "reason", r.reason)
-		return nil, nil
-	case answerCallback:
-		q := upd.CallbackQuery
-		if q.Message == nil || q.From == nil {
-			return nil, h.Client.AnswerCallback(ctx, q.ID, "") // not a button of a message of this bot
-		}
-		in = &incoming{update: u, msg: q.Message, user: userOf(q.From), query: q}
+// Handle handles one update. It implements inbox.UpdateHandler. What is
+// answered and how is decided by routeUpdate (routing.go); every update it
+// answers then goes through the middleware chain (middleware.go).
+func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
+	in := &incoming{update: u}
+	return h.chain(h.act)(ctx, in)
+}
+
+// act does what routing decided for an update the chain let through.
+func (h *Handler) act(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+	switch {
+	case in.query != nil:
 		return h.callback(ctx, in)
-	}
-	in = &incoming{update: u, msg: r.msg, edited: r.edited, user: userOf(r.msg.From)}
-	if stop, err := h.admit(ctx, in); stop {
-		return nil, err
-	}
-	switch r.action {
-	case runCommand:
-		err := h.command(ctx, in, r.command)
+	case in.route.action == runCommand:
+		err := h.command(ctx, in, in.route.command)
 		return in.delivery, err
-	case textOnly:
+	case in.route.action == textOnly:
 		return nil, h.reply(ctx, in, T(in.lang(), txtTextOnly))
 	}
-	return h.converse(ctx, in, r.text)
+	return h.converse(ctx, in, in.route.text)
 }
 
 // converse sends the text to the agent and the answer to the chat.
@@ -142,7 +122,7 @@ func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*mem
 // delivers what it came to. With Streaming the answer is shown while the
 // model writes it.
 func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
-	defer h.countTurn(time.Now(), &delivery, &err)
+	in.turn = true
 	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
 		MessageID: int64(in.msg.MessageID), Text: text}
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
@@ -166,18 +146,6 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 		return nil, h.turnFailed(ctx, in, err)
 	}
 	return h.deliver(ctx, in, r, stream)
-}
-
-// countTurn reports a turn's outcome when it has one: a turn to be retried
-// has none yet, and neither has one that waits for approval.
-func (h *Handler) countTurn(start time.Time, delivery **memory.Delivery, err *error) {
-	var later *inbox.RetryLater
-	switch {
-	case *delivery != nil:
-		orNone(h.Metrics).Turn("answered", time.Since(start))
-	case *err != nil && !errors.As(*err, &later):
-		orNone(h.Metrics).Turn("failed", time.Since(start))
-	}
 }
 
 // turnFailed decides what a failed turn comes to: a retry later when the

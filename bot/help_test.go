@@ -3,18 +3,29 @@ package bot
 import "testing"
 
 func TestEveryCommandHasADescriptionInBothLanguages(t *testing.T) {
-	names := commandNames(true)
-	if len(names) != len(commands) || len(commandNames(false)) != len(commands)-len(adminCommands) {
-		t.Fatalf("commandNames lists %d of %d commands", len(names), len(commands))
+	r := newRoutes()
+	all, menu := r.listed(true), r.listed(false)
+	if len(all) != len(r.commands) || len(menu) >= len(all) {
+		t.Fatalf("listed: %d for admins, %d in the menu, of %d commands", len(all), len(menu), len(r.commands))
 	}
-	for _, name := range names {
+	seen := map[string]bool{}
+	for _, c := range all {
+		if seen[c.name] {
+			t.Errorf("/%s is listed twice", c.name)
+		}
+		seen[c.name] = true
 		for _, lang := range []string{"en", "ru"} {
-			if texts[lang][helpKey(name)] == "" {
-				t.Errorf("/%s has no %s description (text %q): /help and the menu would lack it", name, lang, helpKey(name))
+			if texts[lang][helpKey(c.name)] == "" {
+				t.Errorf("/%s has no %s description (text %q): /help and the menu would lack it", c.name, lang, helpKey(c.name))
 			}
 		}
 	}
-	if names[0] != "start" || names[1] != "help" {
-		t.Errorf("order = %v", names)
+	for _, c := range menu {
+		if c.adminOnly {
+			t.Errorf("admin command /%s is in the menu", c.name)
+		}
+	}
+	if all[0].name != "start" || all[1].name != "help" {
+		t.Errorf("order = %v", all)
 	}
 }

@@ -16,8 +16,6 @@ type ReminderStore interface {
 }
 
 func init() {
-	registerCommand("reminders", cmdReminders)
-	registerCommand("cancel_reminder", cmdCancelReminder)
 	addTexts(reminderTexts)
 }
 

@@ -11,7 +11,6 @@ const (
 )
 
 func init() {
-	registerCommand("usage", cmdUsage)
 	addTexts(map[string]map[string]string{
 		"en": {
 			helpKey("usage"): "your messages and tokens today and this month",

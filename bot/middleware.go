@@ -1,0 +1,115 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/bot/inbox"
+	"github.com/membot/membot/memory"
+)
+
+// step handles an update, or passes it on to the next step.
+type step func(ctx context.Context, in *incoming) (*memory.Delivery, error)
+
+// chain is what every update goes through before the step that answers
+// it, outermost first:
+//   - recovered: a panic is logged and answered with the apology;
+//   - routed: the update is decoded and routeUpdate decides whether it is
+//     for the bot at all (routing.go);
+//   - gated: the allowlist and the rate and token limits (access.go);
+//   - measured: the outcome of a turn of the model, for the metrics.
+func (h *Handler) chain(final step) step {
+	wrap := []func(step) step{h.recovered, h.routed, h.gated, h.measured}
+	s := final
+	for i := len(wrap) - 1; i >= 0; i-- {
+		s = wrap[i](s)
+	}
+	return s
+}
+
+func (h *Handler) recovered(next step) step {
+	return func(ctx context.Context, in *incoming) (delivery *memory.Delivery, err error) {
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			h.Log.Error("panic while handling an update", "update_id", in.update.UpdateID, "panic", p, "stack", string(debug.Stack()))
+			delivery, err = nil, fmt.Errorf("panic: %v", p)
+			if in.msg == nil {
+				return // not known yet where to apologise
+			}
+			if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
+				err = sendErr
+			} else {
+				err = fmt.Errorf("panic: %v (apology sent)", p)
+			}
+		}()
+		return next(ctx, in)
+	}
+}
+
+func (h *Handler) routed(next step) step {
+	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+		u := in.update
+		var upd tgbotapi.Update
+		if err := json.Unmarshal(u.Payload, &upd); err != nil {
+			return nil, fmt.Errorf("decode update: %w", err)
+		}
+		r := routeUpdate(&upd, &h.Client.Self)
+		switch r.action {
+		case ignore:
+			h.Log.Debug("update ignored", "update_id", u.UpdateID, "chat_id", u.ChatID, "reason", r.reason)
+			return nil, nil
+		case answerCallback:
+			q := upd.CallbackQuery
+			if q.Message == nil || q.From == nil {
+				return nil, h.Client.AnswerCallback(ctx, q.ID, "") // not a button of a message of this bot
+			}
+			in.msg, in.user, in.query = q.Message, userOf(q.From), q
+		default:
+			in.msg, in.edited, in.user = r.msg, r.edited, userOf(r.msg.From)
+		}
+		in.route = r
+		return next(ctx, in)
+	}
+}
+
+func (h *Handler) gated(next step) step {
+	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+		if in.query != nil {
+			if ok, err := h.admitButton(ctx, in.query); !ok {
+				return nil, err
+			}
+		} else if stop, err := h.admit(ctx, in); stop {
+			return nil, err
+		}
+		return next(ctx, in)
+	}
+}
+
+// measured reports a turn's outcome when it has one: a turn to be retried
+// has none yet, and neither has one that waits for approval.
+func (h *Handler) measured(next step) step {
+	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+		start := time.Now()
+		delivery, err := next(ctx, in)
+		if !in.turn {
+			return delivery, err
+		}
+		var later *inbox.RetryLater
+		switch {
+		case delivery != nil:
+			orNone(h.Metrics).Turn("answered", time.Since(start))
+		case err != nil && !errors.As(err, &later):
+			orNone(h.Metrics).Turn("failed", time.Since(start))
+		}
+		return delivery, err
+	}
+}

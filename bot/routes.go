@@ -1,0 +1,96 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/membot/membot/memory"
+)
+
+// commandFunc answers a command; errors follow the rules of Handler.send.
+type commandFunc func(ctx context.Context, h *Handler, in *incoming) error
+
+// callbackFunc handles the press of an inline button whose callback data
+// was "prefix:arg" (in.query is the press; in.msg the message with the
+// button); it must answer the callback query. Like a turn, it may return
+// the delivery of an answer it sent.
+type callbackFunc func(ctx context.Context, h *Handler, in *incoming, arg string) (*memory.Delivery, error)
+
+// commandSpec is one command the bot answers. Its one-line description is
+// the text helpKey(name), in both languages.
+type commandSpec struct {
+	name string
+	run  commandFunc
+	// adminOnly commands answer ADMIN_USER_IDS only (to anyone else they are
+	// unknown), are listed in admins' /help only and never in the menu.
+	adminOnly bool
+	// callsModel commands spend tokens: DAILY_TOKEN_LIMIT stops them as it
+	// stops a message.
+	callsModel bool
+}
+
+// routes is everything the bot answers besides plain text: its commands,
+// in the order /help and Telegram's menu list them, and its buttons, by
+// callback-data prefix.
+type routes struct {
+	commands  []commandSpec
+	callbacks map[string]callbackFunc
+}
+
+// newRoutes is the one place that lists what the bot answers.
+func newRoutes() *routes {
+	return &routes{
+		commands: []commandSpec{
+			{name: "start", run: cmdStart},
+			{name: "help", run: cmdHelp},
+			{name: "new", run: cmdNew},
+			{name: "retry", run: cmdRetry, callsModel: true},
+			{name: "undo", run: cmdUndo},
+			{name: "history", run: cmdHistory},
+			{name: "mode", run: cmdMode},
+			{name: "model", run: cmdModel},
+			{name: "export", run: cmdExport},
+			{name: "memory", run: cmdMemory},
+			{name: "forget", run: cmdForget},
+			{name: "reminders", run: cmdReminders},
+			{name: "cancel_reminder", run: cmdCancelReminder},
+			{name: "approvals", run: cmdApprovals},
+			{name: "usage", run: cmdUsage},
+			{name: "stats", run: cmdStats, adminOnly: true},
+			{name: "user", run: cmdUser, adminOnly: true},
+		},
+		callbacks: map[string]callbackFunc{
+			"approve": decide(memory.ApprovalApproved),
+			"reject":  decide(memory.ApprovalRejected),
+			"mode":    pressMode,
+			"model":   pressModel,
+		},
+	}
+}
+
+// command finds a command by name.
+func (r *routes) command(name string) (commandSpec, bool) {
+	for _, c := range r.commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return commandSpec{}, false
+}
+
+// listed is the commands shown in /help (the admin ones only to admins)
+// and, with forAdmin false, in the menu.
+func (r *routes) listed(forAdmin bool) []commandSpec {
+	var list []commandSpec
+	for _, c := range r.commands {
+		if forAdmin || !c.adminOnly {
+			list = append(list, c)
+		}
+	}
+	return list
+}
+
+// routes are built once per handler.
+func (h *Handler) routes() *routes {
+	h.routesOnce.Do(func() { h.table = newRoutes() })
+	return h.table
+}
