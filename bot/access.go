@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -82,13 +81,13 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 	switch {
 	case a.RatePerMinute > 0 && usage.Received >= a.RatePerMinute:
 		// One notice a minute: a flood of messages gets one answer, not a flood.
-		text := fmt.Sprintf(T(in.lang(), txtRateLimited), a.RatePerMinute)
+		text := tr(in.lang()).RateLimited(a.RatePerMinute)
 		return true, h.limited(ctx, in, "rate", usage.RateNotices == 0, text)
 	case a.DailyTokenLimit > 0 && usage.TokensToday >= a.DailyTokenLimit &&
 		(!in.msg.IsCommand() || h.spendsTokens(in.msg.Command())):
 		// Most commands cost no tokens, and /usage must work at the limit;
 		// /retry writes a new answer, so it is stopped like a message.
-		text := fmt.Sprintf(T(in.lang(), txtTokenLimit), a.DailyTokenLimit, a.zone())
+		text := tr(in.lang()).TokenLimit(a.DailyTokenLimit, a.zone())
 		return true, h.limited(ctx, in, "tokens", true, text)
 	}
 	return false, nil
@@ -114,7 +113,7 @@ func (h *Handler) refuse(ctx context.Context, in *incoming) error {
 	if !answer {
 		return nil
 	}
-	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtAccessDenied), userID))
+	return h.reply(ctx, in, tr(in.lang()).AccessDenied(userID))
 }
 
 // limited records a message stopped by a limit and, when tell, says why.
@@ -141,33 +140,5 @@ func (h *Handler) admitButton(ctx context.Context, q *tgbotapi.CallbackQuery) (b
 	if h.Access.allows(q.From.ID, chatID) {
 		return true, nil
 	}
-	return false, h.Client.AnswerCallback(ctx, q.ID, T(q.From.LanguageCode, txtAccessDeniedShort))
-}
-
-const (
-	txtAccessDenied      = "access_denied"
-	txtAccessDeniedShort = "access_denied_short"
-	txtRateLimited       = "rate_limited"
-	txtTokenLimit        = "token_limit"
-)
-
-func init() {
-	addTexts(map[string]map[string]string{
-		"en": {
-			txtAccessDenied: "Sorry, this is a private bot: it only answers the people its owner has allowed.\n\n" +
-				"If you should have access, send the owner your Telegram id: %d",
-			txtAccessDeniedShort: "Sorry, this is a private bot.",
-			txtRateLimited: "You are writing faster than I can answer: at most %d messages a minute. " +
-				"Please wait a moment; what you send meanwhile goes unanswered.",
-			txtTokenLimit: "You have used today's limit of %d tokens. It renews at midnight (%s time). /usage shows your usage.",
-		},
-		"ru": {
-			txtAccessDenied: "Извините, это закрытый бот: он отвечает только тем, кому разрешил владелец.\n\n" +
-				"Если вам нужен доступ, отправьте владельцу ваш Telegram id: %d",
-			txtAccessDeniedShort: "Извините, это закрытый бот.",
-			txtRateLimited: "Вы пишете быстрее, чем я успеваю отвечать: не больше %d сообщений в минуту. " +
-				"Подождите немного — то, что придёт до этого, останется без ответа.",
-			txtTokenLimit: "Вы израсходовали дневной лимит: %d токенов. Он обновится в полночь (по времени %s). /usage покажет ваш расход.",
-		},
-	})
+	return false, h.Client.AnswerCallback(ctx, q.ID, tr(q.From.LanguageCode).AccessDeniedShort)
 }

@@ -22,64 +22,6 @@ type ApprovalStore interface {
 	CancelApprovals(ctx context.Context, chatID int64, reason string) ([]memory.Approval, error)
 }
 
-func init() {
-	addTexts(approvalTexts)
-}
-
-const (
-	txtApprovalAsk       = "approval_ask"
-	txtApprove           = "approve"
-	txtReject            = "reject"
-	txtApproved          = "approved"
-	txtRejected          = "rejected"
-	txtApprovalNotYours  = "approval_not_yours"
-	txtApprovalUnknown   = "approval_unknown"
-	txtWasApproved       = "was_approved"
-	txtWasRejected       = "was_rejected"
-	txtWasCancelled      = "was_cancelled"
-	txtApprovalGone      = "approval_gone"
-	txtApprovalsNone     = "approvals_none"
-	txtApprovalsList     = "approvals_list"
-	txtApprovalsCanceled = "approvals_cancelled"
-)
-
-var approvalTexts = map[string]map[string]string{
-	"en": {
-		helpKey("approvals"): "actions waiting for your approval",
-		txtApprovalAsk:       "🔐 The assistant wants to use %s:\n%s\n\nAllow it?",
-		txtApprove:           "✅ Approve",
-		txtReject:            "❌ Reject",
-		txtApproved:          "Approved. Working on it…",
-		txtRejected:          "Rejected. The assistant will be told.",
-		txtApprovalNotYours:  "Only the person who asked (or an admin) can decide this.",
-		txtApprovalUnknown:   "This request no longer exists.",
-		txtWasApproved:       "This was already approved.",
-		txtWasRejected:       "This was already rejected.",
-		txtWasCancelled:      "This request was cancelled.",
-		txtApprovalGone:      "The conversation this request belonged to was reset, so there is nothing to continue.",
-		txtApprovalsNone:     "Nothing is waiting for approval.",
-		txtApprovalsList:     "Waiting for approval (the buttons decide by number):",
-		txtApprovalsCanceled: "Requests that waited for approval were cancelled: %d.",
-	},
-	"ru": {
-		helpKey("approvals"): "действия, ждущие вашего разрешения",
-		txtApprovalAsk:       "🔐 Ассистент хочет воспользоваться инструментом %s:\n%s\n\nРазрешить?",
-		txtApprove:           "✅ Разрешить",
-		txtReject:            "❌ Отклонить",
-		txtApproved:          "Разрешено. Выполняю…",
-		txtRejected:          "Отклонено. Ассистент узнает об этом.",
-		txtApprovalNotYours:  "Решить может только тот, кто спрашивал (или администратор).",
-		txtApprovalUnknown:   "Такого запроса больше нет.",
-		txtWasApproved:       "Это уже разрешено.",
-		txtWasRejected:       "Это уже отклонено.",
-		txtWasCancelled:      "Этот запрос отменён.",
-		txtApprovalGone:      "Разговор, к которому относился запрос, был начат заново, продолжать нечего.",
-		txtApprovalsNone:     "Ничего не ждёт разрешения.",
-		txtApprovalsList:     "Ждут разрешения (кнопки решают по номеру):",
-		txtApprovalsCanceled: "Отменены запросы, ждавшие разрешения: %d.",
-	},
-}
-
 // askApproval sends the buttons of each approval that has none yet, and
 // records where they are.
 func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []memory.Approval) error {
@@ -88,10 +30,10 @@ func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []mem
 		if ap.TelegramMessageID != 0 {
 			continue // sent by an earlier attempt
 		}
-		text := fmt.Sprintf(T(lang, txtApprovalAsk), ap.Subject, shorten(ap.Details, 1500))
+		text := tr(lang).ApprovalAsk(ap.Subject, shorten(ap.Details, 1500))
 		id, err := h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), text, [][]telegram.Button{{
-			{Text: T(lang, txtApprove), Data: "approve:" + strconv.FormatInt(ap.ID, 10)},
-			{Text: T(lang, txtReject), Data: "reject:" + strconv.FormatInt(ap.ID, 10)},
+			{Text: tr(lang).Approve, Data: "approve:" + strconv.FormatInt(ap.ID, 10)},
+			{Text: tr(lang).Reject, Data: "reject:" + strconv.FormatInt(ap.ID, 10)},
 		}})
 		if err != nil {
 			return sendError(err)
@@ -112,7 +54,7 @@ func decide(status string) callbackFunc {
 		id, _ := strconv.ParseInt(arg, 10, 64)
 		ap, err := h.Memory.Approval(ctx, id)
 		if errors.Is(err, memory.ErrNotFound) || err == nil && ap.ChatID != in.msg.Chat.ID {
-			h.notify(ctx, in, T(lang, txtApprovalUnknown))
+			h.notify(ctx, in, tr(lang).ApprovalUnknown)
 			return nil, nil
 		}
 		if err != nil {
@@ -120,7 +62,7 @@ func decide(status string) callbackFunc {
 		}
 		presser := in.user.TelegramUserID
 		if presser != ap.UserID && !h.Access.IsAdmin(presser) {
-			h.notify(ctx, in, T(lang, txtApprovalNotYours))
+			h.notify(ctx, in, tr(lang).ApprovalNotYours)
 			return nil, nil
 		}
 		if ap.Status == memory.ApprovalPending {
@@ -131,15 +73,19 @@ func decide(status string) callbackFunc {
 		h.removeButtons(ctx, ap)
 		switch {
 		case ap.Status == memory.ApprovalCancelled:
-			h.notify(ctx, in, T(lang, txtWasCancelled))
+			h.notify(ctx, in, tr(lang).WasCancelled)
 			return nil, nil
 		case ap.DecisionUpdateID != in.update.UpdateID: // decided by an earlier press
-			h.notify(ctx, in, T(lang, map[string]string{memory.ApprovalApproved: txtWasApproved, memory.ApprovalRejected: txtWasRejected}[ap.Status]))
+			was := tr(lang).WasRejected
+			if ap.Status == memory.ApprovalApproved {
+				was = tr(lang).WasApproved
+			}
+			h.notify(ctx, in, was)
 			return nil, nil
 		case ap.Status == memory.ApprovalApproved:
-			h.notify(ctx, in, T(lang, txtApproved))
+			h.notify(ctx, in, tr(lang).Approved)
 		default:
-			h.notify(ctx, in, T(lang, txtRejected))
+			h.notify(ctx, in, tr(lang).Rejected)
 		}
 
 		// This update decided it (now, or in an attempt a crash cut short).
@@ -154,7 +100,7 @@ func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval)
 	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID, Lang: in.lang()})
 	stopTyping()
 	if errors.Is(err, agent.ErrApprovalGone) {
-		return nil, h.reply(ctx, in, T(in.lang(), txtApprovalGone))
+		return nil, h.reply(ctx, in, tr(in.lang()).ApprovalGone)
 	}
 	if err != nil {
 		return nil, h.turnFailed(ctx, in, err)
@@ -195,11 +141,11 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	lang := in.lang()
 	if len(list) == 0 {
-		return h.reply(ctx, in, T(lang, txtApprovalsNone))
+		return h.reply(ctx, in, tr(lang).ApprovalsNone)
 	}
 	list = list[:min(len(list), 20)]
 	var b strings.Builder
-	b.WriteString(T(lang, txtApprovalsList))
+	b.WriteString(tr(lang).ApprovalsList)
 	var rows [][]telegram.Button
 	for i, ap := range list {
 		n := strconv.Itoa(i + 1)

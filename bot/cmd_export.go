@@ -17,7 +17,7 @@ import (
 func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 	t, err := h.Memory.CurrentTranscript(ctx, in.msg.Chat.ID)
 	if errors.Is(err, memory.ErrNotFound) || (err == nil && len(t.Messages) == 0) {
-		return h.reply(ctx, in, T(in.lang(), txtExportEmpty))
+		return h.reply(ctx, in, tr(in.lang()).ExportEmpty)
 	}
 	if err != nil {
 		return storageError(err)
@@ -27,7 +27,7 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 		return err
 	}
 	name := "membot-conversation-" + t.Conversation.CreatedAt.In(h.Access.zone()).Format("2006-01-02-1504")
-	caption := fmt.Sprintf(T(in.lang(), txtExportCaption), len(t.Messages))
+	caption := tr(in.lang()).ExportCaption(len(t.Messages))
 	if _, err := h.Client.SendDocument(ctx, in.msg.Chat.ID, name+".md", exportMarkdown(t, in.lang(), h.Access.zone()), caption); err != nil {
 		return sendError(err)
 	}
@@ -44,9 +44,9 @@ func exportMarkdown(t *memory.Transcript, lang string, loc *time.Location) []byt
 	for _, m := range t.Messages {
 		switch {
 		case m.Role == memory.RoleUser:
-			fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", T(lang, txtYou), at(m.CreatedAt), stamp.Strip(m.Content))
+			fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", tr(lang).You, at(m.CreatedAt), stamp.Strip(m.Content))
 		case m.Role == memory.RoleAssistant && len(m.ToolCalls) > 0:
-			fmt.Fprintf(&b, "\n## %s · %s · tool calls\n\n", T(lang, txtBot), at(m.CreatedAt))
+			fmt.Fprintf(&b, "\n## %s · %s · tool calls\n\n", tr(lang).Bot, at(m.CreatedAt))
 			if m.Content != "" {
 				fmt.Fprintf(&b, "%s\n\n", m.Content)
 			}
@@ -54,7 +54,7 @@ func exportMarkdown(t *memory.Transcript, lang string, loc *time.Location) []byt
 				fmt.Fprintf(&b, "`%s`\n%s\n", c.Name, fence(c.Arguments, "json"))
 			}
 		case m.Role == memory.RoleAssistant:
-			fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", T(lang, txtBot), at(m.CreatedAt), m.Content)
+			fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", tr(lang).Bot, at(m.CreatedAt), m.Content)
 		case m.Role == memory.RoleTool:
 			fmt.Fprintf(&b, "\n### tool %s · %s\n\n%s\n", m.ToolName, at(m.CreatedAt), fence(m.Content, ""))
 		default:

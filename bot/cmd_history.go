@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,7 +22,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 	if arg := strings.TrimSpace(in.msg.CommandArguments()); arg != "" {
 		var err error
 		if n, err = strconv.Atoi(arg); err != nil || n < 1 || n > historyMax {
-			return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtHistoryUsage), historyMax))
+			return h.reply(ctx, in, tr(in.lang()).HistoryUsage(historyMax))
 		}
 	}
 	msgs, err := h.Memory.Dialogue(ctx, in.msg.Chat.ID, n)
@@ -31,10 +30,10 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 		return storageError(err)
 	}
 	if len(msgs) == 0 {
-		return h.reply(ctx, in, T(in.lang(), txtHistoryEmpty))
+		return h.reply(ctx, in, tr(in.lang()).HistoryEmpty)
 	}
 	loc := h.Access.zone()
-	lines := []string{fmt.Sprintf(T(in.lang(), txtHistoryHeader), len(msgs), loc.String()), ""}
+	lines := []string{tr(in.lang()).HistoryHeader(len(msgs), loc.String()), ""}
 	for _, m := range msgs {
 		lines = append(lines, m.CreatedAt.In(loc).Format("02.01 15:04")+" "+speaker(in.lang(), m)+": "+preview(stamp.Strip(m.Content), 200))
 	}
@@ -44,9 +43,9 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 // speaker names who wrote a message, in the user's language.
 func speaker(lang string, m memory.Message) string {
 	if m.Role == memory.RoleUser {
-		return T(lang, txtYou)
+		return tr(lang).You
 	}
-	return T(lang, txtBot)
+	return tr(lang).Bot
 }
 
 // preview is text on one line, cut to at most n characters.

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/membot/membot/agent"
@@ -26,23 +25,23 @@ func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 		return h.reply(ctx, in, text, telegram.SendOptions{Buttons: buttons})
 	}
 	if _, ok := h.modes().Lookup(name); !ok {
-		return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtModeUnknown), name))
+		return h.reply(ctx, in, tr(in.lang()).ModeUnknown(name))
 	}
 	from, err := h.Memory.SwitchMode(ctx, chatID, userID, name, memory.SwitchByCommand)
 	if err != nil {
 		return storageError(err)
 	}
 	if from == name {
-		return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtModeAlready), name))
+		return h.reply(ctx, in, tr(in.lang()).ModeAlready(name))
 	}
-	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtModeSwitched), name))
+	return h.reply(ctx, in, tr(in.lang()).ModeSwitched(name))
 }
 
 // pressMode switches to the mode of the pressed button and marks it in the list.
 func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*memory.Delivery, error) {
 	lang := in.lang()
 	if _, ok := h.modes().Lookup(name); !ok {
-		h.notify(ctx, in, fmt.Sprintf(T(lang, txtModeUnknown), name))
+		h.notify(ctx, in, tr(lang).ModeUnknown(name))
 		return nil, nil
 	}
 	chatID := in.msg.Chat.ID
@@ -53,14 +52,14 @@ func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*mem
 	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, telegram.SendOptions{Buttons: buttons}); err != nil {
 		h.Log.Debug("updating the list of modes failed", "chat_id", chatID, "err", err)
 	}
-	h.notify(ctx, in, fmt.Sprintf(T(lang, txtModeSwitchedShort), name))
+	h.notify(ctx, in, tr(lang).ModeSwitchedShort(name))
 	return nil, nil
 }
 
 // modeList is the list of modes with the current one marked, and a button
 // for each.
 func (h *Handler) modeList(lang, current string) (string, [][]telegram.Button) {
-	lines := []string{T(lang, txtModeList), ""}
+	lines := []string{tr(lang).ModeList, ""}
 	var rows [][]telegram.Button
 	for _, m := range h.modes().List() {
 		mark, label := "•", m.Name
@@ -83,7 +82,7 @@ func describe(lang string, m agent.Mode) string {
 	if m.Description != "" {
 		return m.Description
 	}
-	return T(lang, modeKey(m.Name))
+	return tr(lang).Mode[m.Name]
 }
 
 // builtinModes serves a handler that was given no modes.

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -20,42 +19,10 @@ type ModelStore interface {
 	SwitchModel(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
 }
 
-const (
-	txtModelList          = "model_list"
-	txtModelOnlyOne       = "model_only_one"
-	txtModelUnknown       = "model_unknown"
-	txtModelAlready       = "model_already"
-	txtModelSwitched      = "model_switched"
-	txtModelSwitchedShort = "model_switched_short"
-)
-
-func init() {
-	addTexts(map[string]map[string]string{
-		"en": {
-			helpKey("model"):      "the model that answers in this chat; /model NAME switches",
-			txtModelList:          "Models (✓ answers in this chat). Tap one, or send /model NAME:",
-			txtModelOnlyOne:       "The model is %s; no other is configured (MODELS).",
-			txtModelUnknown:       "There is no model “%s”. /model lists them.",
-			txtModelAlready:       "The model is %s already.",
-			txtModelSwitched:      "Model: %s. It answers from your next message.",
-			txtModelSwitchedShort: "Model: %s",
-		},
-		"ru": {
-			helpKey("model"):      "модель, которая отвечает в этом чате; /model ИМЯ переключает",
-			txtModelList:          "Модели (✓ — та, что отвечает в этом чате). Нажмите на нужную или отправьте /model ИМЯ:",
-			txtModelOnlyOne:       "Модель — %s; других не настроено (MODELS).",
-			txtModelUnknown:       "Модели «%s» нет. /model покажет список.",
-			txtModelAlready:       "Модель уже %s.",
-			txtModelSwitched:      "Модель: %s. Она отвечает с вашего следующего сообщения.",
-			txtModelSwitchedShort: "Модель: %s",
-		},
-	})
-}
-
 func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
 	chatID, userID, lang := in.msg.Chat.ID, in.user.TelegramUserID, in.lang()
 	if len(h.Models) < 2 {
-		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtModelOnlyOne), strings.Join(h.Models, "")))
+		return h.reply(ctx, in, tr(lang).ModelOnlyOne(strings.Join(h.Models, "")))
 	}
 	name := strings.TrimSpace(in.msg.CommandArguments())
 	if name == "" {
@@ -68,16 +35,16 @@ func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	i := h.modelIndex(name)
 	if i < 0 {
-		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtModelUnknown), name))
+		return h.reply(ctx, in, tr(lang).ModelUnknown(name))
 	}
 	from, err := h.switchModel(ctx, in, i, memory.SwitchByCommand)
 	if err != nil {
 		return err
 	}
 	if h.shownModel(from) == i {
-		return h.reply(ctx, in, fmt.Sprintf(T(lang, txtModelAlready), h.Models[i]))
+		return h.reply(ctx, in, tr(lang).ModelAlready(h.Models[i]))
 	}
-	return h.reply(ctx, in, fmt.Sprintf(T(lang, txtModelSwitched), h.Models[i]))
+	return h.reply(ctx, in, tr(lang).ModelSwitched(h.Models[i]))
 }
 
 // pressModel switches to the model of the pressed button (its index in
@@ -86,7 +53,7 @@ func pressModel(ctx context.Context, h *Handler, in *incoming, arg string) (*mem
 	lang := in.lang()
 	i, err := strconv.Atoi(arg)
 	if err != nil || i < 0 || i >= len(h.Models) {
-		h.notify(ctx, in, fmt.Sprintf(T(lang, txtModelUnknown), arg))
+		h.notify(ctx, in, tr(lang).ModelUnknown(arg))
 		return nil, nil
 	}
 	if _, err := h.switchModel(ctx, in, i, memory.SwitchByButton); err != nil {
@@ -97,7 +64,7 @@ func pressModel(ctx context.Context, h *Handler, in *incoming, arg string) (*mem
 	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, telegram.SendOptions{Buttons: buttons}); err != nil {
 		h.Log.Debug("updating the list of models failed", "chat_id", chatID, "err", err)
 	}
-	h.notify(ctx, in, fmt.Sprintf(T(lang, txtModelSwitchedShort), h.Models[i]))
+	h.notify(ctx, in, tr(lang).ModelSwitchedShort(h.Models[i]))
 	return nil, nil
 }
 
@@ -136,7 +103,7 @@ func (h *Handler) shownModel(stored string) int {
 
 // modelList is the list of models with the chat's marked, and a button for each.
 func (h *Handler) modelList(lang, current string) (string, [][]telegram.Button) {
-	lines := []string{T(lang, txtModelList), ""}
+	lines := []string{tr(lang).ModelList, ""}
 	var rows [][]telegram.Button
 	cur := h.shownModel(current)
 	for i, m := range h.Models {

@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
@@ -27,7 +26,7 @@ type ControlStore interface {
 func cmdRetry(ctx context.Context, h *Handler, in *incoming) error {
 	if _, err := h.rollback(ctx, in, memory.RollbackRetry); err != nil {
 		if errors.Is(err, memory.ErrNoUserMessage) {
-			return h.reply(ctx, in, T(in.lang(), txtNothingToRetry))
+			return h.reply(ctx, in, tr(in.lang()).NothingToRetry)
 		}
 		return err
 	}
@@ -41,14 +40,14 @@ func cmdUndo(ctx context.Context, h *Handler, in *incoming) error {
 	r, err := h.rollback(ctx, in, memory.RollbackUndo)
 	switch {
 	case errors.Is(err, memory.ErrNoUserMessage):
-		return h.reply(ctx, in, T(in.lang(), txtNothingToUndo))
+		return h.reply(ctx, in, tr(in.lang()).NothingToUndo)
 	case err != nil:
 		return err
 	case r.Repeated:
-		return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtUndoneAgain), r.Removed))
+		return h.reply(ctx, in, tr(in.lang()).UndoneAgain(r.Removed))
 	}
 	quote := preview(stamp.Strip(r.UserMessage.Content), 80)
-	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtUndone), quote, r.Removed-1))
+	return h.reply(ctx, in, tr(in.lang()).Undone(quote, r.Removed-1))
 }
 
 // rollback takes rows back and the buttons off approvals that no longer wait.

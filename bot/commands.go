@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,10 +16,10 @@ func (h *Handler) command(ctx context.Context, in *incoming, name string) error 
 	}
 	spec, ok := h.routes().command(name)
 	if !ok {
-		return h.reply(ctx, in, T(in.lang(), txtUnknown))
+		return h.reply(ctx, in, tr(in.lang()).Unknown)
 	}
 	if spec.adminOnly && !h.Access.IsAdmin(in.user.TelegramUserID) {
-		return h.reply(ctx, in, T(in.lang(), txtUnknown))
+		return h.reply(ctx, in, tr(in.lang()).Unknown)
 	}
 	return spec.run(ctx, h, in)
 }
@@ -30,7 +29,7 @@ func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
 	if name == "" {
 		name = in.user.Username
 	}
-	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtStart), name))
+	return h.reply(ctx, in, tr(in.lang()).Start(name))
 }
 
 // cmdNew deletes the chat's conversation and opens a fresh one, in the
@@ -47,9 +46,9 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 	if h.ConversationsReset != nil {
 		h.ConversationsReset()
 	}
-	text := T(in.lang(), txtNew)
+	text := tr(in.lang()).New
 	if cancelled > 0 {
-		text += "\n" + fmt.Sprintf(T(in.lang(), txtApprovalsCanceled), cancelled)
+		text += "\n" + tr(in.lang()).ApprovalsCanceled(cancelled)
 	}
 	return h.reply(ctx, in, text)
 }

@@ -108,7 +108,7 @@ func (h *Handler) act(ctx context.Context, in *incoming) (*memory.Delivery, erro
 		err := h.command(ctx, in, in.route.command)
 		return in.delivery, err
 	case in.route.action == textOnly:
-		return nil, h.reply(ctx, in, T(in.lang(), txtTextOnly))
+		return nil, h.reply(ctx, in, tr(in.lang()).TextOnly)
 	}
 	return h.converse(ctx, in, in.route.text)
 }
@@ -141,7 +141,7 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 	}
 	switch {
 	case errors.Is(err, memory.ErrNoUserMessage):
-		return nil, h.reply(ctx, in, T(in.lang(), txtNothingToRetry))
+		return nil, h.reply(ctx, in, tr(in.lang()).NothingToRetry)
 	case err != nil:
 		return nil, h.turnFailed(ctx, in, err)
 	}
@@ -154,7 +154,7 @@ func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error
 	if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
 		return &inbox.RetryLater{Err: err}
 	}
-	if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
+	if sendErr := h.reply(ctx, in, tr(in.lang()).Apology); sendErr != nil {
 		return sendErr
 	}
 	return fmt.Errorf("turn failed (apology sent): %w", err)
@@ -171,7 +171,7 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 	}
 	text := r.Text
 	if strings.TrimSpace(text) == "" {
-		text = T(in.lang(), txtEmpty)
+		text = tr(in.lang()).Empty
 	}
 	var ids []int64
 	var err error

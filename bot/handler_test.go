@@ -28,7 +28,7 @@ func TestAPanicWhileHandlingIsAnsweredWithTheApology(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "apology sent") || delivery != nil {
 		t.Fatalf("Handle = %v, %v; want the panic as an error, apology sent", delivery, err)
 	}
-	if sent := fake.SentTo(7); len(sent) != 1 || sent[0] != T("ru", txtApology) {
+	if sent := fake.SentTo(7); len(sent) != 1 || sent[0] != tr("ru").Apology {
 		t.Fatalf("sent %q, want the Russian apology", sent)
 	}
 }

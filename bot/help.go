@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -15,9 +14,9 @@ func helpKey(command string) string { return "help_" + command }
 func cmdHelp(ctx context.Context, h *Handler, in *incoming) error {
 	var lines []string
 	for _, c := range h.routes().listed(h.Access.IsAdmin(in.user.TelegramUserID)) {
-		lines = append(lines, "/"+c.name+" — "+T(in.lang(), helpKey(c.name)))
+		lines = append(lines, "/"+c.name+" — "+tr(in.lang()).Help[c.name])
 	}
-	return h.reply(ctx, in, fmt.Sprintf(T(in.lang(), txtHelp), strings.Join(lines, "\n")))
+	return h.reply(ctx, in, tr(in.lang()).HelpPage(strings.Join(lines, "\n")))
 }
 
 // menuLanguages are the languages the command menu is registered in: ""
@@ -31,7 +30,7 @@ func SetCommandMenu(ctx context.Context, client *telegram.Client) error {
 	for code, language := range menuLanguages {
 		var menu []tgbotapi.BotCommand
 		for _, c := range newRoutes().listed(false) {
-			menu = append(menu, tgbotapi.BotCommand{Command: c.name, Description: T(language, helpKey(c.name))})
+			menu = append(menu, tgbotapi.BotCommand{Command: c.name, Description: tr(language).Help[c.name]})
 		}
 		if err := client.SetCommands(ctx, code, menu); err != nil {
 			return err

@@ -15,8 +15,8 @@ func TestEveryCommandHasADescriptionInBothLanguages(t *testing.T) {
 		}
 		seen[c.name] = true
 		for _, lang := range []string{"en", "ru"} {
-			if texts[lang][helpKey(c.name)] == "" {
-				t.Errorf("/%s has no %s description (text %q): /help and the menu would lack it", c.name, lang, helpKey(c.name))
+			if tr(lang).Help[c.name] == "" {
+				t.Errorf("/%s has no %s description: /help and the menu would lack it", c.name, lang)
 			}
 		}
 	}

@@ -45,7 +45,7 @@ func (h *Handler) recovered(next step) step {
 			if in.msg == nil {
 				return // not known yet where to apologise
 			}
-			if sendErr := h.reply(ctx, in, T(in.lang(), txtApology)); sendErr != nil {
+			if sendErr := h.reply(ctx, in, tr(in.lang()).Apology); sendErr != nil {
 				err = sendErr
 			} else {
 				err = fmt.Errorf("panic: %v (apology sent)", p)

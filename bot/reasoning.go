@@ -10,15 +10,6 @@ import (
 // replying to the answer, its text in an expandable quote that shows a line
 // or two until tapped. Long thinking is shortened to what fits a message.
 
-const txtThinking = "thinking"
-
-func init() {
-	addTexts(map[string]map[string]string{
-		"en": {txtThinking: "💭 How the model thought about it"},
-		"ru": {txtThinking: "💭 Как модель рассуждала"},
-	})
-}
-
 // maxThinking bounds the thinking shown, in characters: with the heading
 // and the tags it stays under Telegram's 4096.
 const maxThinking = 3500
@@ -29,7 +20,7 @@ func (h *Handler) showReasoning(ctx context.Context, in *incoming, answerID int6
 	if utf8.RuneCountInString(reasoning) > maxThinking {
 		reasoning = string([]rune(reasoning)[:maxThinking]) + "…"
 	}
-	text := "<b>" + html.EscapeString(T(in.lang(), txtThinking)) + "</b>\n" +
+	text := "<b>" + html.EscapeString(tr(in.lang()).Thinking) + "</b>\n" +
 		"<blockquote expandable>" + html.EscapeString(reasoning) + "</blockquote>"
 	if _, err := h.Client.SendHTML(ctx, in.msg.Chat.ID, int(answerID), text); err != nil {
 		h.Log.Debug("showing the model's thinking failed", "chat_id", in.msg.Chat.ID, "err", err)

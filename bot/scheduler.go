@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -112,13 +111,13 @@ func (s *Scheduler) sendDue(intake, work context.Context, poll time.Duration) (t
 // it back for a later attempt and returns the error.
 func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 	late := time.Since(r.DueAt) > lateAfter
-	text := fmt.Sprintf(T(r.LanguageCode, txtReminder), r.Text)
+	text := tr(r.LanguageCode).Reminder(r.Text)
 	if late {
 		loc := s.Location
 		if loc == nil {
 			loc = time.UTC
 		}
-		text += fmt.Sprintf(T(r.LanguageCode, txtReminderLate), r.DueAt.In(loc).Format("2006-01-02 15:04"))
+		text += tr(r.LanguageCode).ReminderLate(r.DueAt.In(loc).Format("2006-01-02 15:04"))
 	}
 	ids, err := s.Client.SendText(ctx, r.ChatID, 0, text)
 	if err != nil {

@@ -2,75 +2,101 @@ package bot
 
 import "strings"
 
-// text keys of the bot's own messages.
-const (
-	txtStart    = "start"
-	txtHelp     = "help" // the lines before and after the list of commands
-	txtNew      = "new"
-	txtApology  = "apology"
-	txtEmpty    = "empty"
-	txtUnknown  = "unknown"
-	txtTextOnly = "text_only"
-)
+// texts is every text the bot writes itself, in one language. A text with
+// arguments is a function taking exactly as many as its format has, so a
+// wrong count is a compile error rather than a "%!d(MISSING)" in a chat.
+type texts struct {
+	// access.go
+	AccessDenied      func(a1 any) string
+	AccessDeniedShort string
+	RateLimited       func(a1 any) string
+	TokenLimit        func(a1, a2 any) string
+	// admin.go
+	Stats       func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 any) string
+	User        func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13 any) string
+	UserUsage   string
+	UserUnknown func(a1 any) string
+	// approvals.go
+	ApprovalAsk       func(a1, a2 any) string
+	Approve           string
+	Reject            string
+	Approved          string
+	Rejected          string
+	ApprovalNotYours  string
+	ApprovalUnknown   string
+	WasApproved       string
+	WasRejected       string
+	WasCancelled      string
+	ApprovalGone      string
+	ApprovalsNone     string
+	ApprovalsList     string
+	ApprovalsCanceled func(a1 any) string
+	// cmd_model.go
+	ModelList          string
+	ModelOnlyOne       func(a1 any) string
+	ModelUnknown       func(a1 any) string
+	ModelAlready       func(a1 any) string
+	ModelSwitched      func(a1 any) string
+	ModelSwitchedShort func(a1 any) string
+	// facts.go
+	MemoryList   func(a1 any) string
+	MemoryEmpty  string
+	ForgetUsage  string
+	Forgotten    func(a1 any) string
+	ForgotAll    func(a1 any) string
+	ForgetNone   string
+	ForgetNoSuch func(a1 any) string
+	// reminders.go
+	Reminder            func(a1 any) string
+	ReminderLate        func(a1 any) string
+	RemindersList       func(a1 any) string
+	RemindersNone       string
+	CancelReminderUsage string
+	RemindersCancelled  func(a1 any) string
+	ReminderNoSuch      func(a1 any) string
+	// texts.go
+	Start    func(a1 any) string
+	HelpPage func(a1 any) string
+	New      string
+	Apology  string
+	Empty    string
+	Unknown  string
+	TextOnly string
+	// texts_controls.go
+	NothingToRetry    string
+	NothingToUndo     string
+	Undone            func(a1, a2 any) string
+	UndoneAgain       func(a1 any) string
+	HistoryUsage      func(a1 any) string
+	HistoryEmpty      string
+	HistoryHeader     func(a1, a2 any) string
+	You               string
+	Bot               string
+	ExportEmpty       string
+	ExportCaption     func(a1 any) string
+	ModeList          string
+	ModeUnknown       func(a1 any) string
+	ModeAlready       func(a1 any) string
+	ModeSwitched      func(a1 any) string
+	ModeSwitchedShort func(a1 any) string
+	// usage.go
+	Usage      func(a1, a2, a3, a4, a5, a6 any) string
+	UsageLimit func(a1 any) string
 
-// texts holds the bot's own messages by language and key. A feature's file
-// adds its own with addTexts in an init function.
-var texts = map[string]map[string]string{"en": {}, "ru": {}}
+	// reasoning.go
+	Thinking string
 
-// addTexts merges more texts in; every key must come in both languages.
-func addTexts(more map[string]map[string]string) {
-	for lang, byKey := range more {
-		for key, text := range byKey {
-			texts[lang][key] = text
-		}
+	// Help is each command's one-line description, by name (/help and the menu).
+	Help map[string]string
+	// Mode is each built-in mode's description, by name.
+	Mode map[string]string
+}
+
+// tr returns the texts for a Telegram language_code: Russian for ru (and
+// its regional variants), English otherwise.
+func tr(languageCode string) *texts {
+	if languageCode == "ru" || strings.HasPrefix(languageCode, "ru-") {
+		return &russian
 	}
+	return &english
 }
-
-func init() { addTexts(coreTexts) }
-
-var coreTexts = map[string]map[string]string{
-	"en": {
-		txtStart: "Hello, %s! I'm a chat assistant with a memory: I remember our conversation, even after a restart.\n\n" +
-			"Just write to me. /new starts a fresh conversation, /help lists what I can do.",
-		txtHelp: "Commands:\n%s\n\n" +
-			"Anything else you write goes to the assistant. It remembers the recent conversation and facts about you, " +
-			"can look up what was said long ago, set reminders, and use tools (the time, a calculator, web pages — " +
-			"those only after you approve).",
-		helpKey("start"): "the greeting",
-		helpKey("help"):  "this list",
-		helpKey("new"):   "forget this conversation and start a fresh one (what I remember about you stays)",
-		txtNew:           "Done: the old conversation is deleted. Let's start over.",
-		txtApology:       "Sorry, I couldn't get an answer this time. Please try again in a moment.",
-		txtEmpty:         "The model returned an empty answer. Please rephrase and try again.",
-		txtUnknown:       "I don't know that command. /help lists the ones I do.",
-		txtTextOnly:      "I only understand text messages for now.",
-	},
-	"ru": {
-		txtStart: "Привет, %s! Я чат-ассистент с памятью: я помню наш разговор, даже после перезапуска.\n\n" +
-			"Просто напишите мне. /new начинает новый разговор, /help — список возможностей.",
-		txtHelp: "Команды:\n%s\n\n" +
-			"Всё остальное, что вы пишете, получает ассистент. Он помнит недавний разговор и факты о вас, " +
-			"умеет находить сказанное давно, ставить напоминания и пользоваться инструментами (время, калькулятор, " +
-			"веб-страницы — только с вашего разрешения).",
-		helpKey("start"): "приветствие",
-		helpKey("help"):  "этот список",
-		helpKey("new"):   "забыть этот разговор и начать новый (то, что я помню о вас, останется)",
-		txtNew:           "Готово: старый разговор удалён. Начнём сначала.",
-		txtApology:       "Извините, сейчас не получилось получить ответ. Попробуйте ещё раз чуть позже.",
-		txtEmpty:         "Модель вернула пустой ответ. Переформулируйте, пожалуйста, и попробуйте ещё раз.",
-		txtUnknown:       "Такой команды я не знаю. /help покажет список команд.",
-		txtTextOnly:      "Пока я понимаю только текстовые сообщения.",
-	},
-}
-
-// lang picks the bot's language for a Telegram language_code: Russian for
-// ru (and its regional variants), English otherwise.
-func lang(code string) string {
-	if code == "ru" || strings.HasPrefix(code, "ru-") {
-		return "ru"
-	}
-	return "en"
-}
-
-// T returns the bot's text key in the language of languageCode.
-func T(languageCode, key string) string { return texts[lang(languageCode)][key] }

@@ -1,0 +1,150 @@
+package bot
+
+import "fmt"
+
+// english is the bot's own texts in English.
+var english = texts{
+	AccessDenied: func(a1 any) string {
+		return fmt.Sprintf("Sorry, this is a private bot: it only answers the people its owner has allowed.\n\n"+
+			"If you should have access, send the owner your Telegram id: %d", a1)
+	},
+	AccessDeniedShort: "Sorry, this is a private bot.",
+	RateLimited: func(a1 any) string {
+		return fmt.Sprintf("You are writing faster than I can answer: at most %d messages a minute. "+
+			"Please wait a moment; what you send meanwhile goes unanswered.", a1)
+	},
+	TokenLimit: func(a1, a2 any) string {
+		return fmt.Sprintf("You have used today's limit of %d tokens. It renews at midnight (%s time). /usage shows your usage.", a1, a2)
+	},
+	Stats: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 any) string {
+		return fmt.Sprintf("Today (%s time)\n"+
+			"Users: %d, active today: %d\n"+
+			"Messages today: %d (rows stored in all: %d)\n"+
+			"Tokens today: %d in %d model calls\n"+
+			"Model errors today: %d, tool calls today: %d\n"+
+			"Refused today (access or limits): %d\n"+
+			"Inbox: %d waiting, %d given up", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)
+	},
+	User: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13 any) string {
+		return fmt.Sprintf("User %d (%s)\n"+
+			"First seen: %s, last seen: %s\n"+
+			"Conversations: %d, stored messages: %d\n"+
+			"Today: messages: %d, tokens: %d\n"+
+			"This month: messages: %d, tokens: %d\n"+
+			"In all: tokens: %d in %d model calls\n"+
+			"Days refused: %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)
+	},
+	UserUsage:   "Usage: /user <Telegram id>, for example /user 123456789",
+	UserUnknown: func(a1 any) string { return fmt.Sprintf("I know no user %d.", a1) },
+	ApprovalAsk: func(a1, a2 any) string {
+		return fmt.Sprintf("🔐 The assistant wants to use %s:\n%s\n\nAllow it?", a1, a2)
+	},
+	Approve:            "✅ Approve",
+	Reject:             "❌ Reject",
+	Approved:           "Approved. Working on it…",
+	Rejected:           "Rejected. The assistant will be told.",
+	ApprovalNotYours:   "Only the person who asked (or an admin) can decide this.",
+	ApprovalUnknown:    "This request no longer exists.",
+	WasApproved:        "This was already approved.",
+	WasRejected:        "This was already rejected.",
+	WasCancelled:       "This request was cancelled.",
+	ApprovalGone:       "The conversation this request belonged to was reset, so there is nothing to continue.",
+	ApprovalsNone:      "Nothing is waiting for approval.",
+	ApprovalsList:      "Waiting for approval (the buttons decide by number):",
+	ApprovalsCanceled:  func(a1 any) string { return fmt.Sprintf("Requests that waited for approval were cancelled: %d.", a1) },
+	ModelList:          "Models (✓ answers in this chat). Tap one, or send /model NAME:",
+	ModelOnlyOne:       func(a1 any) string { return fmt.Sprintf("The model is %s; no other is configured (MODELS).", a1) },
+	ModelUnknown:       func(a1 any) string { return fmt.Sprintf("There is no model “%s”. /model lists them.", a1) },
+	ModelAlready:       func(a1 any) string { return fmt.Sprintf("The model is %s already.", a1) },
+	ModelSwitched:      func(a1 any) string { return fmt.Sprintf("Model: %s. It answers from your next message.", a1) },
+	ModelSwitchedShort: func(a1 any) string { return fmt.Sprintf("Model: %s", a1) },
+	MemoryList: func(a1 any) string {
+		return fmt.Sprintf("What I remember about you, newest first:\n%s\n\n/forget N deletes one, /forget all deletes them all.", a1)
+	},
+	MemoryEmpty:  "I don't remember anything about you yet. Tell me about yourself and ask me to remember it.",
+	ForgetUsage:  "Which one? /memory lists what I remember with numbers: /forget 2 deletes the second, /forget all deletes everything.",
+	Forgotten:    func(a1 any) string { return fmt.Sprintf("Forgotten: %s", a1) },
+	ForgotAll:    func(a1 any) string { return fmt.Sprintf("Forgotten: all %d facts about you.", a1) },
+	ForgetNone:   "There was nothing to forget.",
+	ForgetNoSuch: func(a1 any) string { return fmt.Sprintf("There is no fact number %d; /memory lists them.", a1) },
+	Reminder:     func(a1 any) string { return fmt.Sprintf("⏰ Reminder: %s", a1) },
+	ReminderLate: func(a1 any) string {
+		return fmt.Sprintf("\n\n(It was due at %s, while I was offline. Sorry for the delay.)", a1)
+	},
+	RemindersList: func(a1 any) string {
+		return fmt.Sprintf("Your reminders:\n%s\n\n/cancel_reminder N cancels one, /cancel_reminder all cancels them all.", a1)
+	},
+	RemindersNone:       "No reminders are set. Just ask, for example: “remind me in 2 hours to call mom”.",
+	CancelReminderUsage: "Which one? /reminders lists them with numbers: /cancel_reminder 2 cancels the second, /cancel_reminder all cancels them all.",
+	RemindersCancelled:  func(a1 any) string { return fmt.Sprintf("Cancelled:\n%s", a1) },
+	ReminderNoSuch:      func(a1 any) string { return fmt.Sprintf("There is no reminder number %s; /reminders lists them.", a1) },
+	Start: func(a1 any) string {
+		return fmt.Sprintf("Hello, %s! I'm a chat assistant with a memory: I remember our conversation, even after a restart.\n\n"+
+			"Just write to me. /new starts a fresh conversation, /help lists what I can do.", a1)
+	},
+	HelpPage: func(a1 any) string {
+		return fmt.Sprintf("Commands:\n%s\n\n"+
+			"Anything else you write goes to the assistant. It remembers the recent conversation and facts about you, "+
+			"can look up what was said long ago, set reminders, and use tools (the time, a calculator, web pages — "+
+			"those only after you approve).", a1)
+	},
+	New:            "Done: the old conversation is deleted. Let's start over.",
+	Apology:        "Sorry, I couldn't get an answer this time. Please try again in a moment.",
+	Empty:          "The model returned an empty answer. Please rephrase and try again.",
+	Unknown:        "I don't know that command. /help lists the ones I do.",
+	TextOnly:       "I only understand text messages for now.",
+	NothingToRetry: "There is nothing to answer again: this conversation has no message of yours yet.",
+	NothingToUndo:  "There is nothing to take back: this conversation has no message of yours.",
+	Undone: func(a1, a2 any) string {
+		return fmt.Sprintf("Taken back: “%s” and the messages after it (%d). The assistant no longer sees them; /undo again goes further back.", a1, a2)
+	},
+	UndoneAgain: func(a1 any) string {
+		return fmt.Sprintf("That /undo was done already: %d messages were taken back.", a1)
+	},
+	HistoryUsage: func(a1 any) string { return fmt.Sprintf("Usage: /history or /history N, with N from 1 to %d.", a1) },
+	HistoryEmpty: "This conversation is empty so far.",
+	HistoryHeader: func(a1, a2 any) string {
+		return fmt.Sprintf("The last messages of this conversation (%d), times in %s:", a1, a2)
+	},
+	You:         "You",
+	Bot:         "Bot",
+	ExportEmpty: "There is nothing to export yet: this conversation is empty.",
+	ExportCaption: func(a1 any) string {
+		return fmt.Sprintf("This conversation: %d messages, as Markdown and as JSON.", a1)
+	},
+	ModeList:          "Modes (✓ is the current one). Tap one, or send /mode NAME:",
+	ModeUnknown:       func(a1 any) string { return fmt.Sprintf("There is no mode “%s”. /mode lists them.", a1) },
+	ModeAlready:       func(a1 any) string { return fmt.Sprintf("The assistant is in mode %s already.", a1) },
+	ModeSwitched:      func(a1 any) string { return fmt.Sprintf("Mode: %s. It applies from your next message.", a1) },
+	ModeSwitchedShort: func(a1 any) string { return fmt.Sprintf("Mode: %s", a1) },
+	Usage: func(a1, a2, a3, a4, a5, a6 any) string {
+		return fmt.Sprintf("Your usage (%s time)\nToday: messages: %d, tokens: %d%s\nThis month: messages: %d, tokens: %d", a1, a2, a3, a4, a5, a6)
+	},
+	UsageLimit: func(a1 any) string { return fmt.Sprintf(" of %d a day", a1) },
+	Thinking:   "💭 How the model thought about it",
+	Help: map[string]string{
+		"stats":           "admins: users, activity and tokens today",
+		"user":            "admins: a summary of one user: /user ID",
+		"approvals":       "actions waiting for your approval",
+		"model":           "the model that answers in this chat; /model NAME switches",
+		"memory":          "what I remember about you",
+		"forget":          "delete what I remember: /forget N, or /forget all",
+		"reminders":       "your reminders",
+		"cancel_reminder": "cancel a reminder: /cancel_reminder N",
+		"start":           "the greeting",
+		"help":            "this list",
+		"new":             "forget this conversation and start a fresh one (what I remember about you stays)",
+		"retry":           "answer your last message again",
+		"undo":            "take back your last message and the answer to it",
+		"history":         "the last messages of this conversation: /history 20",
+		"mode":            "the assistant's modes; /mode NAME switches",
+		"export":          "this conversation as Markdown and JSON files",
+		"usage":           "your messages and tokens today and this month",
+	},
+	Mode: map[string]string{
+		"default":    "the general assistant",
+		"concise":    "short answers, no filler",
+		"translator": "translates what you write (Russian ↔ English)",
+		"coder":      "a programming assistant",
+	},
+}

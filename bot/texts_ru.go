@@ -1,0 +1,168 @@
+package bot
+
+import "fmt"
+
+// russian is the bot's own texts in Russian.
+var russian = texts{
+	AccessDenied: func(a1 any) string {
+		return fmt.Sprintf("Извините, это закрытый бот: он отвечает только тем, кому разрешил владелец.\n\n"+
+			"Если вам нужен доступ, отправьте владельцу ваш Telegram id: %d", a1)
+	},
+	AccessDeniedShort: "Извините, это закрытый бот.",
+	RateLimited: func(a1 any) string {
+		return fmt.Sprintf("Вы пишете быстрее, чем я успеваю отвечать: не больше %d сообщений в минуту. "+
+			"Подождите немного — то, что придёт до этого, останется без ответа.", a1)
+	},
+	TokenLimit: func(a1, a2 any) string {
+		return fmt.Sprintf("Вы израсходовали дневной лимит: %d токенов. Он обновится в полночь (по времени %s). /usage покажет ваш расход.", a1, a2)
+	},
+	Stats: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 any) string {
+		return fmt.Sprintf("Сегодня (по времени %s)\n"+
+			"Пользователей: %d, активных сегодня: %d\n"+
+			"Сообщений сегодня: %d (строк в базе всего: %d)\n"+
+			"Токенов сегодня: %d за %d вызовов модели\n"+
+			"Ошибок модели сегодня: %d, вызовов инструментов сегодня: %d\n"+
+			"Отказов сегодня (доступ или лимиты): %d\n"+
+			"Очередь: ждут %d, брошено %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)
+	},
+	User: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13 any) string {
+		return fmt.Sprintf("Пользователь %d (%s)\n"+
+			"Впервые: %s, последний раз: %s\n"+
+			"Разговоров: %d, сообщений в базе: %d\n"+
+			"Сегодня: сообщений: %d, токенов: %d\n"+
+			"В этом месяце: сообщений: %d, токенов: %d\n"+
+			"Всего: токенов: %d за %d вызовов модели\n"+
+			"Дней с отказом: %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)
+	},
+	UserUsage:   "Так: /user <Telegram id>, например /user 123456789",
+	UserUnknown: func(a1 any) string { return fmt.Sprintf("Пользователя %d я не знаю.", a1) },
+	ApprovalAsk: func(a1, a2 any) string {
+		return fmt.Sprintf("🔐 Ассистент хочет воспользоваться инструментом %s:\n%s\n\nРазрешить?", a1, a2)
+	},
+	Approve:          "✅ Разрешить",
+	Reject:           "❌ Отклонить",
+	Approved:         "Разрешено. Выполняю…",
+	Rejected:         "Отклонено. Ассистент узнает об этом.",
+	ApprovalNotYours: "Решить может только тот, кто спрашивал (или администратор).",
+	ApprovalUnknown:  "Такого запроса больше нет.",
+	WasApproved:      "Это уже разрешено.",
+	WasRejected:      "Это уже отклонено.",
+	WasCancelled:     "Этот запрос отменён.",
+	ApprovalGone:     "Разговор, к которому относился запрос, был начат заново, продолжать нечего.",
+	ApprovalsNone:    "Ничего не ждёт разрешения.",
+	ApprovalsList:    "Ждут разрешения (кнопки решают по номеру):",
+	ApprovalsCanceled: func(a1 any) string {
+		return fmt.Sprintf("Отменены запросы, ждавшие разрешения: %d.", a1)
+	},
+	ModelList: "Модели (✓ — та, что отвечает в этом чате). Нажмите на нужную или отправьте /model ИМЯ:",
+	ModelOnlyOne: func(a1 any) string {
+		return fmt.Sprintf("Модель — %s; других не настроено (MODELS).", a1)
+	},
+	ModelUnknown: func(a1 any) string {
+		return fmt.Sprintf("Модели «%s» нет. /model покажет список.", a1)
+	},
+	ModelAlready: func(a1 any) string { return fmt.Sprintf("Модель уже %s.", a1) },
+	ModelSwitched: func(a1 any) string {
+		return fmt.Sprintf("Модель: %s. Она отвечает с вашего следующего сообщения.", a1)
+	},
+	ModelSwitchedShort: func(a1 any) string { return fmt.Sprintf("Модель: %s", a1) },
+	MemoryList: func(a1 any) string {
+		return fmt.Sprintf("Что я о вас помню, сначала новое:\n%s\n\n/forget N удаляет одно, /forget all — всё.", a1)
+	},
+	MemoryEmpty: "Я пока ничего о вас не помню. Расскажите о себе и попросите запомнить.",
+	ForgetUsage: "Что именно? /memory показывает, что я помню, с номерами: /forget 2 удаляет второе, /forget all — всё.",
+	Forgotten:   func(a1 any) string { return fmt.Sprintf("Забыл: %s", a1) },
+	ForgotAll:   func(a1 any) string { return fmt.Sprintf("Забыл всё, что помнил о вас (%d).", a1) },
+	ForgetNone:  "Забывать было нечего.",
+	ForgetNoSuch: func(a1 any) string {
+		return fmt.Sprintf("Под номером %d ничего нет; /memory покажет список.", a1)
+	},
+	Reminder: func(a1 any) string { return fmt.Sprintf("⏰ Напоминание: %s", a1) },
+	ReminderLate: func(a1 any) string {
+		return fmt.Sprintf("\n\n(Его время было %s, когда я был недоступен. Простите за опоздание.)", a1)
+	},
+	RemindersList: func(a1 any) string {
+		return fmt.Sprintf("Ваши напоминания:\n%s\n\n/cancel_reminder N отменяет одно, /cancel_reminder all — все.", a1)
+	},
+	RemindersNone:       "Напоминаний нет. Просто попросите, например: «напомни через 2 часа позвонить маме».",
+	CancelReminderUsage: "Какое? /reminders показывает их с номерами: /cancel_reminder 2 отменяет второе, /cancel_reminder all — все.",
+	RemindersCancelled:  func(a1 any) string { return fmt.Sprintf("Отменено:\n%s", a1) },
+	ReminderNoSuch: func(a1 any) string {
+		return fmt.Sprintf("Напоминания с номером %s нет; /reminders покажет список.", a1)
+	},
+	Start: func(a1 any) string {
+		return fmt.Sprintf("Привет, %s! Я чат-ассистент с памятью: я помню наш разговор, даже после перезапуска.\n\n"+
+			"Просто напишите мне. /new начинает новый разговор, /help — список возможностей.", a1)
+	},
+	HelpPage: func(a1 any) string {
+		return fmt.Sprintf("Команды:\n%s\n\n"+
+			"Всё остальное, что вы пишете, получает ассистент. Он помнит недавний разговор и факты о вас, "+
+			"умеет находить сказанное давно, ставить напоминания и пользоваться инструментами (время, калькулятор, "+
+			"веб-страницы — только с вашего разрешения).", a1)
+	},
+	New:            "Готово: старый разговор удалён. Начнём сначала.",
+	Apology:        "Извините, сейчас не получилось получить ответ. Попробуйте ещё раз чуть позже.",
+	Empty:          "Модель вернула пустой ответ. Переформулируйте, пожалуйста, и попробуйте ещё раз.",
+	Unknown:        "Такой команды я не знаю. /help покажет список команд.",
+	TextOnly:       "Пока я понимаю только текстовые сообщения.",
+	NothingToRetry: "Отвечать заново не на что: в этом разговоре ещё нет ваших сообщений.",
+	NothingToUndo:  "Отменять нечего: в этом разговоре нет ваших сообщений.",
+	Undone: func(a1, a2 any) string {
+		return fmt.Sprintf("Отменено: «%s» и сообщения после него (%d). Ассистент их больше не видит; /undo ещё раз отменит предыдущее.", a1, a2)
+	},
+	UndoneAgain: func(a1 any) string {
+		return fmt.Sprintf("Эта отмена уже выполнена: удалено сообщений — %d.", a1)
+	},
+	HistoryUsage: func(a1 any) string {
+		return fmt.Sprintf("Используйте /history или /history N, где N от 1 до %d.", a1)
+	},
+	HistoryEmpty: "Этот разговор пока пуст.",
+	HistoryHeader: func(a1, a2 any) string {
+		return fmt.Sprintf("Последние сообщения разговора (%d), время — %s:", a1, a2)
+	},
+	You:         "Вы",
+	Bot:         "Бот",
+	ExportEmpty: "Экспортировать пока нечего: этот разговор пуст.",
+	ExportCaption: func(a1 any) string {
+		return fmt.Sprintf("Этот разговор: сообщений — %d, в Markdown и в JSON.", a1)
+	},
+	ModeList: "Режимы (✓ — текущий). Нажмите на нужный или отправьте /mode ИМЯ:",
+	ModeUnknown: func(a1 any) string {
+		return fmt.Sprintf("Режима «%s» нет. /mode покажет список.", a1)
+	},
+	ModeAlready: func(a1 any) string { return fmt.Sprintf("Ассистент уже в режиме %s.", a1) },
+	ModeSwitched: func(a1 any) string {
+		return fmt.Sprintf("Режим: %s. Он действует с вашего следующего сообщения.", a1)
+	},
+	ModeSwitchedShort: func(a1 any) string { return fmt.Sprintf("Режим: %s", a1) },
+	Usage: func(a1, a2, a3, a4, a5, a6 any) string {
+		return fmt.Sprintf("Ваш расход (по времени %s)\nСегодня: сообщений: %d, токенов: %d%s\nВ этом месяце: сообщений: %d, токенов: %d", a1, a2, a3, a4, a5, a6)
+	},
+	UsageLimit: func(a1 any) string { return fmt.Sprintf(" из %d в день", a1) },
+	Thinking:   "💭 Как модель рассуждала",
+	Help: map[string]string{
+		"stats":           "для админов: пользователи, активность и токены за сегодня",
+		"user":            "для админов: сводка по пользователю: /user ID",
+		"approvals":       "действия, ждущие вашего разрешения",
+		"model":           "модель, которая отвечает в этом чате; /model ИМЯ переключает",
+		"memory":          "что я о вас помню",
+		"forget":          "удалить то, что я помню: /forget N или /forget all",
+		"reminders":       "ваши напоминания",
+		"cancel_reminder": "отменить напоминание: /cancel_reminder N",
+		"start":           "приветствие",
+		"help":            "этот список",
+		"new":             "забыть этот разговор и начать новый (то, что я помню о вас, останется)",
+		"retry":           "ответить на ваше последнее сообщение заново",
+		"undo":            "отменить ваше последнее сообщение и ответ на него",
+		"history":         "последние сообщения разговора: /history 20",
+		"mode":            "режимы ассистента; /mode ИМЯ переключает",
+		"export":          "этот разговор файлами Markdown и JSON",
+		"usage":           "ваши сообщения и токены за сегодня и за месяц",
+	},
+	Mode: map[string]string{
+		"default":    "обычный ассистент",
+		"concise":    "короткие ответы, без воды",
+		"translator": "переводит то, что вы пишете (русский ↔ английский)",
+		"coder":      "помощник программиста",
+	},
+}
