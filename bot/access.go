@@ -76,7 +76,7 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 	now := a.now()
 	usage, err := h.Memory.RecentUsage(ctx, userID, in.update.UpdateID, a.dayStart(now), now.Add(-time.Minute))
 	if err != nil {
-		return true, storageError(err)
+		return true, err
 	}
 	switch {
 	case a.RatePerMinute > 0 && usage.Received >= a.RatePerMinute:
@@ -107,7 +107,7 @@ func (h *Handler) refuse(ctx context.Context, in *incoming) error {
 	answer, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
 		Day: a.now().In(a.zone()).Format(time.DateOnly)})
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	h.Log.Info("message refused: sender not allowed", "user_id", userID, "chat_id", chatID, "answered", answer)
 	if !answer {
@@ -121,7 +121,7 @@ func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell 
 	ev := memory.Event{Type: memory.EventRateLimited, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"limit": limit, "notified": tell}}
 	if err := h.Memory.AddEvents(ctx, ev); err != nil {
-		return storageError(err)
+		return err
 	}
 	h.Log.Info("message stopped by a limit", "user_id", in.user.TelegramUserID, "limit", limit, "notified", tell)
 	if !tell {

@@ -14,7 +14,7 @@ func cmdStats(ctx context.Context, h *Handler, in *incoming) error {
 	a := &h.Access
 	st, err := h.Memory.Stats(ctx, a.dayStart(a.now()))
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	return h.reply(ctx, in, tr(in.lang()).Stats(a.zone(), st.Users, st.ActiveToday, st.MessagesToday, st.StoredMessages, st.TokensToday, st.ModelCallsToday, st.LLMErrorsToday, st.ToolCallsToday, st.RefusedToday, st.InboxUnfinished, st.InboxFailed))
 }
@@ -29,7 +29,7 @@ func cmdUser(ctx context.Context, h *Handler, in *incoming) error {
 	now := a.now()
 	st, err := h.Memory.UserStats(ctx, id, a.dayStart(now), a.monthStart(now))
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	if !st.Known && st.ModelCalls == 0 && st.Refusals == 0 {
 		return h.reply(ctx, in, tr(in.lang()).UserUnknown(id))

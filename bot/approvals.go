@@ -36,10 +36,10 @@ func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []mem
 			{Text: tr(lang).Reject, Data: "reject:" + strconv.FormatInt(ap.ID, 10)},
 		}})
 		if err != nil {
-			return sendError(err)
+			return err
 		}
 		if err := h.Memory.SetApprovalMessage(ctx, ap.ID, id); err != nil {
-			return storageError(err)
+			return err
 		}
 	}
 	return nil
@@ -58,7 +58,7 @@ func decide(status string) callbackFunc {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, storageError(err)
+			return nil, err
 		}
 		presser := in.user.TelegramUserID
 		if presser != ap.UserID && !h.Access.IsAdmin(presser) {
@@ -67,7 +67,7 @@ func decide(status string) callbackFunc {
 		}
 		if ap.Status == memory.ApprovalPending {
 			if ap, _, err = h.Memory.Decide(ctx, decision(ap, status, presser, in.update.UpdateID)); err != nil {
-				return nil, storageError(err)
+				return nil, err
 			}
 		}
 		h.removeButtons(ctx, ap)
@@ -137,7 +137,7 @@ func (h *Handler) removeButtons(ctx context.Context, ap *memory.Approval) {
 func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 	list, err := h.Memory.ChatApprovals(ctx, in.msg.Chat.ID)
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	lang := in.lang()
 	if len(list) == 0 {
@@ -154,7 +154,7 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 		rows = append(rows, []telegram.Button{{Text: "✅ " + n, Data: "approve:" + id}, {Text: "❌ " + n, Data: "reject:" + id}})
 	}
 	_, err = h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), b.String(), rows)
-	return sendError(err)
+	return err
 }
 
 // cancelApprovals cancels the chat's pending approvals (for /new) and takes
@@ -162,7 +162,7 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 func (h *Handler) cancelApprovals(ctx context.Context, chatID int64) (int, error) {
 	cancelled, err := h.Memory.CancelApprovals(ctx, chatID, "cancelled by /new")
 	if err != nil {
-		return 0, storageError(err)
+		return 0, err
 	}
 	for i := range cancelled {
 		h.removeButtons(ctx, &cancelled[i])

@@ -20,7 +20,7 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 		return h.reply(ctx, in, tr(in.lang()).ExportEmpty)
 	}
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	data, err := exportJSON(t)
 	if err != nil {
@@ -29,10 +29,10 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 	name := "membot-conversation-" + t.Conversation.CreatedAt.In(h.Access.zone()).Format("2006-01-02-1504")
 	caption := tr(in.lang()).ExportCaption(len(t.Messages))
 	if _, err := h.Client.SendDocument(ctx, in.msg.Chat.ID, name+".md", exportMarkdown(t, in.lang(), h.Access.zone()), caption); err != nil {
-		return sendError(err)
+		return err
 	}
 	_, err = h.Client.SendDocument(ctx, in.msg.Chat.ID, name+".json", data, "")
-	return sendError(err)
+	return err
 }
 
 // exportMarkdown writes the conversation for people to read.

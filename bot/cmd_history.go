@@ -27,7 +27,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	msgs, err := h.Memory.Dialogue(ctx, in.msg.Chat.ID, n)
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	if len(msgs) == 0 {
 		return h.reply(ctx, in, tr(in.lang()).HistoryEmpty)

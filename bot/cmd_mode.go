@@ -19,7 +19,7 @@ func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 	if name == "" {
 		current, err := h.Memory.ConversationMode(ctx, chatID, userID)
 		if err != nil {
-			return storageError(err)
+			return err
 		}
 		text, buttons := h.modeList(in.lang(), current)
 		return h.reply(ctx, in, text, telegram.SendOptions{Buttons: buttons})
@@ -29,7 +29,7 @@ func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	from, err := h.Memory.SwitchMode(ctx, chatID, userID, name, memory.SwitchByCommand)
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	if from == name {
 		return h.reply(ctx, in, tr(in.lang()).ModeAlready(name))
@@ -46,7 +46,7 @@ func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*mem
 	}
 	chatID := in.msg.Chat.ID
 	if _, err := h.Memory.SwitchMode(ctx, chatID, in.user.TelegramUserID, name, memory.SwitchByButton); err != nil {
-		return nil, storageError(err)
+		return nil, err
 	}
 	text, buttons := h.modeList(lang, name)
 	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, telegram.SendOptions{Buttons: buttons}); err != nil {

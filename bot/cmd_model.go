@@ -28,7 +28,7 @@ func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
 	if name == "" {
 		current, err := h.Memory.ConversationModel(ctx, chatID, userID)
 		if err != nil {
-			return storageError(err)
+			return err
 		}
 		text, buttons := h.modelList(lang, current)
 		return h.reply(ctx, in, text, telegram.SendOptions{Buttons: buttons})
@@ -77,7 +77,7 @@ func (h *Handler) switchModel(ctx context.Context, in *incoming, i int, reason s
 	}
 	from, err := h.Memory.SwitchModel(ctx, in.msg.Chat.ID, in.user.TelegramUserID, to, reason)
 	if err != nil {
-		return "", storageError(err)
+		return "", err
 	}
 	return from, nil
 }

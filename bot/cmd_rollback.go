@@ -54,7 +54,7 @@ func cmdUndo(ctx context.Context, h *Handler, in *incoming) error {
 func (h *Handler) rollback(ctx context.Context, in *incoming, command string) (*memory.Rollback, error) {
 	r, err := h.Memory.Rollback(ctx, memory.RollbackStart{ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID, Command: command})
 	if err != nil {
-		return nil, storageError(err)
+		return nil, err
 	}
 	for i := range r.Cancelled {
 		h.removeButtons(ctx, &r.Cancelled[i])

@@ -12,7 +12,7 @@ func (h *Handler) command(ctx context.Context, in *incoming, name string) error 
 	arrived := memory.Event{Type: memory.EventMessageReceived, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"kind": "command", "command": name}}
 	if err := h.Memory.Arrived(ctx, in.user, arrived); err != nil {
-		return storageError(err)
+		return err
 	}
 	spec, ok := h.routes().command(name)
 	if !ok {
@@ -41,7 +41,7 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 		return err
 	}
 	if _, err := h.Memory.Reset(ctx, in.msg.Chat.ID, in.user.TelegramUserID); err != nil {
-		return storageError(err)
+		return err
 	}
 	if h.ConversationsReset != nil {
 		h.ConversationsReset()

@@ -20,7 +20,7 @@ type FactStore interface {
 func cmdMemory(ctx context.Context, h *Handler, in *incoming) error {
 	facts, err := h.Memory.Facts(ctx, in.user.TelegramUserID)
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	if len(facts) == 0 {
 		return h.reply(ctx, in, tr(in.lang()).MemoryEmpty)
@@ -39,7 +39,7 @@ func cmdForget(ctx context.Context, h *Handler, in *incoming) error {
 	if all {
 		n, err := h.Memory.ForgetAllFacts(ctx, user)
 		if err != nil {
-			return storageError(err)
+			return err
 		}
 		if n == 0 {
 			return h.reply(ctx, in, tr(lang).ForgetNone)
@@ -55,7 +55,7 @@ func cmdForget(ctx context.Context, h *Handler, in *incoming) error {
 		return h.reply(ctx, in, tr(lang).ForgetNoSuch(n))
 	}
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	return h.reply(ctx, in, tr(lang).Forgotten(f.Content))
 }

@@ -12,7 +12,6 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/agent"
-	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/memory"
@@ -151,8 +150,8 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 // turnFailed decides what a failed turn comes to: a retry later when the
 // database is away (or the bot is stopping), an apology otherwise.
 func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error {
-	if errors.Is(err, memory.ErrUnavailable) || ctx.Err() != nil {
-		return &inbox.RetryLater{Err: err}
+	if Transient(err) || ctx.Err() != nil {
+		return err // handled again later: no apology
 	}
 	if sendErr := h.reply(ctx, in, tr(in.lang()).Apology); sendErr != nil {
 		return sendErr
@@ -177,7 +176,6 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 	var err error
 	if stream != nil {
 		ids, err = stream.finish(ctx, text)
-		err = sendError(err)
 	} else {
 		ids, err = h.send(ctx, in, text, telegram.SendOptions{Markdown: true})
 	}
@@ -204,7 +202,7 @@ func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...
 // marked for a later retry; the others are final.
 func (h *Handler) send(ctx context.Context, in *incoming, text string, opts ...telegram.SendOptions) ([]int64, error) {
 	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), text, opts...)
-	return ids, sendError(err)
+	return ids, err
 }
 
 // replyTo is the message an answer replies to: in groups the one answered,
@@ -215,14 +213,6 @@ func replyTo(in *incoming) int {
 		return 0
 	}
 	return in.msg.MessageID
-}
-
-// sendError marks a failed send that may pass for a later retry.
-func sendError(err error) error {
-	if err != nil && !telegram.IsPermanent(err) {
-		return &inbox.RetryLater{Err: err}
-	}
-	return err
 }
 
 // typing keeps "typing…" on in the chat until the returned func is called.
@@ -247,12 +237,11 @@ func (h *Handler) typing(ctx context.Context, chatID int64) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-// storageError marks a failure to reach the database as passing.
-func storageError(err error) error {
-	if errors.Is(err, memory.ErrUnavailable) {
-		return &inbox.RetryLater{Err: err}
-	}
-	return err
+// Transient tells whether a failed update may succeed if handled again
+// later: the database or Telegram could not be reached. The dispatcher
+// asks it (Dispatcher.Transient); any other failure gives the update up.
+func Transient(err error) bool {
+	return errors.Is(err, memory.ErrUnavailable) || telegram.Transient(err)
 }
 
 // clock shows t in the bot's zone.

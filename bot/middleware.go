@@ -3,14 +3,12 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/memory"
 )
 
@@ -103,11 +101,10 @@ func (h *Handler) measured(next step) step {
 		if !in.turn {
 			return delivery, err
 		}
-		var later *inbox.RetryLater
 		switch {
 		case delivery != nil:
 			orNone(h.Metrics).Turn("answered", time.Since(start))
-		case err != nil && !errors.As(err, &later):
+		case err != nil && !Transient(err) && ctx.Err() == nil:
 			orNone(h.Metrics).Turn("failed", time.Since(start))
 		}
 		return delivery, err

@@ -20,7 +20,7 @@ type ReminderStore interface {
 func cmdReminders(ctx context.Context, h *Handler, in *incoming) error {
 	list, err := h.Memory.ChatReminders(ctx, in.msg.Chat.ID)
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	if len(list) == 0 {
 		return h.reply(ctx, in, tr(in.lang()).RemindersNone)
@@ -41,7 +41,7 @@ func cmdCancelReminder(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	cancelled, err := h.Memory.CancelReminders(ctx, in.msg.Chat.ID, numbers)
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	if len(cancelled) == 0 {
 		if all {

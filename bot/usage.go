@@ -10,7 +10,7 @@ func cmdUsage(ctx context.Context, h *Handler, in *incoming) error {
 	now := a.now()
 	st, err := h.Memory.UserStats(ctx, in.user.TelegramUserID, a.dayStart(now), a.monthStart(now))
 	if err != nil {
-		return storageError(err)
+		return err
 	}
 	limit := ""
 	if a.DailyTokenLimit > 0 && !a.IsAdmin(in.user.TelegramUserID) {

@@ -7,7 +7,6 @@ package inbox
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -31,14 +30,6 @@ type UpdateHandler interface {
 	Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error)
 }
 
-// RetryLater marks a handler error as passing (the database or Telegram is
-// unreachable): the update stays claimed and is handled again after a pause.
-// Any other error gives the update up.
-type RetryLater struct{ Err error }
-
-func (e *RetryLater) Error() string { return e.Err.Error() }
-func (e *RetryLater) Unwrap() error { return e.Err }
-
 // Dispatcher handles the inbox: one chat's updates strictly in order, one at
 // a time, and up to Workers chats at once, so a slow chat never holds up the
 // others. The order holds across processes too, because each update is
@@ -52,6 +43,10 @@ type Dispatcher struct {
 	// told about: updates left by a crash, or stored by another process.
 	Sweep time.Duration
 	Log   *slog.Logger
+	// Transient tells a failure that may pass (the database or Telegram is
+	// unreachable): the update stays claimed and is handled again after a
+	// pause. Any other error gives the update up. Nil: none may pass.
+	Transient func(error) bool
 
 	mu     sync.Mutex
 	intake context.Context // claims stop when it ends
@@ -163,8 +158,7 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory
 	b := backoff.New(500*time.Millisecond, 30*time.Second)
 	for {
 		delivery, err := d.Handler.Handle(work, u)
-		var later *RetryLater
-		if errors.As(err, &later) {
+		if err != nil && (work.Err() != nil || (d.Transient != nil && d.Transient(err))) {
 			d.Log.Warn("handling an update failed; retrying", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err, "retry_in", b.Peek())
 			if !b.Sleep(work) {
 				return nil // shutting down: the update stays claimed and is taken over on restart

@@ -141,15 +141,15 @@ func (c *Client) request(ctx context.Context, do func() (*tgbotapi.APIResponse, 
 		}
 		err = c.redact(err)
 		if attempt >= c.retry.Attempts || ctx.Err() != nil || !retryable(err) {
-			return nil, err
+			return nil, &CallError{err: err}
 		}
 		c.metrics.TelegramRetry(retryReason(err))
 		if after, limited := floodWait(err); limited {
 			if !backoff.Sleep(ctx, min(after, c.retry.MaxWait)) {
-				return nil, err
+				return nil, &CallError{err: err}
 			}
 		} else if !b.Sleep(ctx) {
-			return nil, err
+			return nil, &CallError{err: err}
 		}
 	}
 }
@@ -196,6 +196,20 @@ func APIError(err error) (*tgbotapi.Error, bool) {
 func IsPermanent(err error) bool {
 	apiErr, ok := APIError(err)
 	return ok && apiErr.Code >= 400 && apiErr.Code < 500 && apiErr.Code != http.StatusTooManyRequests
+}
+
+// CallError is a Bot API call that failed after its retries. It keeps the
+// cause's chain for errors.Is/As.
+type CallError struct{ err error }
+
+func (e *CallError) Error() string { return e.err.Error() }
+func (e *CallError) Unwrap() error { return e.err }
+
+// Transient reports whether err is a call to Telegram that failed but may
+// succeed later: network trouble, a server error, flood control.
+func Transient(err error) bool {
+	var call *CallError
+	return errors.As(err, &call) && !IsPermanent(err) && !errors.Is(err, context.Canceled)
 }
 
 // redact removes the token from an error's text, keeping the chain for errors.Is/As.

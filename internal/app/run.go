@@ -136,10 +136,11 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
 			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, ConversationsReset: purger.Wake},
-		Owner:   owner.ID,
-		Workers: cfg.Workers,
-		Sweep:   5 * time.Second,
-		Log:     log,
+		Owner:     owner.ID,
+		Workers:   cfg.Workers,
+		Sweep:     5 * time.Second,
+		Log:       log,
+		Transient: bot.Transient,
 	}
 
 	var wg sync.WaitGroup
