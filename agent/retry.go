@@ -3,12 +3,12 @@ package agent
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"net"
 	"strconv"
 	"time"
 
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/internal/backoff"
 )
 
 // RetryPolicy bounds the model calls of one step.
@@ -39,7 +39,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // that will never succeed is not repeated.
 func (a *Agent) withRetry(ctx context.Context, model string, call func(ctx context.Context) error) error {
 	p := a.cfg.Retry.withDefaults()
-	wait := p.Backoff
+	wait := backoff.New(p.Backoff, 30*time.Second)
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		err := a.attempt(ctx, p.Timeout, call)
@@ -47,13 +47,10 @@ func (a *Agent) withRetry(ctx context.Context, model string, call func(ctx conte
 		if err == nil || attempt >= p.Attempts || !retryable(err) || ctx.Err() != nil {
 			return err
 		}
-		a.log.Warn("model call failed; retrying", "attempt", attempt, "err", err, "in", wait)
-		select {
-		case <-ctx.Done():
+		a.log.Warn("model call failed; retrying", "attempt", attempt, "err", err, "in", wait.Peek())
+		if !wait.Sleep(ctx) {
 			return ctx.Err()
-		case <-time.After(wait/2 + rand.N(wait)):
 		}
-		wait *= 2
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/membot/membot/internal/backoff"
 )
 
 // ownerLockSpace is the first key of the owner advisory locks; the SQL
@@ -44,11 +45,11 @@ func (l *OwnerLock) Wait() { <-l.done }
 
 func (s *Store) keepOwnerLock(ctx context.Context, id int32, locked chan struct{}, log *slog.Logger) {
 	cfg := s.pool.Config().ConnConfig.Copy()
-	backoff := 100 * time.Millisecond
+	wait := backoff.New(100*time.Millisecond, 5*time.Second)
 	first := true
 	for ctx.Err() == nil {
 		err := holdOnce(ctx, cfg, id, func() {
-			backoff = 100 * time.Millisecond
+			wait.Reset()
 			if first {
 				first = false
 				close(locked)
@@ -57,13 +58,10 @@ func (s *Store) keepOwnerLock(ctx context.Context, id int32, locked chan struct{
 		if ctx.Err() != nil {
 			return
 		}
-		log.Warn("owner lock lost; retrying", "owner", id, "err", err, "in", backoff)
-		select {
-		case <-ctx.Done():
+		log.Warn("owner lock lost; retrying", "owner", id, "err", err, "in", wait.Peek())
+		if !wait.Sleep(ctx) {
 			return
-		case <-time.After(backoff):
 		}
-		backoff = min(backoff*2, 5*time.Second)
 	}
 }
 

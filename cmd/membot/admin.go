@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,11 +32,22 @@ func admin(ctx context.Context, getenv func(string) string, args []string, stdou
 		return app.NewConfigError("admin: say which command (stats, history, export or forget)")
 	}
 	sub := args[0]
+	if isHelp(sub) {
+		fmt.Fprint(stdout, adminUsage)
+		return nil
+	}
 	flags := flag.NewFlagSet("membot admin "+sub, flag.ContinueOnError)
 	flags.SetOutput(stderr)
+	flags.Usage = func() {} // -h prints usage below; an error names the flag
 	user := flags.Int64("user", 0, "the user's Telegram id")
 	limit := flags.Int("limit", 50, "how many messages (history)")
-	if err := flags.Parse(args[1:]); err != nil {
+	if err := flags.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, adminUsage) // asked for: usage on stdout, exit 0
+		fmt.Fprintf(stdout, "\nflags of membot admin %s:\n", sub)
+		flags.SetOutput(stdout)
+		flags.PrintDefaults()
+		return nil
+	} else if err != nil {
 		return app.NewConfigError(fmt.Sprintf("admin %s: %v", sub, err))
 	}
 	needsUser := sub == "history" || sub == "export" || sub == "forget"

@@ -42,16 +42,23 @@ const usage = `usage:
 Settings come from the environment and from .env (see .env.example).
 `
 
+// isHelp tells whether arg asks for usage.
+func isHelp(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "--help" || arg == "-help"
+}
+
 // run is the whole program; tests call it with their own environment.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cmd := "run"
 	if len(args) > 1 {
 		cmd = args[1]
 	}
-	switch cmd {
-	case "help", "-h", "--help":
+	switch {
+	case isHelp(cmd), cmd == "migrate" && len(args) > 2 && isHelp(args[2]):
 		fmt.Fprint(stdout, usage)
 		return nil
+	}
+	switch cmd {
 	case "admin":
 		return admin(ctx, getenv, args[2:], stdout, stderr)
 	case "run", "migrate":

@@ -18,6 +18,7 @@ import (
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/migrations"
@@ -219,7 +220,7 @@ func startWebhook(ctx context.Context, cfg *Config, log *slog.Logger, client *te
 
 // untilDone retries fn while the database is unreachable, with backoff.
 func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() error) error {
-	wait := 500 * time.Millisecond
+	wait := backoff.New(500*time.Millisecond, 15*time.Second)
 	for {
 		err := fn()
 		if err == nil || ctx.Err() != nil {
@@ -228,13 +229,10 @@ func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() err
 		if !memory.IsUnavailable(err) {
 			return fmt.Errorf("%s: %w", what, err)
 		}
-		log.Warn("database unreachable; retrying", "step", what, "err", err, "retry_in", wait)
-		select {
-		case <-ctx.Done():
+		log.Warn("database unreachable; retrying", "step", what, "err", err, "retry_in", wait.Peek())
+		if !wait.Sleep(ctx) {
 			return ctx.Err()
-		case <-time.After(wait):
 		}
-		wait = min(wait*2, 15*time.Second)
 	}
 }
 

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// The command line follows the usual conventions: usage when asked for it
+// goes to stdout with success; an unknown command is an error (exit 2)
+// with the usage on stderr. No settings are needed for either.
+func TestCLIUsage(t *testing.T) {
+	t.Parallel()
+	noEnv := func(string) string { return "" }
+	for _, args := range [][]string{
+		{"--help"}, {"-h"}, {"help"}, {"migrate", "--help"},
+		{"admin", "--help"}, {"admin", "help"}, {"admin", "stats", "--help"}, {"admin", "history", "-h"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), append([]string{"membot"}, args...), noEnv, &stdout, &stderr)
+		if err != nil || !strings.Contains(stdout.String(), "usage:") || stderr.Len() != 0 {
+			t.Errorf("membot %v: err %v, stdout %q, stderr %q; want usage on stdout and no error", args, err, stdout.String(), stderr.String())
+		}
+	}
+	for _, args := range [][]string{{"frobnicate"}, {"admin", "frobnicate"}, {"admin"}} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), append([]string{"membot"}, args...), noEnv, &stdout, &stderr)
+		var cfgErr *configError
+		if !errors.As(err, &cfgErr) || !strings.Contains(stderr.String(), "usage:") || stdout.Len() != 0 {
+			t.Errorf("membot %v: err %v, stdout %q, stderr %q; want a usage error (exit 2) with usage on stderr", args, err, stdout.String(), stderr.String())
+		}
+	}
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The layer rules of docs/ARCHITECTURE.md, checked on the import graph.
+# Exits 1, naming each offending package and import, when one is broken.
+# .ci/run runs it; run it by hand after adding an import across packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mod=$(go list -m)
+tg='github.com/go-telegram-bot-api/telegram-bot-api'
+oa='github.com/sashabaranov/go-openai'
+pgx='github.com/jackc/pgx'
+failed=0
+
+# rule PACKAGES DIRECT|ALL REGEX WHY: no package matching PACKAGES (a go list
+# pattern) may import anything matching REGEX, directly or (ALL) at all.
+rule() {
+	local pkgs=$1 depth=$2 forbidden=$3 why=$4 field='.Imports'
+	[ "$depth" = ALL ] && field='.Deps'
+	local bad
+	bad=$(go list -f "{{.ImportPath}}{{range $field}} {{.}}{{end}}" "$pkgs" |
+		awk -v re="$forbidden" '{ for (i = 2; i <= NF; i++) if ($i ~ re) print "  " $1 " imports " $i }')
+	if [ -n "$bad" ]; then
+		echo "layers: $why" >&2
+		echo "$bad" >&2
+		failed=1
+	fi
+}
+
+rule "./memory/..." ALL "^($tg|$oa)|^$mod/(agent|bot|internal/app)" \
+	"memory knows nothing of Telegram, the model or the layers above it"
+rule "./agent/..." DIRECT "^($tg|$pgx)|^$mod/(bot|internal/app)" \
+	"agent knows nothing of Telegram, writes no SQL of its own, and imports no layer above it"
+rule "./bot/..." DIRECT "^$pgx" "bot never talks to PostgreSQL itself: it goes through memory"
+rule "./bot/telegram/..." ALL "^$mod/(memory|agent|bot$|bot/inbox)" \
+	"the Telegram client knows nothing of the database, the model or the handler"
+rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \
+	"intake sees Telegram only as raw updates and knows nothing of the handler"
+rule "./migrations/..." DIRECT "^$mod/" "migrations import none of the program"
+
+[ "$failed" = 0 ] && echo "layers: every import follows the layer rules"
+exit "$failed"
