@@ -24,6 +24,7 @@ import (
 // learned, the thinking never reaches the answer, and what the server
 // needs back is sent back.
 func TestAConversationWithEveryDialect(t *testing.T) {
+	t.Parallel()
 	for _, d := range openaifake.Dialects {
 		t.Run(d.Name, func(t *testing.T) {
 			t.Parallel()

@@ -28,6 +28,7 @@ func callFetch(r *Registry, url string) (string, error) {
 }
 
 func TestFetchURLReadsALocalPageOnlyWhenPrivateAddressesAreAllowed(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -94,6 +95,7 @@ func TestFetchURLReadsALocalPageOnlyWhenPrivateAddressesAreAllowed(t *testing.T)
 }
 
 func TestIsPublic(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[string]bool{
 		"93.184.216.34": true, "2606:2800:220:1::1": true, "8.8.8.8": true,
 		"127.0.0.1": false, "10.1.2.3": false, "172.16.0.1": false, "192.168.1.1": false, "169.254.169.254": false,

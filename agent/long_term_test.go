@@ -9,6 +9,7 @@ import (
 )
 
 func TestDueTimeReadsTimesAndDurationsInTheBotsZone(t *testing.T) {
+	t.Parallel()
 	moscow, _ := time.LoadLocation("Europe/Moscow")
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) // 15:00 in Moscow
 	good := map[[2]string]string{
@@ -52,6 +53,7 @@ func TestDueTimeReadsTimesAndDurationsInTheBotsZone(t *testing.T) {
 }
 
 func TestValidWindowPlacesADecidedCallWhereItsResultIs(t *testing.T) {
+	t.Parallel()
 	rows := []memory.Message{
 		{Role: memory.RoleUser, Content: "read the page"},
 		{Role: memory.RoleAssistant, ToolCalls: []memory.ToolCall{{ID: "f", Name: "fetch_url"}, {ID: "c", Name: "calculator"}}},
@@ -81,6 +83,7 @@ func TestValidWindowPlacesADecidedCallWhereItsResultIs(t *testing.T) {
 }
 
 func TestSystemPromptCarriesFactsAndWaitingCalls(t *testing.T) {
+	t.Parallel()
 	a := New(nil, nil, NewRegistry(), Config{SystemPrompt: "Be nice."}, nil)
 	if got := a.systemPrompt(DefaultMode, nil, nil); got != "Be nice." {
 		t.Fatalf("prompt without facts = %q", got)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestModesFilesInYAMLAndJSON(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"modes.yaml": "modes:\n  - name: pirate\n    description: talks like a pirate\n    prompt: |\n      Talk like a pirate.\n  - name: coder\n    prompt: Only Go.\n",
@@ -44,6 +45,7 @@ func TestModesFilesInYAMLAndJSON(t *testing.T) {
 }
 
 func TestBadModesAreRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for content, want := range map[string]string{
 		"modes:\n  - name: Pirate Mode\n    prompt: x\n":                   "lowercase",

@@ -56,6 +56,7 @@ func roles(t *testing.T, msgs []llm.Message) string {
 // The request the issue found: after a tool turn and a failed turn the
 // roles were system, user, assistant, tool, assistant, system, user, user.
 func TestTheRequestBuilderKeepsTheRoleInvariant(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		rows []memory.Message
 		want string
@@ -88,6 +89,7 @@ func TestTheRequestBuilderKeepsTheRoleInvariant(t *testing.T) {
 }
 
 func TestTheBuilderFoldsNotesMergesAndSendsReasoningBackOnlyWithCalls(t *testing.T) {
+	t.Parallel()
 	rows := []memory.Message{user("a"), calls("thinking", "c1"), result("c1"),
 		{Role: memory.RoleAssistant, Content: "done", ReasoningBack: "not sent"}, note("Tools used: echo"), user("b"), user("c")}
 	msgs := Context{System: "S", Rows: rows}.build(true)
@@ -108,6 +110,7 @@ func TestTheBuilderFoldsNotesMergesAndSendsReasoningBackOnlyWithCalls(t *testing
 // The window is the newest rows that fit the token budget; the turn at hand
 // is always there, and a cut never separates calls from their results.
 func TestTheWindowFitsTheTokenBudget(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("word ", 300) // ~500 tokens estimated
 	rows := []memory.Message{user(long), assistant(long), user("q"), calls("", "c1"), result("c1"), assistant(long), user("now")}
 	if got := roles(t, Context{System: "S", Rows: rows, Tokens: 100}.build(true)); got != "system,user" {
@@ -122,6 +125,7 @@ func TestTheWindowFitsTheTokenBudget(t *testing.T) {
 }
 
 func TestAModelWithoutImagesGetsANoteInstead(t *testing.T) {
+	t.Parallel()
 	msgs := withoutImages([]llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{
 		{Type: "text", Text: "what is this?"}, {Type: "image_url", ImageURL: &llm.ImageURL{URL: "data:image/png;base64,AAAA"}}}}})
 	if msgs[0].Parts != nil || msgs[0].Content != "what is this?\n\n"+imageOmitted {

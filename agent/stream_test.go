@@ -48,6 +48,7 @@ func newAgent(t *testing.T, llm *openaifake.Server, modes *agent.Modes) (*agent.
 var bob = memory.User{TelegramUserID: 77, FirstName: "Bob", LanguageCode: "en"}
 
 func TestAStreamedAnswerReachesTheSinkPieceByPiece(t *testing.T) {
+	t.Parallel()
 	llm := openaifake.New()
 	defer llm.Close()
 	a, _ := newAgent(t, llm, nil)
@@ -68,6 +69,7 @@ func TestAStreamedAnswerReachesTheSinkPieceByPiece(t *testing.T) {
 }
 
 func TestAStreamedToolCallInFragmentsRunsTheToolOnce(t *testing.T) {
+	t.Parallel()
 	llm := openaifake.New()
 	defer llm.Close()
 	a, store := newAgent(t, llm, nil)
@@ -105,6 +107,7 @@ func TestAStreamedToolCallInFragmentsRunsTheToolOnce(t *testing.T) {
 }
 
 func TestACutStreamIsRetriedAndTheSinkStartsOver(t *testing.T) {
+	t.Parallel()
 	llm := openaifake.New()
 	defer llm.Close()
 	a, _ := newAgent(t, llm, nil)
@@ -120,6 +123,7 @@ func TestACutStreamIsRetriedAndTheSinkStartsOver(t *testing.T) {
 }
 
 func TestTheConversationsModeChoosesTheSystemPrompt(t *testing.T) {
+	t.Parallel()
 	llm := openaifake.New()
 	defer llm.Close()
 	modes, err := agent.NewModes("BASE", []agent.Mode{{Name: "pirate", Prompt: "Talk like a pirate."}})
@@ -141,6 +145,7 @@ func TestTheConversationsModeChoosesTheSystemPrompt(t *testing.T) {
 }
 
 func TestRegenerateAnswersTheLastUserMessageAgain(t *testing.T) {
+	t.Parallel()
 	llm := openaifake.New()
 	defer llm.Close()
 	a, store := newAgent(t, llm, nil)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCalculate(t *testing.T) {
+	t.Parallel()
 	good := map[string]float64{
 		"2+2":                   4,
 		"(2 + 3) * 4 ^ 2":       80,
@@ -38,6 +39,7 @@ func TestCalculate(t *testing.T) {
 }
 
 func TestCurrentTimeInTheBotZoneAndAnother(t *testing.T) {
+	t.Parallel()
 	moscow, _ := time.LoadLocation("Europe/Moscow")
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	r := NewRegistry(BuiltinTools(ToolEnv{Location: moscow, Now: func() time.Time { return now }})...)
@@ -56,6 +58,7 @@ func TestCurrentTimeInTheBotZoneAndAnother(t *testing.T) {
 }
 
 func TestRegistryTurnsEveryFailureIntoAnError(t *testing.T) {
+	t.Parallel()
 	r := NewRegistry(Tool{Name: "boom", Run: func(context.Context, *TurnInfo, json.RawMessage) (string, error) { panic("kaboom") }})
 	cases := []memory.ToolCall{
 		{Name: "nope", Arguments: `{}`},
@@ -70,6 +73,7 @@ func TestRegistryTurnsEveryFailureIntoAnError(t *testing.T) {
 }
 
 func TestValidWindowDropsOrphanAndIncompleteToolRows(t *testing.T) {
+	t.Parallel()
 	call := func(ids ...string) []memory.ToolCall {
 		var cs []memory.ToolCall
 		for _, id := range ids {

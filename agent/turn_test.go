@@ -22,6 +22,7 @@ import (
 // are not JSON and a tool that does not exist: the model sees an error
 // result for each, the turn goes on and ends with the model's answer.
 func TestToolFailuresAndPanicsBecomeResultsTheModelSees(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store, err := memory.Open(ctx, pgtest.New(t), 4)
 	if err != nil {

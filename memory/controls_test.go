@@ -44,6 +44,7 @@ func undo(updateID int64) memory.RollbackStart {
 }
 
 func TestUndoTakesBackOneExchangeAtATimeAndOnlyOncePerUpdate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 7, 7)
@@ -85,6 +86,7 @@ func TestUndoTakesBackOneExchangeAtATimeAndOnlyOncePerUpdate(t *testing.T) {
 }
 
 func TestRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 8, 8)
@@ -136,6 +138,7 @@ func TestRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
 }
 
 func TestUndoCancelsTheApprovalsOfTheCallsItRemoves(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 7, 7)
@@ -158,6 +161,7 @@ func TestUndoCancelsTheApprovalsOfTheCallsItRemoves(t *testing.T) {
 }
 
 func TestModeSwitchesAreRecordedAndNewResetsTheMode(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	if mode, err := store.ConversationMode(ctx, 3, 3); err != nil || mode != memory.DefaultMode {
@@ -205,6 +209,7 @@ func TestModeSwitchesAreRecordedAndNewResetsTheMode(t *testing.T) {
 }
 
 func TestTranscriptAndDialogue(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	if _, err := store.CurrentTranscript(ctx, 4); !errors.Is(err, memory.ErrNotFound) {

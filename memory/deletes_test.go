@@ -11,6 +11,7 @@ import (
 // source, a reminder's source, an approval's assistant row) is set to NULL
 // by the trigger of migration 00006, and nothing else is touched.
 func TestDeletedMessagesAreForgottenByWhatReferredToThem(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	turn, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 1, Content: "remember: I like tea", HistoryLimit: 30})

@@ -12,6 +12,7 @@ import (
 // 30 s, not hang for the kernel's 15 minutes of retransmissions: the
 // socket has keepalive probes after 15 s and a 30 s TCP_USER_TIMEOUT.
 func TestDatabaseConnectionsNoticeADeadPeer(t *testing.T) {
+	t.Parallel()
 	store := open(t)
 	conn, err := store.Pool().Acquire(context.Background())
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestFactsAreNewestFirstWithinTheBudgetAndOutliveReset(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	bob := memory.User{TelegramUserID: 7, FirstName: "Bob"}
@@ -86,6 +87,7 @@ func contents(facts []memory.Fact) string {
 }
 
 func TestSearchFindsOldMessagesByWordsAndWordBeginnings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
@@ -156,6 +158,7 @@ func TestSearchFindsOldMessagesByWordsAndWordBeginnings(t *testing.T) {
 }
 
 func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -240,6 +243,7 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 }
 
 func TestRemindersAreListedAndCancelledByNumber(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	now := time.Now()
@@ -272,6 +276,7 @@ func TestRemindersAreListedAndCancelledByNumber(t *testing.T) {
 }
 
 func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	turn, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 10, Content: "fetch it", HistoryLimit: 3})

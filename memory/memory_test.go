@@ -26,6 +26,7 @@ func open(t *testing.T) *memory.Store {
 var alice = memory.User{TelegramUserID: 42, Username: "alice", FirstName: "Alice", LanguageCode: "en"}
 
 func TestStartTurnStoresTheMessageOnceAndLoadsHistory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 
@@ -68,6 +69,7 @@ func TestStartTurnStoresTheMessageOnceAndLoadsHistory(t *testing.T) {
 }
 
 func TestLastMessagesIsNewestRowsOldestFirst(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	conv, err := store.CurrentConversation(ctx, 5, 5)
@@ -94,6 +96,7 @@ func TestLastMessagesIsNewestRowsOldestFirst(t *testing.T) {
 }
 
 func TestToolCallsRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
@@ -117,6 +120,7 @@ func TestToolCallsRoundTrip(t *testing.T) {
 }
 
 func TestResetDeletesTheChatsConversationsOnly(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	mine, _ := store.CurrentConversation(ctx, 1, 1)
@@ -176,6 +180,7 @@ func purgeAll(t testing.TB, store *memory.Store) []int64 {
 }
 
 func TestThePurgeDeletesALongConversationInBatches(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	old, _ := store.CurrentConversation(ctx, 1, 1)
@@ -196,6 +201,7 @@ func TestThePurgeDeletesALongConversationInBatches(t *testing.T) {
 }
 
 func TestInboxHandsOutEachChatsUpdatesInOrderToOneOwner(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	updates := []memory.InboxUpdate{
@@ -257,6 +263,7 @@ func TestInboxHandsOutEachChatsUpdatesInOrderToOneOwner(t *testing.T) {
 }
 
 func TestCompleteRecordsTheDelivery(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: 5, ChatID: 1, Payload: []byte(`{}`)}})

@@ -104,6 +104,7 @@ func seeded(t *testing.T) (*pgxpool.Pool, *seed.Result) {
 // conversations, under the plan for the values at hand and under the
 // generic plan a prepared statement may switch to.
 func TestTurnPlans(t *testing.T) {
+	t.Parallel()
 	pool, res := seeded(t)
 	t.Run("load last 30 is a backward index scan", func(t *testing.T) { testLoadLast30(t, pool, res) })
 	t.Run("the other statements use indexes", func(t *testing.T) { testTurnStatements(t, pool, res) })

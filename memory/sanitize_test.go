@@ -15,6 +15,7 @@ import (
 // PostgreSQL refuses NUL and invalid UTF-8 in text and jsonb; what comes
 // from Telegram or the model is cleaned instead of failing the write.
 func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 

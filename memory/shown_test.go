@@ -11,6 +11,7 @@ import (
 )
 
 func TestTheMessagesAnAnswerShowedInComeBackWithTheUpdate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	if err := store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: 1, ChatID: 7, Payload: []byte(`{}`)}}); err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestStartTurnHistoryKeepsToolCallsAndLeavesMetadataOut(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	first, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 1, Content: "2+2?", HistoryLimit: 30})
@@ -43,6 +44,7 @@ func TestStartTurnHistoryKeepsToolCallsAndLeavesMetadataOut(t *testing.T) {
 }
 
 func TestStartTurnWithoutAnUpdateUsesTheNewestRow(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	for _, text := range []string{"one", "two"} {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRefuseAnswersTheFirstUpdateOfADayOnly(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	refuse := func(update int64, day string) bool {
@@ -40,6 +41,7 @@ func TestRefuseAnswersTheFirstUpdateOfADayOnly(t *testing.T) {
 }
 
 func TestRecentUsageCountsTheWindowAndLeavesOutTheUpdateBeingDecided(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 9, 9)
@@ -71,6 +73,7 @@ func TestRecentUsageCountsTheWindowAndLeavesOutTheUpdateBeingDecided(t *testing.
 }
 
 func TestSaveStepIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 9, 9)

@@ -18,6 +18,7 @@ import (
 // The read-only role, used the way docs/ADMIN.md says: a login role that is
 // a member of membot_readonly. It reads every view and table and writes nothing.
 func TestReadOnlyRoleReadsButCannotWrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtest.New(t)
 	owner, err := pgx.Connect(ctx, dsn)
@@ -73,6 +74,7 @@ func TestReadOnlyRoleReadsButCannotWrite(t *testing.T) {
 // for a plain owner of the database all the same (the read-only role then
 // gets its grants when it exists, and is skipped with a NOTICE when not).
 func TestMigrationsApplyForAnOrdinaryDatabaseOwner(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, pgtest.AdminURL())
 	if err != nil {

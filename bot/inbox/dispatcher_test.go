@@ -148,6 +148,7 @@ func checkHandled(t *testing.T, r *recorder, store *memory.Store, sent map[int64
 }
 
 func TestIntakeClaimsHandleEveryUpdateOnceInOrder(t *testing.T) {
+	t.Parallel()
 	store, err := memory.Open(context.Background(), pgtest.New(t), 10)
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +163,7 @@ func TestIntakeClaimsHandleEveryUpdateOnceInOrder(t *testing.T) {
 // it receives; every update is still handled once, in order, whichever
 // process stored or handled it.
 func TestTwoDispatchersShareTheInbox(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.New(t)
 	var stores []*memory.Store
 	for range 2 {
@@ -181,6 +183,7 @@ func TestTwoDispatchersShareTheInbox(t *testing.T) {
 // concurrently (and, between them, out of order): each is still handled
 // exactly once, one at a time per chat.
 func TestConcurrentIntakeHandlesEachUpdateOnce(t *testing.T) {
+	t.Parallel()
 	store, err := memory.Open(context.Background(), pgtest.New(t), 10)
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,7 @@ func chatOnce(t *testing.T, h *harness) {
 }
 
 func TestViewsAndAdminBotCommandsAnswerTheAdminsQuestions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(jane.ID)
 	h.Start()
@@ -129,23 +130,24 @@ func TestViewsAndAdminBotCommandsAnswerTheAdminsQuestions(t *testing.T) {
 }
 
 func TestAdminCommandLineAndTheRightToBeForgotten(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	chatOnce(t, h)
 
 	// On the command line.
-	out, err := h.Admin("stats")
+	out, err := runAdmin(h, "stats")
 	if err != nil || !regexp.MustCompile(`(?m)^users +2$`).MatchString(out) || !regexp.MustCompile(`(?m)^tool calls today +2$`).MatchString(out) {
 		t.Fatalf("admin stats = %v\n%s", err, out)
 	}
 	// His newest four rows: the end of his private chat, then his message in
 	// the group and its answer (not Jane's, though he opened that conversation).
-	out, err = h.Admin("history", "--user", fmt.Sprint(forgetMe.ID), "--limit", "4")
+	out, err = runAdmin(h, "history", "--user", fmt.Sprint(forgetMe.ID), "--limit", "4")
 	if err != nil || strings.Count(out, "\n") != 4 || !strings.Contains(out, "assistant: не вышло") ||
 		!strings.HasSuffix(out, "chat -100555  assistant: echo: Фёдор (@fyodor): @membot_test_bot hi from Фёдор\n") || strings.Contains(out, "Jane") {
 		t.Fatalf("admin history = %v\n%s", err, out)
 	}
-	out, err = h.Admin("export", "--user", fmt.Sprint(forgetMe.ID))
+	out, err = runAdmin(h, "export", "--user", fmt.Sprint(forgetMe.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +163,7 @@ func TestAdminCommandLineAndTheRightToBeForgotten(t *testing.T) {
 		t.Fatalf("export: user %d, rows per table: users %d, messages %d, updates %d, llm_calls %d", export.UserID,
 			len(export.Tables["users"]), len(export.Tables["messages"]), len(export.Tables["updates"]), len(export.Tables["llm_calls"]))
 	}
-	if _, err := h.Admin("forget"); err == nil || !strings.Contains(err.Error(), "--user") {
+	if _, err := runAdmin(h, "forget"); err == nil || !strings.Contains(err.Error(), "--user") {
 		t.Fatalf("forget without --user: %v", err)
 	}
 
@@ -188,7 +190,7 @@ func TestAdminCommandLineAndTheRightToBeForgotten(t *testing.T) {
 	}
 
 	h.Stop() // the right to be forgotten works on a stopped bot as on a running one
-	out, err = h.Admin("forget", "--user", fmt.Sprint(forgetMe.ID))
+	out, err = runAdmin(h, "forget", "--user", fmt.Sprint(forgetMe.ID))
 	if err != nil || !strings.Contains(out, "is forgotten") {
 		t.Fatalf("admin forget = %v\n%s", err, out)
 	}
@@ -215,6 +217,7 @@ func TestAdminCommandLineAndTheRightToBeForgotten(t *testing.T) {
 }
 
 func TestAdminCommandLineRejectsBadUse(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"ENV_FILE": "/dev/null", "DATABASE_URL": "postgres://x@localhost/db"}
 	getenv := func(k string) string { return env[k] }
 	for _, args := range [][]string{{}, {"frobnicate"}, {"history"}, {"export", "--user", "abc"}, {"history", "--user", "1", "--limit", "0"}} {
@@ -251,6 +254,7 @@ func rowsOf(t *testing.T, h *harness, query string) []string {
 // Every ready query of docs/ADMIN.md runs, as the read-only role, on a
 // database that has seen real use.
 func TestTheAdminGuideQueriesRunAsTheReadOnlyRole(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	chatOnce(t, h)
@@ -301,6 +305,7 @@ func TestTheAdminGuideQueriesRunAsTheReadOnlyRole(t *testing.T) {
 }
 
 func TestTheViewsFollowTIMEZONE(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["TIMEZONE"] = "Asia/Tokyo"
 	h.Start()

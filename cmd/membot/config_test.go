@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"maps"
+	"strings"
 	"testing"
 )
 
 func TestIDListsAcceptCommasAndSpaces(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"ENV_FILE": "/dev/null", "TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db",
 		"ALLOWED_USER_IDS": " 101, 102 ;103 ", "ALLOWED_CHAT_IDS": "-1001234567890", "ADMIN_USER_IDS": "101"}
 	cfg, err := loadConfig(func(k string) string { return env[k] })
@@ -17,5 +21,47 @@ func TestIDListsAcceptCommasAndSpaces(t *testing.T) {
 	}
 	if !cfg.AllowedChatIDs[-1001234567890] || !cfg.AdminUserIDs[101] || cfg.Mode != "polling" || cfg.MetricsAddr != "" {
 		t.Errorf("config = %+v", cfg)
+	}
+}
+
+func TestBadConfigurationStopsWithOneLine(t *testing.T) {
+	t.Parallel()
+	cases := map[string]map[string]string{
+		"TELEGRAM_BOT_TOKEN": {"DATABASE_URL": "postgres://x@localhost/db"},
+		"DATABASE_URL":       {"TELEGRAM_BOT_TOKEN": "1:a"},
+		"HISTORY_LIMIT":      {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "HISTORY_LIMIT": "many"},
+		"TIMEZONE":           {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TIMEZONE": "Mars/Base"},
+		"OPENAI_BASE_URL":    {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "OPENAI_BASE_URL": "localhost:11434"},
+		"MODE":               {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODE": "push"},
+		"WEBHOOK_URL":        {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODE": "webhook"},
+		"WEBHOOK_SECRET": {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODE": "webhook",
+			"WEBHOOK_URL": "https://bot.example.com/hook", "WEBHOOK_SECRET": "has spaces"},
+		"WEBHOOK_TLS_CERT": {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODE": "webhook",
+			"WEBHOOK_URL": "https://bot.example.com/hook", "WEBHOOK_TLS_KEY": "/etc/key.pem"},
+		"METRICS_ADDR":            {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "METRICS_ADDR": "9090"},
+		"ALLOWED_USER_IDS":        {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "ALLOWED_USER_IDS": "123,@bob"},
+		"ADMIN_USER_IDS":          {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "ADMIN_USER_IDS": "1.5"},
+		"DAILY_TOKEN_LIMIT":       {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "DAILY_TOKEN_LIMIT": "-1"},
+		"RATE_LIMIT_PER_MINUTE":   {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "RATE_LIMIT_PER_MINUTE": "lots"},
+		"APPROVAL_REQUIRED_TOOLS": {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "APPROVAL_REQUIRED_TOOLS": "fetch_url,rm_rf"},
+		"FETCH_ALLOW_PRIVATE":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "FETCH_ALLOW_PRIVATE": "maybe"},
+		"STREAMING":               {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "STREAMING": "sometimes"},
+		"STREAM_EDIT_INTERVAL":    {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "STREAM_EDIT_INTERVAL": "1"},
+		"MODES_FILE":              {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODES_FILE": "/nonexistent/modes.yaml"},
+		"TELEGRAM_RATE_LIMIT":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TELEGRAM_RATE_LIMIT": "sometimes"},
+		"LLM_IDLE_TIMEOUT":        {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "LLM_IDLE_TIMEOUT": "-5s"},
+		"CONTEXT_TOKENS":          {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "CONTEXT_TOKENS": "10"},
+		"MAX_ANSWER_TOKENS":       {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MAX_ANSWER_TOKENS": "20000"},
+		"SHOW_REASONING":          {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "SHOW_REASONING": "always"},
+		"MODELS":                  {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODELS": "gpt-4o, gemma3 http://localhost:11434/v1 no-toools"},
+	}
+	for name, env := range cases {
+		env["ENV_FILE"] = "/dev/null"
+		var out syncBuffer
+		err := run(context.Background(), []string{"membot"}, func(k string) string { return env[k] }, &out, &out)
+		var cfgErr *configError
+		if err == nil || !errors.As(err, &cfgErr) || !strings.HasPrefix(err.Error(), name+":") {
+			t.Errorf("%s: run = %v, want a config error naming it", name, err)
+		}
 	}
 }

@@ -32,6 +32,7 @@ import (
 // again. Such a duplicate is counted apart, and only allowed where a kill
 // explains it.
 func TestKill9AtRandomMomentsLosesNothingAndAnswersOnce(t *testing.T) {
+	t.Parallel()
 	r := killRepeatedly(t, "STREAMING=false")
 	c := r.check(t)
 	t.Logf("injected %d, answered %d, lost %d, duplicated %d (all of them sent-but-not-recorded after a kill: %d); "+
@@ -48,6 +49,7 @@ func TestKill9AtRandomMomentsLosesNothingAndAnswersOnce(t *testing.T) {
 // answers anew. Such leftovers are counted apart, and only allowed where a
 // kill explains them; nothing may be lost or answered twice otherwise.
 func TestKill9WhileAnswersAreStreamed(t *testing.T) {
+	t.Parallel()
 	r := killRepeatedly(t, "STREAMING=true", "STREAM_EDIT_INTERVAL=20ms")
 	c := r.check(t)
 	t.Logf("injected %d, answered %d, lost %d; left behind by a kill: %d half-written and %d complete answers "+
@@ -365,6 +367,7 @@ func startBinary(t *testing.T, bin string, env []string, logs *syncBuffer) *exec
 // on the update; the run that takes the update over edits that message into
 // its answer instead of sending a second one.
 func TestATakenOverAnswerEditsWhatTheDeadRunShowed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	ctx := context.Background()
 	// What the dead run did: it stored the update, began to show the answer

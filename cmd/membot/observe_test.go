@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -10,9 +8,11 @@ import (
 
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testkit"
 )
 
 func TestMetricsHealthAndReadiness(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["METRICS_ADDR"] = "127.0.0.1:0"
 	h.LLM.Script(
@@ -24,10 +24,10 @@ func TestMetricsHealthAndReadiness(t *testing.T) {
 	h.Start()
 	base := "http://" + h.WaitLog(`msg="metrics server listening" addr=(\S+)`)[1]
 
-	if code, body := get(t, base+"/healthz"); code != 200 || body != "ok\n" {
+	if code, body := testkit.Get(t, base+"/healthz"); code != 200 || body != "ok\n" {
 		t.Fatalf("/healthz = %d %q", code, body)
 	}
-	if code, body := get(t, base+"/readyz"); code != 200 || !strings.Contains(body, "database: ok") || !strings.Contains(body, "telegram: ok") {
+	if code, body := testkit.Get(t, base+"/readyz"); code != 200 || !strings.Contains(body, "database: ok") || !strings.Contains(body, "telegram: ok") {
 		t.Fatalf("/readyz = %d %q", code, body)
 	}
 	if got := h.Say(jane, "6*7?"); got != "42" {
@@ -35,7 +35,7 @@ func TestMetricsHealthAndReadiness(t *testing.T) {
 	}
 	h.WaitIdle()
 
-	_, body := get(t, base+"/metrics")
+	_, body := testkit.Get(t, base+"/metrics")
 	for _, series := range []string{
 		`membot_updates_received_total{source="polling"} 1`,
 		`membot_replies_sent_total{kind="answer"} 1`,
@@ -60,15 +60,4 @@ func TestMetricsHealthAndReadiness(t *testing.T) {
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", body)
 	}
-}
-
-func get(t *testing.T, url string) (int, string) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
 }

@@ -16,15 +16,15 @@ import (
 
 // proxyDatabase puts a cuttable proxy between the bot and its database
 // (h.DB still connects directly). The bot is stopped before the proxy closes.
-func (h *harness) proxyDatabase() *tcpproxy.Proxy {
-	h.t.Helper()
+func proxyDatabase(h *harness) *tcpproxy.Proxy {
+	h.T.Helper()
 	dsn, _ := url.Parse(h.DSN)
 	proxy, err := tcpproxy.New(dsn.Host)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
-	h.t.Cleanup(func() {
-		if h.alive {
+	h.T.Cleanup(func() {
+		if h.Alive() {
 			h.Stop()
 		}
 		proxy.Close()
@@ -38,8 +38,9 @@ func (h *harness) proxyDatabase() *tcpproxy.Proxy {
 // refused) and comes back: the bot keeps running, confirms to Telegram only
 // what it stored, and then answers every message once, in order.
 func TestADatabaseOutageLosesNothingAndAnswersEachMessageOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
-	proxy := h.proxyDatabase()
+	proxy := proxyDatabase(h)
 	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
 		r := openaifake.Echo(req)
 		r.Delay = 30 * time.Millisecond // so the cut lands mid-turn
@@ -64,13 +65,13 @@ func TestADatabaseOutageLosesNothingAndAnswersEachMessageOnce(t *testing.T) {
 		send(round)
 	}
 	proxy.Cut()
-	logged := len(h.logs.String())
+	logged := len(h.Logs.String())
 	var unstored []int64
 	for round := 3; round < 6; round++ {
 		unstored = append(unstored, send(round)...)
 	}
 	// Wait until the bot has fetched updates it cannot store, and tried again.
-	for deadline := time.Now().Add(15 * time.Second); strings.Count(h.logs.String()[logged:], "storing updates failed") < 2; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); strings.Count(h.Logs.String()[logged:], "storing updates failed") < 2; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the bot never tried to store updates during the outage")
 		}
@@ -109,12 +110,13 @@ func TestADatabaseOutageLosesNothingAndAnswersEachMessageOnce(t *testing.T) {
 // A bot started while its database is away waits for it instead of
 // exiting (a crash loop, under a supervisor), then starts by itself.
 func TestTheBotWaitsForADatabaseThatIsDownAtStart(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
-	proxy := h.proxyDatabase()
+	proxy := proxyDatabase(h)
 	proxy.Cut()
 	h.Start()
 	h.TG.SendText(jane, "anyone there?")
-	for deadline := time.Now().Add(15 * time.Second); strings.Count(h.logs.String(), "database unreachable; retrying") < 2; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); strings.Count(h.Logs.String(), "database unreachable; retrying") < 2; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the bot did not retry the unreachable database")
 		}

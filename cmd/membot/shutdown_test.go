@@ -22,33 +22,25 @@ func withAppName(t *testing.T, dsn, name string) string {
 }
 
 // waitForModel waits until the model has received n requests.
-func (h *harness) waitForModel(n int) {
-	h.t.Helper()
+func waitForModel(h *harness, n int) {
+	h.T.Helper()
 	for deadline := time.Now().Add(15 * time.Second); len(h.LLM.Requests()) < n; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			h.t.Fatalf("the model got %d requests, want %d", len(h.LLM.Requests()), n)
+			h.T.Fatalf("the model got %d requests, want %d", len(h.LLM.Requests()), n)
 		}
 	}
 }
 
-// stopAsync asks the bot to stop and returns what run returns, when it has.
-func (h *harness) stopAsync() <-chan error {
-	h.alive = false
-	stopped := make(chan error, 1)
-	go func() { stopped <- h.stop() }()
-	return stopped
-}
-
 // The bot's connections to its database: the pool and the owner lock.
-func (h *harness) botConnections() int {
+func botConnections(h *harness) int {
 	return h.Count(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'membot-under-test'`)
 }
 
-func (h *harness) waitNoBotConnections() {
-	h.t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); h.botConnections() > 0; time.Sleep(20 * time.Millisecond) {
+func waitNoBotConnections(h *harness) {
+	h.T.Helper()
+	for deadline := time.Now().Add(15 * time.Second); botConnections(h) > 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			h.t.Fatalf("%d database connections still open after the bot stopped", h.botConnections())
+			h.T.Fatalf("%d database connections still open after the bot stopped", botConnections(h))
 		}
 	}
 }
@@ -56,18 +48,19 @@ func (h *harness) waitNoBotConnections() {
 // On SIGTERM a turn in flight finishes and is answered; what arrives after
 // the stop began is not taken (Telegram keeps it); the pool is closed.
 func TestShutdownFinishesTheTurnInFlightAndTakesNothingNew(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["DATABASE_URL"] = withAppName(t, h.DSN, "membot-under-test")
 	h.Env["SHUTDOWN_TIMEOUT"] = "30s"
 	h.LLM.Script(openaifake.Reply{Content: "finished in time", Delay: 500 * time.Millisecond})
 	h.Start()
 	slow := h.TG.SendText(jane, "slow question")
-	h.waitForModel(1)
-	if h.botConnections() == 0 {
+	waitForModel(h, 1)
+	if botConnections(h) == 0 {
 		t.Fatal("no bot connections seen: the count below would prove nothing")
 	}
 
-	stopped := h.stopAsync()
+	stopped := h.StopAsync()
 	h.WaitLog("shutting down")
 	h.TG.SendText(ivan, "too late")
 	if err := <-stopped; err != nil {
@@ -85,7 +78,7 @@ func TestShutdownFinishesTheTurnInFlightAndTakesNothingNew(t *testing.T) {
 	if len(h.Shown(ivan.ID)) != 0 || len(h.LLM.Requests()) != 1 {
 		t.Fatal("a message sent after the stop began was answered")
 	}
-	h.waitNoBotConnections()
+	waitNoBotConnections(h)
 
 	h.Start() // the next start answers what the last one left
 	h.WaitShown(ivan.ID, 1, 15*time.Second)
@@ -98,14 +91,15 @@ func TestShutdownFinishesTheTurnInFlightAndTakesNothingNew(t *testing.T) {
 // A turn that cannot finish within SHUTDOWN_TIMEOUT is abandoned and handed
 // back: the next start answers it, once.
 func TestShutdownHandsBackATurnThatOverrunsTheDeadline(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["DATABASE_URL"] = withAppName(t, h.DSN, "membot-under-test")
 	h.Env["SHUTDOWN_TIMEOUT"] = "200ms"
 	h.LLM.Script(openaifake.Reply{Content: "never sent", Delay: time.Hour})
 	h.Start()
 	slow := h.TG.SendText(jane, "very slow question")
-	h.waitForModel(1)
-	if err := <-h.stopAsync(); err != nil {
+	waitForModel(h, 1)
+	if err := <-h.StopAsync(); err != nil {
 		t.Fatalf("run returned %v", err)
 	}
 
@@ -115,7 +109,7 @@ func TestShutdownHandsBackATurnThatOverrunsTheDeadline(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'processing'`, slow); n != 1 {
 		t.Fatal("the abandoned update is not left for the next start")
 	}
-	h.waitNoBotConnections()
+	waitNoBotConnections(h)
 
 	h.Start()
 	h.WaitDone(slow)

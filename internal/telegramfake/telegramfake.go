@@ -722,3 +722,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v) // the client hanging up is its business
 }
+
+// CountTo counts the messages of sent that went to chat.
+func CountTo(sent []Sent, chat int64) int {
+	n := 0
+	for _, m := range sent {
+		if m.ChatID == chat {
+			n++
+		}
+	}
+	return n
+}

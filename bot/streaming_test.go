@@ -1,4 +1,4 @@
-package main
+package bot_test
 
 import (
 	"context"
@@ -13,21 +13,22 @@ import (
 )
 
 // storedAnswer is the content and the delivery of the chat's last answer row.
-func (h *harness) storedAnswer(chatID int64) (content string, telegramID int64, telegramIDs []int64) {
-	h.t.Helper()
+func storedAnswer(h *harness, chatID int64) (content string, telegramID int64, telegramIDs []int64) {
+	h.T.Helper()
 	var ids []byte
 	err := h.DB.QueryRow(context.Background(), `SELECT m.content, coalesce(m.telegram_message_id, 0),
 		coalesce(m.metadata->'telegram_message_ids', '[]') FROM messages m JOIN conversations c ON c.id = m.conversation_id
 		WHERE c.chat_id = $1 AND m.role = 'assistant' AND m.tool_calls IS NULL ORDER BY m.id DESC LIMIT 1`, chatID).
 		Scan(&content, &telegramID, &ids)
 	if err != nil {
-		h.t.Fatalf("the stored answer: %v", err)
+		h.T.Fatalf("the stored answer: %v", err)
 	}
 	json.Unmarshal(ids, &telegramIDs)
 	return content, telegramID, telegramIDs
 }
 
 func TestAStreamedAnswerIsEditedIntoOneMessageEqualToTheStoredRow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["STREAM_EDIT_INTERVAL"] = "150ms"
 	answer := strings.Repeat("A streamed answer grows while the model writes it. ", 8)
@@ -53,7 +54,7 @@ func TestAStreamedAnswerIsEditedIntoOneMessageEqualToTheStoredRow(t *testing.T) 
 	if len(msgs) != 1 || msgs[0].Edits == 0 {
 		t.Fatalf("the chat holds %d messages (edits %d), want one edited message", len(msgs), msgs[0].Edits)
 	}
-	stored, telegramID, _ := h.storedAnswer(jane.ID)
+	stored, telegramID, _ := storedAnswer(h, jane.ID)
 	if stored != answer || msgs[0].Text != strings.TrimSpace(stored) || telegramID != msgs[0].ID {
 		t.Fatalf("shown %q, stored %q (delivered as %d, message %d)", msgs[0].Text, stored, telegramID, msgs[0].ID)
 	}
@@ -76,6 +77,7 @@ func TestAStreamedAnswerIsEditedIntoOneMessageEqualToTheStoredRow(t *testing.T) 
 }
 
 func TestAStreamedAnswerLongerThanOneMessageContinuesInASecond(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// 3,600 characters, which would fit one message, but 4,400 UTF-16 units
 	// as Telegram counts them (each emoji is two), which do not.
@@ -92,7 +94,7 @@ func TestAStreamedAnswerLongerThanOneMessageContinuesInASecond(t *testing.T) {
 			t.Errorf("message %d has %d UTF-16 units", i, n)
 		}
 	}
-	stored, _, ids := h.storedAnswer(jane.ID)
+	stored, _, ids := storedAnswer(h, jane.ID)
 	squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
 	if squash(msgs[0].Text+msgs[1].Text) != squash(stored) || stored != answer {
 		t.Fatal("the two messages do not hold the stored answer")
@@ -103,6 +105,7 @@ func TestAStreamedAnswerLongerThanOneMessageContinuesInASecond(t *testing.T) {
 }
 
 func TestAStreamedToolCallWithFragmentedArgumentsRunsTheToolOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	scriptCalculatorTurn(h, "call_frag", `{"expression": "(6 * 7) + 1000 - 1000"}`, "It is 42.")
 	h.Start()
@@ -127,6 +130,7 @@ const markdownAnswer = "Use `a < b && c > d` in **Go**:\n\n```go\nif a < b && fl
 	"- snake_case_name stays as written\n- fish & chips, 3 > 2, <div> too"
 
 func TestMarkdownAnswersRenderAsTelegramHTML(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.LLM.Script(openaifake.Reply{Content: markdownAnswer})
 	h.Start()
@@ -144,12 +148,13 @@ func TestMarkdownAnswersRenderAsTelegramHTML(t *testing.T) {
 	if _, ok := types["code"]; !ok || types["pre"] != "go" || len(types) != 3 {
 		t.Errorf("entities = %+v, want code, bold and a go block", msg.Entities)
 	}
-	if stored, _, _ := h.storedAnswer(jane.ID); stored != markdownAnswer {
+	if stored, _, _ := storedAnswer(h, jane.ID); stored != markdownAnswer {
 		t.Errorf("the stored answer is not the model's Markdown: %q", stored)
 	}
 }
 
 func TestARejectedFormattingFallsBackToThePlainText(t *testing.T) {
+	t.Parallel()
 	for _, streaming := range []string{"true", "false"} {
 		t.Run("STREAMING="+streaming, func(t *testing.T) {
 			h := newHarness(t)

@@ -1,14 +1,13 @@
-package main
+package bot_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/membot/membot/internal/telegramfake"
 )
 
 func TestAllowlistServesOnlyAllowedPeopleAndRefusesOthersOnceADay(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	const group = -100777
 	h.Env["ALLOWED_USER_IDS"] = fmt.Sprint(jane.ID)
@@ -70,12 +69,13 @@ func TestAllowlistServesOnlyAllowedPeopleAndRefusesOthersOnceADay(t *testing.T) 
 	if len(calls) != 1 || calls[0].Params["callback_query_id"] != "cb-1" || !strings.Contains(calls[0].Params["text"], "закрытый бот") {
 		t.Fatalf("answerCallbackQuery calls = %+v", calls)
 	}
-	if strings.Contains(h.logs.String(), "open to everyone") {
+	if strings.Contains(h.Logs.String(), "open to everyone") {
 		t.Error("the open-bot warning was logged although an allowlist is set")
 	}
 }
 
 func TestAnOpenBotWarnsAtStart(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	h.WaitLog(`level=WARN msg="the bot is open to everyone`)
@@ -83,6 +83,7 @@ func TestAnOpenBotWarnsAtStart(t *testing.T) {
 }
 
 func TestDailyTokenLimitStopsAUserAtTheLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["DAILY_TOKEN_LIMIT"] = "30"
 	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(ivan.ID)
@@ -140,6 +141,7 @@ func TestDailyTokenLimitStopsAUserAtTheLimit(t *testing.T) {
 }
 
 func TestRateLimitAnswersOnceAndSkipsTheRest(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["RATE_LIMIT_PER_MINUTE"] = "2"
 	h.Start()
@@ -159,14 +161,4 @@ func TestRateLimitAnswersOnceAndSkipsTheRest(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'rate_limited' AND payload->>'limit' = 'rate'`); n != 2 {
 		t.Fatalf("rate_limited events = %d, want 2", n)
 	}
-}
-
-func countTo(sent []telegramfake.Sent, chat int64) int {
-	n := 0
-	for _, m := range sent {
-		if m.ChatID == chat {
-			n++
-		}
-	}
-	return n
 }

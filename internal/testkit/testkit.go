@@ -1,11 +1,18 @@
-package main
+// Package testkit starts the real bot (the production wiring of
+// internal/app, in-process) against a fresh database, a fake Telegram and
+// a fake model, and gives tests the means to talk to it as a user would:
+// send messages, press buttons, wait for answers, read the rows. Each
+// package's feature tests use it; cmd/membot keeps the whole-process ones.
+package testkit
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -14,31 +21,44 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/membot/membot/internal/app"
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/internal/telegramfake"
 )
 
-const testToken = "123456:TEST-token-never-logged"
+// Token and APIKey are the secrets the bot under test is given; a test
+// fails if either appears in its logs.
+const (
+	Token  = "123456:TEST-token-never-logged"
+	APIKey = "sk-test-key-never-logged"
+)
 
-// harness is a database, a fake Telegram and a fake LLM, and the real bot
+// Two users the tests talk as: one writing in Russian, one in English.
+var (
+	Ivan = telegramfake.User{ID: 501, FirstName: "Иван", Username: "ivan", LanguageCode: "ru"}
+	Jane = telegramfake.User{ID: 502, FirstName: "Jane", LanguageCode: "en"}
+)
+
+// Harness is a database, a fake Telegram and a fake LLM, and the real bot
 // (run, in-process) started against them.
-type harness struct {
-	t     *testing.T
+type Harness struct {
+	T     *testing.T
 	DB    *pgxpool.Pool
 	DSN   string
 	TG    *telegramfake.Server
 	LLM   *openaifake.Server
 	Env   map[string]string
-	logs  *syncBuffer
+	Logs  *SyncBuffer // what the bot logged
 	stop  func() error
 	alive bool
 	ended chan struct{} // closed when run returns
 }
 
-func newHarness(t *testing.T) *harness {
+// New prepares a harness; Start starts the bot.
+func New(t *testing.T) *Harness {
 	t.Helper()
-	h := &harness{t: t, DSN: pgtest.New(t), TG: telegramfake.New(testToken), LLM: openaifake.New(), logs: &syncBuffer{}}
+	h := &Harness{T: t, DSN: pgtest.New(t), TG: telegramfake.New(Token), LLM: openaifake.New(), Logs: &SyncBuffer{}}
 	t.Cleanup(h.TG.Close)
 	t.Cleanup(h.LLM.Close)
 	pool, err := pgxpool.New(context.Background(), h.DSN)
@@ -48,10 +68,10 @@ func newHarness(t *testing.T) *harness {
 	t.Cleanup(pool.Close)
 	h.DB = pool
 	h.Env = map[string]string{
-		"TELEGRAM_BOT_TOKEN": testToken,
+		"TELEGRAM_BOT_TOKEN": Token,
 		"TELEGRAM_API_URL":   h.TG.URL(),
 		"DATABASE_URL":       h.DSN,
-		"OPENAI_API_KEY":     "sk-test-key-never-logged",
+		"OPENAI_API_KEY":     APIKey,
 		"OPENAI_BASE_URL":    h.LLM.URL(),
 		"OPENAI_MODEL":       "test-model",
 		"POLL_TIMEOUT":       "1s",
@@ -70,14 +90,14 @@ func newHarness(t *testing.T) *harness {
 
 // Replica is a second bot sharing this harness's database, Telegram and
 // model, with a copy of its settings and logs of its own.
-func (h *harness) Replica() *harness {
-	r := &harness{t: h.t, DB: h.DB, DSN: h.DSN, TG: h.TG, LLM: h.LLM, Env: maps.Clone(h.Env), logs: &syncBuffer{}}
+func (h *Harness) Replica() *Harness {
+	r := &Harness{T: h.T, DB: h.DB, DSN: h.DSN, TG: h.TG, LLM: h.LLM, Env: maps.Clone(h.Env), Logs: &SyncBuffer{}}
 	r.checkLogsAtCleanup()
 	return r
 }
 
-func (h *harness) checkLogsAtCleanup() {
-	t := h.t
+func (h *Harness) checkLogsAtCleanup() {
+	t := h.T
 	t.Cleanup(func() {
 		if h.alive {
 			h.alive = false
@@ -85,47 +105,38 @@ func (h *harness) checkLogsAtCleanup() {
 				t.Errorf("stopping the bot: %v", err)
 			}
 		}
-		for _, secret := range []string{testToken, "sk-test-key-never-logged"} {
-			if strings.Contains(h.logs.String(), secret) {
-				t.Errorf("a secret appears in the logs:\n%s", h.logs.String())
+		for _, secret := range []string{Token, APIKey} {
+			if strings.Contains(h.Logs.String(), secret) {
+				t.Errorf("a secret appears in the logs:\n%s", h.Logs.String())
 			}
 		}
 		if t.Failed() {
-			t.Logf("bot logs:\n%s", h.logs.String())
+			t.Logf("bot logs:\n%s", h.Logs.String())
 		}
 	})
 }
 
 // WaitLog waits for a log line matching pattern and returns its submatches.
-func (h *harness) WaitLog(pattern string) []string {
-	h.t.Helper()
+func (h *Harness) WaitLog(pattern string) []string {
+	h.T.Helper()
 	re := regexp.MustCompile(pattern)
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := re.FindStringSubmatch(h.logs.String()); m != nil {
+		if m := re.FindStringSubmatch(h.Logs.String()); m != nil {
 			return m
 		}
 	}
-	h.t.Fatalf("no log line matches %q within 15 s", pattern)
+	h.T.Fatalf("no log line matches %q within 15 s", pattern)
 	return nil
 }
 
-// Admin runs `membot admin args...` with the harness's settings and
-// returns what it printed.
-func (h *harness) Admin(args ...string) (string, error) {
-	var out syncBuffer
-	getenv := func(k string) string { return h.Env[k] }
-	err := run(context.Background(), append([]string{"membot", "admin"}, args...), getenv, &out, &out)
-	return out.String(), err
-}
-
 // Start runs the bot until Stop.
-func (h *harness) Start() {
-	h.t.Helper()
+func (h *Harness) Start() {
+	h.T.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	ended := make(chan struct{})
 	getenv := func(k string) string { return h.Env[k] }
-	go func() { done <- run(ctx, []string{"membot"}, getenv, h.logs, h.logs); close(ended) }()
+	go func() { done <- run(ctx, getenv, h.Logs); close(ended) }()
 	h.stop = func() error {
 		cancel()
 		select {
@@ -140,7 +151,7 @@ func (h *harness) Start() {
 }
 
 // Running reports whether run is still going (it has not crashed or quit).
-func (h *harness) Running() bool {
+func (h *Harness) Running() bool {
 	select {
 	case <-h.ended:
 		return false
@@ -149,70 +160,81 @@ func (h *harness) Running() bool {
 	}
 }
 
+// StopAsync asks the bot to stop and returns what it returns, when it has.
+func (h *Harness) StopAsync() <-chan error {
+	h.alive = false
+	stopped := make(chan error, 1)
+	go func() { stopped <- h.stop() }()
+	return stopped
+}
+
+// Alive tells whether the test started the bot and has not stopped it.
+func (h *Harness) Alive() bool { return h.alive }
+
 // Stop stops the bot and fails the test if run returned an error.
-func (h *harness) Stop() {
-	h.t.Helper()
+func (h *Harness) Stop() {
+	h.T.Helper()
 	h.alive = false
 	if err := h.stop(); err != nil {
-		h.t.Fatalf("run returned %v", err)
+		h.T.Fatalf("run returned %v", err)
 	}
 }
 
 // Say sends a private message from user, waits until the bot has handled
 // it, and returns the text of the first message it answered with, as it
 // stands at the end (a streamed answer is edited while it is written).
-func (h *harness) Say(from telegramfake.User, text string) string {
-	h.t.Helper()
+func (h *Harness) Say(from telegramfake.User, text string) string {
+	h.T.Helper()
 	return h.SayAll(from, text)[0].Text
 }
 
 // SayIn sends a text message to any chat, waits until the bot has handled
 // it, and returns the first message it answered with, as it stands at the end.
-func (h *harness) SayIn(chatID int64, chatType string, from telegramfake.User, text string) string {
-	h.t.Helper()
+func (h *Harness) SayIn(chatID int64, chatType string, from telegramfake.User, text string) string {
+	h.T.Helper()
 	return h.Expect(chatID, func() int64 { return h.TG.SendMessage(chatID, chatType, from, text) }).Text
 }
 
 // Expect runs send, which queues an update and returns its id, waits until
 // the bot has handled it, and returns the first message it answered with in
 // the chat, as it stands at the end.
-func (h *harness) Expect(chatID int64, send func() int64) telegramfake.Message {
-	h.t.Helper()
-	last := h.lastMessageID(chatID)
+func (h *Harness) Expect(chatID int64, send func() int64) telegramfake.Message {
+	h.T.Helper()
+	last := h.LastMessageID(chatID)
 	h.WaitDone(send())
 	answer := h.MessagesAfter(chatID, last)
 	if len(answer) == 0 {
-		h.t.Fatalf("no reply in chat %d; the chat holds %+v", chatID, h.TG.Messages(chatID))
+		h.T.Fatalf("no reply in chat %d; the chat holds %+v", chatID, h.TG.Messages(chatID))
 	}
 	return answer[0]
 }
 
 // SayAll is Say returning every message the bot sent in answer.
-func (h *harness) SayAll(from telegramfake.User, text string) []telegramfake.Message {
-	h.t.Helper()
-	last := h.lastMessageID(from.ID)
+func (h *Harness) SayAll(from telegramfake.User, text string) []telegramfake.Message {
+	h.T.Helper()
+	last := h.LastMessageID(from.ID)
 	h.WaitDone(h.TG.SendText(from, text))
 	answer := h.MessagesAfter(from.ID, last)
 	if len(answer) == 0 {
-		h.t.Fatalf("no reply to %q; the chat holds %+v", text, h.TG.Messages(from.ID))
+		h.T.Fatalf("no reply to %q; the chat holds %+v", text, h.TG.Messages(from.ID))
 	}
 	return answer
 }
 
 // WaitDone waits until the bot has handled the update.
-func (h *harness) WaitDone(updateID int64) {
-	h.t.Helper()
+func (h *Harness) WaitDone(updateID int64) {
+	h.T.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, updateID) == 1 {
 			return
 		}
 	}
-	h.t.Fatalf("update %d not handled within 15 s", updateID)
+	h.T.Fatalf("update %d not handled within 15 s", updateID)
 }
 
 // Shown returns the texts of the chat's messages as they stand (after any
 // edits, without the deleted ones).
-func (h *harness) Shown(chatID int64) []string {
+func (h *Harness) Shown(chatID int64) []string {
 	var texts []string
 	for _, m := range h.TG.Messages(chatID) {
 		texts = append(texts, m.Text)
@@ -221,17 +243,17 @@ func (h *harness) Shown(chatID int64) []string {
 }
 
 // WaitShown waits up to timeout until the chat shows at least n messages.
-func (h *harness) WaitShown(chatID int64, n int, timeout time.Duration) {
-	h.t.Helper()
+func (h *Harness) WaitShown(chatID int64, n int, timeout time.Duration) {
+	h.T.Helper()
 	for deadline := time.Now().Add(timeout); len(h.Shown(chatID)) < n; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			h.t.Fatalf("chat %d shows %q after %v, want %d messages", chatID, h.Shown(chatID), timeout, n)
+			h.T.Fatalf("chat %d shows %q after %v, want %d messages", chatID, h.Shown(chatID), timeout, n)
 		}
 	}
 }
 
 // MessagesAfter returns the chat's messages newer than message id after.
-func (h *harness) MessagesAfter(chatID, after int64) []telegramfake.Message {
+func (h *Harness) MessagesAfter(chatID, after int64) []telegramfake.Message {
 	var out []telegramfake.Message
 	for _, m := range h.TG.Messages(chatID) {
 		if m.ID > after {
@@ -241,7 +263,8 @@ func (h *harness) MessagesAfter(chatID, after int64) []telegramfake.Message {
 	return out
 }
 
-func (h *harness) lastMessageID(chatID int64) int64 {
+// LastMessageID is the id of the chat's newest message, or 0.
+func (h *Harness) LastMessageID(chatID int64) int64 {
 	msgs := h.TG.Messages(chatID)
 	if len(msgs) == 0 {
 		return 0
@@ -251,93 +274,114 @@ func (h *harness) lastMessageID(chatID int64) int64 {
 
 // Press presses the button with data under msg as user from, waits for the
 // bot to answer the press, and returns the notice it showed.
-func (h *harness) Press(from telegramfake.User, msg telegramfake.Message, data string) string {
-	h.t.Helper()
+func (h *Harness) Press(from telegramfake.User, msg telegramfake.Message, data string) string {
+	h.T.Helper()
 	id := h.TG.Press(from, msg, data)
 	c, ok := h.TG.WaitCall("answerCallbackQuery", 15*time.Second, func(c telegramfake.Call) bool {
 		return c.Params["callback_query_id"] == id
 	})
 	if !ok {
-		h.t.Fatalf("the press of %q was not answered within 15 s", data)
+		h.T.Fatalf("the press of %q was not answered within 15 s", data)
 	}
 	return c.Params["text"]
 }
 
 // PressForReply presses a button and waits for the next message to the
 // chat of msg, returning it.
-func (h *harness) PressForReply(from telegramfake.User, msg telegramfake.Message, data string) telegramfake.Message {
-	h.t.Helper()
+func (h *Harness) PressForReply(from telegramfake.User, msg telegramfake.Message, data string) telegramfake.Message {
+	h.T.Helper()
 	before := len(h.TG.Messages(msg.ChatID))
 	h.TG.Press(from, msg, data)
-	return h.nextTo(msg.ChatID, before, "the press of "+data)
+	return h.NextTo(msg.ChatID, before, "the press of "+data)
 }
 
 // Last returns the last message of the chat.
-func (h *harness) Last(chatID int64) telegramfake.Message {
-	h.t.Helper()
-	return h.nextTo(chatID, max(len(h.TG.Messages(chatID))-1, 0), "anything")
+func (h *Harness) Last(chatID int64) telegramfake.Message {
+	h.T.Helper()
+	return h.NextTo(chatID, max(len(h.TG.Messages(chatID))-1, 0), "anything")
 }
 
-// nextTo waits until the chat has more than before messages and the bot is
+// NextTo waits until the chat has more than before messages and the bot is
 // idle, and returns message number before (counting from 0) as it stands
 // then: a streamed answer is edited until it is complete.
-func (h *harness) nextTo(chatID int64, before int, what string) telegramfake.Message {
-	h.t.Helper()
-	h.waitUntil("no reply to "+what, func() bool { return len(h.TG.Messages(chatID)) > before })
+func (h *Harness) NextTo(chatID int64, before int, what string) telegramfake.Message {
+	h.T.Helper()
+	h.WaitUntil("no reply to "+what, func() bool { return len(h.TG.Messages(chatID)) > before })
 	h.WaitIdle()
 	return h.TG.Messages(chatID)[before]
 }
 
 // WaitIdle waits until every update queued at Telegram is stored and
 // handled: a reply reaches Telegram a moment before its delivery is recorded.
-func (h *harness) WaitIdle() {
-	h.t.Helper()
-	h.waitUntil("updates still unfinished", func() bool {
+func (h *Harness) WaitIdle() {
+	h.T.Helper()
+	h.WaitUntil("updates still unfinished", func() bool {
 		return h.TG.Pending() == 0 && h.Count(`SELECT count(*) FROM updates WHERE state <> 'done'`) == 0
 	})
 }
 
 // WaitCount waits until the count(*) query gives want.
-func (h *harness) WaitCount(query string, want int, args ...any) {
-	h.t.Helper()
-	h.waitUntil(fmt.Sprintf("%s is not %d", query, want), func() bool { return h.Count(query, args...) == want })
+func (h *Harness) WaitCount(query string, want int, args ...any) {
+	h.T.Helper()
+	h.WaitUntil(fmt.Sprintf("%s is not %d", query, want), func() bool { return h.Count(query, args...) == want })
 }
 
-// waitUntil polls cond until it holds, failing the test after 15 s.
-func (h *harness) waitUntil(what string, cond func() bool) {
-	h.t.Helper()
+// WaitUntil polls cond until it holds, failing the test after 15 s.
+func (h *Harness) WaitUntil(what string, cond func() bool) {
+	h.T.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return
 		}
 	}
-	h.t.Fatalf("%s after 15 s", what)
+	h.T.Fatalf("%s after 15 s", what)
 }
 
 // Count runs a count(*) query.
-func (h *harness) Count(query string, args ...any) int {
-	h.t.Helper()
+func (h *Harness) Count(query string, args ...any) int {
+	h.T.Helper()
 	var n int
 	if err := h.DB.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
-		h.t.Fatalf("%s: %v", query, err)
+		h.T.Fatalf("%s: %v", query, err)
 	}
 	return n
 }
 
-// syncBuffer is a bytes.Buffer safe for the bot's concurrent log writes.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for the bot's concurrent log writes.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// run is what `membot run` does: the settings from getenv, then the bot.
+func run(ctx context.Context, getenv func(string) string, logs io.Writer) error {
+	cfg, err := app.LoadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	return app.Run(ctx, cfg, app.NewLogger(cfg, logs))
+}
+
+// Get fetches url and returns the status and the body.
+func Get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }

@@ -1,4 +1,4 @@
-package main
+package bot_test
 
 import (
 	"context"
@@ -17,12 +17,12 @@ import (
 )
 
 // rows lists the chat's message rows as role:content, oldest first.
-func (h *harness) rows(chatID int64) []string {
-	h.t.Helper()
+func rows(h *harness, chatID int64) []string {
+	h.T.Helper()
 	res, err := h.DB.Query(context.Background(), `SELECT m.role, m.content FROM messages m
 		JOIN conversations c ON c.id = m.conversation_id WHERE c.chat_id = $1 ORDER BY m.id`, chatID)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	defer res.Close()
 	var out []string
@@ -45,26 +45,27 @@ func scriptCalculatorTurn(h *harness, callID, args, answer string) {
 }
 
 func TestRetryAndUndoLeaveExactlyTheExpectedRows(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	scriptCalculatorTurn(h, "call_1", `{"expression":"6*7"}`, "It is 42.")
 	h.LLM.Script(openaifake.Reply{Content: "Forty-two."}) // the /retry
 	h.Start()
 	h.Say(jane, "what is 6*7?")
-	if got := h.rows(jane.ID); len(got) != 5 {
+	if got := rows(h, jane.ID); len(got) != 5 {
 		t.Fatalf("rows before /retry: %q", got)
 	}
 
 	if got := h.Say(jane, "/retry"); got != "Forty-two." {
 		t.Fatalf("/retry answered %q", got)
 	}
-	if got, want := strings.Join(h.rows(jane.ID), "|"), "user:what is 6*7?|assistant:Forty-two."; got != want {
+	if got, want := strings.Join(rows(h, jane.ID), "|"), "user:what is 6*7?|assistant:Forty-two."; got != want {
 		t.Fatalf("rows after /retry: %q, want %q", got, want)
 	}
 	reqs := h.LLM.Requests()
 	if last := reqs[len(reqs)-1].Messages; len(last) != 2 || !strings.HasSuffix(last[1].Content, "what is 6*7?") {
 		t.Fatalf("the retried call saw %+v", last)
 	}
-	if _, telegramID, _ := h.storedAnswer(jane.ID); telegramID == 0 {
+	if _, telegramID, _ := storedAnswer(h, jane.ID); telegramID == 0 {
 		t.Error("the retried answer's delivery was not recorded")
 	}
 
@@ -73,11 +74,11 @@ func TestRetryAndUndoLeaveExactlyTheExpectedRows(t *testing.T) {
 	if !strings.Contains(got, "“second question”") || !strings.Contains(got, "(1)") {
 		t.Fatalf("/undo said %q", got)
 	}
-	if got, want := strings.Join(h.rows(jane.ID), "|"), "user:what is 6*7?|assistant:Forty-two."; got != want {
+	if got, want := strings.Join(rows(h, jane.ID), "|"), "user:what is 6*7?|assistant:Forty-two."; got != want {
 		t.Fatalf("rows after /undo: %q, want %q", got, want)
 	}
 	h.Say(jane, "/undo")
-	if got := h.rows(jane.ID); len(got) != 0 {
+	if got := rows(h, jane.ID); len(got) != 0 {
 		t.Fatalf("rows after the second /undo: %q", got)
 	}
 	if got := h.Say(jane, "/undo"); !strings.Contains(got, "nothing to take back") {
@@ -92,6 +93,7 @@ func TestRetryAndUndoLeaveExactlyTheExpectedRows(t *testing.T) {
 }
 
 func TestExportSendsEveryMessageAsMarkdownAndJSON(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	scriptCalculatorTurn(h, "call_1", `{"expression":"6*7"}`, "It is **42**.")
 	h.Start()
@@ -152,6 +154,7 @@ func TestExportSendsEveryMessageAsMarkdownAndJSON(t *testing.T) {
 }
 
 func TestModesSwitchTheSystemPromptAndEverySwitchIsRecorded(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	modesFile := filepath.Join(t.TempDir(), "modes.yaml")
 	os.WriteFile(modesFile, []byte("modes:\n  - name: pirate\n    description: talks like a pirate\n    prompt: Talk like a pirate.\n"), 0o600)
@@ -214,6 +217,7 @@ func TestModesSwitchTheSystemPromptAndEverySwitchIsRecorded(t *testing.T) {
 }
 
 func TestModeSwitchesAreKeptForTheConversation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	h.Say(ivan, "/mode coder")
@@ -230,6 +234,7 @@ func TestModeSwitchesAreKeptForTheConversation(t *testing.T) {
 var jane2 = telegramfake.User{ID: 503, FirstName: "Jane Two", LanguageCode: "en-GB"}
 
 func TestHelpListsEveryCommandAndTheMenuIsRegistered(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(jane.ID)
 	h.Start()
@@ -270,6 +275,7 @@ func TestHelpListsEveryCommandAndTheMenuIsRegistered(t *testing.T) {
 }
 
 func TestHistoryShowsTheLastMessagesWithTheirTimes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	if got := h.Say(ivan, "/history"); !strings.Contains(got, "пуст") {

@@ -1,4 +1,4 @@
-package main
+package inbox_test
 
 import (
 	"context"
@@ -26,6 +26,7 @@ import (
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testkit"
 )
 
 const hookURL = "https://bot.example.test/telegram/hook"
@@ -46,12 +47,13 @@ func startWebhookBot(h *harness) string {
 }
 
 func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	webhookMode(h)
 	endpoint := startWebhookBot(h)
 
 	url, secret := h.TG.Webhook()
-	if url != hookURL || secret != inbox.DefaultWebhookSecret(testToken) || len(secret) < 32 {
+	if url != hookURL || secret != inbox.DefaultWebhookSecret(testkit.Token) || len(secret) < 32 {
 		t.Fatalf("setWebhook registered %q with secret %q", url, secret)
 	}
 	id, update := h.TG.NewUpdate("message", telegramfake.TextMessage(jane.ID, "private", jane, "over the webhook"))
@@ -69,7 +71,7 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 	if code, _ := h.TG.PostWebhook(endpoint, []byte(`{"hello":"world"}`)); code != http.StatusBadRequest {
 		t.Fatalf("a body that is no update got %d", code)
 	}
-	if code, _ := get(t, endpoint); code != http.StatusMethodNotAllowed {
+	if code, _ := testkit.Get(t, endpoint); code != http.StatusMethodNotAllowed {
 		t.Fatalf("GET got %d", code)
 	}
 
@@ -80,7 +82,7 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1`, id); n != 1 {
 		t.Fatal("the update was not in the inbox when 200 was answered")
 	}
-	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return countTo(s, jane.ID) >= 1 }); !ok {
+	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return telegramfake.CountTo(s, jane.ID) >= 1 }); !ok {
 		t.Fatal("no answer to the webhook update")
 	}
 	// Telegram delivering it again (our 200 got lost) changes nothing.
@@ -97,6 +99,7 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 }
 
 func TestPollingDeletesAWebhookLeftBehind(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.TG.SetWebhook("https://old.example.test/hook", "old-secret") // getUpdates answers 409 meanwhile
 	h.Start()
@@ -113,6 +116,7 @@ func TestPollingDeletesAWebhookLeftBehind(t *testing.T) {
 // answer it did not get): every message is answered exactly once, and each
 // chat's answers come in the order of its messages.
 func TestTwoWebhookReplicasAnswerEachMessageOnceAndInOrder(t *testing.T) {
+	t.Parallel()
 	a := newHarness(t)
 	webhookMode(a)
 	a.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
@@ -173,6 +177,7 @@ func TestTwoWebhookReplicasAnswerEachMessageOnceAndInOrder(t *testing.T) {
 
 // With WEBHOOK_TLS_CERT and WEBHOOK_TLS_KEY the webhook speaks HTTPS itself.
 func TestWebhookServesHTTPSWithCertFiles(t *testing.T) {
+	t.Parallel()
 	certFile, keyFile, pool := selfSignedCert(t)
 	h := newHarness(t)
 	webhookMode(h)
@@ -186,7 +191,7 @@ func TestWebhookServesHTTPSWithCertFiles(t *testing.T) {
 	if code, err := telegramfake.PostUpdateWith(client, endpoint, secret, update); err != nil || code != http.StatusOK {
 		t.Fatalf("HTTPS post: %d, %v", code, err)
 	}
-	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return countTo(s, jane.ID) >= 1 }); !ok {
+	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return telegramfake.CountTo(s, jane.ID) >= 1 }); !ok {
 		t.Fatal("no answer to the update posted over HTTPS")
 	}
 }

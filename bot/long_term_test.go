@@ -1,4 +1,4 @@
-package main
+package bot_test
 
 import (
 	"context"
@@ -19,12 +19,13 @@ import (
 )
 
 // systemPrompt is the system message of the model's latest request.
-func (h *harness) systemPrompt() string {
+func systemPrompt(h *harness) string {
 	reqs := h.LLM.Requests()
 	return reqs[len(reqs)-1].Messages[0].Content
 }
 
 func TestAFactRememberedBeforeNewIsInThePromptAfterIt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.LLM.Script(
 		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_r", "remember", `{"fact":"Loves   sailing on the Volga"}`)}},
@@ -46,7 +47,7 @@ func TestAFactRememberedBeforeNewIsInThePromptAfterIt(t *testing.T) {
 		t.Fatalf("/new = %q", got)
 	}
 	h.Say(jane, "what do I love?")
-	if prompt := h.systemPrompt(); !strings.Contains(prompt, fmt.Sprintf("#%d Loves sailing on the Volga", factID)) {
+	if prompt := systemPrompt(h); !strings.Contains(prompt, fmt.Sprintf("#%d Loves sailing on the Volga", factID)) {
 		t.Fatalf("the fact is not in the system prompt after /new:\n%s", prompt)
 	}
 	if got := h.Say(jane, "/memory"); !strings.Contains(got, "1. Loves sailing on the Volga") {
@@ -59,7 +60,7 @@ func TestAFactRememberedBeforeNewIsInThePromptAfterIt(t *testing.T) {
 		t.Fatalf("/forget 1 = %q", got)
 	}
 	h.Say(jane, "and now?")
-	if prompt := h.systemPrompt(); strings.Contains(prompt, "Volga") {
+	if prompt := systemPrompt(h); strings.Contains(prompt, "Volga") {
 		t.Fatalf("a forgotten fact is still in the prompt:\n%s", prompt)
 	}
 	if got := h.Say(ivan, "/memory"); !strings.HasPrefix(got, "Я пока ничего о вас не помню") {
@@ -68,6 +69,7 @@ func TestAFactRememberedBeforeNewIsInThePromptAfterIt(t *testing.T) {
 }
 
 func TestSearchHistoryFindsAMessageOutsideTheWindow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	h.Say(jane, "my locker code is 4711, next to the zebra poster")
@@ -98,6 +100,7 @@ func TestSearchHistoryFindsAMessageOutsideTheWindow(t *testing.T) {
 }
 
 func TestAReminderIsSentOnceEvenWhenTheBotWasDownAtItsTime(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.LLM.Script(
 		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_1", "set_reminder", `{"text":"stretch","in":"1s"}`)}},
@@ -110,7 +113,7 @@ func TestAReminderIsSentOnceEvenWhenTheBotWasDownAtItsTime(t *testing.T) {
 	// with the answer), not late.
 	before := len(h.TG.SentTo(ivan.ID))
 	h.TG.SendText(ivan, "напомни через секунду размяться")
-	h.nextTo(ivan.ID, before+1, "the answer and the reminder")
+	h.NextTo(ivan.ID, before+1, "the answer and the reminder")
 	if got := h.TG.SentTo(ivan.ID)[before:]; !slices.Contains(got, "Will do.") || !slices.Contains(got, "⏰ Напоминание: stretch") {
 		t.Fatalf("sent %q", got)
 	}
@@ -124,7 +127,7 @@ func TestAReminderIsSentOnceEvenWhenTheBotWasDownAtItsTime(t *testing.T) {
 	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() - interval '10 minutes' WHERE text = 'позвонить маме'`)
 	before = len(h.TG.SentTo(ivan.ID))
 	h.Start()
-	late := h.nextTo(ivan.ID, before, "the late reminder")
+	late := h.NextTo(ivan.ID, before, "the late reminder")
 	if !strings.HasPrefix(late.Text, "⏰ Напоминание: позвонить маме\n\n(Его время было ") {
 		t.Fatalf("late reminder = %q", late.Text)
 	}
@@ -140,7 +143,7 @@ func TestAReminderIsSentOnceEvenWhenTheBotWasDownAtItsTime(t *testing.T) {
 	h.DB.Exec(context.Background(), `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at) VALUES ($1, $1, 'barrier', now())`, ivan.ID)
 	before = len(h.TG.SentTo(ivan.ID))
 	h.Start()
-	if got := h.nextTo(ivan.ID, before, "the barrier reminder"); got.Text != "⏰ Напоминание: barrier" {
+	if got := h.NextTo(ivan.ID, before, "the barrier reminder"); got.Text != "⏰ Напоминание: barrier" {
 		t.Fatalf("after the second restart the first message is %q", got.Text)
 	}
 	if texts := h.TG.SentTo(ivan.ID); strings.Count(strings.Join(texts, "\n"), "позвонить маме") != 2 { // the /reminders list and the reminder
@@ -152,6 +155,7 @@ func TestAReminderIsSentOnceEvenWhenTheBotWasDownAtItsTime(t *testing.T) {
 }
 
 func TestRemindersAreCancelledByNumber(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	h.Say(jane, "/start")
@@ -190,25 +194,26 @@ func menuPage(t *testing.T) (url string, hits *atomic.Int32) {
 
 // askToFetch makes the model call fetch_url for url in user's chat and
 // returns the message with the Approve and Reject buttons, and their data.
-func (h *harness) askToFetch(user telegramfake.User, url, callID string) (prompt telegramfake.Message, approve, reject string) {
-	h.t.Helper()
+func askToFetch(h *harness, user telegramfake.User, url, callID string) (prompt telegramfake.Message, approve, reject string) {
+	h.T.Helper()
 	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall(callID, "fetch_url", `{"url":"`+url+`"}`)}})
 	before := len(h.TG.SentTo(user.ID))
 	h.TG.SendText(user, "what is on "+url+"?")
-	prompt = h.nextTo(user.ID, before, "the fetch request")
+	prompt = h.NextTo(user.ID, before, "the fetch request")
 	buttons := prompt.Buttons()
 	if len(buttons) != 2 || !strings.HasPrefix(buttons[0].Data, "approve:") || !strings.HasPrefix(buttons[1].Data, "reject:") {
-		h.t.Fatalf("the request %q has buttons %+v", prompt.Text, buttons)
+		h.T.Fatalf("the request %q has buttons %+v", prompt.Text, buttons)
 	}
 	return prompt, buttons[0].Data, buttons[1].Data
 }
 
 func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["FETCH_ALLOW_PRIVATE"] = "true"
 	url, hits := menuPage(t)
 	h.Start()
-	prompt, approve, _ := h.askToFetch(jane, url, "call_f")
+	prompt, approve, _ := askToFetch(h, jane, url, "call_f")
 	if !strings.Contains(prompt.Text, "fetch_url") || !strings.Contains(prompt.Text, url) {
 		t.Fatalf("request text = %q", prompt.Text)
 	}
@@ -222,8 +227,8 @@ func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
 	if got := h.Say(jane, "meanwhile, hello"); got != "echo: meanwhile, hello" {
 		t.Fatalf("a message while the approval waits = %q", got)
 	}
-	if !strings.Contains(h.systemPrompt(), "- fetch_url {\"url\": \""+url+"\"}") {
-		t.Fatalf("the system prompt does not mention the waiting call:\n%s", h.systemPrompt())
+	if !strings.Contains(systemPrompt(h), "- fetch_url {\"url\": \""+url+"\"}") {
+		t.Fatalf("the system prompt does not mention the waiting call:\n%s", systemPrompt(h))
 	}
 
 	h.Stop()
@@ -290,11 +295,12 @@ func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
 }
 
 func TestARejectedCallIsToldToTheModel(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["FETCH_ALLOW_PRIVATE"] = "true"
 	url, hits := menuPage(t)
 	h.Start()
-	prompt, _, reject := h.askToFetch(ivan, url, "call_x")
+	prompt, _, reject := askToFetch(h, ivan, url, "call_x")
 	if !strings.Contains(prompt.Text, "Разрешить?") {
 		t.Fatalf("request for ru = %q", prompt.Text)
 	}
@@ -314,6 +320,7 @@ func TestARejectedCallIsToldToTheModel(t *testing.T) {
 }
 
 func TestOnlyTheAskerOrAnAdminCanDecide(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	admin := telegramfake.User{ID: 900, FirstName: "Admin", LanguageCode: "en"}
 	mallory := telegramfake.User{ID: 666, FirstName: "Mallory", LanguageCode: "en"}
@@ -321,7 +328,7 @@ func TestOnlyTheAskerOrAnAdminCanDecide(t *testing.T) {
 	h.Env["FETCH_ALLOW_PRIVATE"] = "1"
 	url, hits := menuPage(t)
 	h.Start()
-	prompt, approve, reject := h.askToFetch(jane, url, "call_m")
+	prompt, approve, reject := askToFetch(h, jane, url, "call_m")
 	if got := h.Press(mallory, prompt, reject); got != "Only the person who asked (or an admin) can decide this." {
 		t.Fatalf("a stranger's press = %q", got)
 	}
@@ -340,13 +347,14 @@ func TestOnlyTheAskerOrAnAdminCanDecide(t *testing.T) {
 }
 
 func TestNewCancelsPendingApprovalsAndApprovalsListsThem(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	url, hits := menuPage(t) // private addresses not allowed: never reached anyway
 	h.Start()
 	if got := h.Say(jane, "/approvals"); got != "Nothing is waiting for approval." {
 		t.Fatalf("/approvals = %q", got)
 	}
-	prompt, approve, _ := h.askToFetch(jane, url, "call_n")
+	prompt, approve, _ := askToFetch(h, jane, url, "call_n")
 	h.Say(jane, "/approvals")
 	list := h.Last(jane.ID)
 	if !strings.Contains(list.Text, "1. fetch_url") || len(list.Buttons()) != 2 || list.Buttons()[0].Data != approve {
@@ -373,6 +381,7 @@ func TestNewCancelsPendingApprovalsAndApprovalsListsThem(t *testing.T) {
 }
 
 func TestAReminderToABlockedChatIsGivenUp(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.TG.Inject(telegramfake.Fault{Method: "sendMessage", Status: 403, Message: "Forbidden: bot was blocked by the user", Times: 1})
 	h.DB.Exec(context.Background(), `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at) VALUES ($1, $1, 'blocked', now())`, jane.ID)

@@ -1,4 +1,4 @@
-package main
+package bot_test
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 )
 
 func TestNULAndInvalidUTF8AreCleanedAndAnswered(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	// Telegram's JSON may carry \u0000 (PostgreSQL refuses it in text and
@@ -34,6 +35,7 @@ func TestNULAndInvalidUTF8AreCleanedAndAnswered(t *testing.T) {
 }
 
 func TestATextOfTheMaximumLengthIsStoredWholeAndAnsweredInParts(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	// 4096 UTF-16 units, as Telegram counts: 48 emoji (two units each) and 4000 letters.
@@ -62,6 +64,7 @@ func TestATextOfTheMaximumLengthIsStoredWholeAndAnsweredInParts(t *testing.T) {
 }
 
 func TestMediaEditsBotsAndChannels(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	photo := []map[string]any{{"file_id": "f", "file_unique_id": "u", "width": 90, "height": 90}}
@@ -129,6 +132,7 @@ func TestMediaEditsBotsAndChannels(t *testing.T) {
 }
 
 func TestInAGroupTheBotAnswersOnlyWhenAddressed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	const group = -100777
@@ -191,6 +195,7 @@ func TestInAGroupTheBotAnswersOnlyWhenAddressed(t *testing.T) {
 // in the inbox, given up with its error, and confirmed to Telegram: it does
 // not come back, and the chat goes on.
 func TestAnUpdateOfUnexpectedShapeIsGivenUpAndTheBotGoesOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	h.TG.AddRawUpdate(`{"update_id": 7002, "message": "not an object"}`)

@@ -1,4 +1,4 @@
-package main
+package bot_test
 
 import (
 	"strings"
@@ -14,6 +14,7 @@ import (
 )
 
 func TestTelegramFloodControlAndServerErrorsAreRetriedAndAnswerOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.TG.Inject(telegramfake.Fault{Method: "sendMessage", Status: 429, RetryAfter: 1, Message: "Too Many Requests: retry after 1", Times: 1})
 	h.TG.Inject(telegramfake.Fault{Method: "sendMessage", Status: 500, Message: "Internal Server Error", Times: 1})
@@ -36,6 +37,7 @@ func TestTelegramFloodControlAndServerErrorsAreRetriedAndAnswerOnce(t *testing.T
 }
 
 func TestABlockedChatIsGivenUpAndTheBotGoesOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	var blocked atomic.Bool // the user has blocked the bot: every send to them fails
 	blocked.Store(true)
@@ -57,6 +59,7 @@ func TestABlockedChatIsGivenUpAndTheBotGoesOn(t *testing.T) {
 }
 
 func TestModelRateLimitsServerErrorsAndStalledStreamsAreRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["LLM_IDLE_TIMEOUT"] = "300ms"
 	h.LLM.Script(
@@ -82,6 +85,7 @@ func TestModelRateLimitsServerErrorsAndStalledStreamsAreRetried(t *testing.T) {
 // (LLM_IDLE_TIMEOUT bounds only the gaps), and a call that ran out of it is
 // not made again: it would run out again.
 func TestLLMTimeoutBoundsTheWholeCallAndIsNotRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["LLM_TIMEOUT"] = "1s"
 	h.Env["LLM_IDLE_TIMEOUT"] = "500ms"
@@ -102,6 +106,7 @@ func TestLLMTimeoutBoundsTheWholeCallAndIsNotRetried(t *testing.T) {
 // A model that answers garbage or keeps failing: the user gets the apology
 // after a bounded number of calls, and the bot goes on.
 func TestModelGarbageAndExhaustedRetriesGetTheApology(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	replies := map[string]openaifake.Reply{
 		"malformed JSON": {Raw: `{"id": "x", "choices": [`},
@@ -144,6 +149,7 @@ func TestModelGarbageAndExhaustedRetriesGetTheApology(t *testing.T) {
 }
 
 func TestBadToolArgumentsReachTheModelAsErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.LLM.Script(
 		openaifake.Reply{ToolCalls: []openai.ToolCall{
@@ -180,6 +186,7 @@ func TestBadToolArgumentsReachTheModelAsErrors(t *testing.T) {
 }
 
 func TestTheSendLimiterSpacesRepliesToOneChat(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["TELEGRAM_RATE_LIMIT"] = "on"
 	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {

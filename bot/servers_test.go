@@ -1,4 +1,4 @@
-package main
+package bot_test
 
 import (
 	"fmt"
@@ -16,6 +16,7 @@ import (
 // counted (estimated where the server sends no usage), and every request
 // holds the role invariant (TestMain).
 func TestAConversationAgainstEveryModelServer(t *testing.T) {
+	t.Parallel()
 	for _, d := range openaifake.Dialects {
 		t.Run(d.Name, func(t *testing.T) {
 			t.Parallel()
@@ -70,6 +71,7 @@ func TestAConversationAgainstEveryModelServer(t *testing.T) {
 // stored; an answer past MAX_ANSWER_TOKENS is cut, with a note; a response
 // body past the bound gets the apology.
 func TestAHostileModelIsBounded(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["MAX_ANSWER_TOKENS"] = "100" // read up to 1,600 bytes
 	huge := `{"content": "` + strings.Repeat("x", 200<<10) + `"}`
@@ -101,6 +103,7 @@ func TestAHostileModelIsBounded(t *testing.T) {
 // is the conversation's, recorded in model_switches, kept by /new, and
 // llm_calls tells the models' usage apart.
 func TestModelSwitchesTheChatsModelAndServer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	local := openaifake.NewDialect(openaifake.DialectNamed("ollama-old"))
 	t.Cleanup(local.Close)
@@ -152,6 +155,7 @@ func TestModelSwitchesTheChatsModelAndServer(t *testing.T) {
 // SHOW_REASONING=collapsed: the thinking follows the answer in an
 // expandable quote; off (the default, see the dialect test) it is not shown.
 func TestShowReasoningCollapsed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.Env["SHOW_REASONING"] = "collapsed"
 	h.LLM = openaifake.NewDialect(openaifake.DialectNamed("llamacpp")) // reasoning_content
@@ -179,6 +183,7 @@ func TestShowReasoningCollapsed(t *testing.T) {
 // A server that sends no usage in streams (old Ollama): the tokens are
 // estimated, marked so and warned about once, and DAILY_TOKEN_LIMIT counts them.
 func TestEstimatedUsageCountsTowardsTheDailyLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.LLM = openaifake.NewDialect(openaifake.DialectNamed("ollama-old"))
 	t.Cleanup(h.LLM.Close)
@@ -194,7 +199,7 @@ func TestEstimatedUsageCountsTowardsTheDailyLimit(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE status = 'ok' AND usage_estimated AND prompt_tokens > 300`); n != 2 {
 		t.Fatalf("%d calls with estimated usage, want 2", n)
 	}
-	if n := strings.Count(h.logs.String(), "the model server sent no usage"); n != 1 {
+	if n := strings.Count(h.Logs.String(), "the model server sent no usage"); n != 1 {
 		t.Fatalf("warned %d times, want once", n)
 	}
 }
@@ -202,6 +207,7 @@ func TestEstimatedUsageCountsTowardsTheDailyLimit(t *testing.T) {
 // A refusal that will never succeed (a 4xx membot cannot learn from) is
 // not retried: one call, then the apology.
 func TestAPermanentRefusalIsNotRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.LLM.Script(openaifake.Reply{Status: 422})
 	h.Start()

@@ -1,0 +1,20 @@
+package inbox_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/testkit"
+)
+
+// harness is the real bot against the fakes (internal/testkit).
+type harness = testkit.Harness
+
+var ivan, jane = testkit.Ivan, testkit.Jane
+
+func newHarness(t *testing.T) *harness { return testkit.New(t) }
+
+// TestMain fails the package when any request a model fake received broke
+// the role invariant strict servers hold membot to (openaifake.CheckRoles).
+func TestMain(m *testing.M) { os.Exit(openaifake.Main(m)) }

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/testkit"
+)
+
+// harness is the real bot against the fakes (internal/testkit).
+type harness = testkit.Harness
+
+type syncBuffer = testkit.SyncBuffer
+
+const testToken = testkit.Token
+
+var ivan, jane = testkit.Ivan, testkit.Jane
+
+func newHarness(t *testing.T) *harness { return testkit.New(t) }
+
+// runAdmin runs `membot admin args...` with the harness's settings and
+// returns what it printed.
+func runAdmin(h *harness, args ...string) (string, error) {
+	var out syncBuffer
+	getenv := func(k string) string { return h.Env[k] }
+	err := run(context.Background(), append([]string{"membot", "admin"}, args...), getenv, &out, &out)
+	return out.String(), err
+}
+
+// TestMain fails the package when any request a model fake received broke
+// the role invariant strict servers hold membot to (openaifake.CheckRoles).
+func TestMain(m *testing.M) { os.Exit(openaifake.Main(m)) }
