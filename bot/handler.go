@@ -180,6 +180,9 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		ids, err = h.send(ctx, in, text, telegram.SendOptions{Markdown: true})
 	}
 	if err != nil {
+		if len(ids) > 0 { // what was shown is the answer's: never sent again
+			return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, err
+		}
 		return nil, err
 	}
 	orNone(h.Metrics).ReplySent("answer")

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"runtime/debug"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 )
 
@@ -20,10 +22,12 @@ type step func(ctx context.Context, in *incoming) (*memory.Delivery, error)
 //   - recovered: a panic is logged and answered with the apology;
 //   - routed: the update is decoded and routeUpdate decides whether it is
 //     for the bot at all (routing.go);
+//   - refusalsTold: a reply Telegram refused for good is not silence: the
+//     user is told, in a short plain message, and the chat goes on;
 //   - gated: the allowlist and the rate and token limits (access.go);
 //   - measured: the outcome of a turn of the model, for the metrics.
 func (h *Handler) chain(final step) step {
-	wrap := []func(step) step{h.recovered, h.routed, h.gated, h.measured}
+	wrap := []func(step) step{h.recovered, h.routed, h.refusalsTold, h.gated, h.measured}
 	s := final
 	for i := len(wrap) - 1; i >= 0; i-- {
 		s = wrap[i](s)
@@ -106,6 +110,22 @@ func (h *Handler) measured(next step) step {
 			orNone(h.Metrics).Turn("answered", time.Since(start))
 		case err != nil && !Transient(err) && ctx.Err() == nil:
 			orNone(h.Metrics).Turn("failed", time.Since(start))
+		}
+		return delivery, err
+	}
+}
+
+func (h *Handler) refusalsTold(next step) step {
+	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+		delivery, err := next(ctx, in)
+		apiErr, refused := telegram.APIError(err)
+		if !refused || !telegram.IsPermanent(err) || apiErr.Code == http.StatusForbidden {
+			return delivery, err // 403: the user blocked the bot, or it left the chat: no one to tell
+		}
+		h.Log.Warn("Telegram refused a reply; telling the user", "update_id", in.update.UpdateID,
+			"chat_id", in.msg.Chat.ID, "err", err)
+		if _, sendErr := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), tr(in.lang()).Undeliverable(apiErr.Message)); sendErr != nil {
+			h.Log.Warn("telling the user of a refused reply failed too", "chat_id", in.msg.Chat.ID, "err", sendErr)
 		}
 		return delivery, err
 	}

@@ -83,6 +83,8 @@ type texts struct {
 	Usage      func(a1, a2, a3, a4, a5, a6 any) string
 	UsageLimit func(a1 any) string
 
+	// middleware.go
+	Undeliverable func(a1 any) string
 	// reasoning.go
 	Thinking string
 

@@ -121,7 +121,10 @@ var english = texts{
 		return fmt.Sprintf("Your usage (%s time)\nToday: messages: %d, tokens: %d%s\nThis month: messages: %d, tokens: %d", a1, a2, a3, a4, a5, a6)
 	},
 	UsageLimit: func(a1 any) string { return fmt.Sprintf(" of %d a day", a1) },
-	Thinking:   "💭 How the model thought about it",
+	Undeliverable: func(a1 any) string {
+		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)
+	},
+	Thinking: "💭 How the model thought about it",
 	Help: map[string]string{
 		"stats":           "admins: users, activity and tokens today",
 		"user":            "admins: a summary of one user: /user ID",

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -224,9 +226,78 @@ func resolve(b []byte) []byte {
 // SplitMessage, keeping each part valid Markdown: a code block cut in two is
 // closed at the end of one part and opened again, with its language, at the
 // start of the next.
+//
+// Rendering can make a part longer than its Markdown (list indentation,
+// table separators), so each part is measured as Telegram will count it,
+// after rendering, and split again until it fits.
 func SplitMarkdown(md string, limit int) []string {
-	const reserve = 40 // room for the fences added; an opening line is cut to 32
-	parts := SplitMessage(md, limit-reserve)
+	var out []string
+	for _, part := range splitFenced(md, limit) {
+		out = append(out, fitRendered(part, limit)...)
+	}
+	return out
+}
+
+// fitRendered splits part, already within limit as Markdown, until every
+// piece fits limit once rendered. A piece that cannot shrink further is
+// left as it is: sending falls back to its plain text, which fits.
+func fitRendered(part string, limit int) []string {
+	if RenderedLen(part) <= limit || utf16Len(part) <= 2*fenceReserve {
+		return []string{part}
+	}
+	smaller := splitFenced(part, utf16Len(part)/2+fenceReserve)
+	if len(smaller) < 2 {
+		return smaller
+	}
+	var out []string
+	for _, p := range smaller {
+		out = append(out, fitRendered(p, limit)...)
+	}
+	return out
+}
+
+// RenderedLen is how long md is once rendered, as Telegram counts a
+// message: UTF-16 units of the text, without the HTML tags.
+func RenderedLen(md string) int { return visibleLen(RenderMarkdown(md)) }
+
+// visibleLen counts the UTF-16 units of the text of Telegram HTML: tags
+// left out, each entity one character.
+func visibleLen(html string) int {
+	n := 0
+	for i := 0; i < len(html); {
+		switch html[i] {
+		case '<':
+			end := strings.IndexByte(html[i:], '>')
+			if end < 0 {
+				return n + utf16Len(html[i:])
+			}
+			i += end + 1
+		case '&':
+			end := strings.IndexByte(html[i:], ';')
+			if end < 0 || end > 8 {
+				n++
+				i++
+				continue
+			}
+			n++
+			i += end + 1
+		default:
+			r, size := utf8.DecodeRuneInString(html[i:])
+			n += utf16.RuneLen(r)
+			i += size
+		}
+	}
+	return n
+}
+
+// fenceReserve is room for the code fences splitFenced adds; an opening
+// line is cut to 32 bytes.
+const fenceReserve = 40
+
+// splitFenced splits md by its source length, closing a code block a cut
+// falls in and opening it again in the next part.
+func splitFenced(md string, limit int) []string {
+	parts := SplitMessage(md, limit-fenceReserve)
 	reopen := "" // the fence line of a block the previous part left open
 	for i, part := range parts {
 		if reopen != "" {

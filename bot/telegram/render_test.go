@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -82,3 +83,73 @@ func TestSplitMarkdownKeepsCodeBlocksWhole(t *testing.T) {
 }
 
 func units(s string) int { return len(utf16.Encode([]rune(s))) }
+
+// nestedList is Markdown of about n characters: a list three levels deep,
+// whose rendering indents each level by four spaces where the source has two.
+func nestedList(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "- item %d\n  - detail %d of the item\n    - the finest point %d, said at some length\n", i, i, i)
+	}
+	return b.String()
+}
+
+// table is a Markdown table of about n characters, whose rendering puts
+// " | " between the cells where the source has "|".
+func table(n int) string {
+	var b strings.Builder
+	b.WriteString("|a|b|c|d|e|f|\n|-|-|-|-|-|-|\n")
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "|%d|x|y|z|w|v|\n", i)
+	}
+	return b.String()
+}
+
+// Every part fits once rendered, as Telegram counts it (the fake's own
+// HTML parser), and no item is lost: the answers an attack review saw
+// refused as "message is too long" (a 12,016-character nested list, a
+// 4,014-character table).
+func TestSplitMarkdownFitsAfterRendering(t *testing.T) {
+	t.Parallel()
+	for name, md := range map[string]string{"nested list": nestedList(12016), "table": table(4014)} {
+		if RenderedLen(md) <= len(md) {
+			t.Fatalf("%s: rendering does not grow it (%d -> %d); the test proves nothing", name, len(md), RenderedLen(md))
+		}
+		parts := SplitMarkdown(md, MaxMessageLength)
+		var all strings.Builder
+		for i, p := range parts {
+			text, _, err := telegramfake.ParseHTML(RenderMarkdown(p))
+			if err != nil {
+				t.Fatalf("%s part %d: %v", name, i, err)
+			}
+			if units(text) > MaxMessageLength {
+				t.Errorf("%s part %d: %d units once rendered", name, i, units(text))
+			}
+			all.WriteString(p + "\n")
+		}
+		for _, line := range strings.Split(strings.TrimSpace(md), "\n") {
+			if !strings.Contains(all.String(), strings.TrimSpace(line)) {
+				t.Errorf("%s: %q is in no part", name, line)
+				break
+			}
+		}
+	}
+}
+
+// Splitting reads the answer a bounded number of times: a 1 MB answer
+// costs about as much per byte as a 10 kB one.
+func BenchmarkSplitMarkdown1MB(b *testing.B) {
+	md := nestedList(1 << 20)
+	b.SetBytes(int64(len(md)))
+	for b.Loop() {
+		SplitMarkdown(md, MaxMessageLength)
+	}
+}
+
+func BenchmarkSplitMarkdown10kB(b *testing.B) {
+	md := nestedList(10 << 10)
+	b.SetBytes(int64(len(md)))
+	for b.Loop() {
+		SplitMarkdown(md, MaxMessageLength)
+	}
+}

@@ -80,6 +80,13 @@ func (c *Client) sendMessage(ctx context.Context, msg tgbotapi.MessageConfig, ma
 	return sentMessageID("sendMessage", raw, err)
 }
 
+// aboutTheText tells whether a 400 refused the text itself (its entities,
+// its length, …), which its plain version may mend, rather than what it
+// was sent to: an edit that changes nothing, a message or chat not there.
+func aboutTheText(message string) bool {
+	return !strings.Contains(message, "not modified") && !strings.Contains(message, "not found")
+}
+
 // SendMarkdownPart sends one part of an answer the caller has split
 // already (SplitMarkdown), rendered from the model's Markdown.
 func (c *Client) SendMarkdownPart(ctx context.Context, chatID int64, replyTo int, part string) (int64, error) {
@@ -96,7 +103,8 @@ func (c *Client) SendHTML(ctx context.Context, chatID int64, replyTo int, html s
 
 // sendFormatted makes call, whose text and parse mode are *text and
 // *parseMode. With markdown, the text goes as HTML first and, when Telegram
-// cannot parse its entities, again as the plain text it was.
+// refuses it (it cannot parse the entities, the rendered text is too long,
+// any other 400), again as the plain text it was.
 func (c *Client) sendFormatted(ctx context.Context, call tgbotapi.Chattable, text, parseMode *string, markdown bool) (json.RawMessage, error) {
 	if !markdown {
 		return c.send(ctx, call)
@@ -104,7 +112,7 @@ func (c *Client) sendFormatted(ctx context.Context, call tgbotapi.Chattable, tex
 	plain := *text
 	*text, *parseMode = RenderMarkdown(plain), tgbotapi.ModeHTML
 	raw, err := c.send(ctx, call)
-	if apiErr, ok := APIError(err); !ok || apiErr.Code != http.StatusBadRequest || !strings.Contains(apiErr.Message, "can't parse entities") {
+	if apiErr, ok := APIError(err); !ok || apiErr.Code != http.StatusBadRequest || !aboutTheText(apiErr.Message) {
 		return raw, err
 	}
 	*text, *parseMode = plain, ""
@@ -147,8 +155,13 @@ func utf16Len(s string) int {
 // cut mid-word only when a single word is longer than the limit.
 func SplitMessage(text string, limit int) []string {
 	var parts []string
-	for utf16Len(text) > limit {
+	for {
+		// prefixWithin reads at most limit runes, so the whole split reads
+		// the text about twice, however long it is.
 		head := prefixWithin(text, limit)
+		if len(head) == len(text) {
+			break
+		}
 		cut := len(head)
 		for _, sep := range []string{"\n\n", "\n", " "} {
 			// Only cut late enough that parts do not become tiny.

@@ -139,6 +139,7 @@ func (c *Client) request(ctx context.Context, do func() (*tgbotapi.APIResponse, 
 			c.reached()
 			return resp.Result, nil
 		}
+		withCode(resp, err)
 		err = c.redact(err)
 		if attempt >= c.retry.Attempts || ctx.Err() != nil || !retryable(err) {
 			return nil, &CallError{err: err}
@@ -151,6 +152,20 @@ func (c *Client) request(ctx context.Context, do func() (*tgbotapi.APIResponse, 
 		} else if !b.Sleep(ctx) {
 			return nil, &CallError{err: err}
 		}
+	}
+}
+
+// withCode gives a refusal its status code: the library's upload path
+// (sendDocument and the like) returns the Bot API's error without it, and
+// an error of code 0 would look like network trouble, retried for ever.
+func withCode(resp *tgbotapi.APIResponse, err error) {
+	apiErr, ok := APIError(err)
+	if !ok || apiErr.Code != 0 {
+		return
+	}
+	apiErr.Code = http.StatusBadRequest // Telegram answered, and said no
+	if resp != nil && resp.ErrorCode != 0 {
+		apiErr.Code = resp.ErrorCode
 	}
 }
 
