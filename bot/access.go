@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -70,6 +71,16 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 	if !a.allows(userID, chatID) {
 		return true, h.refuse(ctx, in)
 	}
+	return h.overLimit(ctx, in)
+}
+
+// overLimit stops a message or a button press over the sender's rate or
+// daily token limit (a press only counts against the tokens when it calls
+// the model: Approve and Reject go on with a turn). When stop is true the
+// sender has been told (once a minute for the rate).
+func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err error) {
+	a := &h.Access
+	userID := in.user.TelegramUserID
 	if a.Admins[userID] || (a.DailyTokenLimit <= 0 && a.RatePerMinute <= 0) {
 		return false, nil
 	}
@@ -83,8 +94,7 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 		// One notice a minute: a flood of messages gets one answer, not a flood.
 		text := tr(in.lang()).RateLimited(a.RatePerMinute)
 		return true, h.limited(ctx, in, "rate", usage.RateNotices == 0, text)
-	case a.DailyTokenLimit > 0 && usage.TokensToday >= a.DailyTokenLimit &&
-		(!in.msg.IsCommand() || h.spendsTokens(in.msg.Command())):
+	case a.DailyTokenLimit > 0 && usage.TokensToday >= a.DailyTokenLimit && h.spendsTokens(in):
 		// Most commands cost no tokens, and /usage must work at the limit;
 		// /retry writes a new answer, so it is stopped like a message.
 		text := tr(in.lang()).TokenLimit(a.DailyTokenLimit, a.zone())
@@ -93,9 +103,18 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 	return false, nil
 }
 
-// spendsTokens tells whether a command calls the model.
-func (h *Handler) spendsTokens(command string) bool {
-	c, ok := h.routes().command(command)
+// spendsTokens tells whether what in asks for calls the model: a message
+// does, and the commands and buttons the routes table marks.
+func (h *Handler) spendsTokens(in *incoming) bool {
+	if in.query != nil {
+		prefix, _, _ := strings.Cut(in.query.Data, ":")
+		b, ok := h.routes().callbacks[prefix]
+		return ok && b.callsModel
+	}
+	if !in.msg.IsCommand() {
+		return true
+	}
+	c, ok := h.routes().command(in.msg.Command())
 	return ok && c.callsModel
 }
 

@@ -162,3 +162,33 @@ func TestRateLimitAnswersOnceAndSkipsTheRest(t *testing.T) {
 		t.Fatalf("rate_limited events = %d, want 2", n)
 	}
 }
+
+// Button presses pass the same gate as text: over DAILY_TOKEN_LIMIT,
+// Approve (which goes on with a turn of the model) is stopped, however
+// often it is pressed, and the request stays pending.
+func TestApprovePressesOverTheTokenLimitCallNoModel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["DAILY_TOKEN_LIMIT"] = "1" // the first model call uses it up
+	h.Env["FETCH_ALLOW_PRIVATE"] = "true"
+	url, hits := menuPage(t)
+	h.Start()
+	prompt, approve, _ := askToFetch(h, jane, url, "call_budget")
+	calls := len(h.LLM.Requests())
+	for range 5 {
+		h.Press(jane, prompt, approve)
+	}
+	h.WaitIdle()
+	if n := len(h.LLM.Requests()); n != calls {
+		t.Fatalf("model calls went from %d to %d with the user over the limit", calls, n)
+	}
+	if hits.Load() != 0 {
+		t.Fatal("the page was fetched")
+	}
+	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'pending'`); n != 1 {
+		t.Fatalf("%d pending approvals, want the request still pending", n)
+	}
+	if !strings.Contains(strings.Join(h.Shown(jane.ID), "\n"), "limit of 1 tokens") {
+		t.Errorf("the chat shows %q; want the limit told", h.Shown(jane.ID))
+	}
+}

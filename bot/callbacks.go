@@ -11,8 +11,8 @@ import (
 // answered so the user's client stops its spinner.
 func (h *Handler) callback(ctx context.Context, in *incoming) (*memory.Delivery, error) {
 	prefix, arg, _ := strings.Cut(in.query.Data, ":")
-	if fn, ok := h.routes().callbacks[prefix]; ok {
-		return fn(ctx, h, in, arg)
+	if b, ok := h.routes().callbacks[prefix]; ok {
+		return b.run(ctx, h, in, arg)
 	}
 	return nil, h.Client.AnswerCallback(ctx, in.query.ID, "")
 }

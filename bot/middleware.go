@@ -89,6 +89,11 @@ func (h *Handler) gated(next step) step {
 			if ok, err := h.admitButton(ctx, in.query); !ok {
 				return nil, err
 			}
+			if stop, err := h.overLimit(ctx, in); stop {
+				// Answered so the client stops its spinner; the reason went to the chat.
+				h.notify(ctx, in, "")
+				return nil, err
+			}
 		} else if stop, err := h.admit(ctx, in); stop {
 			return nil, err
 		}

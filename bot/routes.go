@@ -28,12 +28,21 @@ type commandSpec struct {
 	callsModel bool
 }
 
+// buttonSpec is one kind of inline button the bot sends, by the prefix of
+// its callback data.
+type buttonSpec struct {
+	run callbackFunc
+	// callsModel buttons go on with a turn of the model: DAILY_TOKEN_LIMIT
+	// stops them as it stops a message.
+	callsModel bool
+}
+
 // routes is everything the bot answers besides plain text: its commands,
 // in the order /help and Telegram's menu list them, and its buttons, by
 // callback-data prefix.
 type routes struct {
 	commands  []commandSpec
-	callbacks map[string]callbackFunc
+	callbacks map[string]buttonSpec
 }
 
 // newRoutes is the one place that lists what the bot answers.
@@ -58,11 +67,11 @@ func newRoutes() *routes {
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
 		},
-		callbacks: map[string]callbackFunc{
-			"approve": decide(memory.ApprovalApproved),
-			"reject":  decide(memory.ApprovalRejected),
-			"mode":    pressMode,
-			"model":   pressModel,
+		callbacks: map[string]buttonSpec{
+			"approve": {run: decide(memory.ApprovalApproved), callsModel: true},
+			"reject":  {run: decide(memory.ApprovalRejected), callsModel: true},
+			"mode":    {run: pressMode},
+			"model":   {run: pressModel},
 		},
 	}
 }
