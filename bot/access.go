@@ -161,3 +161,18 @@ func (h *Handler) admitButton(ctx context.Context, q *tgbotapi.CallbackQuery) (b
 	}
 	return false, h.Client.AnswerCallback(ctx, q.ID, tr(q.From.LanguageCode).AccessDeniedShort)
 }
+
+// groupAdmin tells whether the sender may change or see what a group
+// shares: anyone in a private chat; in a group, its creator and
+// administrators (getChatMember) and the bot's admins.
+func (h *Handler) groupAdmin(ctx context.Context, in *incoming) (bool, error) {
+	chat := in.msg.Chat
+	if chat.IsPrivate() || h.Access.IsAdmin(in.user.TelegramUserID) {
+		return true, nil
+	}
+	status, err := h.Client.MemberStatus(ctx, chat.ID, in.user.TelegramUserID)
+	if err != nil {
+		return false, err
+	}
+	return status == "creator" || status == "administrator", nil
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/membot/membot/internal/telegramfake"
 )
 
 func TestAllowlistServesOnlyAllowedPeopleAndRefusesOthersOnceADay(t *testing.T) {
@@ -190,5 +192,39 @@ func TestApprovePressesOverTheTokenLimitCallNoModel(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(h.Shown(jane.ID), "\n"), "limit of 1 tokens") {
 		t.Errorf("the chat shows %q; want the limit told", h.Shown(jane.ID))
+	}
+}
+
+// In a group, commands that change or show what everyone shares are for
+// the group's admins: a member's /undo, /new or /mode is refused and
+// changes nothing; an admin's goes through.
+func TestInAGroupOnlyAdminsUndoResetOrSwitch(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	const group = -100888
+	bot := "@" + h.TG.Username
+	h.TG.SetMember(group, ivan.ID, "administrator")
+	say := func(from telegramfake.User, text string) string { return h.SayIn(group, "supergroup", from, text) }
+
+	say(ivan, bot+" a message of the admin")
+	for _, cmd := range []string{"/undo", "/new", "/retry", "/mode concise", "/export", "/approvals"} {
+		if got := say(jane, cmd+"@"+h.TG.Username); !strings.Contains(got, "for the group's admins") {
+			t.Errorf("a member's %s answered %q", cmd, got)
+		}
+	}
+	if n := h.Count(`SELECT count(*) FROM messages m JOIN conversations c ON c.id = m.conversation_id
+		WHERE c.chat_id = $1 AND c.reset_at IS NULL AND m.role = 'user' AND m.content LIKE '%a message of the admin'`, group); n != 1 {
+		t.Fatalf("the member's commands took the admin's message away (%d left)", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM mode_switches WHERE chat_id = $1`, group); n != 0 {
+		t.Fatalf("a member switched the group's mode")
+	}
+	if got := say(ivan, "/undo@"+h.TG.Username); !strings.Contains(got, "Отменено") {
+		t.Errorf("the admin's /undo answered %q", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages m JOIN conversations c ON c.id = m.conversation_id
+		WHERE c.chat_id = $1 AND c.reset_at IS NULL AND m.role = 'user' AND m.content LIKE '%a message of the admin'`, group); n != 0 {
+		t.Errorf("the admin's /undo left the message")
 	}
 }

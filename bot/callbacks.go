@@ -12,6 +12,15 @@ import (
 func (h *Handler) callback(ctx context.Context, in *incoming) (*memory.Delivery, error) {
 	prefix, arg, _ := strings.Cut(in.query.Data, ":")
 	if b, ok := h.routes().callbacks[prefix]; ok {
+		if b.groupAdmins {
+			if ok, err := h.groupAdmin(ctx, in); !ok {
+				if err != nil {
+					return nil, err
+				}
+				h.notify(ctx, in, tr(in.lang()).GroupAdminsOnlyButton)
+				return nil, nil
+			}
+		}
 		return b.run(ctx, h, in, arg)
 	}
 	return nil, h.Client.AnswerCallback(ctx, in.query.ID, "")

@@ -21,6 +21,14 @@ func (h *Handler) command(ctx context.Context, in *incoming, name string) error 
 	if spec.adminOnly && !h.Access.IsAdmin(in.user.TelegramUserID) {
 		return h.reply(ctx, in, tr(in.lang()).Unknown)
 	}
+	if spec.groupAdmins {
+		if ok, err := h.groupAdmin(ctx, in); !ok {
+			if err != nil {
+				return err
+			}
+			return h.reply(ctx, in, tr(in.lang()).GroupAdminsOnly("/"+name))
+		}
+	}
 	return spec.run(ctx, h, in)
 }
 

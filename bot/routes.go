@@ -26,6 +26,10 @@ type commandSpec struct {
 	// callsModel commands spend tokens: DAILY_TOKEN_LIMIT stops them as it
 	// stops a message.
 	callsModel bool
+	// groupAdmins commands change or reveal what the whole group shares (its
+	// conversation, mode, model, reminders, approvals): in a group only its
+	// admins (and the bot's) may use them.
+	groupAdmins bool
 }
 
 // buttonSpec is one kind of inline button the bot sends, by the prefix of
@@ -35,6 +39,8 @@ type buttonSpec struct {
 	// callsModel buttons go on with a turn of the model: DAILY_TOKEN_LIMIT
 	// stops them as it stops a message.
 	callsModel bool
+	// groupAdmins buttons, like such commands, are for a group's admins.
+	groupAdmins bool
 }
 
 // routes is everything the bot answers besides plain text: its commands,
@@ -51,18 +57,18 @@ func newRoutes() *routes {
 		commands: []commandSpec{
 			{name: "start", run: cmdStart},
 			{name: "help", run: cmdHelp},
-			{name: "new", run: cmdNew},
-			{name: "retry", run: cmdRetry, callsModel: true},
-			{name: "undo", run: cmdUndo},
+			{name: "new", run: cmdNew, groupAdmins: true},
+			{name: "retry", run: cmdRetry, callsModel: true, groupAdmins: true},
+			{name: "undo", run: cmdUndo, groupAdmins: true},
 			{name: "history", run: cmdHistory},
-			{name: "mode", run: cmdMode},
-			{name: "model", run: cmdModel},
-			{name: "export", run: cmdExport},
+			{name: "mode", run: cmdMode, groupAdmins: true},
+			{name: "model", run: cmdModel, groupAdmins: true},
+			{name: "export", run: cmdExport, groupAdmins: true},
 			{name: "memory", run: cmdMemory},
 			{name: "forget", run: cmdForget},
 			{name: "reminders", run: cmdReminders},
-			{name: "cancel_reminder", run: cmdCancelReminder},
-			{name: "approvals", run: cmdApprovals},
+			{name: "cancel_reminder", run: cmdCancelReminder, groupAdmins: true},
+			{name: "approvals", run: cmdApprovals, groupAdmins: true},
 			{name: "usage", run: cmdUsage},
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
@@ -70,8 +76,8 @@ func newRoutes() *routes {
 		callbacks: map[string]buttonSpec{
 			"approve": {run: decide(memory.ApprovalApproved), callsModel: true},
 			"reject":  {run: decide(memory.ApprovalRejected), callsModel: true},
-			"mode":    {run: pressMode},
-			"model":   {run: pressModel},
+			"mode":    {run: pressMode, groupAdmins: true},
+			"model":   {run: pressModel, groupAdmins: true},
 		},
 	}
 }

@@ -83,6 +83,9 @@ type texts struct {
 	Usage      func(a1, a2, a3, a4, a5, a6 any) string
 	UsageLimit func(a1 any) string
 
+	// access.go (groups)
+	GroupAdminsOnly       func(a1 any) string
+	GroupAdminsOnlyButton string
 	// middleware.go
 	Undeliverable func(a1 any) string
 	// reasoning.go

@@ -121,6 +121,10 @@ var english = texts{
 		return fmt.Sprintf("Your usage (%s time)\nToday: messages: %d, tokens: %d%s\nThis month: messages: %d, tokens: %d", a1, a2, a3, a4, a5, a6)
 	},
 	UsageLimit: func(a1 any) string { return fmt.Sprintf(" of %d a day", a1) },
+	GroupAdminsOnly: func(a1 any) string {
+		return fmt.Sprintf("In a group, %s is for the group's admins: it changes or shows what everyone here shares.", a1)
+	},
+	GroupAdminsOnlyButton: "Only the group's admins may change this.",
 	Undeliverable: func(a1 any) string {
 		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)
 	},

@@ -139,6 +139,10 @@ var russian = texts{
 		return fmt.Sprintf("Ваш расход (по времени %s)\nСегодня: сообщений: %d, токенов: %d%s\nВ этом месяце: сообщений: %d, токенов: %d", a1, a2, a3, a4, a5, a6)
 	},
 	UsageLimit: func(a1 any) string { return fmt.Sprintf(" из %d в день", a1) },
+	GroupAdminsOnly: func(a1 any) string {
+		return fmt.Sprintf("В группе команда %s — для её администраторов: она меняет или показывает то, что здесь общее для всех.", a1)
+	},
+	GroupAdminsOnlyButton: "Это могут менять только администраторы группы.",
 	Undeliverable: func(a1 any) string {
 		return fmt.Sprintf("Telegram не принял (часть) моего ответа (%s), поэтому он дошёл до вас не целиком. Спросите, пожалуйста, ещё раз — может быть, попросив ответить короче.", a1)
 	},

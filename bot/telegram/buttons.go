@@ -2,6 +2,9 @@ package telegram
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
@@ -36,4 +39,23 @@ func inlineKeyboard(rows [][]Button) tgbotapi.InlineKeyboardMarkup {
 		kb.InlineKeyboard = append(kb.InlineKeyboard, r)
 	}
 	return kb
+}
+
+// MemberStatus is a user's status in a chat (getChatMember): "creator",
+// "administrator", "member", "restricted", "left" or "kicked".
+func (c *Client) MemberStatus(ctx context.Context, chatID, userID int64) (string, error) {
+	raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) {
+		return c.api.MakeRequest("getChatMember", tgbotapi.Params{
+			"chat_id": strconv.FormatInt(chatID, 10), "user_id": strconv.FormatInt(userID, 10)})
+	})
+	if err != nil {
+		return "", fmt.Errorf("getChatMember: %w", err)
+	}
+	var member struct {
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(raw, &member); err != nil {
+		return "", fmt.Errorf("getChatMember: decode result: %w", err)
+	}
+	return member.Status, nil
 }

@@ -93,6 +93,7 @@ type Server struct {
 	handlers  map[string]func(Call) (any, *Fault)
 	onSent    func(Sent)
 	webhook   struct{ url, secret string } // set by setWebhook; getUpdates is refused meanwhile
+	members   map[[2]int64]string          // chat and user -> status, for getChatMember; "member" when unset
 }
 
 // New starts a fake for the bot with this token.
@@ -537,6 +538,8 @@ func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 		return s.change(c)
 	case "sendChatAction", "setMyCommands", "answerCallbackQuery":
 		return true, nil
+	case "getChatMember":
+		return s.chatMember(c)
 	}
 	return nil, &Fault{Status: http.StatusNotFound, Message: "Not Found: method not found"}
 }
@@ -732,4 +735,31 @@ func CountTo(sent []Sent, chat int64) int {
 		}
 	}
 	return n
+}
+
+// SetMember sets a user's status in a chat as getChatMember reports it:
+// "creator", "administrator", "member", "restricted", "left" or "kicked".
+func (s *Server) SetMember(chatID, userID int64, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.members == nil {
+		s.members = map[[2]int64]string{}
+	}
+	s.members[[2]int64{chatID, userID}] = status
+}
+
+// chatMember answers getChatMember with a ChatMember object.
+func (s *Server) chatMember(c Call) (any, *Fault) {
+	chatID, err1 := strconv.ParseInt(c.Params["chat_id"], 10, 64)
+	userID, err2 := strconv.ParseInt(c.Params["user_id"], 10, 64)
+	if err1 != nil || err2 != nil {
+		return nil, badRequest("Bad Request: invalid user_id specified")
+	}
+	s.mu.Lock()
+	status, ok := s.members[[2]int64{chatID, userID}]
+	s.mu.Unlock()
+	if !ok {
+		status = "member"
+	}
+	return map[string]any{"status": status, "user": map[string]any{"id": userID, "is_bot": false, "first_name": "someone"}}, nil
 }
