@@ -136,11 +136,21 @@ type Reply struct {
 	Reasoning string
 }
 
+// factChars is how much of the user's long-term facts a turn in chatID
+// sees: they are the user's own, shown in their private chat (whose id is
+// the user's) and never in a group, where other members read the answers.
+func (a *Agent) factChars(chatID, userID int64) int {
+	if chatID != userID {
+		return 0
+	}
+	return a.cfg.FactChars
+}
+
 // Reply runs one turn for req and returns the answer to send.
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
 		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		Content: stamp.Add(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars,
+		Content: stamp.Add(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.ChatID, req.User.TelegramUserID),
 	})
 	if err != nil {
 		return nil, err
@@ -154,7 +164,7 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 // memory.ErrNoUserMessage when the conversation has no user message.
 func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 	turn, err := a.store.StartRetry(ctx, memory.RetryStart{ChatID: req.ChatID, UserID: req.User.TelegramUserID,
-		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars})
+		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.ChatID, req.User.TelegramUserID)})
 	if err != nil {
 		return nil, err
 	}

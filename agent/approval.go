@@ -31,7 +31,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 	}
 	turn, err := a.store.ResumeTurn(ctx, memory.ResumeStart{
 		UserID: ap.UserID, ChatID: ap.ChatID, ConversationID: ap.ConversationID, AssistantMessageID: ap.AssistantMessageID,
-		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.cfg.FactChars,
+		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(ap.ChatID, ap.UserID),
 	})
 	if err != nil {
 		return nil, err

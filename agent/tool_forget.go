@@ -23,6 +23,9 @@ func newForget(env ToolEnv) Tool {
 			"required": []string{"id"},
 		},
 		Run: func(ctx context.Context, turn *TurnInfo, raw json.RawMessage) (string, error) {
+			if !turn.Private() {
+				return "", errFactsPrivate
+			}
 			var args struct {
 				ID int64 `json:"id"`
 			}

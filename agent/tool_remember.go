@@ -32,6 +32,9 @@ func newRemember(env ToolEnv) Tool {
 			"required": []string{"fact"},
 		},
 		Run: func(ctx context.Context, turn *TurnInfo, raw json.RawMessage) (string, error) {
+			if !turn.Private() {
+				return "", errFactsPrivate
+			}
 			var args struct {
 				Fact string `json:"fact"`
 				ID   int64  `json:"id"`

@@ -37,6 +37,14 @@ type TurnInfo struct {
 	UpdateID       int64 // the update whose rows the turn stores; 0 when none
 }
 
+// Private tells whether the turn is in the user's private chat (whose id
+// is the user's): their long-term facts are read and written only there.
+func (t *TurnInfo) Private() bool { return t.ChatID == t.UserID }
+
+// errFactsPrivate is the answer of the fact tools in a group.
+var errFactsPrivate = errors.New("long-term facts are kept only in the user's private chat with the bot, " +
+	"never in a group where others read along; ask the user to tell you there")
+
 // ToolStore is the part of the memory repository that tools use.
 type ToolStore interface {
 	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)

@@ -18,6 +18,9 @@ type FactStore interface {
 
 // cmdMemory lists the user's long-term facts, numbered for /forget.
 func cmdMemory(ctx context.Context, h *Handler, in *incoming) error {
+	if !in.msg.Chat.IsPrivate() {
+		return h.reply(ctx, in, tr(in.lang()).FactsPrivate)
+	}
 	facts, err := h.Memory.Facts(ctx, in.user.TelegramUserID)
 	if err != nil {
 		return err
@@ -34,6 +37,9 @@ func cmdMemory(ctx context.Context, h *Handler, in *incoming) error {
 
 // cmdForget deletes one fact by its /memory number, or all of them.
 func cmdForget(ctx context.Context, h *Handler, in *incoming) error {
+	if !in.msg.Chat.IsPrivate() {
+		return h.reply(ctx, in, tr(in.lang()).FactsPrivate)
+	}
 	lang, user := in.lang(), in.user.TelegramUserID
 	numbers, all, ok := numberArgs(in)
 	if all {

@@ -391,3 +391,43 @@ func TestAReminderToABlockedChatIsGivenUp(t *testing.T) {
 		t.Fatalf("/reminders = %q", got)
 	}
 }
+
+// A user's facts are theirs in their private chat: a group turn neither
+// sees them (other members read the answers there) nor writes them.
+func TestPrivateFactsStayOutOfGroups(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_p", "remember", `{"fact":"Password hint: the cat's name, Murka"}`)}},
+		openaifake.Reply{Content: "Noted."},
+	)
+	h.Start()
+	h.Say(jane, "remember my hint")
+	if n := h.Count(`SELECT count(*) FROM memories WHERE telegram_user_id = $1`, jane.ID); n != 1 {
+		t.Fatalf("%d facts saved in the private chat, want 1", n)
+	}
+
+	const group = -100999
+	bot := "@" + h.TG.Username
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_g", "remember", `{"fact":"Planted by a group member"}`)}},
+		openaifake.Reply{Content: "ok"},
+	)
+	h.SayIn(group, "supergroup", jane, bot+" what do you know about me?")
+	for _, req := range h.LLM.Requests()[2:] {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, "Murka") {
+				t.Fatalf("a private fact reached a group turn: %q", m.Content)
+			}
+		}
+	}
+	if n := h.Count(`SELECT count(*) FROM memories WHERE telegram_user_id = $1`, jane.ID); n != 1 {
+		t.Fatalf("a group turn wrote a fact (%d facts)", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'tool' AND tool_call_id = 'call_g' AND content LIKE '%private chat%'`); n != 1 {
+		t.Errorf("the model was not told why remember refused")
+	}
+	if got := h.SayIn(group, "supergroup", jane, "/memory@"+h.TG.Username); strings.Contains(got, "Murka") || !strings.Contains(got, "private chat") {
+		t.Errorf("/memory in a group answered %q", got)
+	}
+}

@@ -86,6 +86,7 @@ type texts struct {
 	// access.go (groups)
 	GroupAdminsOnly       func(a1 any) string
 	GroupAdminsOnlyButton string
+	FactsPrivate          string
 	// middleware.go
 	Undeliverable func(a1 any) string
 	// reasoning.go

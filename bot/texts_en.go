@@ -125,6 +125,7 @@ var english = texts{
 		return fmt.Sprintf("In a group, %s is for the group's admins: it changes or shows what everyone here shares.", a1)
 	},
 	GroupAdminsOnlyButton: "Only the group's admins may change this.",
+	FactsPrivate:          "What I remember about you is yours: I keep it, show it and change it only in our private chat, never in a group.",
 	Undeliverable: func(a1 any) string {
 		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)
 	},
