@@ -201,6 +201,9 @@ type turnState struct {
 	model  string
 	lang   string   // the user's language code, for the notes
 	notes  []string // told the user after the answer
+	// toolCalls counts the calls the model made this turn, against
+	// maxCallsPerTurn.
+	toolCalls int
 }
 
 // loop calls the model, runs the tools it asks for and calls it again until
@@ -228,7 +231,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		if t.sink != nil {
 			t.sink.Discard() // whatever it said before calling tools is not the answer
 		}
-		rows, requests := a.runTools(ctx, &t.info, resp, meta)
+		room := min(maxCallsPerAnswer, maxCallsPerTurn-t.toolCalls)
+		rows, requests := a.runTools(ctx, &t.info, resp, meta, room)
+		t.toolCalls += len(rows[0].ToolCalls)
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)
 		}

@@ -57,8 +57,15 @@ func newSetReminder(env ToolEnv) Tool {
 			if err != nil {
 				return "", err
 			}
+			if due.Sub(now) < env.ReminderMinLead {
+				return "", fmt.Errorf("a reminder must be at least %v ahead", env.ReminderMinLead)
+			}
 			id, err := env.Store.AddReminder(ctx, memory.Reminder{UserID: turn.UserID, ChatID: turn.ChatID, Text: text,
 				DueAt: due, SourceMessageID: turn.UserMessageID})
+			if errors.Is(err, memory.ErrTooManyReminders) {
+				return "", fmt.Errorf("no more reminders now: at most %d may wait for a user or a chat, and %d be set in a chat an hour; "+
+					"the user can see and cancel theirs with /reminders", memory.MaxPendingReminders, memory.MaxRemindersPerHour)
+			}
 			if err != nil {
 				return "", err
 			}

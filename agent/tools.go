@@ -61,6 +61,9 @@ type ToolEnv struct {
 	// ReminderAdded, when set, is told about each new reminder, so the
 	// scheduler can wake up for it.
 	ReminderAdded func(due time.Time)
+	// ReminderMinLead is how far ahead a reminder must be at least: sooner
+	// it is no reminder, and a stream of them would flood the chat.
+	ReminderMinLead time.Duration
 	// FetchAllowPrivate lets fetch_url reach loopback and private addresses
 	// (for tests; never in production).
 	FetchAllowPrivate bool
@@ -174,14 +177,32 @@ type toolPanic struct {
 
 func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", p.value) }
 
+// The bounds on what one turn may make tools do.
+const (
+	maxCallsPerAnswer = 8
+	maxCallsPerTurn   = 24
+)
+
 // runTools returns the rows to store for the tool calls of msg: the
 // assistant row that asked, then the result row of each call that could run
 // at once. The calls that need a person's approval are returned as requests
 // instead: they have no result row yet.
-func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response, meta map[string]any) (rows []memory.Message, requests []memory.Approval) {
+//
+// At most room calls run. One answer asking for more (a page the model read
+// may tell it to call a tool a thousand times) has the rest refused: the
+// first call past room is kept with an error result that says so, and the
+// others are not stored at all (the assistant row's metadata counts them).
+func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response, meta map[string]any, room int) (rows []memory.Message, requests []memory.Approval) {
 	msg := resp.Message
-	calls := make([]memory.ToolCall, len(msg.ToolCalls))
-	for i, c := range msg.ToolCalls {
+	asked := msg.ToolCalls
+	refused := 0
+	if room = max(room, 0); len(asked) > room {
+		refused = len(asked) - room
+		asked = asked[:room+1]
+		meta["tool_calls_refused"] = refused
+	}
+	calls := make([]memory.ToolCall, len(asked))
+	for i, c := range asked {
 		calls[i] = memory.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
 		if len(c.Extra) > 0 {
 			calls[i].Extra, _ = json.Marshal(c.Extra) // sent back with the call (Gemini's thought signature)
@@ -192,7 +213,14 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 	}
 	rows = []memory.Message{{Role: memory.RoleAssistant, Content: msg.Content, ToolCalls: calls, UpdateID: turn.UpdateID,
 		Metadata: meta, ReasoningBack: reasoningBack(resp)}}
-	for _, call := range calls {
+	for i, call := range calls {
+		if i == room {
+			rows = append(rows, memory.Message{Role: memory.RoleTool, ToolCallID: call.ID, ToolName: call.Name, UpdateID: turn.UpdateID,
+				Content: fmt.Sprintf("error: too many tool calls: at most %d in one answer and %d in one turn; this call and the %d after it "+
+					"were not run. Answer the user with what you have.", maxCallsPerAnswer, maxCallsPerTurn, refused-1),
+				Metadata: map[string]any{"error": "tool call limit", "refused": refused, "duration_ms": 0}})
+			break
+		}
 		if resp.Oversized[call.ID] {
 			rows = append(rows, memory.Message{Role: memory.RoleTool, ToolCallID: call.ID, ToolName: call.Name, UpdateID: turn.UpdateID,
 				Content:  "error: the arguments of this call were longer than allowed and were refused; call it again with shorter arguments",

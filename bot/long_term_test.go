@@ -102,6 +102,7 @@ func TestSearchHistoryFindsAMessageOutsideTheWindow(t *testing.T) {
 func TestAReminderIsSentOnceEvenWhenTheBotWasDownAtItsTime(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.Env["REMINDER_MIN_LEAD"] = "1s"
 	h.LLM.Script(
 		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_1", "set_reminder", `{"text":"stretch","in":"1s"}`)}},
 		openaifake.Reply{Content: "Will do."},

@@ -164,7 +164,8 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	past := time.Now().Add(-time.Hour)
 	for i := range 60 {
-		if _, err := store.AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: fmt.Sprint(i), DueAt: past.Add(time.Duration(i) * time.Second)}); err != nil {
+		chat := int64(1 + i%4) // within the bounds of one chat
+		if _, err := store.AddReminder(ctx, memory.Reminder{UserID: chat, ChatID: chat, Text: fmt.Sprint(i), DueAt: past.Add(time.Duration(i) * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -28,14 +29,37 @@ const reminderColumns = `r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 // AddReminder stores a pending reminder and returns its id.
 func (s *Store) AddReminder(ctx context.Context, r Reminder) (int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id)
-		VALUES ($1, $2, $3, $4, NULLIF($5::bigint, 0)) RETURNING id`,
-		r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID).Scan(&id)
+	err := s.pool.QueryRow(ctx, addReminderSQL,
+		r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID, MaxPendingReminders, MaxRemindersPerHour).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("add reminder: %w (at most %d waiting for a user or a chat, %d set in a chat an hour)",
+			ErrTooManyReminders, MaxPendingReminders, MaxRemindersPerHour)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("add reminder: %w", translate(err))
 	}
 	return id, nil
 }
+
+// The bounds on reminders, so that a model (or a page it read) cannot fill
+// a chat with them: waiting ones per user and per chat, and new ones per
+// chat an hour.
+const (
+	MaxPendingReminders = 50
+	MaxRemindersPerHour = 20
+)
+
+// ErrTooManyReminders is returned when a reminder would pass those bounds.
+var ErrTooManyReminders = errors.New("too many reminders")
+
+// addReminderSQL adds the reminder unless it would pass the bounds above;
+// then it returns no row.
+const addReminderSQL = `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id)
+SELECT $1, $2, $3, $4, NULLIF($5::bigint, 0)
+WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND status IN ('pending', 'sending')) < $6
+  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND status IN ('pending', 'sending')) < $6
+  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND created_at > now() - interval '1 hour') < $7
+RETURNING id`
 
 // claimRemindersSQL takes up to $2 due reminders for owner $1: pending ones,
 // and ones another process claimed but died before marking sent. SKIP LOCKED

@@ -62,6 +62,7 @@ type Config struct {
 	// addresses (tests only).
 	ApprovalRequiredTools []string
 	FetchAllowPrivate     bool
+	ReminderMinLead       time.Duration
 	// Answers: streamed or not; the assistant's modes.
 	Streaming   bool
 	StreamEvery time.Duration
@@ -314,6 +315,7 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 
 		ApprovalRequiredTools: e.list("APPROVAL_REQUIRED_TOOLS", "fetch_url"),
 		FetchAllowPrivate:     e.bool("FETCH_ALLOW_PRIVATE", false),
+		ReminderMinLead:       e.duration("REMINDER_MIN_LEAD", time.Minute),
 		Streaming:             e.bool("STREAMING", true),
 		StreamEvery:           e.duration("STREAM_EDIT_INTERVAL", time.Second),
 		ModesFile:             e.str("MODES_FILE", ""),

@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
 	purger := &bot.Purger{Queue: store, Log: log}
 	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
-		ReminderAdded: reminders.Wake, FetchAllowPrivate: cfg.FetchAllowPrivate})...)
+		ReminderAdded: reminders.Wake, ReminderMinLead: cfg.ReminderMinLead, FetchAllowPrivate: cfg.FetchAllowPrivate})...)
 	needsApproval := map[string]bool{}
 	for _, name := range cfg.ApprovalRequiredTools {
 		needsApproval[name] = true
