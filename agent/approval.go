@@ -145,3 +145,10 @@ func findRow(rows []memory.Message, id int64) *memory.Message {
 	}
 	return nil
 }
+
+// DescribeCall says what a call waiting for approval will do, whole, as the
+// person deciding is shown it. A call that cannot be described (approvals
+// stored before the check) is shown as refused: it is never run blind.
+func (a *Agent) DescribeCall(name, arguments string) (string, error) {
+	return a.tools.Describe(name, arguments)
+}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -101,6 +102,7 @@ func TestIsPublic(t *testing.T) {
 		"127.0.0.1": false, "10.1.2.3": false, "172.16.0.1": false, "192.168.1.1": false, "169.254.169.254": false,
 		"0.0.0.0": false, "100.64.0.1": false, "255.255.255.255": false, "224.0.0.1": false,
 		"::1": false, "fe80::1": false, "fc00::1": false, "::ffff:127.0.0.1": false, "64:ff9b::7f00:1": false, "::": false,
+		"192.0.2.10": false, "198.51.100.7": false, "203.0.113.99": false, "2001:db8::1": false,
 	} {
 		if got := isPublic(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("isPublic(%s) = %v", addr, got)
@@ -108,5 +110,19 @@ func TestIsPublic(t *testing.T) {
 	}
 	if err := refuseNonPublic("tcp", "[::1]:80", nil); !errors.Is(err, errNotPublic) {
 		t.Errorf("refuseNonPublic(::1) = %v", err)
+	}
+	// This machine's own addresses, public ones too, are refused.
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		p, err := netip.ParsePrefix(a.String())
+		if err != nil {
+			continue
+		}
+		if err := refuseNonPublic("tcp", net.JoinHostPort(p.Addr().String(), "80"), nil); !errors.Is(err, errNotPublic) {
+			t.Errorf("refuseNonPublic(own address %s) = %v", p.Addr(), err)
+		}
 	}
 }

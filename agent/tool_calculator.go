@@ -30,8 +30,8 @@ func newCalculator(ToolEnv) Tool {
 			var args struct {
 				Expression string `json:"expression"`
 			}
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return "", fmt.Errorf("bad arguments: %w", err)
+			if err := decodeArgs(raw, &args); err != nil {
+				return "", err
 			}
 			v, err := Calculate(args.Expression)
 			if err != nil {

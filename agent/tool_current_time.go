@@ -23,8 +23,8 @@ func newCurrentTime(env ToolEnv) Tool {
 			var args struct {
 				Timezone string `json:"timezone"`
 			}
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return "", fmt.Errorf("bad arguments: %w", err)
+			if err := decodeArgs(raw, &args); err != nil {
+				return "", err
 			}
 			loc := env.Location
 			if args.Timezone != "" {

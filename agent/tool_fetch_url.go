@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"golang.org/x/net/html/charset"
+	"golang.org/x/net/idna"
 )
 
 const (
@@ -41,14 +43,13 @@ func newFetchURL(env ToolEnv) Tool {
 			"required": []string{"url"},
 		},
 		Run: func(ctx context.Context, _ *TurnInfo, raw json.RawMessage) (string, error) {
-			var args struct {
-				URL string `json:"url"`
+			u, err := fetchTarget(raw)
+			if err != nil {
+				return "", err
 			}
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return "", fmt.Errorf("bad arguments: %w", err)
-			}
-			return fetch(ctx, client, strings.TrimSpace(args.URL))
+			return fetch(ctx, client, u)
 		},
+		Describe: describeFetch,
 	}
 }
 
@@ -98,6 +99,9 @@ func refuseNonPublic(_, address string, _ syscall.RawConn) error {
 	if !isPublic(ip) {
 		return fmt.Errorf("%w: %s is a loopback, private, link-local or reserved address", errNotPublic, ip)
 	}
+	if ownAddress(ip) {
+		return fmt.Errorf("%w: %s is an address of this machine", errNotPublic, ip)
+	}
 	return nil
 }
 
@@ -108,6 +112,11 @@ var nonPublicPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("192.0.0.0/24"),  // IETF protocol assignments
 	netip.MustParsePrefix("198.18.0.0/15"), // benchmarking
 	netip.MustParsePrefix("240.0.0.0/4"),   // reserved, broadcast included
+	// documentation (RFC 5737, RFC 3849): never a real public host
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
+	netip.MustParsePrefix("2001:db8::/32"),
 }
 
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
@@ -140,15 +149,64 @@ func checkScheme(u *url.URL) error {
 	return nil
 }
 
-// fetch gets the URL and returns its title and text.
-func fetch(ctx context.Context, client *http.Client, rawURL string) (string, error) {
-	u, err := url.Parse(rawURL)
+// maxURLLength bounds the URL fetch_url takes: a person approving it is
+// shown all of it.
+const maxURLLength = 2048
+
+// fetchTarget decodes fetch_url's arguments strictly and checks the URL:
+// http or https, a host, no user name or password (which can make a
+// harmless-looking host the user name of another), at most maxURLLength.
+func fetchTarget(raw json.RawMessage) (*url.URL, error) {
+	var args struct {
+		URL string `json:"url"`
+	}
+	if err := decodeArgs(raw, &args); err != nil {
+		return nil, err
+	}
+	s := strings.TrimSpace(args.URL)
+	if len(s) > maxURLLength {
+		return nil, fmt.Errorf("the URL is longer than %d characters", maxURLLength)
+	}
+	u, err := url.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("not a URL: %w", err)
+		return nil, fmt.Errorf("not a URL: %w", err)
+	}
+	if u.User != nil {
+		return nil, errors.New("URLs with a user name or password are refused")
 	}
 	if err := checkScheme(u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// describeFetch shows a person what a fetch_url call will reach, from the
+// parsed URL and whole: where it connects (scheme, host, port, with a
+// non-ASCII host also in the punycode it resolves as) and what it asks for
+// (path and query).
+func describeFetch(raw json.RawMessage) (string, error) {
+	u, err := fetchTarget(raw)
+	if err != nil {
 		return "", err
 	}
+	host := u.Hostname()
+	if ascii, err := idna.Lookup.ToASCII(host); err == nil && ascii != host {
+		host += " (" + ascii + ")"
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nhost: %s\nport: %s\npath: %s", u.String(), host, port, cmp.Or(u.EscapedPath(), "/"))
+	if u.RawQuery != "" {
+		fmt.Fprintf(&b, "\nquery: %s", u.RawQuery)
+	}
+	return b.String(), nil
+}
+
+// fetch gets the URL and returns its title and text.
+func fetch(ctx context.Context, client *http.Client, u *url.URL) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return "", fmt.Errorf("not a URL: %w", err)
@@ -206,4 +264,20 @@ func fetch(ctx context.Context, client *http.Client, rawURL string) (string, err
 func isTextual(kind string) bool {
 	return strings.HasPrefix(kind, "text/") || kind == "application/json" || kind == "application/xml" ||
 		strings.HasSuffix(kind, "+json") || strings.HasSuffix(kind, "+xml")
+}
+
+// ownAddress reports whether ip is one of this machine's own interface
+// addresses (a public one too): a fetch there reaches the bot's own
+// services, such as the metrics listener.
+func ownAddress(ip netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true // unknown: refuse rather than guess
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Unmap() == ip.Unmap() {
+			return true
+		}
+	}
+	return false
 }

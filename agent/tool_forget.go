@@ -29,8 +29,8 @@ func newForget(env ToolEnv) Tool {
 			var args struct {
 				ID int64 `json:"id"`
 			}
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return "", fmt.Errorf("bad arguments: %w", err)
+			if err := decodeArgs(raw, &args); err != nil {
+				return "", err
 			}
 			f, err := env.Store.ForgetFact(ctx, turn.UserID, args.ID)
 			if errors.Is(err, memory.ErrNotFound) {

@@ -39,8 +39,8 @@ func newRemember(env ToolEnv) Tool {
 				Fact string `json:"fact"`
 				ID   int64  `json:"id"`
 			}
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return "", fmt.Errorf("bad arguments: %w", err)
+			if err := decodeArgs(raw, &args); err != nil {
+				return "", err
 			}
 			fact := strings.Join(strings.Fields(args.Fact), " ")
 			switch {

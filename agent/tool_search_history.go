@@ -29,8 +29,8 @@ func newSearchHistory(env ToolEnv) Tool {
 				Query string `json:"query"`
 				Limit int    `json:"limit"`
 			}
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return "", fmt.Errorf("bad arguments: %w", err)
+			if err := decodeArgs(raw, &args); err != nil {
+				return "", err
 			}
 			if strings.TrimSpace(args.Query) == "" {
 				return "", errors.New("the query is empty")

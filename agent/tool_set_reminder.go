@@ -42,8 +42,8 @@ func newSetReminder(env ToolEnv) Tool {
 				At   string `json:"at"`
 				In   string `json:"in"`
 			}
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return "", fmt.Errorf("bad arguments: %w", err)
+			if err := decodeArgs(raw, &args); err != nil {
+				return "", err
 			}
 			text := strings.TrimSpace(args.Text)
 			switch {

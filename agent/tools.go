@@ -25,6 +25,11 @@ type Tool struct {
 	// JSON, and returns the text the model sees. An error is shown to the
 	// model as the result, so it can recover.
 	Run func(ctx context.Context, turn *TurnInfo, args json.RawMessage) (string, error)
+	// Describe, when set, says what a call will do, for a person asked to
+	// approve it (APPROVAL_REQUIRED_TOOLS), from the strictly decoded
+	// arguments; an error refuses the call before anyone is asked. Tools
+	// without it are shown every argument whole.
+	Describe func(args json.RawMessage) (string, error)
 }
 
 // TurnInfo is whose turn a tool call belongs to: tools that store or look
@@ -140,6 +145,34 @@ func (r *Registry) metricName(name string) string {
 	return "unknown"
 }
 
+// Describe says what a call of the named tool will do, for approval, whole:
+// a description longer than a person can be shown is an error.
+func (r *Registry) Describe(name, arguments string) (string, error) {
+	tool, ok := r.tools[name]
+	if !ok {
+		return "", fmt.Errorf("unknown tool %q", name)
+	}
+	raw := json.RawMessage(arguments)
+	if len(raw) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	if len(raw) > maxArgumentBytes {
+		return "", fmt.Errorf("bad arguments: longer than %d bytes", maxArgumentBytes)
+	}
+	describe := describeArgs
+	if tool.Describe != nil {
+		describe = tool.Describe
+	}
+	text, err := describe(raw)
+	if err != nil {
+		return "", err
+	}
+	if utf8.RuneCountInString(text) > maxApprovalText {
+		return "", fmt.Errorf("the call is too long to show a person for approval (over %d characters); make it shorter", maxApprovalText)
+	}
+	return text, nil
+}
+
 // Definitions returns the tool schemas in the API's format.
 func (r *Registry) Definitions() []openai.Tool { return r.defs }
 
@@ -228,6 +261,13 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 			continue
 		}
 		if a.needsApproval(call) {
+			if _, err := a.tools.Describe(call.Name, call.Arguments); err != nil {
+				// Refused before anyone is asked: a person never sees a call
+				// they cannot read whole.
+				rows = append(rows, memory.Message{Role: memory.RoleTool, ToolCallID: call.ID, ToolName: call.Name, UpdateID: turn.UpdateID,
+					Content: "error: " + err.Error(), Metadata: map[string]any{"error": err.Error(), "arguments": call.Arguments, "duration_ms": 0}})
+				continue
+			}
 			requests = append(requests, memory.Approval{RequestID: call.ID, Subject: call.Name, Details: call.Arguments,
 				UserID: turn.UserID, ChatID: turn.ChatID, UpdateID: turn.UpdateID})
 			continue

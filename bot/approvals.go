@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
@@ -30,11 +29,12 @@ func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []mem
 		if ap.TelegramMessageID != 0 {
 			continue // sent by an earlier attempt
 		}
-		text := tr(lang).ApprovalAsk(ap.Subject, shorten(ap.Details, 1500))
-		id, err := h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), text, [][]telegram.Button{{
-			{Text: tr(lang).Approve, Data: "approve:" + strconv.FormatInt(ap.ID, 10)},
-			{Text: tr(lang).Reject, Data: "reject:" + strconv.FormatInt(ap.ID, 10)},
-		}})
+		desc, buttons := h.approvalPrompt(lang, ap)
+		text := tr(lang).ApprovalAsk(ap.Subject, desc)
+		if len(buttons) == 1 {
+			text = desc // it cannot be approved, only rejected
+		}
+		id, err := h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), text, [][]telegram.Button{buttons})
 		if err != nil {
 			return err
 		}
@@ -149,9 +149,12 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 	var rows [][]telegram.Button
 	for i, ap := range list {
 		n := strconv.Itoa(i + 1)
-		fmt.Fprintf(&b, "\n\n%s. %s %s\n(%s)", n, ap.Subject, shorten(ap.Details, 200), h.clock(ap.CreatedAt))
-		id := strconv.FormatInt(ap.ID, 10)
-		rows = append(rows, []telegram.Button{{Text: "✅ " + n, Data: "approve:" + id}, {Text: "❌ " + n, Data: "reject:" + id}})
+		desc, buttons := h.approvalPrompt(lang, ap)
+		fmt.Fprintf(&b, "\n\n%s. %s\n%s\n(%s)", n, ap.Subject, desc, h.clock(ap.CreatedAt))
+		for j := range buttons {
+			buttons[j].Text = buttons[j].Text[:strings.IndexByte(buttons[j].Text, ' ')] + " " + n
+		}
+		rows = append(rows, buttons)
 	}
 	_, err = h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), b.String(), rows)
 	return err
@@ -170,10 +173,17 @@ func (h *Handler) cancelApprovals(ctx context.Context, chatID int64) (int, error
 	return len(cancelled), nil
 }
 
-// shorten cuts s to at most n characters, marking the cut.
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// approvalPrompt is what a person deciding on ap is shown of the call, and
+// its buttons: the call as the tool describes it, whole (the agent refuses
+// a call it cannot show whole before anyone is asked). A call that cannot
+// be shown (stored before that check) is said to be so, and can only be
+// rejected.
+func (h *Handler) approvalPrompt(lang string, ap memory.Approval) (string, []telegram.Button) {
+	id := strconv.FormatInt(ap.ID, 10)
+	reject := telegram.Button{Text: tr(lang).Reject, Data: "reject:" + id}
+	desc, err := h.Agent.DescribeCall(ap.Subject, ap.Details)
+	if err != nil {
+		return tr(lang).ApprovalUnreadable(ap.Subject, err.Error()), []telegram.Button{reject}
 	}
-	return string([]rune(s)[:n]) + "…"
+	return desc, []telegram.Button{{Text: tr(lang).Approve, Data: "approve:" + id}, reject}
 }

@@ -23,6 +23,8 @@ type Agent interface {
 	Reply(ctx context.Context, req agent.Request) (*agent.Reply, error)
 	Regenerate(ctx context.Context, req agent.Request) (*agent.Reply, error)
 	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
+	// DescribeCall says what a call waiting for approval will do, whole.
+	DescribeCall(name, arguments string) (string, error)
 }
 
 // Memory is what the handler, its gate, its commands and its buttons read

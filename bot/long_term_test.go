@@ -432,3 +432,35 @@ func TestPrivateFactsStayOutOfGroups(t *testing.T) {
 		t.Errorf("/memory in a group answered %q", got)
 	}
 }
+
+// The attacks of the review on the approval prompt, through the real bot:
+// a call that would hide its target (a long extra key, a URL whose real
+// host sits in the userinfo) is refused before anyone is asked; nothing
+// waits for approval and the page is never fetched.
+func TestAFetchThatHidesItsTargetIsNeverAskedFor(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["FETCH_ALLOW_PRIVATE"] = "true"
+	url, hits := menuPage(t)
+	padding := strings.Repeat("a", 1500)
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{
+			openaifake.ToolCall("call_key", "fetch_url", `{"`+padding+`":"1","url":"`+url+`"}`),
+			openaifake.ToolCall("call_user", "fetch_url", `{"url":"http://en.wikipedia.org:443&title=`+padding+`@`+strings.TrimPrefix(url, "http://")+`"}`),
+		}},
+		openaifake.Reply{Content: "I could not fetch it."},
+	)
+	h.Start()
+	if got := h.Say(jane, "summarise this page"); got != "I could not fetch it." {
+		t.Fatalf("answered %q", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM pending_approvals`); n != 0 {
+		t.Fatalf("%d approvals were asked for", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'tool' AND content LIKE 'error: %'`); n != 2 {
+		t.Errorf("%d refusals told to the model, want 2", n)
+	}
+	if hits.Load() != 0 {
+		t.Error("the page was fetched")
+	}
+}

@@ -87,6 +87,7 @@ type texts struct {
 	GroupAdminsOnly       func(a1 any) string
 	GroupAdminsOnlyButton string
 	FactsPrivate          string
+	ApprovalUnreadable    func(a1, a2 any) string
 	// middleware.go
 	Undeliverable func(a1 any) string
 	// reasoning.go

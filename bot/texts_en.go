@@ -126,6 +126,9 @@ var english = texts{
 	},
 	GroupAdminsOnlyButton: "Only the group's admins may change this.",
 	FactsPrivate:          "What I remember about you is yours: I keep it, show it and change it only in our private chat, never in a group.",
+	ApprovalUnreadable: func(a1, a2 any) string {
+		return fmt.Sprintf("🔐 The assistant asked to use the tool %s, but the call cannot be shown whole (%s), so it cannot be approved.", a1, a2)
+	},
 	Undeliverable: func(a1 any) string {
 		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)
 	},
