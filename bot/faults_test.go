@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testkit"
 )
 
 func TestTelegramFloodControlAndServerErrorsAreRetriedAndAnswerOnce(t *testing.T) {
@@ -205,5 +207,34 @@ func TestTheSendLimiterSpacesRepliesToOneChat(t *testing.T) {
 	// A burst of 3, then one a second: the 6th part waits at least 3 s.
 	if elapsed := time.Since(start); elapsed < 3*time.Second {
 		t.Fatalf("6 messages to one chat went out in %v", elapsed)
+	}
+}
+
+// A model server that echoes the request's Authorization header in its
+// error: the user gets the apology, and the key is in no stored row and no
+// log line (the harness checks the logs at cleanup).
+func TestAnAPIKeyInAModelErrorIsNotStored(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
+		return openaifake.Reply{Status: http.StatusUnauthorized,
+			Raw: `{"error":{"message":"Incorrect API key provided: Bearer ` + testkit.APIKey + `","type":"invalid_request_error"}}`}
+	})
+	h.Start()
+	if got := h.Say(jane, "hello"); !strings.HasPrefix(got, "Sorry") {
+		t.Fatalf("reply = %q, want the apology", got)
+	}
+	h.WaitIdle()
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE error LIKE '%Incorrect API key provided: Bearer <api key>%'`); n == 0 {
+		t.Fatalf("the failed call is not recorded with its redacted error")
+	}
+	for _, q := range []string{
+		`SELECT count(*) FROM llm_calls WHERE error LIKE '%' || $1 || '%'`,
+		`SELECT count(*) FROM events WHERE payload::text LIKE '%' || $1 || '%'`,
+		`SELECT count(*) FROM messages WHERE content LIKE '%' || $1 || '%'`,
+	} {
+		if n := h.Count(q, testkit.APIKey); n != 0 {
+			t.Errorf("%s: the API key is stored in %d rows", q, n)
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/membot/membot/internal/redact"
 )
 
 // Limits bound what a call reads; zero fields take the defaults.
@@ -80,7 +82,21 @@ var (
 
 // Complete makes one call. With req.Stream, onDelta gets the answer's
 // pieces as they arrive (reasoning apart from the content); it may be nil.
+// The API key never appears in an error it returns: some servers echo the
+// request's Authorization header back in their error text.
 func (c *Client) Complete(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
+	out, err := c.complete(ctx, req, onDelta)
+	if err != nil {
+		var apiErr *APIError
+		if errors.As(err, &apiErr) {
+			apiErr.Message = redact.String(apiErr.Message, "<api key>", c.APIKey)
+		}
+		return nil, redact.Error(err, "<api key>", c.APIKey)
+	}
+	return out, nil
+}
+
+func (c *Client) complete(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
 	lim := c.Limits.withDefaults()
 	body, err := json.Marshal(req)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
+	"time"
 )
 
 // SecretHeader carries the webhook's secret_token on every update Telegram posts.
@@ -28,6 +30,29 @@ type Webhook struct {
 	Secret  string
 	Metrics Metrics
 	Log     *slog.Logger
+
+	refused sampled // wrong-secret requests, logged once a minute: a flood must not flood the log
+}
+
+// sampled counts events and lets one log line through per interval,
+// carrying how many happened since the last line.
+type sampled struct {
+	mu    sync.Mutex
+	last  time.Time
+	count int
+}
+
+// note counts one event and reports whether to log it now, with the
+// number of events the line stands for.
+func (s *sampled) note(now time.Time, every time.Duration) (log bool, count int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.count++
+	if !s.last.IsZero() && now.Sub(s.last) < every {
+		return false, 0
+	}
+	s.last, count, s.count = now, s.count, 0
+	return true, count
 }
 
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -37,7 +62,9 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if subtle.ConstantTimeCompare([]byte(r.Header.Get(SecretHeader)), []byte(wh.Secret)) != 1 {
-		wh.Log.Warn("webhook request with a wrong secret token refused", "remote", r.RemoteAddr)
+		if log, n := wh.refused.note(time.Now(), time.Minute); log {
+			wh.Log.Warn("webhook requests with a wrong secret token refused", "count", n, "last_remote", r.RemoteAddr, "logged", "at most once a minute")
+		}
 		http.Error(w, "forbidden", http.StatusForbidden)
 		return
 	}

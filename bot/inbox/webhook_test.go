@@ -64,8 +64,15 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 			t.Fatalf("secret %q: status %d, %v; want 403", wrong, code, err)
 		}
 	}
+	for range 50 {
+		telegramfake.PostUpdate(endpoint, "flood", update)
+	}
 	if n := h.Count(`SELECT count(*) FROM updates`); n != 0 {
 		t.Fatalf("%d updates stored from forbidden requests", n)
+	}
+	// 53 refusals, one log line (the next may come a minute later).
+	if n := strings.Count(h.Logs.String(), "wrong secret token refused"); n != 1 {
+		t.Errorf("%d log lines for 53 wrong-secret requests, want 1", n)
 	}
 	// Not an update, with the right secret: 400, nothing stored.
 	if code, _ := h.TG.PostWebhook(endpoint, []byte(`{"hello":"world"}`)); code != http.StatusBadRequest {

@@ -18,6 +18,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/internal/backoff"
+	"github.com/membot/membot/internal/redact"
 )
 
 // Client talks to the Telegram Bot API through the library's request and
@@ -228,20 +229,7 @@ func Transient(err error) bool {
 }
 
 // redact removes the token from an error's text, keeping the chain for errors.Is/As.
-func (c *Client) redact(err error) error {
-	if err == nil || c.token == "" || !strings.Contains(err.Error(), c.token) {
-		return err
-	}
-	return &redactedError{msg: strings.ReplaceAll(err.Error(), c.token, "<token>"), err: err}
-}
-
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
+func (c *Client) redact(err error) error { return redact.Error(err, "<token>", c.token) }
 
 // reached notes that Telegram answered just now.
 func (c *Client) reached() { c.lastOK.Store(time.Now().UnixNano()) }

@@ -8,25 +8,67 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
+
+// serverLimits bound what one client can hold of a listener: the webhook
+// and metrics ports face the network, so a flood of idle or slow
+// connections must cost a bounded number of file descriptors and bytes.
+type serverLimits struct {
+	MaxConns          int           // connections open at once; the rest wait in the kernel's backlog
+	ReadHeaderTimeout time.Duration // a request's headers must arrive within this
+	ReadTimeout       time.Duration // the whole request, body included
+	WriteTimeout      time.Duration // the whole response
+	IdleTimeout       time.Duration // a keep-alive connection with no request is closed after this
+	MaxHeaderBytes    int
+
+	connState func(net.Conn, http.ConnState) // tests watch connections come and go
+}
+
+// listenerLimits are the limits of both servers. An update is at most
+// 1 MiB (inbox.maxUpdateSize), which 30 seconds read comfortably.
+var listenerLimits = serverLimits{
+	MaxConns:          512,
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       30 * time.Second,
+	WriteTimeout:      30 * time.Second,
+	IdleTimeout:       60 * time.Second,
+	MaxHeaderBytes:    16 << 10,
+}
 
 // server is an HTTP listener of the bot: the webhook or the metrics.
 type server struct {
 	name string
+	ln   net.Listener
 	srv  *http.Server
 	done chan struct{}
 }
 
 // startServer listens on addr (so a busy port fails start-up at once) and
-// serves h, with TLS when certFile and keyFile are set.
+// serves h, with TLS when certFile and keyFile are set, within listenerLimits.
 func startServer(log *slog.Logger, name, addr string, h http.Handler, certFile, keyFile string) (*server, error) {
+	return startServerWithin(listenerLimits, log, name, addr, h, certFile, keyFile)
+}
+
+func startServerWithin(lim serverLimits, log *slog.Logger, name, addr string, h http.Handler, certFile, keyFile string) (*server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("%s listener: %w", name, err)
 	}
-	s := &server{name: name, done: make(chan struct{}),
-		srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}}
-	log.Info(name+" server listening", "addr", ln.Addr().String(), "tls", certFile != "")
+	s := &server{name: name, ln: ln, done: make(chan struct{}),
+		srv: &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: lim.ReadHeaderTimeout,
+			ReadTimeout:       lim.ReadTimeout,
+			WriteTimeout:      lim.WriteTimeout,
+			IdleTimeout:       lim.IdleTimeout,
+			MaxHeaderBytes:    lim.MaxHeaderBytes,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+			ConnState:         lim.connState,
+		}}
+	log.Info(name+" server listening", "addr", ln.Addr().String(), "tls", certFile != "", "max_conns", lim.MaxConns)
+	ln = netutil.LimitListener(ln, lim.MaxConns)
 	go func() {
 		defer close(s.done)
 		var err error
@@ -41,6 +83,9 @@ func startServer(log *slog.Logger, name, addr string, h http.Handler, certFile, 
 	}()
 	return s, nil
 }
+
+// addr is where the server listens (the port chosen when addr ended in :0).
+func (s *server) addr() string { return s.ln.Addr().String() }
 
 // stop lets requests in progress finish (a few seconds at most) and closes.
 func (s *server) stop() {

@@ -19,8 +19,8 @@ import (
 )
 
 // Reply is one scripted answer. Exactly one of Content, ToolCalls, Status
-// (an HTTP error) or Raw (a body sent as is) is used, in that order of priority:
-// Status, Raw, ToolCalls, Content.
+// (an HTTP error, with Raw as its body when set) or Raw (a body sent as is)
+// is used, in that order of priority: Status, Raw, ToolCalls, Content.
 type Reply struct {
 	Content   string
 	ToolCalls []openai.ToolCall
@@ -224,6 +224,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	switch {
+	case reply.Status != 0 && reply.Raw != "":
+		w.WriteHeader(reply.Status)
+		fmt.Fprint(w, reply.Raw)
 	case reply.Status != 0:
 		w.WriteHeader(reply.Status)
 		fmt.Fprintf(w, `{"error":{"message":"injected failure %d","type":"server_error"}}`, reply.Status)
