@@ -16,7 +16,7 @@ import (
 type ControlStore interface {
 	Rollback(ctx context.Context, in memory.RollbackStart) (*memory.Rollback, error)
 	Dialogue(ctx context.Context, chatID int64, limit int) ([]memory.Message, error)
-	CurrentTranscript(ctx context.Context, chatID int64) (*memory.Transcript, error)
+	WalkCurrentTranscript(ctx context.Context, chatID int64, head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error
 	ConversationMode(ctx context.Context, chatID, userID int64) (string, error)
 	SwitchMode(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
 	ModelStore

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -302,4 +303,103 @@ func TestHistoryShowsTheLastMessagesWithTheirTimes(t *testing.T) {
 			t.Errorf("%s said %q", bad, got)
 		}
 	}
+}
+
+// A long conversation: /export streams it into documents of at most
+// EXPORT_PART_BYTES, each one whole (the JSON parts parse, the Markdown
+// parts start with the heading), in order, and says where it had to stop.
+func TestALongExportIsSplitAndCutAndSaysSo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const part = 64 << 10
+	h.Env["EXPORT_PART_BYTES"] = fmt.Sprint(part)
+	h.Start()
+	fill := func(user telegramfake.User, rows int) {
+		h.Say(user, "hello")
+		if _, err := h.DB.Exec(context.Background(), `INSERT INTO messages (conversation_id, role, content)
+			SELECT c.id, 'assistant', 'row ' || i || ' ' || repeat('x', 200)
+			FROM conversations c, generate_series(1, $2::int) i WHERE c.chat_id = $1`, user.ID, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(user telegramfake.User, wantCut bool) {
+		t.Helper()
+		res, _ := h.DB.Query(context.Background(), `SELECT m.id FROM messages m JOIN conversations c ON c.id = m.conversation_id
+			WHERE c.chat_id = $1 ORDER BY m.id`, user.ID)
+		var rows []int64
+		for res.Next() {
+			var id int64
+			res.Scan(&id)
+			rows = append(rows, id)
+		}
+		sent := h.SayAll(user, "/export")
+		docs := map[string][]*telegramfake.Document{}
+		var notes []string
+		for _, m := range sent {
+			if m.Document == nil {
+				notes = append(notes, m.Text)
+				continue
+			}
+			ext := m.Document.Name[strings.LastIndex(m.Document.Name, ".")+1:]
+			docs[ext] = append(docs[ext], m.Document)
+		}
+		md, js := docs["md"], docs["json"]
+		for ext, parts := range docs {
+			if len(parts) < 2 || len(parts) > 4 {
+				t.Fatalf("%d %s documents, want 2 to 4", len(parts), ext)
+			}
+			for i, d := range parts {
+				if len(d.Content) > part {
+					t.Errorf("%s part %d is %d bytes, over %d", ext, i+1, len(d.Content), part)
+				}
+				name, caption := fmt.Sprintf("-part%d-of-%d.%s", i+1, len(parts), ext), fmt.Sprintf("Part %d of %d.", i+1, len(parts))
+				if !strings.HasSuffix(d.Name, name) || !strings.HasSuffix(d.Caption, caption) {
+					t.Errorf("%s part %d is named %q, captioned %q", ext, i+1, d.Name, d.Caption)
+				}
+			}
+		}
+		var ids []int64
+		for i, d := range js {
+			var doc struct {
+				Conversation map[string]any
+				Messages     []struct{ ID int64 }
+			}
+			if err := json.Unmarshal([]byte(d.Content), &doc); err != nil || doc.Conversation["chat_id"] != float64(user.ID) {
+				t.Fatalf("JSON part %d does not parse whole: %v", i+1, err)
+			}
+			for _, m := range doc.Messages {
+				ids = append(ids, m.ID)
+			}
+		}
+		var markdown strings.Builder
+		for i, d := range md {
+			if !strings.HasPrefix(d.Content, "# membot conversation") {
+				t.Errorf("Markdown part %d starts %.40q", i+1, d.Content)
+			}
+			markdown.WriteString(d.Content)
+		}
+		if len(ids) > len(rows) || !slices.Equal(ids, rows[:len(ids)]) {
+			t.Fatalf("the parts hold %d rows that are not the conversation's first %d in order", len(ids), len(ids))
+		}
+		last := fmt.Sprintf("row %d ", len(ids)-2) // after "hello" and its answer
+		if !strings.Contains(markdown.String(), last) || strings.Contains(markdown.String(), fmt.Sprintf("row %d ", len(ids)-1)) {
+			t.Errorf("the Markdown parts do not end with the JSON parts' last row")
+		}
+		if !strings.Contains(md[0].Caption, fmt.Sprintf("%d messages", len(rows))) {
+			t.Errorf("first caption %q", md[0].Caption)
+		}
+		cut := fmt.Sprintf("stops after message %d of %d: /export sends at most 4 files of 64 KB", len(ids), len(rows))
+		switch {
+		case wantCut && (len(ids) == len(rows) || len(notes) != 1 || !strings.Contains(notes[0], cut)):
+			t.Errorf("cut at %d of %d rows, told %q; want %q", len(ids), len(rows), notes, cut)
+		case !wantCut && (len(ids) != len(rows) || len(notes) != 0):
+			t.Errorf("%d of %d rows exported, told %q", len(ids), len(rows), notes)
+		}
+	}
+
+	fill(jane, 300) // ~100 kB of JSON: split, whole
+	check(jane, false)
+	john := telegramfake.User{ID: 503, FirstName: "John", LanguageCode: "en"}
+	fill(john, 3000) // ~1 MB: four parts, then cut
+	check(john, true)
 }

@@ -69,6 +69,9 @@ type Handler struct {
 	// ConversationsReset, when set, is called after /new: the conversations
 	// it left are deleted in the background (Purger.Wake).
 	ConversationsReset func()
+	// ExportPartBytes is the largest document /export sends
+	// (DefaultExportPartBytes when zero).
+	ExportPartBytes int64
 
 	routesOnce sync.Once
 	table      *routes // what the bot answers: see newRoutes

@@ -74,6 +74,8 @@ type texts struct {
 	Bot               string
 	ExportEmpty       string
 	ExportCaption     func(a1 any) string
+	ExportPart        func(part, parts any) string
+	ExportCut         func(shown, total, parts, size any) string
 	ModeList          string
 	ModeUnknown       func(a1 any) string
 	ModeAlready       func(a1 any) string

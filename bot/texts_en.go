@@ -112,6 +112,10 @@ var english = texts{
 	ExportCaption: func(a1 any) string {
 		return fmt.Sprintf("This conversation: %d messages, as Markdown and as JSON.", a1)
 	},
+	ExportPart: func(part, parts any) string { return fmt.Sprintf("Part %d of %d.", part, parts) },
+	ExportCut: func(shown, total, parts, size any) string {
+		return fmt.Sprintf("The export stops after message %d of %d: /export sends at most %d files of %s of each kind. The bot's admin can export everything with `membot admin export`.", shown, total, parts, size)
+	},
 	ModeList:          "Modes (✓ is the current one). Tap one, or send /mode NAME:",
 	ModeUnknown:       func(a1 any) string { return fmt.Sprintf("There is no mode “%s”. /mode lists them.", a1) },
 	ModeAlready:       func(a1 any) string { return fmt.Sprintf("The assistant is in mode %s already.", a1) },

@@ -126,6 +126,10 @@ var russian = texts{
 	ExportCaption: func(a1 any) string {
 		return fmt.Sprintf("Этот разговор: сообщений — %d, в Markdown и в JSON.", a1)
 	},
+	ExportPart: func(part, parts any) string { return fmt.Sprintf("Часть %d из %d.", part, parts) },
+	ExportCut: func(shown, total, parts, size any) string {
+		return fmt.Sprintf("Экспорт обрывается на сообщении %d из %d: /export отправляет не больше %d файлов по %s каждого вида. Администратор бота может выгрузить всё командой `membot admin export`.", shown, total, parts, size)
+	},
 	ModeList: "Режимы (✓ — текущий). Нажмите на нужный или отправьте /mode ИМЯ:",
 	ModeUnknown: func(a1 any) string {
 		return fmt.Sprintf("Режима «%s» нет. /mode покажет список.", a1)

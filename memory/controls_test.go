@@ -212,18 +212,34 @@ func TestTranscriptAndDialogue(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	if _, err := store.CurrentTranscript(ctx, 4); !errors.Is(err, memory.ErrNotFound) {
+	walk := func() (memory.Conversation, int, []string, error) {
+		var c memory.Conversation
+		var n int
+		var contents []string
+		err := store.WalkCurrentTranscript(ctx, 4,
+			func(conv memory.Conversation, rows int) error { c, n = conv, rows; return nil },
+			func(m *memory.Message) error { contents = append(contents, m.Content); return nil })
+		return c, n, contents, err
+	}
+	if _, _, _, err := walk(); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("transcript of an unknown chat: %v", err)
 	}
 	conv, _ := store.CurrentConversation(ctx, 4, 4)
 	exchange(t, store, conv, "one", true)
 	exchange(t, store, conv, "two", false)
-	tr, err := store.CurrentTranscript(ctx, 4)
+	c, n, contents, err := walk()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.Conversation.ID != conv || tr.Conversation.ChatID != 4 || tr.Conversation.Mode != memory.DefaultMode || len(tr.Messages) != 7 {
-		t.Fatalf("transcript = %+v", tr)
+	if c.ID != conv || c.ChatID != 4 || c.Mode != memory.DefaultMode || n != 7 || len(contents) != 7 || contents[len(contents)-1] != "answer to two" {
+		t.Fatalf("transcript = %+v, %d rows: %q", c, n, contents)
+	}
+	// An error of the caller stops the walk and comes back as is.
+	stop := errors.New("enough")
+	seen := 0
+	if err := store.WalkCurrentTranscript(ctx, 4, func(memory.Conversation, int) error { return nil },
+		func(*memory.Message) error { seen++; return stop }); err != stop || seen != 1 {
+		t.Fatalf("a stopped walk: %v after %d rows", err, seen)
 	}
 	d, err := store.Dialogue(ctx, 4, 3)
 	if err != nil {

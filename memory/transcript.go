@@ -17,37 +17,54 @@ type Conversation struct {
 	Mode           string    `db:"mode"`
 }
 
-// Transcript is a whole conversation, for export.
-type Transcript struct {
-	Conversation Conversation
-	Messages     []Message // every row, oldest first
-}
-
-// CurrentTranscript returns the chat's current conversation with all its
-// messages, read in one transaction so the two agree. It returns ErrNotFound
-// when the chat has no conversation.
-func (s *Store) CurrentTranscript(ctx context.Context, chatID int64) (*Transcript, error) {
-	t := &Transcript{}
+// WalkCurrentTranscript reads the chat's current conversation for export,
+// in one read-only transaction so the parts agree: head gets the
+// conversation and its number of rows, then each gets every row, oldest
+// first, one at a time (a long conversation is never held in memory whole).
+// It returns ErrNotFound when the chat has no conversation; an error from
+// head or each stops the walk and is returned as is.
+func (s *Store) WalkCurrentTranscript(ctx context.Context, chatID int64, head func(c Conversation, rows int) error, each func(m *Message) error) error {
+	var callerErr error
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT id::text AS id, telegram_user_id, chat_id, created_at, mode
 			FROM conversations WHERE id = `+currentConversationIDSQL, chatID)
 		if err != nil {
 			return err
 		}
-		if t.Conversation, err = pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Conversation]); err != nil {
-			return err
-		}
-		rows, err = tx.Query(ctx, `SELECT `+messageColumns+` FROM messages WHERE conversation_id = $1 ORDER BY id`, t.Conversation.ID)
+		c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Conversation])
 		if err != nil {
 			return err
 		}
-		t.Messages, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
-		return err
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM messages WHERE conversation_id = $1`, c.ID).Scan(&n); err != nil {
+			return err
+		}
+		if callerErr = head(c, n); callerErr != nil {
+			return callerErr
+		}
+		rows, err = tx.Query(ctx, `SELECT `+messageColumns+` FROM messages WHERE conversation_id = $1 ORDER BY id`, c.ID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			m, err := pgx.RowToStructByName[Message](rows)
+			if err != nil {
+				return err
+			}
+			if callerErr = each(&m); callerErr != nil {
+				return callerErr
+			}
+		}
+		return rows.Err()
 	})
-	if err != nil {
-		return nil, fmt.Errorf("transcript: %w", translate(err))
+	if callerErr != nil {
+		return callerErr
 	}
-	return t, nil
+	if err != nil {
+		return fmt.Errorf("transcript: %w", translate(err))
+	}
+	return nil
 }
 
 // Dialogue returns the newest limit messages that people read in the chat's

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -38,12 +40,25 @@ func (c *Client) DeleteMessage(ctx context.Context, chatID, messageID int64) err
 	return nil
 }
 
-// SendDocument sends a file to a chat and returns the message's id.
-func (c *Client) SendDocument(ctx context.Context, chatID int64, name string, content []byte, caption string) (int64, error) {
-	doc := tgbotapi.NewDocument(chatID, tgbotapi.FileBytes{Name: name, Bytes: content})
+// SendDocument sends the file at path to a chat, named name, and returns
+// the message's id.
+func (c *Client) SendDocument(ctx context.Context, chatID int64, name, path, caption string) (int64, error) {
+	doc := tgbotapi.NewDocument(chatID, diskFile{name: name, path: path})
 	doc.Caption = caption
 	raw, err := c.send(ctx, doc)
 	return sentMessageID("sendDocument", raw, err)
+}
+
+// diskFile is a file on disk uploaded under another name. It is opened on
+// every attempt (the library closes it), so a retried upload sends it whole
+// again and its bytes never sit in memory at once.
+type diskFile struct{ name, path string }
+
+func (f diskFile) NeedsUpload() bool { return true }
+func (f diskFile) SendData() string  { return "" }
+func (f diskFile) UploadData() (string, io.Reader, error) {
+	r, err := os.Open(f.path)
+	return f.name, r, err
 }
 
 // sentMessageID reads the id of the message a send call returned.

@@ -18,6 +18,7 @@ import (
 	"github.com/joho/godotenv"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot"
 )
 
 // Config is every setting, read from the environment (see .env.example).
@@ -63,6 +64,7 @@ type Config struct {
 	ApprovalRequiredTools []string
 	FetchAllowPrivate     bool
 	ReminderMinLead       time.Duration
+	ExportPartBytes       int64
 	// Answers: streamed or not; the assistant's modes.
 	Streaming   bool
 	StreamEvery time.Duration
@@ -319,6 +321,7 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 		Streaming:             e.bool("STREAMING", true),
 		StreamEvery:           e.duration("STREAM_EDIT_INTERVAL", time.Second),
 		ModesFile:             e.str("MODES_FILE", ""),
+		ExportPartBytes:       int64(e.int("EXPORT_PART_BYTES", bot.DefaultExportPartBytes, 64<<10, 2000<<20)),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
 	}

@@ -22,8 +22,6 @@ type serverLimits struct {
 	WriteTimeout      time.Duration // the whole response
 	IdleTimeout       time.Duration // a keep-alive connection with no request is closed after this
 	MaxHeaderBytes    int
-
-	connState func(net.Conn, http.ConnState) // tests watch connections come and go
 }
 
 // listenerLimits are the limits of both servers. An update is at most
@@ -48,14 +46,15 @@ type server struct {
 // startServer listens on addr (so a busy port fails start-up at once) and
 // serves h, with TLS when certFile and keyFile are set, within listenerLimits.
 func startServer(log *slog.Logger, name, addr string, h http.Handler, certFile, keyFile string) (*server, error) {
-	return startServerWithin(listenerLimits, log, name, addr, h, certFile, keyFile)
-}
-
-func startServerWithin(lim serverLimits, log *slog.Logger, name, addr string, h http.Handler, certFile, keyFile string) (*server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("%s listener: %w", name, err)
 	}
+	return serveWithin(listenerLimits, log, name, ln, h, certFile, keyFile), nil
+}
+
+// serveWithin serves h on ln within lim until stopped.
+func serveWithin(lim serverLimits, log *slog.Logger, name string, ln net.Listener, h http.Handler, certFile, keyFile string) *server {
 	s := &server{name: name, ln: ln, done: make(chan struct{}),
 		srv: &http.Server{
 			Handler:           h,
@@ -65,7 +64,6 @@ func startServerWithin(lim serverLimits, log *slog.Logger, name, addr string, h 
 			IdleTimeout:       lim.IdleTimeout,
 			MaxHeaderBytes:    lim.MaxHeaderBytes,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-			ConnState:         lim.connState,
 		}}
 	log.Info(name+" server listening", "addr", ln.Addr().String(), "tls", certFile != "", "max_conns", lim.MaxConns)
 	ln = netutil.LimitListener(ln, lim.MaxConns)
@@ -81,7 +79,7 @@ func startServerWithin(lim serverLimits, log *slog.Logger, name, addr string, h 
 			log.Error(name+" server failed", "err", err)
 		}
 	}()
-	return s, nil
+	return s
 }
 
 // addr is where the server listens (the port chosen when addr ended in :0).

@@ -50,6 +50,9 @@ type Message struct {
 	Document    *Document // sendDocument's file
 }
 
+// MaxUploadBytes is the largest file the Bot API takes from a bot (50 MB).
+const MaxUploadBytes = 50 << 20
+
 // Document is a file the bot sent.
 type Document struct {
 	Name    string
@@ -604,6 +607,8 @@ func (s *Server) record(c Call) (any, *Fault) {
 		return nil, badRequest("Bad Request: message is too long")
 	case c.Method == "sendDocument" && n > 1024:
 		return nil, badRequest("Bad Request: message caption is too long")
+	case c.Method == "sendDocument" && len(c.Params["document"]) > MaxUploadBytes:
+		return nil, &Fault{Status: http.StatusRequestEntityTooLarge, Message: "Request Entity Too Large"}
 	}
 
 	var sent *Sent
