@@ -2,10 +2,9 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
-
-	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/memory"
 )
@@ -124,7 +123,7 @@ func (h *Handler) refuse(ctx context.Context, in *incoming) error {
 	a := &h.Access
 	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
 	answer, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
-		Day: a.now().In(a.zone()).Format(time.DateOnly)})
+		Day: a.now().In(a.zone()).Format(time.DateOnly), Payload: strangerPayload(in)})
 	if err != nil {
 		return err
 	}
@@ -151,7 +150,8 @@ func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell 
 
 // admitButton tells whether a button press may be handled; a press from
 // someone not allowed gets a short notice instead.
-func (h *Handler) admitButton(ctx context.Context, q *tgbotapi.CallbackQuery) (bool, error) {
+func (h *Handler) admitButton(ctx context.Context, in *incoming) (bool, error) {
+	q := in.query
 	chatID := q.From.ID
 	if q.Message != nil {
 		chatID = q.Message.Chat.ID
@@ -159,7 +159,41 @@ func (h *Handler) admitButton(ctx context.Context, q *tgbotapi.CallbackQuery) (b
 	if h.Access.allows(q.From.ID, chatID) {
 		return true, nil
 	}
+	a := &h.Access
+	if _, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: q.From.ID, ChatID: chatID, UpdateID: in.update.UpdateID,
+		Day: a.now().In(a.zone()).Format(time.DateOnly), Payload: strangerPayload(in)}); err != nil {
+		return false, err
+	}
 	return false, h.Client.AnswerCallback(ctx, q.ID, tr(q.From.LanguageCode).AccessDeniedShort)
+}
+
+// strangerPayload is all that is kept of an update from someone not
+// allowed, in place of what Telegram sent: the ids that answering it again
+// after a crash needs, none of what they wrote or who they are.
+func strangerPayload(in *incoming) []byte {
+	from := map[string]any{"id": in.user.TelegramUserID, "is_bot": false, "first_name": "", "language_code": in.user.LanguageCode}
+	var msg map[string]any
+	if in.msg != nil {
+		msg = map[string]any{"message_id": in.msg.MessageID, "date": in.msg.Date,
+			"chat": map[string]any{"id": in.msg.Chat.ID, "type": in.msg.Chat.Type}}
+	}
+	update := map[string]any{"update_id": in.update.UpdateID}
+	switch {
+	case in.query != nil:
+		q := map[string]any{"id": in.query.ID, "from": from, "chat_instance": ""}
+		if msg != nil {
+			q["message"] = msg
+		}
+		update["callback_query"] = q
+	case in.edited:
+		msg["from"] = from
+		update["edited_message"] = msg
+	default:
+		msg["from"] = from
+		update["message"] = msg
+	}
+	data, _ := json.Marshal(update) // maps of numbers and strings always encode
+	return data
 }
 
 // groupAdmin tells whether the sender may change or see what a group

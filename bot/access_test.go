@@ -74,6 +74,15 @@ func TestAllowlistServesOnlyAllowedPeopleAndRefusesOthersOnceADay(t *testing.T) 
 	if strings.Contains(h.Logs.String(), "open to everyone") {
 		t.Error("the open-bot warning was logged although an allowlist is set")
 	}
+	// Of his updates only ids are kept: no text, no name.
+	// (The group served him: that update is kept whole.)
+	if n := h.Count(`SELECT count(*) FROM updates WHERE chat_id <> $2 AND (payload::text LIKE '%секрет%' OR payload::text LIKE '%пожалуйста%'
+		OR payload::text LIKE '%' || $1 || '%' OR payload::text LIKE '%anything:1%')`, ivan.FirstName, group); n != 0 {
+		t.Errorf("%d stored updates keep what the refused user wrote or his name", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM updates WHERE chat_id = $1 AND (payload->'message'->'from'->>'id')::bigint = $1`, ivan.ID); n != 3 {
+		t.Errorf("%d of his 3 refused messages kept their ids", n)
+	}
 }
 
 func TestAnOpenBotWarnsAtStart(t *testing.T) {

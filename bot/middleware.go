@@ -86,7 +86,7 @@ func (h *Handler) routed(next step) step {
 func (h *Handler) gated(next step) step {
 	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
 		if in.query != nil {
-			if ok, err := h.admitButton(ctx, in.query); !ok {
+			if ok, err := h.admitButton(ctx, in); !ok {
 				return nil, err
 			}
 			if stop, err := h.overLimit(ctx, in); stop {

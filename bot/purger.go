@@ -9,21 +9,27 @@ import (
 	"github.com/membot/membot/internal/wake"
 )
 
-// PurgeQueue is what /new leaves behind, as the purger works it.
+// PurgeQueue is what /new leaves behind, and what is older than the
+// retention, as the purger works it.
 type PurgeQueue interface {
 	// PurgeReset deletes one batch and says how many rows went (0: none left).
 	PurgeReset(ctx context.Context) (int64, error)
+	// PurgeExpired deletes one batch of the updates, events and llm_calls
+	// older than before, and says how many rows went (0: none left).
+	PurgeExpired(ctx context.Context, before time.Time) (int64, error)
 }
 
 // Purger deletes the conversations /new left behind, a batch at a time, so
 // that /new itself answers at once however long the conversation was (see
 // memory.Store.Reset). It works right after each /new (Wake), at start, and
-// every Poll, for what a stopped or another process left. Several processes'
-// purgers share the work safely.
+// every Poll, for what a stopped or another process left. With a Retention
+// it also deletes the operational rows older than that (RETENTION_DAYS).
+// Several processes' purgers share the work safely.
 type Purger struct {
-	Queue PurgeQueue
-	Log   *slog.Logger
-	Poll  time.Duration // 1 min when zero
+	Queue     PurgeQueue
+	Log       *slog.Logger
+	Poll      time.Duration // 1 min when zero
+	Retention time.Duration // 0: operational rows are kept
 
 	wake wake.Signal
 }
@@ -46,15 +52,26 @@ func (p *Purger) Run(ctx context.Context) {
 	}
 }
 
-// purge deletes batches until none is left or one fails (the next wake-up
-// or tick tries again).
+// purge deletes what /new left, then what is past the retention.
 func (p *Purger) purge(ctx context.Context) {
+	p.drain(ctx, "what /new left", p.Queue.PurgeReset)
+	if p.Retention > 0 {
+		before := time.Now().Add(-p.Retention)
+		p.drain(ctx, "updates, events and llm_calls past RETENTION_DAYS", func(ctx context.Context) (int64, error) {
+			return p.Queue.PurgeExpired(ctx, before)
+		})
+	}
+}
+
+// drain deletes batches until none is left or one fails (the next wake-up
+// or tick tries again).
+func (p *Purger) drain(ctx context.Context, what string, batch func(context.Context) (int64, error)) {
 	var rows int64
 	for ctx.Err() == nil {
-		n, err := p.Queue.PurgeReset(ctx)
+		n, err := batch(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
-				p.Log.Warn("purging what /new left failed; trying again later", "err", err)
+				p.Log.Warn("purging "+what+" failed; trying again later", "err", err)
 			}
 			break
 		}
@@ -64,6 +81,6 @@ func (p *Purger) purge(ctx context.Context) {
 		rows += n
 	}
 	if rows > 0 {
-		p.Log.Info("purged what /new left", "rows", rows)
+		p.Log.Info("purged "+what, "rows", rows)
 	}
 }

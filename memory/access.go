@@ -13,6 +13,9 @@ type Refusal struct {
 	ChatID   int64
 	UpdateID int64
 	Day      string // the local day, 2006-01-02
+	// Payload replaces the update's stored JSON: nothing a stranger wrote
+	// is kept (nil keeps it as it is).
+	Payload []byte
 }
 
 // refuseSQL counts the refusal and says whether this update is the day's
@@ -32,6 +35,9 @@ func (s *Store) Refuse(ctx context.Context, r Refusal) (answer bool, err error) 
 		return row.Scan(&answer)
 	})
 	queueEvent(batch, Event{Type: EventAccessDenied, UserID: r.UserID, ChatID: r.ChatID, UpdateID: r.UpdateID})
+	if r.Payload != nil {
+		batch.Queue(`UPDATE updates SET payload = $2 WHERE update_id = $1`, r.UpdateID, r.Payload)
+	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return false, fmt.Errorf("refuse: %w", translate(err))
 	}

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // PurgeBatch is how many messages PurgeReset deletes at a time: a short
@@ -30,6 +31,33 @@ func (s *Store) PurgeReset(ctx context.Context) (int64, error) {
 	var n int64
 	if err := s.pool.QueryRow(ctx, purgeSQL, PurgeBatch).Scan(&n); err != nil {
 		return 0, fmt.Errorf("purge reset conversations: %w", translate(err))
+	}
+	return n, nil
+}
+
+// expiredSQL deletes up to $2 rows received before $1 from each of the
+// operational tables: finished updates (not one a pending approval still
+// answers), events and llm_calls. Messages, facts and reminders are the
+// users' and stay until they delete them.
+const expiredSQL = `WITH gone_updates AS (
+	DELETE FROM updates WHERE update_id IN (
+		SELECT update_id FROM updates u WHERE state = 'done' AND received_at < $1
+		  AND NOT EXISTS (SELECT 1 FROM pending_approvals a WHERE a.update_id = u.update_id AND a.status = 'pending')
+		LIMIT $2 FOR UPDATE SKIP LOCKED)
+	RETURNING 1
+), gone_events AS (
+	DELETE FROM events WHERE id IN (SELECT id FROM events WHERE occurred_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1
+), gone_calls AS (
+	DELETE FROM llm_calls WHERE id IN (SELECT id FROM llm_calls WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone_updates) + (SELECT count(*) FROM gone_events) + (SELECT count(*) FROM gone_calls)`
+
+// PurgeExpired deletes one batch of the operational rows older than before
+// (RETENTION_DAYS) and returns how many went: 0 when none is left.
+func (s *Store) PurgeExpired(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	if err := s.pool.QueryRow(ctx, expiredSQL, before, PurgeBatch).Scan(&n); err != nil {
+		return 0, fmt.Errorf("purge expired rows: %w", translate(err))
 	}
 	return n, nil
 }

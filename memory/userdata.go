@@ -1,10 +1,12 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,16 +16,22 @@ import (
 // covered without touching this file: a table that holds a user's data has a
 // telegram_user_id column, or a chat_id column (a private chat's id is the
 // user's id; group ids are negative). Two tables need more:
-//   - updates: also every update whose payload names the user anywhere
-//     (a group message they wrote, a button they pressed);
+//   - updates: also every update the user sent (a group message they wrote,
+//     a button they pressed): the update's own "from", not a user it quotes
+//     or replies to, so another member's reply to them stays theirs;
 //   - messages: rows of their private chats, and rows answering their updates
 //     in group conversations.
 //
 // Group conversations they started stay (others wrote in them too), with
-// telegram_user_id set to 0.
+// telegram_user_id set to 0; other members' updates that quote or name them
+// stay too, with what was theirs taken out (scrubUpdates).
 
 // userUpdatesSQL selects the inbox rows of user $1.
-const userUpdatesSQL = `chat_id = $1 OR jsonb_path_exists(payload, '$.** ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint))`
+const userUpdatesSQL = `chat_id = $1 OR jsonb_path_exists(payload, '$.*.from ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint))`
+
+// namedUpdatesSQL selects the other inbox rows that name user $1 somewhere:
+// a reply to them quotes their message, a mention names them.
+const namedUpdatesSQL = `jsonb_path_exists(payload, '$.** ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint))`
 
 // userTable is a table holding rows of a user and the condition on $1 that
 // selects them.
@@ -137,6 +145,9 @@ func (s *Store) Forget(ctx context.Context, userID int64) (map[string]int64, err
 			WHERE telegram_user_id = $1 AND chat_id <> $1`, userID); err != nil {
 			return fmt.Errorf("conversations: %w", err)
 		}
+		if err := scrubUpdates(ctx, tx, userID); err != nil {
+			return fmt.Errorf("updates naming the user: %w", err)
+		}
 		for _, t := range tables {
 			tag, err := tx.Exec(ctx, `DELETE FROM `+pgx.Identifier{t.name}.Sanitize()+` WHERE `+t.where, userID)
 			if err != nil {
@@ -180,4 +191,90 @@ func (s *Store) History(ctx context.Context, userID int64, limit int) ([]LogEntr
 	}
 	slices.Reverse(entries)
 	return entries, nil
+}
+
+// scrubUpdates takes user userID out of other members' updates that name
+// them: a quoted message of theirs (reply_to_message, external_reply,
+// pinned_message) goes whole, and any other object with their id (a
+// mention's user, a forward's origin) becomes {"id": 0}. The update itself
+// stays: it is the other member's.
+func scrubUpdates(ctx context.Context, tx pgx.Tx, userID int64) error {
+	rows, err := tx.Query(ctx, `SELECT update_id, payload FROM updates
+		WHERE NOT (`+userUpdatesSQL+`) AND `+namedUpdatesSQL+` FOR UPDATE`, userID)
+	if err != nil {
+		return err
+	}
+	type named struct {
+		ID      int64
+		Payload []byte
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowToStructByPos[named])
+	if err != nil {
+		return err
+	}
+	for _, u := range found {
+		var payload any
+		dec := json.NewDecoder(bytes.NewReader(u.Payload))
+		dec.UseNumber() // ids stay exact
+		if err := dec.Decode(&payload); err != nil {
+			return fmt.Errorf("update %d: %w", u.ID, err)
+		}
+		clean, err := json.Marshal(withoutUser(payload, json.Number(strconv.FormatInt(userID, 10))))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE updates SET payload = $2 WHERE update_id = $1`, u.ID, clean); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// quoting are the fields of a Telegram message that hold another message.
+var quoting = []string{"reply_to_message", "external_reply", "pinned_message", "quote"}
+
+// withoutUser returns v with user id's quoted messages removed and objects
+// carrying their id emptied.
+func withoutUser(v any, id json.Number) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if v["id"] == id {
+			return map[string]any{"id": 0}
+		}
+		for _, field := range quoting {
+			if q, ok := v[field].(map[string]any); ok && mentions(q, id) {
+				delete(v, field)
+			}
+		}
+		for k, child := range v {
+			v[k] = withoutUser(child, id)
+		}
+	case []any:
+		for i, child := range v {
+			v[i] = withoutUser(child, id)
+		}
+	}
+	return v
+}
+
+// mentions reports whether user id appears anywhere in v.
+func mentions(v any, id json.Number) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if v["id"] == id {
+			return true
+		}
+		for _, child := range v {
+			if mentions(child, id) {
+				return true
+			}
+		}
+	case []any:
+		for _, child := range v {
+			if mentions(child, id) {
+				return true
+			}
+		}
+	}
+	return false
 }

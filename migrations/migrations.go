@@ -64,8 +64,12 @@ func withProvider(dsn string, fn func(*goose.Provider) error) error {
 	if err != nil {
 		return err
 	}
+	// Out of order: numbers are reserved per feature while several are
+	// built at once, so a database that ran a development build may have a
+	// later number applied before an earlier one lands; each migration
+	// stands on its own.
 	p, err := goose.NewProvider(goose.DialectPostgres, db, Files,
-		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}

@@ -58,6 +58,10 @@ func TestReadOnlyRoleReadsButCannotWrite(t *testing.T) {
 		`TRUNCATE updates`,
 		`DROP VIEW conversation_log`,
 		`CREATE TABLE intruder (id int)`,
+		// A dead owner's lock, held to stall its chats (00016).
+		`SELECT pg_advisory_lock(1835363682, 1)`,
+		`SELECT pg_try_advisory_lock_shared(1835363682, 1)`,
+		`SELECT pg_advisory_xact_lock(7)`,
 	} {
 		_, err := ro.Exec(ctx, q)
 		var pgErr *pgconn.PgError

@@ -136,6 +136,14 @@ func TestAdminCommandLineAndTheRightToBeForgotten(t *testing.T) {
 	h := newHarness(t)
 	h.Start()
 	chatOnce(t, h)
+	// Jane answers his group message, quoting it: her words are hers, not
+	// his (neither exported nor forgotten with him), but the quote of his goes.
+	reply := telegramfake.TextMessage(group, "supergroup", jane, "@membot_test_bot I agree with Fyodor")
+	quoted := telegramfake.TextMessage(group, "supergroup", forgetMe, "@membot_test_bot hi from Фёдор")
+	quoted["message_id"] = 7
+	reply["reply_to_message"] = quoted
+	h.WaitDone(h.TG.AddUpdate("message", reply))
+	h.WaitIdle()
 
 	// On the command line.
 	out, err := runAdmin(h, "stats")
@@ -215,6 +223,13 @@ func TestAdminCommandLineAndTheRightToBeForgotten(t *testing.T) {
 	}
 	if n := h.Count(`SELECT count(*) FROM messages WHERE content LIKE '%hi from Фёдор'`); n != 0 {
 		t.Error("his group message remains")
+	}
+	if n := h.Count(`SELECT count(*) FROM updates WHERE payload->'message'->>'text' LIKE '%I agree with Fyodor'
+		AND NOT payload->'message' ? 'reply_to_message'`); n != 1 {
+		t.Errorf("Jane's reply to him: %d updates kept without his quoted message, want 1", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE content LIKE '%I agree with Fyodor'`); n == 0 {
+		t.Error("Jane's reply to him went with him")
 	}
 }
 

@@ -65,6 +65,7 @@ type Config struct {
 	FetchAllowPrivate     bool
 	ReminderMinLead       time.Duration
 	ExportPartBytes       int64
+	Retention             time.Duration
 	// Answers: streamed or not; the assistant's modes.
 	Streaming   bool
 	StreamEvery time.Duration
@@ -123,6 +124,16 @@ func newEnv(getenv func(string) string) (*env, error) {
 		return nil, &ConfigError{fmt.Sprintf("cannot read %s: %v", path, err)}
 	}
 	return e, nil
+}
+
+// retentionDays reads RETENTION_DAYS: 0 keeps the operational rows for
+// ever; otherwise at least 35 days, so this month's /usage stays whole.
+func retentionDays(e *env) time.Duration {
+	days := e.int("RETENTION_DAYS", 90, 0, 36500)
+	if days > 0 && days < 35 {
+		e.fail("RETENTION_DAYS", "must be 0 (keep for ever) or at least 35 (a month of /usage), got %d", days)
+	}
+	return time.Duration(days) * 24 * time.Hour
 }
 
 func (e *env) lookup(key string) string {
@@ -322,6 +333,7 @@ func LoadConfig(getenv func(string) string) (*Config, error) {
 		StreamEvery:           e.duration("STREAM_EDIT_INTERVAL", time.Second),
 		ModesFile:             e.str("MODES_FILE", ""),
 		ExportPartBytes:       int64(e.int("EXPORT_PART_BYTES", bot.DefaultExportPartBytes, 64<<10, 2000<<20)),
+		Retention:             retentionDays(e),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
 	}

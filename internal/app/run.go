@@ -106,7 +106,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 
 	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
-	purger := &bot.Purger{Queue: store, Log: log}
+	purger := &bot.Purger{Queue: store, Log: log, Retention: cfg.Retention}
 	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
 		ReminderAdded: reminders.Wake, ReminderMinLead: cfg.ReminderMinLead, FetchAllowPrivate: cfg.FetchAllowPrivate})...)
 	needsApproval := map[string]bool{}
