@@ -185,7 +185,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	t := &turnState{
 		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
 			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
-		system: a.systemPrompt(turn.Mode, turn.Facts, pending(turn.Approvals)),
+		system: a.systemPrompt(turn.Mode, req.ChatID != req.User.TelegramUserID, turn.Facts, pending(turn.Approvals)),
 		sink:   req.Sink,
 		model:  a.ModelFor(turn.Model),
 		lang:   req.User.LanguageCode,
@@ -232,7 +232,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			t.sink.Discard() // whatever it said before calling tools is not the answer
 		}
 		room := min(maxCallsPerAnswer, maxCallsPerTurn-t.toolCalls)
-		rows, requests := a.runTools(ctx, &t.info, resp, meta, room)
+		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, readOutside(history, t.info.UserMessageID))
 		t.toolCalls += len(rows[0].ToolCalls)
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)

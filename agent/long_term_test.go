@@ -85,10 +85,13 @@ func TestValidWindowPlacesADecidedCallWhereItsResultIs(t *testing.T) {
 func TestSystemPromptCarriesFactsAndWaitingCalls(t *testing.T) {
 	t.Parallel()
 	a := New(nil, nil, NewRegistry(), Config{SystemPrompt: "Be nice."}, nil)
-	if got := a.systemPrompt(DefaultMode, nil, nil); got != "Be nice." {
+	if got := a.systemPrompt(DefaultMode, false, nil, nil); got != "Be nice." {
 		t.Fatalf("prompt without facts = %q", got)
 	}
-	got := a.systemPrompt("concise", []memory.Fact{{ID: 9, Content: "Likes tea"}, {ID: 4, Content: "Lives in Kazan"}},
+	if got := a.systemPrompt(DefaultMode, true, nil, nil); got != "Be nice.\n\n"+groupNote {
+		t.Fatalf("prompt in a group = %q", got)
+	}
+	got := a.systemPrompt("concise", false, []memory.Fact{{ID: 9, Content: "Likes tea"}, {ID: 4, Content: "Lives in Kazan"}},
 		[]memory.Approval{{Subject: "fetch_url", Details: `{"url": "https://example.com"}`}})
 	for _, want := range []string{"Be nice.\n\nMode: concise.", "\n\nLong-term memory", "\n#9 Likes tea\n#4 Lives in Kazan", `- fetch_url {"url": "https://example.com"}`} {
 		if !strings.Contains(got, want) {

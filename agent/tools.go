@@ -210,6 +210,31 @@ type toolPanic struct {
 
 func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", p.value) }
 
+// changesFacts are the tools that write the user's long-term facts.
+var changesFacts = map[string]bool{"remember": true, "forget": true}
+
+// readsOutside are the tools whose results bring in text nobody in the chat
+// wrote: after one ran in a turn, changesFacts calls need confirmation.
+var readsOutside = map[string]bool{"fetch_url": true}
+
+// readOutside tells whether a tool of readsOutside gave a result in the
+// turn begun by the user's row userRow: history's rows after it (all of
+// them when the row has left the window, the turn being longer).
+func readOutside(history []memory.Message, userRow int64) bool {
+	start := 0
+	for i, m := range history {
+		if m.ID == userRow && m.Role == memory.RoleUser {
+			start = i + 1
+		}
+	}
+	for _, m := range history[start:] {
+		if m.Role == memory.RoleTool && readsOutside[m.ToolName] {
+			return true
+		}
+	}
+	return false
+}
+
 // The bounds on what one turn may make tools do.
 const (
 	maxCallsPerAnswer = 8
@@ -225,7 +250,11 @@ const (
 // may tell it to call a tool a thousand times) has the rest refused: the
 // first call past room is kept with an error result that says so, and the
 // others are not stored at all (the assistant row's metadata counts them).
-func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response, meta map[string]any, room int) (rows []memory.Message, requests []memory.Approval) {
+//
+// After outside text entered the turn (readOutside), calls that change the
+// user's long-term facts wait for the user's confirmation: a page must not
+// plant a lasting instruction or erase what the user said.
+func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response, meta map[string]any, room int, readOutside bool) (rows []memory.Message, requests []memory.Approval) {
 	msg := resp.Message
 	asked := msg.ToolCalls
 	refused := 0
@@ -260,7 +289,7 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 				Metadata: map[string]any{"error": "arguments over the size bound", "duration_ms": 0}})
 			continue
 		}
-		if a.needsApproval(call) {
+		if a.needsApproval(call) || (readOutside && changesFacts[call.Name] && json.Valid([]byte(call.Arguments))) {
 			if _, err := a.tools.Describe(call.Name, call.Arguments); err != nil {
 				// Refused before anyone is asked: a person never sees a call
 				// they cannot read whole.

@@ -155,7 +155,7 @@ func TestInAGroupTheBotAnswersOnlyWhenAddressed(t *testing.T) {
 		m["reply_to_message"] = h.TG.BotMessage(answer)
 		return h.TG.AddUpdate("message", m)
 	})
-	if got.Text != "echo: Jane: and in English?" || got.ReplyTo == 0 {
+	if got.Text != "echo: Jane (id 502): and in English?" || got.ReplyTo == 0 {
 		t.Fatalf("reply to the bot answered %q (reply_to %d)", got.Text, got.ReplyTo)
 	}
 	if got := say(jane, "/help@"+h.TG.Username); !strings.Contains(got, "/new") {
@@ -185,9 +185,18 @@ func TestInAGroupTheBotAnswersOnlyWhenAddressed(t *testing.T) {
 		}
 		seen = append(seen, m.Role+": "+content)
 	}
-	want := fmt.Sprintf("user: Иван (@ivan): %s привет|assistant: echo: Иван (@ivan): %s привет|user: Jane: and in English?", bot, bot)
+	want := fmt.Sprintf("user: Иван (@ivan): %s привет|assistant: echo: Иван (@ivan): %s привет|user: Jane (id 502): and in English?", bot, bot)
 	if strings.Join(seen, "|") != want {
 		t.Errorf("the model saw\n%s\nwant\n%s", strings.Join(seen, "|"), want)
+	}
+	if !strings.Contains(reqs[1].Messages[0].Content, "This is a group chat.") {
+		t.Errorf("the group's system prompt does not say how authors are shown:\n%s", reqs[1].Messages[0].Content)
+	}
+	// Who wrote each row is in its metadata, for queries to trust.
+	for _, u := range []telegramfake.User{ivan, jane} {
+		if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'user' AND (metadata->>'author_id')::bigint = $1`, u.ID); n != 1 {
+			t.Errorf("%d user rows name %s as their author, want 1", n, u.FirstName)
+		}
 	}
 }
 

@@ -21,7 +21,6 @@ func TestRetentionDeletesOnlyWhatIsOld(t *testing.T) {
 	for _, q := range []string{
 		`INSERT INTO updates (update_id, chat_id, payload, state, received_at) VALUES
 			(900001, 502, '{"old":"done"}', 'done', now() - interval '41 days'),
-			(900002, 502, '{"old":"pending"}', 'pending', now() - interval '41 days'),
 			(900003, 502, '{"old":"awaiting approval"}', 'done', now() - interval '41 days'),
 			(900004, 502, '{"recent":"done"}', 'done', now() - interval '39 days')`,
 		`INSERT INTO pending_approvals (request_id, subject, details, telegram_user_id, chat_id, update_id)
@@ -35,15 +34,15 @@ func TestRetentionDeletesOnlyWhatIsOld(t *testing.T) {
 		}
 	}
 	h.Start() // the purger works at start
-	h.WaitCount(`SELECT count(*) FROM updates WHERE payload ? 'old'`, 2)
+	h.WaitCount(`SELECT count(*) FROM updates WHERE payload ? 'old'`, 1)
 	h.WaitCount(`SELECT count(*) FROM events WHERE type = 'old'`, 0)
 	h.WaitCount(`SELECT count(*) FROM llm_calls WHERE model = 'old'`, 0)
 	for q, want := range map[string]int{
-		`SELECT count(*) FROM updates WHERE payload->>'old' IN ('pending', 'awaiting approval')`: 2,
-		`SELECT count(*) FROM updates WHERE payload ? 'recent'`:                                  1,
-		`SELECT count(*) FROM events WHERE type = 'recent'`:                                      1,
-		`SELECT count(*) FROM llm_calls WHERE model = 'recent'`:                                  1,
-		`SELECT count(*) FROM messages`:                                                          2,
+		`SELECT count(*) FROM updates WHERE payload->>'old' = 'awaiting approval'`: 1,
+		`SELECT count(*) FROM updates WHERE payload ? 'recent'`:                    1,
+		`SELECT count(*) FROM events WHERE type = 'recent'`:                        1,
+		`SELECT count(*) FROM llm_calls WHERE model = 'recent'`:                    1,
+		`SELECT count(*) FROM messages`:                                            2,
 	} {
 		if n := h.Count(q); n != want {
 			t.Errorf("%s: %d, want %d", q, n, want)

@@ -3,6 +3,7 @@ package bot
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -184,16 +185,34 @@ func mediaKind(msg *tgbotapi.Message) string {
 	return ""
 }
 
-// authorOf names who wrote a group message, as the model sees it.
+// authorOf names who wrote a group message, as the model sees it:
+// "Anna (@anna)", or "Anna (id 42)" without a username. The brackets, the
+// @ and the colon after it are ours alone: displayName takes them out of
+// what a person chose as their name, so a name "Anna (@anna)" cannot pass
+// for the real @anna.
 func authorOf(u *tgbotapi.User) string {
-	name := strings.TrimSpace(u.FirstName + " " + u.LastName)
-	switch {
-	case name == "" && u.UserName != "":
-		return "@" + u.UserName
-	case name == "":
-		return "user " + strconv.FormatInt(u.ID, 10)
-	case u.UserName != "":
+	name := displayName(u.FirstName + " " + u.LastName)
+	if name == "" {
+		name = "user"
+	}
+	if u.UserName != "" {
 		return name + " (@" + u.UserName + ")"
+	}
+	return name + " (id " + strconv.FormatInt(u.ID, 10) + ")"
+}
+
+// maxNameRunes bounds a display name in the author prefix.
+const maxNameRunes = 64
+
+// displayName is a person's chosen name with the characters of the author
+// prefix, line breaks, and invisible or direction-changing characters
+// taken out, spaces collapsed, at most maxNameRunes long.
+func displayName(s string) string {
+	name := strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || strings.ContainsRune("()[]@:", r)
+	}), " ")
+	if r := []rune(name); len(r) > maxNameRunes {
+		name = strings.TrimSpace(string(r[:maxNameRunes]))
 	}
 	return name
 }

@@ -100,6 +100,9 @@ func (s *streamer) run(ctx context.Context) {
 		s.mu.Unlock()
 		if err := s.show(ctx, text, false); err != nil && ctx.Err() == nil {
 			s.log.Debug("showing a streamed answer failed; the final text will be sent", "chat_id", s.chatID, "err", err)
+			if telegram.IsPermanent(err) {
+				return // it would fail again (a blocked chat): only the final text is tried
+			}
 		}
 	}
 }

@@ -42,10 +42,12 @@ type Turn struct {
 }
 
 // insertUserMessageSQL stores the user's row in the chat's current
-// conversation. A second attempt at the same update stores nothing.
+// conversation, with its author's id in the metadata (in a group the text's
+// name prefix is for the model; the id is what a query should trust). A
+// second attempt at the same update stores nothing.
 const insertUserMessageSQL = `WITH ` + currentConversationCTE + `
-INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id)
-SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0) FROM conv
+INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata)
+SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0), jsonb_build_object('author_id', $2::bigint) FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
 
 // turnUserRowSQL finds the turn's user row. When the update is known, its
