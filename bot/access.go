@@ -196,6 +196,18 @@ func strangerPayload(in *incoming) []byte {
 	return data
 }
 
+// ownRowsOnly returns whose rows a command may touch in a chat: 0 (all of
+// the chat's) for a group's admins and in private chats, otherwise the
+// sender's id, so a member cancels their own reminders and sees their own
+// approvals and no one else's.
+func (h *Handler) ownRowsOnly(ctx context.Context, in *incoming) (int64, error) {
+	admin, err := h.groupAdmin(ctx, in)
+	if err != nil || admin {
+		return 0, err
+	}
+	return in.user.TelegramUserID, nil
+}
+
 // groupAdmin tells whether the sender may change or see what a group
 // shares: anyone in a private chat; in a group, its creator and
 // administrators (getChatMember) and the bot's admins.

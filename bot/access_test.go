@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -217,7 +218,7 @@ func TestInAGroupOnlyAdminsUndoResetOrSwitch(t *testing.T) {
 	say := func(from telegramfake.User, text string) string { return h.SayIn(group, "supergroup", from, text) }
 
 	say(ivan, bot+" a message of the admin")
-	for _, cmd := range []string{"/undo", "/new", "/retry", "/mode concise", "/export", "/approvals"} {
+	for _, cmd := range []string{"/undo", "/new", "/retry", "/mode concise", "/export"} {
 		if got := say(jane, cmd+"@"+h.TG.Username); !strings.Contains(got, "for the group's admins") {
 			t.Errorf("a member's %s answered %q", cmd, got)
 		}
@@ -228,6 +229,30 @@ func TestInAGroupOnlyAdminsUndoResetOrSwitch(t *testing.T) {
 	}
 	if n := h.Count(`SELECT count(*) FROM mode_switches WHERE chat_id = $1`, group); n != 0 {
 		t.Fatalf("a member switched the group's mode")
+	}
+	// Reminders and approvals: a member reaches their own, an admin any.
+	if _, err := h.DB.Exec(context.Background(), `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at) VALUES
+		($1, $3, 'the admin''s', now() + interval '1 hour'), ($2, $3, 'Jane''s', now() + interval '2 hours')`, ivan.ID, jane.ID, group); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.DB.Exec(context.Background(), `INSERT INTO pending_approvals (request_id, subject, details, telegram_user_id, chat_id)
+		VALUES ('c-ivan', 'fetch_url', '{"url": "https://ivan.example/"}', $1, $2)`, ivan.ID, group); err != nil {
+		t.Fatal(err)
+	}
+	if got := say(jane, "/approvals@"+h.TG.Username); strings.Contains(got, "ivan.example") {
+		t.Errorf("a member sees another's approval: %q", got)
+	}
+	if got := say(jane, "/cancel_reminder@"+h.TG.Username+" 1"); !strings.Contains(got, "only the reminders you set") {
+		t.Errorf("a member cancelling the admin's reminder got %q", got)
+	}
+	if got := say(jane, "/cancel_reminder@"+h.TG.Username+" all"); !strings.Contains(got, "Jane's") || strings.Contains(got, "admin's") {
+		t.Errorf("a member cancelling all got %q", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM reminders WHERE chat_id = $1 AND status = 'pending'`, group); n != 1 {
+		t.Errorf("%d reminders left, want the admin's", n)
+	}
+	if got := say(ivan, "/approvals@"+h.TG.Username); !strings.Contains(got, "ivan.example") {
+		t.Errorf("the admin's /approvals = %q", got)
 	}
 	if got := say(ivan, "/undo@"+h.TG.Username); !strings.Contains(got, "Отменено") {
 		t.Errorf("the admin's /undo answered %q", got)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -138,6 +139,13 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 	list, err := h.Memory.ChatApprovals(ctx, in.msg.Chat.ID)
 	if err != nil {
 		return err
+	}
+	owner, err := h.ownRowsOnly(ctx, in)
+	if err != nil {
+		return err
+	}
+	if owner != 0 { // a member of a group sees only what they asked for
+		list = slices.DeleteFunc(list, func(ap memory.Approval) bool { return ap.UserID != owner })
 	}
 	lang := in.lang()
 	if len(list) == 0 {

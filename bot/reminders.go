@@ -12,7 +12,7 @@ import (
 // ReminderStore is what /reminders and /cancel_reminder need.
 type ReminderStore interface {
 	ChatReminders(ctx context.Context, chatID int64) ([]memory.Reminder, error)
-	CancelReminders(ctx context.Context, chatID int64, numbers []int) ([]memory.Reminder, error)
+	CancelReminders(ctx context.Context, chatID int64, numbers []int, ownerID int64) ([]memory.Reminder, error)
 }
 
 // cmdReminders lists the chat's pending reminders, soonest first, numbered
@@ -39,9 +39,16 @@ func cmdCancelReminder(ctx context.Context, h *Handler, in *incoming) error {
 	if all {
 		numbers = nil
 	}
-	cancelled, err := h.Memory.CancelReminders(ctx, in.msg.Chat.ID, numbers)
+	owner, err := h.ownRowsOnly(ctx, in)
 	if err != nil {
 		return err
+	}
+	cancelled, err := h.Memory.CancelReminders(ctx, in.msg.Chat.ID, numbers, owner)
+	if err != nil {
+		return err
+	}
+	if len(cancelled) == 0 && owner != 0 {
+		return h.reply(ctx, in, tr(lang).RemindersOwnOnly)
 	}
 	if len(cancelled) == 0 {
 		if all {

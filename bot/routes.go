@@ -67,8 +67,8 @@ func newRoutes() *routes {
 			{name: "memory", run: cmdMemory},
 			{name: "forget", run: cmdForget},
 			{name: "reminders", run: cmdReminders},
-			{name: "cancel_reminder", run: cmdCancelReminder, groupAdmins: true},
-			{name: "approvals", run: cmdApprovals, groupAdmins: true},
+			{name: "cancel_reminder", run: cmdCancelReminder}, // a member: their own (ownRowsOnly)
+			{name: "approvals", run: cmdApprovals},            // a member: their own (ownRowsOnly)
 			{name: "usage", run: cmdUsage},
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},

@@ -54,6 +54,7 @@ type texts struct {
 	CancelReminderUsage string
 	RemindersCancelled  func(a1 any) string
 	ReminderNoSuch      func(a1 any) string
+	RemindersOwnOnly    string
 	// texts.go
 	Start    func(a1 any) string
 	HelpPage func(a1 any) string

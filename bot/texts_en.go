@@ -77,6 +77,7 @@ var english = texts{
 	RemindersNone:       "No reminders are set. Just ask, for example: “remind me in 2 hours to call mom”.",
 	CancelReminderUsage: "Which one? /reminders lists them with numbers: /cancel_reminder 2 cancels the second, /cancel_reminder all cancels them all.",
 	RemindersCancelled:  func(a1 any) string { return fmt.Sprintf("Cancelled:\n%s", a1) },
+	RemindersOwnOnly:    "In a group you can cancel only the reminders you set (the group's admins can cancel any); none of those matched.",
 	ReminderNoSuch:      func(a1 any) string { return fmt.Sprintf("There is no reminder number %s; /reminders lists them.", a1) },
 	Start: func(a1 any) string {
 		return fmt.Sprintf("Hello, %s! I'm a chat assistant with a memory: I remember our conversation, even after a restart.\n\n"+

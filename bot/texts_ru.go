@@ -87,6 +87,7 @@ var russian = texts{
 	RemindersNone:       "Напоминаний нет. Просто попросите, например: «напомни через 2 часа позвонить маме».",
 	CancelReminderUsage: "Какое? /reminders показывает их с номерами: /cancel_reminder 2 отменяет второе, /cancel_reminder all — все.",
 	RemindersCancelled:  func(a1 any) string { return fmt.Sprintf("Отменено:\n%s", a1) },
+	RemindersOwnOnly:    "В группе можно отменять только свои напоминания (администраторы группы — любые); среди указанных ваших нет.",
 	ReminderNoSuch: func(a1 any) string {
 		return fmt.Sprintf("Напоминания с номером %s нет; /reminders покажет список.", a1)
 	},

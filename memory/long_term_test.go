@@ -260,14 +260,14 @@ func TestRemindersAreListedAndCancelledByNumber(t *testing.T) {
 	if !slices.Equal(texts, []string{"first", "second", "third"}) {
 		t.Fatalf("listed %v", texts)
 	}
-	cancelled, err := store.CancelReminders(ctx, 1, []int{2})
+	cancelled, err := store.CancelReminders(ctx, 1, []int{2}, 0)
 	if err != nil || len(cancelled) != 1 || cancelled[0].Text != "second" {
 		t.Fatalf("cancel 2 = %+v, %v", cancelled, err)
 	}
-	if cancelled, _ := store.CancelReminders(ctx, 1, []int{9}); len(cancelled) != 0 {
+	if cancelled, _ := store.CancelReminders(ctx, 1, []int{9}, 0); len(cancelled) != 0 {
 		t.Fatalf("cancel 9 = %+v", cancelled)
 	}
-	cancelled, _ = store.CancelReminders(ctx, 1, nil)
+	cancelled, _ = store.CancelReminders(ctx, 1, nil, 0)
 	if len(cancelled) != 2 || cancelled[0].Text != "first" {
 		t.Fatalf("cancel all = %+v", cancelled)
 	}

@@ -145,8 +145,9 @@ func (s *Store) ChatReminders(ctx context.Context, chatID int64) ([]Reminder, er
 
 // CancelReminders cancels the chat's pending reminders numbered as
 // ChatReminders lists them (1 is the soonest), or all of them when numbers
-// is empty, and returns those cancelled.
-func (s *Store) CancelReminders(ctx context.Context, chatID int64, numbers []int) ([]Reminder, error) {
+// is empty, and returns those cancelled. With an ownerID, only that user's
+// reminders among them are cancelled (the numbers stay the chat's).
+func (s *Store) CancelReminders(ctx context.Context, chatID int64, numbers []int, ownerID int64) ([]Reminder, error) {
 	if numbers == nil {
 		numbers = []int{} // NULL would match nothing
 	}
@@ -154,7 +155,8 @@ func (s *Store) CancelReminders(ctx context.Context, chatID int64, numbers []int
 			SELECT id, row_number() OVER (ORDER BY `+chatRemindersOrder+`) AS n
 			FROM reminders WHERE chat_id = $1 AND status = 'pending') numbered
 		WHERE r.id = numbered.id AND (cardinality($2::int[]) = 0 OR numbered.n = ANY($2::int[]))
-		RETURNING `+reminderColumns, chatID, numbers)
+		  AND ($3::bigint = 0 OR r.telegram_user_id = $3)
+		RETURNING `+reminderColumns, chatID, numbers, ownerID)
 	if err != nil {
 		return nil, fmt.Errorf("cancel reminders: %w", translate(err))
 	}
