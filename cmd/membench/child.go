@@ -36,7 +36,7 @@ type botStats struct {
 func runChild() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, err := app.LoadConfig(os.Getenv)
+	cfg, err := app.LoadConfig(os.LookupEnv)
 	if err != nil {
 		return err
 	}

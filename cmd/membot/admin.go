@@ -26,7 +26,7 @@ Only DATABASE_URL (and TIMEZONE, for local times) need to be set.
 `
 
 // admin runs `membot admin ...`: inspection and the right to be forgotten.
-func admin(ctx context.Context, getenv func(string) string, args []string, stdout, stderr io.Writer) error {
+func admin(ctx context.Context, getenv app.Getenv, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, adminUsage)
 		return app.NewConfigError("admin: say which command (stats, history, export or forget)")

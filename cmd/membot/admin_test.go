@@ -16,6 +16,7 @@ import (
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testkit"
 )
 
 // forgetMe has an id that appears nowhere else, so a search of every row
@@ -236,7 +237,7 @@ func TestAdminCommandLineAndTheRightToBeForgotten(t *testing.T) {
 func TestAdminCommandLineRejectsBadUse(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"ENV_FILE": "/dev/null", "DATABASE_URL": "postgres://x@localhost/db"}
-	getenv := func(k string) string { return env[k] }
+	getenv := testkit.Lookup(env)
 	for _, args := range [][]string{{}, {"frobnicate"}, {"history"}, {"export", "--user", "abc"}, {"history", "--user", "1", "--limit", "0"}} {
 		var out syncBuffer
 		err := run(context.Background(), append([]string{"membot", "admin"}, args...), getenv, &out, &out)

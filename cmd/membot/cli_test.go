@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/membot/membot/internal/testkit"
 )
 
 // The command line follows the usual conventions: usage when asked for it
@@ -13,7 +15,7 @@ import (
 // with the usage on stderr. No settings are needed for either.
 func TestCLIUsage(t *testing.T) {
 	t.Parallel()
-	noEnv := func(string) string { return "" }
+	noEnv := testkit.Lookup(nil)
 	for _, args := range [][]string{
 		{"--help"}, {"-h"}, {"help"}, {"migrate", "--help"},
 		{"admin", "--help"}, {"admin", "help"}, {"admin", "stats", "--help"}, {"admin", "history", "-h"},

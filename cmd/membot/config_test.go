@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/membot/membot/internal/testkit"
 )
 
 func TestIDListsAcceptCommasAndSpaces(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"ENV_FILE": "/dev/null", "TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db",
 		"ALLOWED_USER_IDS": " 101, 102 ;103 ", "ALLOWED_CHAT_IDS": "-1001234567890", "ADMIN_USER_IDS": "101"}
-	cfg, err := loadConfig(func(k string) string { return env[k] })
+	cfg, err := loadConfig(testkit.Lookup(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,14 +58,61 @@ func TestBadConfigurationStopsWithOneLine(t *testing.T) {
 		"MAX_ANSWER_TOKENS":       {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MAX_ANSWER_TOKENS": "20000"},
 		"SHOW_REASONING":          {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "SHOW_REASONING": "always"},
 		"MODELS":                  {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODELS": "gpt-4o, gemma3 http://localhost:11434/v1 no-toools"},
+		"WEBHOOK_URL http":        {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODE": "webhook", "WEBHOOK_URL": "http://bot.example.com/hook"},
+		"RETENTION_DAYS":          {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "RETENTION_DAYS": "7"},
+		"EXPORT_PART_BYTES":       {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "EXPORT_PART_BYTES": "1000"},
 	}
 	for name, env := range cases {
 		env["ENV_FILE"] = "/dev/null"
 		var out syncBuffer
-		err := run(context.Background(), []string{"membot"}, func(k string) string { return env[k] }, &out, &out)
+		err := run(context.Background(), []string{"membot"}, testkit.Lookup(env), &out, &out)
 		var cfgErr *configError
-		if err == nil || !errors.As(err, &cfgErr) || !strings.HasPrefix(err.Error(), name+":") {
+		if key, _, _ := strings.Cut(name, " "); err == nil || !errors.As(err, &cfgErr) || !strings.HasPrefix(err.Error(), key+":") {
 			t.Errorf("%s: run = %v, want a config error naming it", name, err)
 		}
+	}
+}
+
+// A variable set in the environment wins over .env even when empty: the
+// way to switch a setting of .env off for one run.
+func TestAnEmptyVariableOverridesDotEnv(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), ".env")
+	if err := os.WriteFile(file, []byte("TELEGRAM_BOT_TOKEN=1:a\nDATABASE_URL=postgres://x@localhost/db\nALLOWED_USER_IDS=5,6\nADMIN_USER_IDS=5\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(testkit.Lookup(map[string]string{"ENV_FILE": file, "ALLOWED_USER_IDS": ""}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.AllowedUserIDs) != 0 || !cfg.AdminUserIDs[5] {
+		t.Fatalf("allowed %v, admins %v: want the empty variable to win and .env to give the rest", cfg.AllowedUserIDs, cfg.AdminUserIDs)
+	}
+}
+
+// `membot migrate` needs the database and nothing else: not the bot token.
+func TestMigrateNeedsOnlyTheDatabase(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	var out syncBuffer
+	env := map[string]string{"ENV_FILE": "/dev/null", "DATABASE_URL": h.Env["DATABASE_URL"]}
+	if err := run(context.Background(), []string{"membot", "migrate"}, testkit.Lookup(env), &out, &out); err != nil {
+		t.Fatalf("migrate without a token: %v\n%s", err, out.String())
+	}
+	out = syncBuffer{}
+	if err := run(context.Background(), []string{"membot", "migrate", "status"}, testkit.Lookup(env), &out, &out); err != nil ||
+		!strings.Contains(out.String(), "00001_core.sql") {
+		t.Fatalf("migrate status without a token: %v\n%s", err, out.String())
+	}
+}
+
+// A self-hosted Bot API server posts to http as well: WEBHOOK_URL may be
+// http with one, and only with one.
+func TestAnHTTPWebhookNeedsASelfHostedBotAPIServer(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"ENV_FILE": "/dev/null", "TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db",
+		"MODE": "webhook", "WEBHOOK_URL": "http://membot:8443/hook", "TELEGRAM_API_URL": "http://bot-api:8081"}
+	if _, err := loadConfig(testkit.Lookup(env)); err != nil {
+		t.Fatalf("http webhook with a self-hosted server: %v", err)
 	}
 }

@@ -24,8 +24,7 @@ func newHarness(t *testing.T) *harness { return testkit.New(t) }
 // returns what it printed.
 func runAdmin(h *harness, args ...string) (string, error) {
 	var out syncBuffer
-	getenv := func(k string) string { return h.Env[k] }
-	err := run(context.Background(), append([]string{"membot", "admin"}, args...), getenv, &out, &out)
+	err := run(context.Background(), append([]string{"membot", "admin"}, args...), testkit.Lookup(h.Env), &out, &out)
 	return out.String(), err
 }
 

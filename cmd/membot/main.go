@@ -23,7 +23,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "membot:", err)
 		var cfgErr *configError
 		if errors.As(err, &cfgErr) {
@@ -48,7 +48,7 @@ func isHelp(arg string) bool {
 }
 
 // run is the whole program; tests call it with their own environment.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv app.Getenv, stdout, stderr io.Writer) error {
 	cmd := "run"
 	if len(args) > 1 {
 		cmd = args[1]
@@ -67,25 +67,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return app.NewConfigError(fmt.Sprintf("unknown command %q", cmd))
 	}
 
+	if cmd == "migrate" { // needs the database only, not the bot's tokens
+		cfg, err := loadAdminConfig(getenv)
+		if err != nil {
+			return err
+		}
+		return migrate(ctx, cfg.DatabaseURL, args[2:], stdout)
+	}
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return err
 	}
-	log := app.NewLogger(cfg, stderr)
-	if cmd == "migrate" {
-		return migrate(ctx, cfg, args[2:], stdout)
-	}
-	return app.Run(ctx, cfg, log)
+	return app.Run(ctx, cfg, app.NewLogger(cfg, stderr))
 }
 
-func migrate(ctx context.Context, cfg *config, args []string, stdout io.Writer) error {
+func migrate(ctx context.Context, databaseURL string, args []string, stdout io.Writer) error {
 	sub := "up"
 	if len(args) > 0 {
 		sub = args[0]
 	}
 	switch sub {
 	case "up":
-		applied, err := migrations.Up(ctx, cfg.DatabaseURL)
+		applied, err := migrations.Up(ctx, databaseURL)
 		for _, name := range applied {
 			fmt.Fprintln(stdout, "applied", name)
 		}
@@ -94,7 +97,7 @@ func migrate(ctx context.Context, cfg *config, args []string, stdout io.Writer) 
 		}
 		return err
 	case "status":
-		return migrations.WriteStatus(ctx, cfg.DatabaseURL, stdout)
+		return migrations.WriteStatus(ctx, databaseURL, stdout)
 	}
 	return app.NewConfigError(fmt.Sprintf("unknown migrate command %q (want up or status)", sub))
 }

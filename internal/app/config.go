@@ -101,17 +101,24 @@ func NewConfigError(msg string) *ConfigError { return &ConfigError{msg} }
 
 func (e *ConfigError) Error() string { return e.msg }
 
-// env looks settings up in the real environment first, then in .env.
+// Getenv looks a variable up in the environment, telling a variable set
+// to "" from one not set (os.LookupEnv).
+type Getenv func(key string) (string, bool)
+
+// env looks settings up in the real environment first, then in .env: a
+// variable set in the environment wins even when empty, so `X= membot`
+// overrides X of .env.
 type env struct {
-	getenv func(string) string
+	getenv Getenv
 	file   map[string]string
 	err    error // the first bad setting
 }
 
 // newEnv reads .env (or ENV_FILE) from the working directory when present.
-func newEnv(getenv func(string) string) (*env, error) {
+func newEnv(getenv Getenv) (*env, error) {
 	e := &env{getenv: getenv, file: map[string]string{}}
-	path := getenv("ENV_FILE")
+	envFile, _ := getenv("ENV_FILE")
+	path := envFile
 	if path == "" {
 		path = ".env"
 	}
@@ -119,7 +126,7 @@ func newEnv(getenv func(string) string) (*env, error) {
 	switch {
 	case err == nil:
 		e.file = file
-	case errors.Is(err, fs.ErrNotExist) && getenv("ENV_FILE") == "":
+	case errors.Is(err, fs.ErrNotExist) && envFile == "":
 	default:
 		return nil, &ConfigError{fmt.Sprintf("cannot read %s: %v", path, err)}
 	}
@@ -137,7 +144,7 @@ func retentionDays(e *env) time.Duration {
 }
 
 func (e *env) lookup(key string) string {
-	if v := e.getenv(key); v != "" {
+	if v, set := e.getenv(key); set {
 		return v
 	}
 	return e.file[key]
@@ -290,7 +297,7 @@ func (e *env) url(key, def string) string {
 }
 
 // LoadConfig reads and checks every setting; the first bad one is the error.
-func LoadConfig(getenv func(string) string) (*Config, error) {
+func LoadConfig(getenv Getenv) (*Config, error) {
 	e, err := newEnv(getenv)
 	if err != nil {
 		return nil, err
@@ -386,9 +393,12 @@ func (c *Config) checkWebhook(e *env) {
 		e.fail("WEBHOOK_URL", "is required when MODE=webhook: the public https URL Telegram posts updates to")
 		return
 	}
+	// Telegram's own servers post only to https; a self-hosted Bot API
+	// server (TELEGRAM_API_URL) also posts to http.
+	selfHosted := !strings.HasPrefix(c.TelegramAPIURL, "https://api.telegram.org")
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
-		e.fail("WEBHOOK_URL", "must be a public https URL such as https://bot.example.com/telegram, got %q", raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(selfHosted && u.Scheme == "http")) {
+		e.fail("WEBHOOK_URL", "must be a public https URL such as https://bot.example.com/telegram (http only with a self-hosted Bot API server, TELEGRAM_API_URL), got %q", raw)
 		return
 	}
 	c.WebhookURL = raw
@@ -407,7 +417,7 @@ type AdminConfig struct {
 }
 
 // LoadAdminConfig reads the settings `membot admin` needs.
-func LoadAdminConfig(getenv func(string) string) (*AdminConfig, error) {
+func LoadAdminConfig(getenv Getenv) (*AdminConfig, error) {
 	e, err := newEnv(getenv)
 	if err != nil {
 		return nil, err

@@ -135,8 +135,7 @@ func (h *Harness) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	ended := make(chan struct{})
-	getenv := func(k string) string { return h.Env[k] }
-	go func() { done <- run(ctx, getenv, h.Logs); close(ended) }()
+	go func() { done <- run(ctx, Lookup(h.Env), h.Logs); close(ended) }()
 	h.stop = func() error {
 		cancel()
 		select {
@@ -366,7 +365,7 @@ func (s *SyncBuffer) String() string {
 }
 
 // run is what `membot run` does: the settings from getenv, then the bot.
-func run(ctx context.Context, getenv func(string) string, logs io.Writer) error {
+func run(ctx context.Context, getenv app.Getenv, logs io.Writer) error {
 	cfg, err := app.LoadConfig(getenv)
 	if err != nil {
 		return err
@@ -384,4 +383,10 @@ func Get(t *testing.T, url string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// Lookup is the environment of a map, as os.LookupEnv: a key with "" is
+// set, a missing key is not.
+func Lookup(env map[string]string) app.Getenv {
+	return func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 }
