@@ -218,6 +218,11 @@ func TestInAGroupOnlyAdminsUndoResetOrSwitch(t *testing.T) {
 	say := func(from telegramfake.User, text string) string { return h.SayIn(group, "supergroup", from, text) }
 
 	say(ivan, bot+" a message of the admin")
+	// /history names each member as the group's rows do, not "You".
+	if got := say(jane, "/history@"+h.TG.Username); !strings.Contains(got, "Иван (@ivan): "+bot+" a message of the admin") ||
+		strings.Contains(got, "You:") {
+		t.Errorf("a group's /history = %q", got)
+	}
 	for _, cmd := range []string{"/undo", "/new", "/retry", "/mode concise", "/export"} {
 		if got := say(jane, cmd+"@"+h.TG.Username); !strings.Contains(got, "for the group's admins") {
 			t.Errorf("a member's %s answered %q", cmd, got)

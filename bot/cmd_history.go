@@ -34,8 +34,13 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	loc := h.Access.zone()
 	lines := []string{tr(in.lang()).HistoryHeader(len(msgs), loc.String()), ""}
+	group := !in.msg.Chat.IsPrivate()
 	for _, m := range msgs {
-		lines = append(lines, m.CreatedAt.In(loc).Format("02.01 15:04")+" "+speaker(in.lang(), m)+": "+preview(stamp.Strip(m.Content), 200))
+		text := stamp.Strip(m.Content)
+		if !group || m.Role != memory.RoleUser { // a group's rows start with their author already
+			text = speaker(in.lang(), m) + ": " + text
+		}
+		lines = append(lines, m.CreatedAt.In(loc).Format("02.01 15:04")+" "+preview(text, 200))
 	}
 	return h.reply(ctx, in, strings.Join(lines, "\n"))
 }

@@ -47,7 +47,7 @@ func cmdUndo(ctx context.Context, h *Handler, in *incoming) error {
 		return h.reply(ctx, in, tr(in.lang()).UndoneAgain(r.Removed))
 	}
 	quote := preview(stamp.Strip(r.UserMessage.Content), 80)
-	return h.reply(ctx, in, tr(in.lang()).Undone(quote, r.Removed-1))
+	return h.reply(ctx, in, tr(in.lang()).Undone(quote, r.Shown-1))
 }
 
 // rollback takes rows back and the buttons off approvals that no longer wait.

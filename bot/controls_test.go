@@ -85,11 +85,18 @@ func TestRetryAndUndoLeaveExactlyTheExpectedRows(t *testing.T) {
 	if got := h.Say(jane, "/undo"); !strings.Contains(got, "nothing to take back") {
 		t.Fatalf("/undo of nothing said %q", got)
 	}
+	// A turn that used a tool: its call, result and note are rows, but the
+	// user saw one answer, and that is what /undo counts.
+	scriptCalculatorTurn(h, "call_u", `{"expression":"2*2"}`, "Four.")
+	h.Say(jane, "what is 2*2?")
+	if got := h.Say(jane, "/undo"); !strings.Contains(got, "“what is 2*2?” and the messages after it (1)") {
+		t.Fatalf("/undo of a tool turn said %q", got)
+	}
 	if got := h.Say(jane, "/retry"); !strings.Contains(got, "nothing to answer again") {
 		t.Fatalf("/retry of nothing said %q", got)
 	}
-	if n := h.Count(`SELECT count(*) FROM conversation_rollbacks`); n != 3 {
-		t.Fatalf("%d rollbacks logged, want 1 retry and 2 undos", n)
+	if n := h.Count(`SELECT count(*) FROM conversation_rollbacks`); n != 4 {
+		t.Fatalf("%d rollbacks logged, want 1 retry and 3 undos", n)
 	}
 }
 

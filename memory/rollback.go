@@ -32,6 +32,9 @@ type Rollback struct {
 	UserMessage *Message
 	Removed     int          // rows removed
 	ByRole      map[Role]int // the same, per role
+	// Shown is how many of them people read in the chat: user messages
+	// and the bot's answers, not tool calls, results or system notes.
+	Shown int
 	// Cancelled are the approvals that waited on a removed tool call.
 	Cancelled []Approval
 	// Repeated is true when an earlier attempt at the same update (cut
@@ -113,17 +116,25 @@ func earlierRollback(ctx context.Context, tx pgx.Tx, updateID int64) (*Rollback,
 // removeFrom deletes the conversation's rows from id fromID on and logs the
 // removal.
 func removeFrom(ctx context.Context, tx pgx.Tx, in RollbackStart, conversationID string, fromID int64) (*Rollback, error) {
-	rows, err := tx.Query(ctx, `DELETE FROM messages WHERE conversation_id = $1 AND id >= $2 RETURNING role`, conversationID, fromID)
+	rows, err := tx.Query(ctx, `DELETE FROM messages WHERE conversation_id = $1 AND id >= $2
+		RETURNING role, role = 'user' OR (role = 'assistant' AND tool_calls IS NULL) AS shown`, conversationID, fromID)
 	if err != nil {
 		return nil, err
 	}
-	roles, err := pgx.CollectRows(rows, pgx.RowTo[Role])
+	type removed struct {
+		Role  Role
+		Shown bool
+	}
+	gone, err := pgx.CollectRows(rows, pgx.RowToStructByPos[removed])
 	if err != nil {
 		return nil, err
 	}
-	r := &Rollback{Removed: len(roles), ByRole: map[Role]int{}}
-	for _, role := range roles {
-		r.ByRole[role]++
+	r := &Rollback{Removed: len(gone), ByRole: map[Role]int{}}
+	for _, g := range gone {
+		r.ByRole[g.Role]++
+		if g.Shown {
+			r.Shown++
+		}
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO conversation_rollbacks
 		(conversation_id, chat_id, command, update_id, first_removed_id, removed, removed_by_role)
