@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
@@ -71,7 +72,7 @@ func decide(status string) callbackFunc {
 				return nil, err
 			}
 		}
-		h.removeButtons(ctx, ap)
+		h.closeApproval(ctx, lang, ap)
 		switch {
 		case ap.Status == memory.ApprovalCancelled:
 			h.notify(ctx, in, tr(lang).WasCancelled)
@@ -123,13 +124,36 @@ func decision(ap *memory.Approval, status string, presser, updateID int64) memor
 	return d
 }
 
-// removeButtons takes the buttons off an approval's message, as far as
-// Telegram lets it: a failure only leaves buttons that now do nothing.
-func (h *Handler) removeButtons(ctx context.Context, ap *memory.Approval) {
+// closeApproval rewrites a decided approval's message: the same call,
+// with what was decided and when in place of the question, and no buttons
+// (an edit without them takes them off). Where the edit fails, the buttons
+// are taken off at least; a failure of that only leaves buttons that now
+// do nothing.
+func (h *Handler) closeApproval(ctx context.Context, lang string, ap *memory.Approval) {
 	if ap.TelegramMessageID == 0 {
 		return
 	}
-	if err := h.Client.RemoveButtons(ctx, ap.ChatID, ap.TelegramMessageID); err != nil {
+	t := tr(lang)
+	at := time.Now()
+	if ap.DecisionAt != nil {
+		at = *ap.DecisionAt
+	}
+	outcome := t.OutcomeCancelled
+	switch ap.Status {
+	case memory.ApprovalPending:
+		return
+	case memory.ApprovalApproved:
+		outcome = t.OutcomeApproved(h.clock(at))
+	case memory.ApprovalRejected:
+		outcome = t.OutcomeRejected(h.clock(at))
+	}
+	desc, _ := h.approvalPrompt(lang, *ap)
+	err := h.Client.EditText(ctx, ap.ChatID, ap.TelegramMessageID, t.ApprovalClosed(ap.Subject, desc, outcome))
+	if err != nil {
+		h.Log.Debug("rewriting a decided approval failed; taking its buttons off", "approval_id", ap.ID, "err", err)
+		err = h.Client.RemoveButtons(ctx, ap.ChatID, ap.TelegramMessageID)
+	}
+	if err != nil {
 		h.Log.Debug("removing approval buttons failed", "approval_id", ap.ID, "err", err)
 	}
 }
@@ -170,13 +194,13 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 
 // cancelApprovals cancels the chat's pending approvals (for /new) and takes
 // their buttons off; it returns how many there were.
-func (h *Handler) cancelApprovals(ctx context.Context, chatID int64) (int, error) {
+func (h *Handler) cancelApprovals(ctx context.Context, lang string, chatID int64) (int, error) {
 	cancelled, err := h.Memory.CancelApprovals(ctx, chatID, "cancelled by /new")
 	if err != nil {
 		return 0, err
 	}
 	for i := range cancelled {
-		h.removeButtons(ctx, &cancelled[i])
+		h.closeApproval(ctx, lang, &cancelled[i])
 	}
 	return len(cancelled), nil
 }

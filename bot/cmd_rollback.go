@@ -57,7 +57,7 @@ func (h *Handler) rollback(ctx context.Context, in *incoming, command string) (*
 		return nil, err
 	}
 	for i := range r.Cancelled {
-		h.removeButtons(ctx, &r.Cancelled[i])
+		h.closeApproval(ctx, in.lang(), &r.Cancelled[i])
 	}
 	return r, nil
 }

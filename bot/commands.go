@@ -44,7 +44,7 @@ func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
 // default mode. Tool calls waiting for approval are cancelled first (their
 // rows stay, for the record). Long-term facts and reminders are kept.
 func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
-	cancelled, err := h.cancelApprovals(ctx, in.msg.Chat.ID)
+	cancelled, err := h.cancelApprovals(ctx, in.lang(), in.msg.Chat.ID)
 	if err != nil {
 		return err
 	}

@@ -247,10 +247,13 @@ func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
 		result.ToolCallID != "call_f" || !strings.Contains(result.Content, "Soup of the day: borscht") {
 		t.Fatalf("the model's last messages are %+v and %+v", call, result)
 	}
-	if _, ok := h.TG.WaitCall("editMessageReplyMarkup", 15*time.Second, func(c telegramfake.Call) bool {
-		return c.Params["message_id"] == fmt.Sprint(prompt.ID)
+	// The request now says what was decided, whole, and has no buttons.
+	if _, ok := h.TG.WaitCall("editMessageText", 15*time.Second, func(c telegramfake.Call) bool {
+		return c.Params["message_id"] == fmt.Sprint(prompt.ID) && c.Params["reply_markup"] == "" &&
+			strings.Contains(c.Params["text"], url) && strings.Contains(c.Params["text"], "✅ Approved at ") &&
+			!strings.Contains(c.Params["text"], "Allow it?")
 	}); !ok {
-		t.Error("the buttons were not taken off the request")
+		t.Error("the request was not rewritten with the decision and without buttons")
 	}
 	h.WaitIdle()
 	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'approved' AND decided_by = $1

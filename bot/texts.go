@@ -18,6 +18,10 @@ type texts struct {
 	UserUnknown func(a1 any) string
 	// approvals.go
 	ApprovalAsk       func(a1, a2 any) string
+	ApprovalClosed    func(tool, call, outcome any) string
+	OutcomeApproved   func(at any) string
+	OutcomeRejected   func(at any) string
+	OutcomeCancelled  string
 	Approve           string
 	Reject            string
 	Approved          string

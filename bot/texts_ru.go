@@ -39,6 +39,12 @@ var russian = texts{
 	ApprovalAsk: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 Ассистент хочет воспользоваться инструментом %s:\n%s\n\nРазрешить?", a1, a2)
 	},
+	ApprovalClosed: func(tool, call, outcome any) string {
+		return fmt.Sprintf("🔐 Ассистент просил воспользоваться инструментом %s:\n%s\n\n%s", tool, call, outcome)
+	},
+	OutcomeApproved:  func(at any) string { return fmt.Sprintf("✅ Разрешено в %s.", at) },
+	OutcomeRejected:  func(at any) string { return fmt.Sprintf("❌ Отклонено в %s.", at) },
+	OutcomeCancelled: "Отменено, пока никто не решил.",
 	Approve:          "✅ Разрешить",
 	Reject:           "❌ Отклонить",
 	Approved:         "Разрешено. Выполняю…",
