@@ -42,9 +42,9 @@ var english = texts{
 	ApprovalClosed: func(tool, call, outcome any) string {
 		return fmt.Sprintf("🔐 The assistant asked to use %s:\n%s\n\n%s", tool, call, outcome)
 	},
-	OutcomeApproved:  func(at any) string { return fmt.Sprintf("✅ Approved at %s.", at) },
-	OutcomeRejected:  func(at any) string { return fmt.Sprintf("❌ Rejected at %s.", at) },
-	OutcomeCancelled: "Cancelled before anyone decided.",
+	OutcomeApproved:    func(at any) string { return fmt.Sprintf("✅ Approved at %s.", at) },
+	OutcomeRejected:    func(at any) string { return fmt.Sprintf("❌ Rejected at %s.", at) },
+	OutcomeCancelled:   "Cancelled before anyone decided.",
 	Approve:            "✅ Approve",
 	Reject:             "❌ Reject",
 	Approved:           "Approved. Working on it…",
