@@ -44,7 +44,8 @@ type Memorizer struct {
 	Model        string // MEMORY_MODEL
 	Embedder     Embedder
 	AutoMemory   bool
-	HistoryLimit int // the window: rows older than it are summarised
+	Summaries    bool // summarise the rows that leave the window (SUMMARIES)
+	HistoryLimit int  // the window: rows older than it are summarised
 	// CallsPerMinute bounds the facts and summary calls, EmbedPerMinute the
 	// embeddings requests (each of up to embedBatch messages).
 	CallsPerMinute int
@@ -112,7 +113,12 @@ func (m *Memorizer) loop(ctx context.Context, w *wake.Signal, step func() bool) 
 		select {
 		case <-ctx.Done():
 			return
-		case <-w.C():
+		case <-w.C(): // a turn just ended: its rows are worked on once settled
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(m.Settle + 100*time.Millisecond):
+			}
 		case <-tick.C:
 		}
 	}
@@ -199,7 +205,7 @@ func (m *Memorizer) afterTurnStep(ctx context.Context, limit *rate.Limiter) bool
 			m.logErr(ctx, "memory: saving facts failed", err)
 			return false
 		}
-		if ctx.Err() == nil {
+		if m.Summaries && ctx.Err() == nil {
 			m.summarise(ctx, ex, limit)
 		}
 	}

@@ -89,6 +89,7 @@ type Config struct {
 	// semantic recall over embeddings (EMBEDDINGS_*), and the bounds of the
 	// background work.
 	AutoMemory           bool
+	Summaries            bool
 	MemoryModel          string
 	AutoRecall           int
 	EmbeddingsModel      string
@@ -397,6 +398,7 @@ var webhookSecretChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
 // server and key default to the chat model's.
 func (c *Config) loadMemory(e *env) {
 	c.AutoMemory = e.bool("AUTO_MEMORY", true)
+	c.Summaries = e.bool("SUMMARIES", true)
 	c.MemoryModel = e.str("MEMORY_MODEL", c.OpenAIModel)
 	c.AutoRecall = e.int("AUTO_RECALL", 3, 0, 10)
 	c.EmbeddingsModel = e.str("EMBEDDINGS_MODEL", "")

@@ -127,7 +127,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		models = append(models, agent.Model{Name: m.Name, LLM: newClient(m.BaseURL), Caps: m.Caps})
 	}
 	memorizer := &agent.Memorizer{Store: store, LLM: newClient(cfg.OpenAIBaseURL), Model: cfg.MemoryModel, Embedder: embedder,
-		AutoMemory: cfg.AutoMemory, HistoryLimit: cfg.HistoryLimit, CallsPerMinute: cfg.MemoryCallsPerMinute,
+		AutoMemory: cfg.AutoMemory, Summaries: cfg.Summaries, HistoryLimit: cfg.HistoryLimit, CallsPerMinute: cfg.MemoryCallsPerMinute,
 		EmbedPerMinute: cfg.EmbeddingsPerMinute, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
 	turns := agent.New(store, newClient(cfg.OpenAIBaseURL), tools, agent.Config{
 		Model: cfg.OpenAIModel, Models: models, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
