@@ -86,7 +86,7 @@ func contents(facts []memory.Fact) string {
 	return strings.Join(s, "|")
 }
 
-func TestSearchFindsOldMessagesByWordsAndWordBeginnings(t *testing.T) {
+func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
@@ -113,8 +113,8 @@ func TestSearchFindsOldMessagesByWordsAndWordBeginnings(t *testing.T) {
 		strings.Contains(found[0].Text, "Текущее") {
 		t.Fatalf("search = %+v", found)
 	}
-	// Word beginnings match, and rows matching more words rank first.
-	found, _ = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "fold passport", BeforeID: 0, Limit: 5})
+	// Other forms of the words match, and rows matching more words rank first.
+	found, _ = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "folders passports", BeforeID: 0, Limit: 5})
 	if len(found) != 1 || found[0].MessageID != ids[3] {
 		t.Fatalf("prefix search = %+v", found)
 	}

@@ -27,16 +27,17 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 -- +goose StatementEnd
 
--- membot_search_query turns words into a query matching any of their stems,
--- longer stems also as beginnings ("remind" finds "reminders"); stop words
--- give nothing. The stems are compared as 'simple' lexemes, so a query in
--- one language finds a message indexed with another's configuration when
--- their stems agree.
+-- membot_search_query turns words into a query matching any of their stems;
+-- stop words give nothing. The stems are compared as 'simple' lexemes, so a
+-- query in one language finds a message indexed with another's
+-- configuration when their stems agree. No word beginnings (:*): stemming
+-- finds the forms of a word, and a beginning expands over every lexeme of
+-- the whole index that starts with it, which at 10M messages alone took
+-- 16-25 ms (BENCHMARKS.md).
 -- +goose StatementBegin
 CREATE FUNCTION membot_search_query(words text) RETURNS tsquery
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT coalesce(to_tsquery('simple', string_agg(
-               quote_literal(lexeme) || CASE WHEN length(lexeme) >= 4 THEN ':*' ELSE '' END, ' | ')), ''::tsquery)
+    SELECT coalesce(to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')), ''::tsquery)
     FROM unnest(to_tsvector(membot_ts_config(words), words))
 $$;
 -- +goose StatementEnd
