@@ -8,4 +8,5 @@ var (
 	TurnAnswerSQL   = turnAnswerSQL
 	ClaimSQL        = claimSQL
 	ClaimFreeSQL    = claimFreeSQL
+	TurnRecallSQL   = turnRecallSQL(false)
 )
