@@ -229,7 +229,7 @@ func run(t *testing.T, set []recallset.Conversation, semantic bool) *score {
 
 	s := &score{byKind: map[string][2]float64{}, elapsedTurn: perTurn}
 	for ci, c := range set {
-		var docs []string // the rows search_history sees, in order
+		var docs []string // the rows search_history sees
 		for _, turn := range c.Turns {
 			docs = append(docs, turn.Text, "Got it.")
 		}
@@ -261,7 +261,9 @@ func run(t *testing.T, set []recallset.Conversation, semantic bool) *score {
 			k := s.byKind[q.Kind]
 			s.byKind[q.Kind] = [2]float64{k[0] + r10, k[1] + 1}
 			s.count(got.first, evidence)
-			docs = append(docs, q.Text, "ok")
+			// Each question is asked of the conversation as it was: /undo
+			// takes it back, so no question finds the ones before it.
+			h.Say(users[ci], "/undo")
 		}
 	}
 	n := float64(s.questions)
