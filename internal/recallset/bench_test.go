@@ -117,6 +117,8 @@ type seen struct {
 var knownFact = regexp.MustCompile(`(?m)^#(\d+) (\w+): `)
 
 func (b *bench) respond(req openai.ChatCompletionRequest) openaifake.Reply {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	system := req.Messages[0].Content
 	user := openaifake.LastUserContent(req)
 	switch {
@@ -150,8 +152,6 @@ func (b *bench) respond(req openai.ChatCompletionRequest) openaifake.Reply {
 		return openaifake.Reply{Content: s}
 	}
 	q := stampRE.ReplaceAllString(user, "")
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	if !b.questions[q] {
 		return openaifake.Reply{Content: "Got it."}
 	}
