@@ -47,6 +47,10 @@ type Dispatcher struct {
 	// unreachable): the update stays claimed and is handled again after a
 	// pause. Any other error gives the update up. Nil: none may pass.
 	Transient func(error) bool
+	// Stuck tracks the chats blocked by an update that takes too long; nil
+	// tracks none.
+	Stuck   *Stuck
+	Metrics Metrics
 
 	mu     sync.Mutex
 	intake context.Context // claims stop when it ends
@@ -156,14 +160,25 @@ func (d *Dispatcher) drain(chat int64, u *memory.InboxUpdate) (handled int64) {
 // the chat's next update, claimed with the completion, or nil.
 func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory.InboxUpdate {
 	b := backoff.New(500*time.Millisecond, 30*time.Second)
+	start := d.Stuck.begin(u.ChatID)
+	defer d.Stuck.end(u.ChatID)
+	blocked := false
 	for {
 		delivery, err := d.Handler.Handle(work, u)
 		if err != nil && (work.Err() != nil || (d.Transient != nil && d.Transient(err))) {
 			d.Log.Warn("handling an update failed; retrying", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err, "retry_in", b.Peek())
+			if !blocked && d.Stuck.over(start) {
+				blocked = true
+				d.Log.Error("a chat is blocked: its update keeps failing and its later messages wait; it is retried",
+					"update_id", u.UpdateID, "chat_id", u.ChatID, "for", time.Since(start).Round(time.Second), "err", err)
+			}
 			if !b.Sleep(work) {
 				return nil // shutting down: the update stays claimed and is taken over on restart
 			}
 			continue
+		}
+		if blocked {
+			d.Log.Info("a blocked chat goes on", "update_id", u.UpdateID, "chat_id", u.ChatID, "after", time.Since(start).Round(time.Second))
 		}
 		errText := ""
 		if err != nil {

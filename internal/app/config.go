@@ -19,6 +19,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/inbox"
 )
 
 // Config is every setting, read from the environment (see .env.example).
@@ -83,6 +84,9 @@ type Config struct {
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
 	ConfigurePool func(*pgxpool.Config)
+	// issue 16: how long a chat's update may be in hand before the chat
+	// counts as blocked (/readyz, membot_chats_blocked, the log).
+	ChatBlockedAfter time.Duration
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -341,6 +345,7 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		ModesFile:             e.str("MODES_FILE", ""),
 		ExportPartBytes:       int64(e.int("EXPORT_PART_BYTES", bot.DefaultExportPartBytes, 64<<10, 2000<<20)),
 		Retention:             retentionDays(e),
+		ChatBlockedAfter:      e.duration("CHAT_BLOCKED_AFTER", inbox.DefaultBlockedAfter),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
 	}

@@ -88,12 +88,21 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		return startErr(ctx, fmt.Errorf("connect to Telegram: %w", err))
 	}
 	log.Info("connected to Telegram", "bot", client.Self.UserName)
+	// The inbox knows updates by bot: what was stored before it did is this bot's.
+	if n, err := store.AdoptUpdates(ctx, client.Self.ID); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("updates stored before the inbox knew bots are this bot's", "bot_id", client.Self.ID, "updates", n)
+	}
 	if err := bot.SetCommandMenu(ctx, client); err != nil {
 		log.Warn("registering the command menu with Telegram failed; the commands work without it", "err", err)
 	}
 
+	stuck := &inbox.Stuck{After: cfg.ChatBlockedAfter}
+	met.WatchBlockedChats(stuck.Count)
 	if cfg.MetricsAddr != "" {
 		checks := []metrics.Check{
+			{Name: "chats", Probe: stuck.Check},
 			{Name: "database", Probe: store.Ping},
 			{Name: "telegram", Probe: client.Reachable},
 			{Name: "intake", Probe: func(context.Context) error { return context.Cause(ctx) }}, // not ready once shutting down
@@ -143,6 +152,8 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Sweep:     5 * time.Second,
 		Log:       log,
 		Transient: bot.Transient,
+		Stuck:     stuck,
+		Metrics:   met,
 	}
 
 	var wg sync.WaitGroup
@@ -196,7 +207,7 @@ func startErr(ctx context.Context, err error) error {
 // Telegram posts finds the server up. Every replica registers the same URL
 // and secret, so starting one more never disturbs the others.
 func startWebhook(ctx context.Context, cfg *Config, log *slog.Logger, client *telegram.Client, store inbox.Inbox,
-	notify func([]int64), met bot.Metrics) (*server, error) {
+	notify func([]int64), met inbox.Metrics) (*server, error) {
 	secret := cfg.WebhookSecret
 	if secret == "" {
 		secret = inbox.DefaultWebhookSecret(cfg.TelegramToken)
