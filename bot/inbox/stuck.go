@@ -21,8 +21,10 @@ const DefaultBlockedAfter = 10 * time.Minute
 type Stuck struct {
 	After time.Duration // DefaultBlockedAfter when zero
 
-	mu    sync.Mutex
-	since map[int64]time.Time
+	mu     sync.Mutex
+	since  map[int64]time.Time
+	logged map[int64]bool  // blocked chats the log has been told of
+	errs   map[int64]error // the last failure of each chat's update, retried
 }
 
 func (s *Stuck) bound() time.Duration {
@@ -47,14 +49,39 @@ func (s *Stuck) begin(chat int64) time.Time {
 	return now
 }
 
-// end notes that the chat's worker is done with its update.
-func (s *Stuck) end(chat int64) {
+// end notes that the chat's worker is done with its update; it reports
+// whether the chat was logged as blocked, and for how long it was.
+func (s *Stuck) end(chat int64) (wasLogged bool, took time.Duration) {
 	if s == nil {
-		return
+		return false, 0
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	wasLogged, took = s.logged[chat], time.Since(s.since[chat])
 	delete(s.since, chat)
+	delete(s.logged, chat)
+	delete(s.errs, chat)
+	return wasLogged, took
+}
+
+// newlyBlocked lists the chats blocked since the last call, with how long.
+func (s *Stuck) newlyBlocked() map[int64]time.Duration {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[int64]time.Duration{}
+	for chat, start := range s.since {
+		if s.over(start) && !s.logged[chat] {
+			if s.logged == nil {
+				s.logged = map[int64]bool{}
+			}
+			s.logged[chat] = true
+			out[chat] = time.Since(start).Round(time.Second)
+		}
+	}
+	return out
 }
 
 // over reports whether an update taken up at start has blocked its chat.
@@ -63,7 +90,7 @@ func (s *Stuck) over(start time.Time) bool {
 }
 
 // blocked lists the blocked chats, longest blocked first, with how long.
-func (s *Stuck) blocked() (chats []int64, for_ []time.Duration) {
+func (s *Stuck) blocked() (chats []int64, took []time.Duration) {
 	if s == nil {
 		return nil, nil
 	}
@@ -76,9 +103,9 @@ func (s *Stuck) blocked() (chats []int64, for_ []time.Duration) {
 	}
 	sort.Slice(chats, func(i, j int) bool { return s.since[chats[i]].Before(s.since[chats[j]]) })
 	for _, chat := range chats {
-		for_ = append(for_, time.Since(s.since[chat]).Round(time.Second))
+		took = append(took, time.Since(s.since[chat]).Round(time.Second))
 	}
-	return chats, for_
+	return chats, took
 }
 
 // Count is how many chats are blocked now.
@@ -105,4 +132,27 @@ func (s *Stuck) Check(context.Context) error {
 		fmt.Fprintf(&b, "chat %d for %s", chat, took[i])
 	}
 	return fmt.Errorf("%d chat(s) blocked, their head update unfinished: %s (see the log and updates.error)", len(chats), b.String())
+}
+
+// failed notes why the chat's update is being retried.
+func (s *Stuck) failed(chat int64, err error) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.errs == nil {
+		s.errs = map[int64]error{}
+	}
+	s.errs[chat] = err
+}
+
+// lastErr is the chat's update's last failure, or "none" (a turn in hand).
+func (s *Stuck) lastErr(chat int64) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.errs[chat]; err != nil {
+		return err.Error()
+	}
+	return "none: still in hand"
 }
