@@ -104,6 +104,11 @@ type texts struct {
 	Help map[string]string
 	// Mode is each built-in mode's description, by name.
 	Mode map[string]string
+
+	// issue 16: what /undo and /retry took back with the turn: a count
+	// (plural) and the texts, one a line.
+	TakenBackReminders func(a1, a2 any) string
+	TakenBackFacts     func(a1, a2 any) string
 }
 
 // tr returns the texts for a Telegram language_code: Russian for ru (and

@@ -169,4 +169,12 @@ var english = texts{
 		"translator": "translates what you write (Russian ↔ English)",
 		"coder":      "a programming assistant",
 	},
+
+	// issue 16
+	TakenBackReminders: func(a1, a2 any) string {
+		return fmt.Sprintf("Cancelled with it: %s it had set:\n%s", plural(a1, "reminder", "reminders"), a2)
+	},
+	TakenBackFacts: func(a1, a2 any) string {
+		return fmt.Sprintf("Removed from /memory with it: %s it had saved:\n%s", plural(a1, "fact", "facts"), a2)
+	},
 }

@@ -187,4 +187,12 @@ var russian = texts{
 		"translator": "переводит то, что вы пишете (русский ↔ английский)",
 		"coder":      "помощник программиста",
 	},
+
+	// issue 16
+	TakenBackReminders: func(a1, a2 any) string {
+		return fmt.Sprintf("Вместе с ним отменено: %s, поставленные тогда:\n%s", plural(a1, "напоминание", "напоминания", "напоминаний"), a2)
+	},
+	TakenBackFacts: func(a1, a2 any) string {
+		return fmt.Sprintf("Вместе с ним удалено из /memory: %s, сохранённые тогда:\n%s", plural(a1, "факт", "факта", "фактов"), a2)
+	},
 }
