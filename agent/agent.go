@@ -111,6 +111,11 @@ type Request struct {
 	UpdateID  int64 // makes the turn resumable after a crash; 0 when none
 	MessageID int64 // the Telegram message id of the user's message
 	Text      string
+	// SentAt is when the person wrote (the message's date, or its edit's):
+	// the row's stamp and created_at, so a message that waited behind a
+	// busy chat is not dated when it was taken up. Zero (or a time ahead
+	// of the clock): now.
+	SentAt time.Time
 	// Sink, when not nil, gets the answer while the model writes it: the
 	// model is then called in streaming mode.
 	Sink Sink
@@ -148,9 +153,13 @@ func (a *Agent) factChars(chatID, userID int64) int {
 
 // Reply runs one turn for req and returns the answer to send.
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
+	written := a.cfg.Now()
+	if !req.SentAt.IsZero() && req.SentAt.Before(written) {
+		written = req.SentAt
+	}
 	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
-		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		Content: stamp.Add(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.ChatID, req.User.TelegramUserID),
+		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID, WrittenAt: written,
+		Content: stamp.Add(written, a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.ChatID, req.User.TelegramUserID),
 	})
 	if err != nil {
 		return nil, err

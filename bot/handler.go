@@ -117,6 +117,20 @@ func (h *Handler) act(ctx context.Context, in *incoming) (*memory.Delivery, erro
 	return h.converse(ctx, in, in.route.text)
 }
 
+// sentAt is when the person wrote what is answered: the message's date, or
+// its edit's; zero for a button press (its message is the bot's).
+func sentAt(in *incoming) time.Time {
+	switch {
+	case in.query != nil:
+		return time.Time{}
+	case in.edited && in.msg.EditDate > 0:
+		return time.Unix(int64(in.msg.EditDate), 0)
+	case in.msg.Date > 0:
+		return time.Unix(int64(in.msg.Date), 0)
+	}
+	return time.Time{}
+}
+
 // converse sends the text to the agent and the answer to the chat.
 func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*memory.Delivery, error) {
 	return h.answer(ctx, in, h.Agent.Reply, text)
@@ -128,7 +142,7 @@ func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*mem
 func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
 	in.turn = true
 	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: text}
+		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in)}
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
 	defer stopTyping()
 	var stream *streamer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -14,7 +15,8 @@ type TurnStart struct {
 	ChatID            int64
 	UpdateID          int64 // the Telegram update being answered; 0 when none
 	TelegramMessageID int64
-	Content           string // the text as the model will see it
+	Content           string    // the text as the model will see it
+	WrittenAt         time.Time // the row's created_at: when the person wrote; zero: now
 	HistoryLimit      int
 	FactChars         int // how many characters of the user's facts to load
 }
@@ -46,8 +48,9 @@ type Turn struct {
 // name prefix is for the model; the id is what a query should trust). A
 // second attempt at the same update stores nothing.
 const insertUserMessageSQL = `WITH ` + currentConversationCTE + `
-INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata)
-SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0), jsonb_build_object('author_id', $2::bigint) FROM conv
+INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, created_at)
+SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0), jsonb_build_object('author_id', $2::bigint),
+	coalesce($6::timestamptz, now()) FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
 
 // turnUserRowSQL finds the turn's user row. When the update is known, its
@@ -92,7 +95,11 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	batch := &pgx.Batch{}
 	batch.Queue(asyncCommitSQL)
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
-	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID)
+	var written *time.Time
+	if !in.WrittenAt.IsZero() {
+		written = &in.WrittenAt
+	}
+	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, written)
 	batch.Queue(receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID)
 	batch.Queue(`SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, '') FROM (`+turnUserRowSQL+`) r
 		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
