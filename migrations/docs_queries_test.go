@@ -87,7 +87,6 @@ func documentedQueries(t *testing.T, file, from string) []docQuery {
 	return out
 }
 
-
 // Every query the README and docs/ADMIN.md offer gives its known answer on
 // a known database, run as a member of the read-only role in sessions whose
 // time zone is not the bot's (UTC and New York): "today" is the bot's day
@@ -361,7 +360,7 @@ func (f *docsFixture) answers(zone *time.Location) map[string]known {
 			{"state": "done", "updates": 5, "oldest": inZone(yest), "failed": 1},
 			{"state": "pending", "updates": 1, "oldest": inZone(t1), "failed": 0}}},
 		"15. The inbox: updates waiting, stuck or given up. (2)": {rows: []row{failed}},
-		"16. How often people start over.":                        {rows: []row{{"day": day(t1), "resets": 1, "messages_deleted": 5}}},
+		"16. How often people start over.":                       {rows: []row{{"day": day(t1), "resets": 1, "messages_deleted": 5}}},
 
 		"The last 20 messages of a user's current conversation, in Moscow time.": {rows: last20},
 		"Who wrote the most messages in the last 7 days (in a group, each message": {rows: []row{
