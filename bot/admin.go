@@ -56,5 +56,5 @@ func (h *Handler) localTime(t time.Time, known bool) string {
 	if !known {
 		return "—"
 	}
-	return t.In(h.Access.zone()).Format("2006-01-02 15:04")
+	return h.clock(t)
 }

@@ -267,9 +267,12 @@ func Transient(err error) bool {
 }
 
 // clock shows t in the bot's zone.
-func (h *Handler) clock(t time.Time) string {
-	return t.In(h.Access.zone()).Format("2006-01-02 15:04")
-}
+func (h *Handler) clock(t time.Time) string { return localClock(t, h.Access.zone()) }
+
+// localClock is how every date and time the bot writes looks: one format,
+// in the bot's zone (/history, /reminders, /user, approvals, exports, late
+// reminders).
+func localClock(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04") }
 
 func userOf(u *tgbotapi.User) memory.User {
 	return memory.User{TelegramUserID: u.ID, Username: u.UserName, FirstName: u.FirstName,
