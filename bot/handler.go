@@ -36,6 +36,7 @@ type Memory interface {
 	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
 	AddEvents(ctx context.Context, events ...memory.Event) error
 	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+	UserByUsername(ctx context.Context, username string) (int64, error)
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
 	ControlStore

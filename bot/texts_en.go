@@ -34,8 +34,8 @@ var english = texts{
 			"In all: tokens: %d in %s\n"+
 			"Days refused: %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, plural(a12, "model call", "model calls"), a13)
 	},
-	UserUsage:   "Usage: /user <Telegram id>, for example /user 123456789",
-	UserUnknown: func(a1 any) string { return fmt.Sprintf("I know no user %d.", a1) },
+	UserUsage:   "Usage: /user <Telegram id or @username>, for example /user 123456789 or /user @ivan",
+	UserUnknown: func(a1 any) string { return fmt.Sprintf("I know no user %v.", a1) },
 	ApprovalAsk: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 The assistant wants to use %s:\n%s\n\nAllow it?", a1, a2)
 	},
@@ -148,7 +148,7 @@ var english = texts{
 	Thinking: "💭 How the model thought about it",
 	Help: map[string]string{
 		"stats":           "admins: users, activity and tokens today",
-		"user":            "admins: a summary of one user: /user ID",
+		"user":            "admins: a summary of one user: /user ID or /user @name",
 		"approvals":       "actions waiting for your approval",
 		"model":           "the model that answers in this chat; /model NAME switches",
 		"memory":          "what I remember about you",

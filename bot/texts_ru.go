@@ -34,8 +34,8 @@ var russian = texts{
 			"Всего: токенов: %d за %s модели\n"+
 			"Дней с отказом: %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, plural(a12, "вызов", "вызова", "вызовов"), a13)
 	},
-	UserUsage:   "Так: /user <Telegram id>, например /user 123456789",
-	UserUnknown: func(a1 any) string { return fmt.Sprintf("Пользователя %d я не знаю.", a1) },
+	UserUsage:   "Так: /user <Telegram id или @имя>, например /user 123456789 или /user @ivan",
+	UserUnknown: func(a1 any) string { return fmt.Sprintf("Пользователя %v я не знаю.", a1) },
 	ApprovalAsk: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 Ассистент хочет воспользоваться инструментом %s:\n%s\n\nРазрешить?", a1, a2)
 	},
@@ -164,7 +164,7 @@ var russian = texts{
 	Thinking: "💭 Как модель рассуждала",
 	Help: map[string]string{
 		"stats":           "для админов: пользователи, активность и токены за сегодня",
-		"user":            "для админов: сводка по пользователю: /user ID",
+		"user":            "для админов: сводка по пользователю: /user ID или /user @имя",
 		"approvals":       "действия, ждущие вашего разрешения",
 		"model":           "модель, которая отвечает в этом чате; /model ИМЯ переключает",
 		"memory":          "что я о вас помню",
