@@ -104,6 +104,20 @@ type texts struct {
 	Help map[string]string
 	// Mode is each built-in mode's description, by name.
 	Mode map[string]string
+
+	// issue 14: voice messages, photos and files (media.go), /voice (cmd_voice.go)
+	VoiceOff            string
+	TranscriptionFailed string
+	HeardNothing        string
+	Heard               func(a1 any) string
+	FileTooBig          func(a1 any) string
+	FileUnreadable      func(a1 any) string
+	UnsupportedFile     func(a1 any) string
+	NoTextInFile        func(a1 any) string
+	VisionOff           string
+	VoiceRepliesOn      string
+	VoiceRepliesOff     string
+	VoiceUnavailable    string
 }
 
 // tr returns the texts for a Telegram language_code: Russian for ru (and
