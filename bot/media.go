@@ -117,6 +117,13 @@ func isImageType(mimeType string) bool {
 // seen, a document read.
 func (h *Handler) media(ctx context.Context, in *incoming) (*memory.Delivery, error) {
 	att := in.route.media
+	// Counted against the rate limit before anything is fetched, whatever
+	// comes of it (the turn's own record of it is then a no-op).
+	arrived := memory.Event{Type: memory.EventMessageReceived, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
+		UpdateID: in.update.UpdateID, Payload: map[string]any{"kind": att.Kind}}
+	if err := h.Memory.Arrived(ctx, in.user, arrived); err != nil {
+		return nil, err
+	}
 	switch att.Kind {
 	case agent.KindVoice, agent.KindAudio, agent.KindVideoNote:
 		return h.hear(ctx, in, att)

@@ -302,3 +302,34 @@ func TestAStrangersMediaIsNeverDownloaded(t *testing.T) {
 		t.Fatalf("the model servers were asked %d times for a stranger", n)
 	}
 }
+
+// Files count against the limits: past RATE_LIMIT_PER_MINUTE a voice
+// message is stopped before it is fetched, and so is everything past
+// DAILY_TOKEN_LIMIT, which transcriptions count towards.
+func TestMediaCountsAgainstTheLimits(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["RATE_LIMIT_PER_MINUTE"] = "1"
+	h.Start()
+	voice := telegramfake.Voice(h.TG.AddFile("voice/v.oga", []byte("hello there")), 1)
+	h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", voice, "") })
+	downloads := len(h.TG.Calls(telegramfake.DownloadMethod))
+	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", voice, "") }).Text; !strings.Contains(got, "at most 1 messages a minute") {
+		t.Fatalf("the second voice message in a minute answered %q", got)
+	}
+	if n := len(h.TG.Calls(telegramfake.DownloadMethod)); n != downloads || len(h.LLM.Transcriptions()) != 1 {
+		t.Errorf("a voice message over the rate limit was fetched or transcribed")
+	}
+
+	tokens := newHarness(t)
+	tokens.Env["DAILY_TOKEN_LIMIT"] = "1"
+	tokens.Start()
+	voice = telegramfake.Voice(tokens.TG.AddFile("voice/v.oga", []byte("hello there")), 1)
+	tokens.Expect(jane.ID, func() int64 { return tokens.TG.SendMedia(jane, "voice", voice, "") })
+	if got := tokens.Expect(jane.ID, func() int64 { return tokens.TG.SendMedia(jane, "voice", voice, "") }).Text; !strings.Contains(got, "limit of 1 tokens") {
+		t.Fatalf("over the token limit a voice message answered %q", got)
+	}
+	if n := len(tokens.LLM.Transcriptions()); n != 1 {
+		t.Errorf("%d transcriptions, want 1 (the second voice message is over the limit)", n)
+	}
+}
