@@ -62,6 +62,19 @@ type Config struct {
 	// MaxAnswerTokens bounds an answer (MAX_ANSWER_TOKENS), sent to the
 	// server as it expects it; 0 sends none.
 	MaxAnswerTokens int
+
+	// issue 14: what people send besides text (media.go).
+	// Vision: VisionAuto ("" too), VisionOn or VisionOff (VISION).
+	Vision string
+	// ImageHistory is how many of the newest user messages of the window
+	// show the model their images (IMAGE_HISTORY); older ones show their marker.
+	ImageHistory int
+	// Files fetches the images of earlier rows again; nil: only the turn's own are sent.
+	Files Files
+	// Transcriber and TranscriptionModel turn recordings into text; either
+	// unset: recordings are not transcribed.
+	Transcriber        Transcriber
+	TranscriptionModel string
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
@@ -96,7 +109,10 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
 	}
-	caps := &learned{caps: map[string]Capabilities{}, told: map[string]bool{}, log: log}
+	if cfg.Vision == "" {
+		cfg.Vision = VisionAuto
+	}
+	caps := &learned{caps: map[string]Capabilities{}, told: map[string]bool{}, log: log, keepImages: cfg.Vision == VisionOn}
 	for _, m := range cfg.Models {
 		caps.caps[m.Name] = m.Caps
 	}
@@ -119,6 +135,11 @@ type Request struct {
 	// Sink, when not nil, gets the answer while the model writes it: the
 	// model is then called in streaming mode.
 	Sink Sink
+	// Attachments are the files the message came with: named in the user
+	// row's metadata; an image's Data is shown to the model.
+	Attachments []Attachment
+	// Kind is the message's kind for the message_received event: "text" when "".
+	Kind string
 }
 
 // Reply is the turn's answer.
@@ -153,18 +174,33 @@ func (a *Agent) factChars(chatID, userID int64) int {
 
 // Reply runs one turn for req and returns the answer to send.
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
-	written := a.cfg.Now()
-	if !req.SentAt.IsZero() && req.SentAt.Before(written) {
-		written = req.SentAt
-	}
-	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
-		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID, WrittenAt: written,
-		Content: stamp.Add(written, a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.ChatID, req.User.TelegramUserID),
-	})
+	turn, err := a.store.StartTurn(ctx, a.turnStart(req, a.cfg.HistoryLimit))
 	if err != nil {
 		return nil, err
 	}
 	return a.answer(ctx, turn, req)
+}
+
+// Keep stores the user's message without answering it: the photos of an
+// album before its last, which the next turn answers with them.
+func (a *Agent) Keep(ctx context.Context, req Request) error {
+	_, err := a.store.StartTurn(ctx, a.turnStart(req, 0))
+	return err
+}
+
+// turnStart is what storing req's user row takes, loading historyLimit rows.
+func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
+	written := a.cfg.Now()
+	if !req.SentAt.IsZero() && req.SentAt.Before(written) {
+		written = req.SentAt // stamped with when the person wrote, never ahead of the clock
+	}
+	in := memory.TurnStart{User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
+		WrittenAt: written, Content: stamp.Add(written, a.cfg.Location, req.Text), HistoryLimit: historyLimit,
+		Metadata: mediaMeta(req.Attachments), Kind: req.Kind}
+	if historyLimit > 0 {
+		in.FactChars = a.factChars(req.ChatID, req.User.TelegramUserID)
+	}
+	return in
 }
 
 // Regenerate answers the chat's last user message again (/retry), once
@@ -198,6 +234,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 		sink:   req.Sink,
 		model:  a.ModelFor(turn.Model),
 		lang:   req.User.LanguageCode,
+		fresh:  req.Attachments,
 	}
 	return a.loop(ctx, t, turn.History, nil)
 }
@@ -213,11 +250,16 @@ type turnState struct {
 	// toolCalls counts the calls the model made this turn, against
 	// maxCallsPerTurn.
 	toolCalls int
+	// fresh are the attachments of the turn's own message, downloaded;
+	// images are the image parts of the window's rows, by row id.
+	fresh  []Attachment
+	images map[int64][]llm.Part
 }
 
 // loop calls the model, runs the tools it asks for and calls it again until
 // it answers, or until a tool call must wait for approval.
 func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message, used []string) (*Reply, error) {
+	t.images = a.images(ctx, t, history, t.fresh)
 	for call := 1; ; call++ {
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls

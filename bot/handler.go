@@ -25,6 +25,10 @@ type Agent interface {
 	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
 	// DescribeCall says what a call waiting for approval will do, whole.
 	DescribeCall(name, arguments string) (string, error)
+	// Transcribe turns a recording into text; Keep stores a message
+	// without answering it (an album's photos before its last).
+	Transcribe(ctx context.Context, req agent.TranscribeRequest) (string, error)
+	Keep(ctx context.Context, req agent.Request) error
 }
 
 // Memory is what the handler, its gate, its commands and its buttons read
@@ -39,6 +43,7 @@ type Memory interface {
 	UserByUsername(ctx context.Context, username string) (int64, error)
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
+	LaterInAlbum(ctx context.Context, chatID, updateID int64, album string) (bool, error)
 	ControlStore
 	FactStore
 	ReminderStore
@@ -73,6 +78,8 @@ type Handler struct {
 	// ExportPartBytes is the largest document /export sends
 	// (DefaultExportPartBytes when zero).
 	ExportPartBytes int64
+	// Media says how voice messages, photos and files are taken (media.go).
+	Media Media
 
 	routesOnce sync.Once
 	table      *routes // what the bot answers: see newRoutes
@@ -92,6 +99,10 @@ type incoming struct {
 	// turn is set by what ran a turn of the model (an answer, /retry, an
 	// approval's resumption): its outcome is counted in the metrics.
 	turn bool
+	// attachments are the files of the message (media.go), kind its kind
+	// for the message_received event.
+	attachments []agent.Attachment
+	kind        string
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
@@ -114,6 +125,8 @@ func (h *Handler) act(ctx context.Context, in *incoming) (*memory.Delivery, erro
 		return in.delivery, err
 	case in.route.action == textOnly:
 		return nil, h.reply(ctx, in, tr(in.lang()).TextOnly)
+	case in.route.action == withMedia:
+		return h.media(ctx, in)
 	}
 	return h.converse(ctx, in, in.route.text)
 }
@@ -142,8 +155,7 @@ func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*mem
 // model writes it.
 func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
 	in.turn = true
-	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in)}
+	req := h.request(in, text)
 	stopTyping := h.typing(ctx, in.msg.Chat.ID)
 	defer stopTyping()
 	var stream *streamer
@@ -165,6 +177,12 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 		return nil, h.turnFailed(ctx, in, err)
 	}
 	return h.deliver(ctx, in, r, stream)
+}
+
+// request is the agent's request for in's message with text.
+func (h *Handler) request(in *incoming, text string) agent.Request {
+	return agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
+		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind}
 }
 
 // turnFailed decides what a failed turn comes to: a retry later when the

@@ -109,6 +109,20 @@ type texts struct {
 	// (plural) and the texts, one a line.
 	TakenBackReminders func(a1, a2 any) string
 	TakenBackFacts     func(a1, a2 any) string
+
+	// issue 14: voice messages, photos and files (media.go), /voice (cmd_voice.go)
+	VoiceOff            string
+	TranscriptionFailed string
+	HeardNothing        string
+	Heard               func(a1 any) string
+	FileTooBig          func(a1 any) string
+	FileUnreadable      func(a1 any) string
+	UnsupportedFile     func(a1 any) string
+	NoTextInFile        func(a1 any) string
+	VisionOff           string
+	VoiceRepliesOn      string
+	VoiceRepliesOff     string
+	VoiceUnavailable    string
 }
 
 // tr returns the texts for a Telegram language_code: Russian for ru (and

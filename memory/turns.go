@@ -19,6 +19,11 @@ type TurnStart struct {
 	WrittenAt         time.Time // the row's created_at: when the person wrote; zero: now
 	HistoryLimit      int
 	FactChars         int // how many characters of the user's facts to load
+	// Metadata is added to the user row's metadata (the files it came
+	// with, under "media"); nil for none.
+	Metadata map[string]any
+	// Kind is the message_received event's kind: "text" when "", "voice", "photo", ...
+	Kind string
 }
 
 // Turn is the state a turn works from.
@@ -49,8 +54,8 @@ type Turn struct {
 // second attempt at the same update stores nothing.
 const insertUserMessageSQL = `WITH ` + currentConversationCTE + `
 INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, created_at)
-SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0), jsonb_build_object('author_id', $2::bigint),
-	coalesce($6::timestamptz, now()) FROM conv
+SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0),
+	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), coalesce($7::timestamptz, now()) FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
 
 // turnUserRowSQL finds the turn's user row. When the update is known, its
@@ -72,7 +77,7 @@ var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUser
 
 // receivedTextSQL logs the message_received event of the turn.
 const receivedTextSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
-SELECT 'message_received', $3::bigint, $1::bigint, r.conversation_id, NULLIF($2::bigint, 0), '{"kind": "text"}'
+SELECT 'message_received', $3::bigint, $1::bigint, r.conversation_id, NULLIF($2::bigint, 0), jsonb_build_object('kind', $4::text)
 FROM (` + turnUserRowSQL + `) r
 ` + eventOncePerUpdate
 
@@ -99,8 +104,16 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	if !in.WrittenAt.IsZero() {
 		written = &in.WrittenAt
 	}
-	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, written)
-	batch.Queue(receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID)
+	var metadata any
+	if len(in.Metadata) > 0 {
+		metadata = cleanValue(in.Metadata)
+	}
+	kind := in.Kind
+	if kind == "" {
+		kind = "text"
+	}
+	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata, written)
+	batch.Queue(receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID, kind)
 	batch.Queue(`SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, '') FROM (`+turnUserRowSQL+`) r
 		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model) })

@@ -138,6 +138,9 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Model: cfg.OpenAIModel, Models: models, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
 		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, Metrics: met,
 		NeedsApproval: needsApproval, ContextTokens: cfg.ContextTokens, MaxAnswerTokens: cfg.MaxAnswerTokens,
+		Vision: cfg.Vision, ImageHistory: cfg.ImageHistory, Files: bot.ImageFiles{Client: client},
+		Transcriber:        &llm.Client{BaseURL: cfg.TranscriptionBaseURL, APIKey: cfg.TranscriptionKey, HTTP: llmHTTP},
+		TranscriptionModel: cfg.TranscriptionModel,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
@@ -146,7 +149,9 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
 			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, ConversationsReset: purger.Wake,
-			ExportPartBytes: cfg.ExportPartBytes},
+			ExportPartBytes: cfg.ExportPartBytes,
+			Media: bot.Media{Transcribe: cfg.TranscriptionModel != "", ShowHeard: cfg.TranscriptEcho == "quote", Vision: cfg.Vision,
+				FileChars: cfg.FileChars, FileBytes: cfg.FileMaxBytes}},
 		Owner:     owner.ID,
 		Workers:   cfg.Workers,
 		Sweep:     5 * time.Second,
