@@ -75,6 +75,15 @@ type Config struct {
 	// unset: recordings are not transcribed.
 	Transcriber        Transcriber
 	TranscriptionModel string
+
+	// Recall is how many older messages matching the user's message each
+	// turn puts into the prompt by itself (AUTO_RECALL); 0: none.
+	Recall int
+	// Embedder, when set, makes recall semantic too (EMBEDDINGS_MODEL).
+	Embedder Embedder
+	// TurnDone, when set, is called after a turn's answer is stored: it
+	// wakes the background memory work (Memorizer.Wake).
+	TurnDone func()
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
@@ -174,7 +183,14 @@ func (a *Agent) factChars(chatID, userID int64) int {
 
 // Reply runs one turn for req and returns the answer to send.
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
-	turn, err := a.store.StartTurn(ctx, a.turnStart(req, a.cfg.HistoryLimit))
+	start := a.turnStart(req, a.cfg.HistoryLimit)
+	if a.cfg.Recall > 0 {
+		// Embedding the message is a call to the embeddings server, not to
+		// the database: the turn still talks to PostgreSQL four times.
+		start.Recall = memory.Recall{Limit: a.cfg.Recall, Text: req.Text}
+		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text)
+	}
+	turn, err := a.store.StartTurn(ctx, start)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +246,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	t := &turnState{
 		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
 			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
-		system: a.systemPrompt(turn.Mode, req.ChatID != req.User.TelegramUserID, turn.Facts, pending(turn.Approvals)),
+		system: a.systemPrompt(turn, req.ChatID != req.User.TelegramUserID, pending(turn.Approvals)),
 		sink:   req.Sink,
 		model:  a.ModelFor(turn.Model),
 		lang:   req.User.LanguageCode,
@@ -316,6 +332,9 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 	ids, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}, FlushLater: true})
 	if err != nil {
 		return nil, err
+	}
+	if a.cfg.TurnDone != nil {
+		a.cfg.TurnDone()
 	}
 	for _, note := range t.notes {
 		text = joinText(text, note)

@@ -204,7 +204,7 @@ func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, 
 	}
 	model := a.cfg.TranscriptionModel
 	call := memory.LLMCall{UserID: req.User.TelegramUserID, ChatID: req.ChatID, UpdateID: req.UpdateID, Model: model,
-		Purpose: "transcription", Status: "ok", AudioSeconds: float64(req.Audio.Duration)}
+		Purpose: memory.PurposeTranscription, Status: "ok", AudioSeconds: float64(req.Audio.Duration)}
 	start := time.Now()
 	var out *llm.Transcription
 	err := a.withRetry(ctx, model, func(ctx context.Context) (err error) {

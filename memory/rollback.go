@@ -217,6 +217,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
+	queueSummary(batch, currentConversationIDSQL, &t.Summary, in.ChatID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start retry: %w", translate(err))
 	}

@@ -24,6 +24,17 @@ type TurnStart struct {
 	Metadata map[string]any
 	// Kind is the message_received event's kind: "text" when "", "voice", "photo", ...
 	Kind string
+	// Recall, when its Limit is not 0, finds the rows older than the
+	// window that best match the user's message (auto-recall).
+	Recall Recall
+}
+
+// Recall is what a turn's auto-recall looks for (see Search).
+type Recall struct {
+	Limit          int
+	Text           string
+	Embedding      []float32
+	EmbeddingModel string
 }
 
 // Turn is the state a turn works from.
@@ -46,6 +57,12 @@ type Turn struct {
 	// Approvals are the chat's pending approvals and every approval asked
 	// by this turn (of this update, or of the resumed assistant row).
 	Approvals []Approval
+	// Summary is the conversation's newest summary of the rows that left
+	// the window; "" when none.
+	Summary string
+	// Recalled are the rows older than the window that best match the
+	// user's message (TurnStart.Recall), best first.
+	Recalled []Snippet
 }
 
 // insertUserMessageSQL stores the user's row in the chat's current
@@ -74,6 +91,17 @@ const turnUserRowSQL = `SELECT id, conversation_id FROM (
 
 // turnHistorySQL is the newest $3 rows of the conversation of the turn's user row.
 var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3")
+
+// turnConversationSQL is the conversation of the turn's user row.
+const turnConversationSQL = `(SELECT conversation_id FROM (` + turnUserRowSQL + `) r)`
+
+// turnRecallSQL is recallSQL over the turn's conversation, before its
+// window of $3 rows: what the model sees anyway is not recalled.
+func turnRecallSQL(vectors bool) string {
+	return recallSQL(`SELECT r.conversation_id, (SELECT coalesce(min(id), 0) FROM (
+		SELECT id FROM messages WHERE conversation_id = r.conversation_id ORDER BY id DESC LIMIT $3) w) AS before_id
+	FROM (`+turnUserRowSQL+`) r`, vectors, "$4", "$5", "$6", "$7")
+}
 
 // receivedTextSQL logs the message_received event of the turn.
 const receivedTextSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
@@ -126,6 +154,16 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
+	queueSummary(batch, turnConversationSQL, &t.Summary, in.ChatID, in.UpdateID)
+	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
+		vectors := s.Vectors()
+		batch.Queue(turnRecallSQL(vectors), recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, words, in.Recall.Limit},
+			in.Recall.Embedding, in.Recall.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
+			var err error
+			t.Recalled, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
+			return err
+		})
+	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start turn: %w", translate(err))
 	}
@@ -189,6 +227,7 @@ func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
 		in.AssistantMessageID, in.ChatID)
 	queueMode(batch, in.ConversationID, &t.Mode)
 	queueModel(batch, in.ConversationID, &t.Model)
+	queueSummary(batch, "$1::uuid", &t.Summary, in.ConversationID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("resume turn: %w", translate(err))
 	}

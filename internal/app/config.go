@@ -103,6 +103,21 @@ type Config struct {
 	// issue 16: how long a chat's update may be in hand before the chat
 	// counts as blocked (/readyz, membot_chats_blocked, the log).
 	ChatBlockedAfter time.Duration
+
+
+	// issue 15: memory. Facts extracted after turns (AUTO_MEMORY, with
+	// MEMORY_MODEL), older messages recalled into each turn (AUTO_RECALL),
+	// semantic recall over embeddings (EMBEDDINGS_*), and the bounds of the
+	// background work.
+	AutoMemory           bool
+	Summaries            bool
+	MemoryModel          string
+	AutoRecall           int
+	EmbeddingsModel      string
+	EmbeddingsBaseURL    string
+	EmbeddingsKey        string
+	MemoryCallsPerMinute int
+	EmbeddingsPerMinute  int
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -382,6 +397,7 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 			e.fail("APPROVAL_REQUIRED_TOOLS", "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
 		}
 	}
+	c.loadMemory(e)
 	c.Modes = loadModes(e, c)
 	c.Models = loadModels(e, c.OpenAIModel, c.OpenAIBaseURL)
 	if c.ShowReasoning != "off" && c.ShowReasoning != "collapsed" {
@@ -435,6 +451,20 @@ var webhookSecretChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
 
 // checkWebhook checks the intake settings: webhook mode needs a public
 // https URL, since Telegram posts only there.
+// loadMemory reads the settings of issue 15 (memory); the embeddings
+// server and key default to the chat model's.
+func (c *Config) loadMemory(e *env) {
+	c.AutoMemory = e.bool("AUTO_MEMORY", true)
+	c.Summaries = e.bool("SUMMARIES", true)
+	c.MemoryModel = e.str("MEMORY_MODEL", c.OpenAIModel)
+	c.AutoRecall = e.int("AUTO_RECALL", 3, 0, 10)
+	c.EmbeddingsModel = e.str("EMBEDDINGS_MODEL", "")
+	c.EmbeddingsBaseURL = e.url("EMBEDDINGS_BASE_URL", c.OpenAIBaseURL)
+	c.EmbeddingsKey = e.str("EMBEDDINGS_API_KEY", c.OpenAIKey)
+	c.MemoryCallsPerMinute = e.int("MEMORY_CALLS_PER_MINUTE", 30, 1, 100000)
+	c.EmbeddingsPerMinute = e.int("EMBEDDINGS_PER_MINUTE", 30, 1, 100000)
+}
+
 func (c *Config) checkWebhook(e *env) {
 	switch c.Mode {
 	case "polling":

@@ -174,6 +174,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.serveAudio(w, r) {
 		return
 	}
+	if r.URL.Path == "/v1/embeddings" {
+		s.serveEmbeddings(w, r) // embeddings.go
+		return
+	}
 	if r.URL.Path != "/v1/chat/completions" {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
