@@ -38,6 +38,7 @@ type Memory interface {
 	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
+	StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error)
 	ControlStore
 	FactStore
 	ReminderStore
@@ -64,6 +65,12 @@ type Handler struct {
 	// message at most once per EditEvery (1 s when zero).
 	Streaming bool
 	EditEvery time.Duration
+	// DraftEvery spaces the drafts of an answer streamed in a private chat
+	// (300 ms when zero).
+	DraftEvery time.Duration
+	// StopEvery is how often a running turn checks whether the user asked
+	// to stop it (500 ms when zero).
+	StopEvery time.Duration
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 	// ConversationsReset, when set, is called after /new: the conversations
@@ -129,17 +136,23 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 	in.turn = true
 	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
 		MessageID: int64(in.msg.MessageID), Text: text}
-	stopTyping := h.typing(ctx, in.msg.Chat.ID)
-	defer stopTyping()
 	var stream *streamer
+	stopTyping := func() {}
 	if h.Streaming {
-		stream = h.newStreamer(ctx, in, stopTyping)
+		stream = h.newStreamer(ctx, in, func() { stopTyping() })
 		defer stream.stop() // also when the turn panics
 		req.Sink = stream
 	}
-	r, err := turn(ctx, req)
+	if stream == nil || stream.draft == nil { // a draft's placeholder says it already
+		stopTyping = h.typing(ctx, in.msg.Chat.ID)
+	}
+	defer stopTyping()
+	turnCtx, endTurn := h.stoppable(ctx, in)
+	defer endTurn() // also when the turn panics
+	r, err := turn(turnCtx, req)
+	endTurn()
 	stopTyping()
-	if stream != nil && (err != nil || r.Resumed || r.Paused) {
+	if stream != nil && (err != nil || r.Paused) {
 		stream.abort(ctx) // nothing it showed is a stored answer
 		stream = nil
 	}
@@ -174,7 +187,10 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		return nil, nil
 	}
 	text := r.Text
-	if strings.TrimSpace(text) == "" {
+	switch {
+	case strings.TrimSpace(text) == "" && r.Stopped:
+		text = tr(in.lang()).StoppedEmpty
+	case strings.TrimSpace(text) == "":
 		text = tr(in.lang()).Empty
 	}
 	var ids []int64

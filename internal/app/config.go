@@ -83,6 +83,10 @@ type Config struct {
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
 	ConfigurePool func(*pgxpool.Config)
+
+	// issue 13: drafts in private chats and Stop.
+	DraftEvery time.Duration // between two drafts of a streamed answer
+	StopEvery  time.Duration // how often a running answer looks for a stop request
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -343,6 +347,9 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		Retention:             retentionDays(e),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
+		// issue 13
+		DraftEvery: e.duration("STREAM_DRAFT_INTERVAL", 300*time.Millisecond),
+		StopEvery:  e.duration("STOP_CHECK_INTERVAL", 500*time.Millisecond),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")

@@ -136,7 +136,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	dispatcher := &inbox.Dispatcher{
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
-			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, ConversationsReset: purger.Wake,
+			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, DraftEvery: cfg.DraftEvery, StopEvery: cfg.StopEvery, ConversationsReset: purger.Wake,
 			ExportPartBytes: cfg.ExportPartBytes},
 		Owner:     owner.ID,
 		Workers:   cfg.Workers,

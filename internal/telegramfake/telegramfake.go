@@ -97,6 +97,7 @@ type Server struct {
 	onSent    func(Sent)
 	webhook   struct{ url, secret string } // set by setWebhook; getUpdates is refused meanwhile
 	members   map[[2]int64]string          // chat and user -> status, for getChatMember; "member" when unset
+	ext       extras                       // drafts, topics, rich messages (drafts.go, threads.go, rich.go)
 }
 
 // New starts a fake for the bot with this token.
@@ -543,6 +544,9 @@ func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 		return true, nil
 	case "getChatMember":
 		return s.chatMember(c)
+	}
+	if result, fault, ok := s.newer(c); ok {
+		return result, fault
 	}
 	return nil, &Fault{Status: http.StatusNotFound, Message: "Not Found: method not found"}
 }
