@@ -47,7 +47,9 @@ type UnsupportedError struct {
 	err    error
 }
 
-func (e *UnsupportedError) Error() string { return e.Method + ": not supported by the Bot API server: " + e.err.Error() }
+func (e *UnsupportedError) Error() string {
+	return e.Method + ": not supported by the Bot API server: " + e.err.Error()
+}
 func (e *UnsupportedError) Unwrap() error { return e.err }
 
 // IsUnsupported reports whether err says the server does not know a method.
