@@ -67,7 +67,8 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 		if r, err = earlierRollback(ctx, tx, in.UpdateID); r != nil || err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, lastUserRowSQL, in.ChatID)
+		sql, args := scoped(ctx, lastUserRowSQL, in.ChatID)
+		rows, err := tx.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}
@@ -167,7 +168,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	t := &Turn{}
 	found := true
 	batch := &pgx.Batch{}
-	batch.Queue(retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
+	queueScoped(ctx, batch, retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model)
 		if errors.Is(err, pgx.ErrNoRows) {
 			found = false
@@ -175,7 +176,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 		}
 		return err
 	})
-	batch.Queue(lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+	queueScoped(ctx, batch, lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 		return err
