@@ -169,6 +169,9 @@ type Reply struct {
 	Approvals []memory.Approval
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
+	// Stopped is true when the user stopped the answer: Text is what the
+	// model had written by then, stored as it is (see ErrStopped).
+	Stopped bool
 }
 
 // factChars is how much of the user's long-term facts a turn in chatID
@@ -247,7 +250,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
 			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
 		system: a.systemPrompt(turn, req.ChatID != req.User.TelegramUserID, pending(turn.Approvals)),
-		sink:   req.Sink,
+		sink:   withPartial(req.Sink),
 		model:  a.ModelFor(turn.Model),
 		lang:   req.User.LanguageCode,
 		fresh:  req.Attachments,
@@ -280,6 +283,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
 		resp, llmCall, err := a.complete(ctx, t, history, offerTools)
+		if err != nil && stopped(ctx) {
+			return a.stop(ctx, t, llmCall, used)
+		}
 		if err != nil {
 			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
@@ -298,6 +304,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		if t.sink != nil {
 			t.sink.Discard() // whatever it said before calling tools is not the answer
 		}
+		t.toolsAnnounced(msg.ToolCalls)
 		room := min(maxCallsPerAnswer, maxCallsPerTurn-t.toolCalls)
 		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, readOutside(history, t.info.UserMessageID))
 		t.toolCalls += len(rows[0].ToolCalls)

@@ -44,6 +44,7 @@ type Memory interface {
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
 	LaterInAlbum(ctx context.Context, chatID, updateID int64, album string) (bool, error)
+	StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error)
 	ControlStore
 	FactStore
 	ReminderStore
@@ -70,6 +71,12 @@ type Handler struct {
 	// message at most once per EditEvery (1 s when zero).
 	Streaming bool
 	EditEvery time.Duration
+	// DraftEvery spaces the drafts of an answer streamed in a private chat
+	// (300 ms when zero).
+	DraftEvery time.Duration
+	// StopEvery is how often a running turn checks whether the user asked
+	// to stop it (500 ms when zero).
+	StopEvery time.Duration
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 	// ConversationsReset, when set, is called after /new: the conversations
@@ -156,17 +163,23 @@ func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*mem
 func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
 	in.turn = true
 	req := h.request(in, text)
-	stopTyping := h.typing(ctx, in.msg.Chat.ID)
-	defer stopTyping()
 	var stream *streamer
+	stopTyping := func() {}
 	if h.Streaming {
-		stream = h.newStreamer(ctx, in, stopTyping)
+		stream = h.newStreamer(ctx, in, func() { stopTyping() })
 		defer stream.stop() // also when the turn panics
 		req.Sink = stream
 	}
-	r, err := turn(ctx, req)
+	if stream == nil || stream.draft == nil { // a draft's placeholder says it already
+		stopTyping = h.typing(ctx, in.msg.Chat.ID)
+	}
+	defer stopTyping()
+	turnCtx, endTurn := h.stoppable(ctx, in)
+	defer endTurn() // also when the turn panics
+	r, err := turn(turnCtx, req)
+	endTurn()
 	stopTyping()
-	if stream != nil && (err != nil || r.Resumed || r.Paused) {
+	if stream != nil && (err != nil || r.Paused) {
 		stream.abort(ctx) // nothing it showed is a stored answer
 		stream = nil
 	}
@@ -207,7 +220,10 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		return nil, nil
 	}
 	text := r.Text
-	if strings.TrimSpace(text) == "" {
+	switch {
+	case strings.TrimSpace(text) == "" && r.Stopped:
+		text = tr(in.lang()).StoppedEmpty
+	case strings.TrimSpace(text) == "":
 		text = tr(in.lang()).Empty
 	}
 	var ids []int64

@@ -146,7 +146,20 @@ var english = texts{
 		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)
 	},
 	Thinking: "💭 How the model thought about it",
+	// issue 13: drafts and Stop
+	StoppedEmpty: "⏹ Stopped before any text was written.",
+	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Using %s…", tool) },
+	ToolStatus: map[string]string{
+		"search_history": "🔎 Searching your history…",
+		"fetch_url":      "🌐 Reading the page…",
+		"calculator":     "🧮 Calculating…",
+		"remember":       "📝 Noting it down…",
+		"forget":         "🗑 Forgetting…",
+		"set_reminder":   "⏰ Setting a reminder…",
+		"current_time":   "🕒 Checking the time…",
+	},
 	Help: map[string]string{
+		"stop":            "stop the answer being written",
 		"stats":           "admins: users, activity and tokens today",
 		"user":            "admins: a summary of one user: /user ID or /user @name",
 		"approvals":       "actions waiting for your approval",

@@ -162,7 +162,20 @@ var russian = texts{
 		return fmt.Sprintf("Telegram не принял (часть) моего ответа (%s), поэтому он дошёл до вас не целиком. Спросите, пожалуйста, ещё раз — может быть, попросив ответить короче.", a1)
 	},
 	Thinking: "💭 Как модель рассуждала",
+	// issue 13: drafts and Stop
+	StoppedEmpty: "⏹ Остановлено до того, как появился текст.",
+	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Использую %s…", tool) },
+	ToolStatus: map[string]string{
+		"search_history": "🔎 Ищу в истории…",
+		"fetch_url":      "🌐 Читаю страницу…",
+		"calculator":     "🧮 Считаю…",
+		"remember":       "📝 Запоминаю…",
+		"forget":         "🗑 Забываю…",
+		"set_reminder":   "⏰ Ставлю напоминание…",
+		"current_time":   "🕒 Смотрю время…",
+	},
 	Help: map[string]string{
+		"stop":            "остановить ответ, который пишется",
 		"stats":           "для админов: пользователи, активность и токены за сегодня",
 		"user":            "для админов: сводка по пользователю: /user ID или /user @имя",
 		"approvals":       "действия, ждущие вашего разрешения",

@@ -73,7 +73,8 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 		if r, err = earlierRollback(ctx, tx, in.UpdateID); r != nil || err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, lastUserRowSQL, in.ChatID)
+		sql, args := scoped(ctx, lastUserRowSQL, in.ChatID)
+		rows, err := tx.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}
@@ -200,7 +201,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	t := &Turn{}
 	found := true
 	batch := &pgx.Batch{}
-	batch.Queue(retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
+	queueScoped(ctx, batch, retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model)
 		if errors.Is(err, pgx.ErrNoRows) {
 			found = false
@@ -208,7 +209,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 		}
 		return err
 	})
-	batch.Queue(lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+	queueScoped(ctx, batch, lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 		return err
@@ -217,7 +218,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
-	queueSummary(batch, currentConversationIDSQL, &t.Summary, in.ChatID)
+	queueSummary(ctx, batch, currentConversationIDSQL, &t.Summary, in.ChatID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start retry: %w", translate(err))
 	}

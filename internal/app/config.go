@@ -104,7 +104,6 @@ type Config struct {
 	// counts as blocked (/readyz, membot_chats_blocked, the log).
 	ChatBlockedAfter time.Duration
 
-
 	// issue 15: memory. Facts extracted after turns (AUTO_MEMORY, with
 	// MEMORY_MODEL), older messages recalled into each turn (AUTO_RECALL),
 	// semantic recall over embeddings (EMBEDDINGS_*), and the bounds of the
@@ -118,6 +117,10 @@ type Config struct {
 	EmbeddingsKey        string
 	MemoryCallsPerMinute int
 	EmbeddingsPerMinute  int
+
+	// issue 13: drafts in private chats and Stop.
+	DraftEvery time.Duration // between two drafts of a streamed answer
+	StopEvery  time.Duration // how often a running answer looks for a stop request
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -379,6 +382,9 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		ChatBlockedAfter:      e.duration("CHAT_BLOCKED_AFTER", inbox.DefaultBlockedAfter),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
+		// issue 13
+		DraftEvery: e.duration("STREAM_DRAFT_INTERVAL", 300*time.Millisecond),
+		StopEvery:  e.duration("STOP_CHECK_INTERVAL", 500*time.Millisecond),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")

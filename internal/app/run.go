@@ -145,7 +145,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Vision: cfg.Vision, ImageHistory: cfg.ImageHistory, Files: bot.ImageFiles{Client: client},
 		Transcriber:        &llm.Client{BaseURL: cfg.TranscriptionBaseURL, APIKey: cfg.TranscriptionKey, HTTP: llmHTTP},
 		TranscriptionModel: cfg.TranscriptionModel,
-		Recall: cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
+		Recall:             cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
@@ -153,7 +153,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	dispatcher := &inbox.Dispatcher{
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
-			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, ConversationsReset: purger.Wake,
+			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, DraftEvery: cfg.DraftEvery, StopEvery: cfg.StopEvery, ConversationsReset: purger.Wake,
 			ExportPartBytes: cfg.ExportPartBytes,
 			Media: bot.Media{Transcribe: cfg.TranscriptionModel != "", ShowHeard: cfg.TranscriptEcho == "quote", Vision: cfg.Vision,
 				FileChars: cfg.FileChars, FileBytes: cfg.FileMaxBytes}},
