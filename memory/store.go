@@ -26,7 +26,8 @@ var ErrNotFound = errors.New("not found")
 // Store is the repository. Its methods are safe for concurrent use.
 type Store struct {
 	pool    *pgxpool.Pool
-	vectors atomic.Bool // message_embeddings exists (EnableVectors)
+	botID   atomic.Int64 // the bot whose updates are saved (AdoptUpdates)
+	vectors atomic.Bool  // message_embeddings exists (EnableVectors)
 }
 
 // Open connects to PostgreSQL and checks the connection with a ping. The

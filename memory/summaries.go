@@ -114,8 +114,8 @@ func (s *Store) Summaries(ctx context.Context, conversationID string) ([]Summary
 // queueSummary adds to batch the query of the newest summary of the
 // conversation that conv (an expression over the batch's arguments)
 // names, scanned into *dst.
-func queueSummary(batch *pgx.Batch, conv string, dst *string, args ...any) {
-	batch.Queue(`SELECT content FROM conversation_summaries WHERE conversation_id = `+conv+`
+func queueSummary(ctx context.Context, batch *pgx.Batch, conv string, dst *string, args ...any) {
+	queueScoped(ctx, batch, `SELECT content FROM conversation_summaries WHERE conversation_id = `+conv+`
 		ORDER BY to_message_id DESC LIMIT 1`, args...).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(dst)
 		if errors.Is(err, pgx.ErrNoRows) {

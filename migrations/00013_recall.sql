@@ -80,9 +80,10 @@ ALTER TABLE memories
     ADD COLUMN origin text NOT NULL DEFAULT 'tool' CHECK (origin IN ('tool', 'auto'));
 CREATE INDEX memories_superseded_by ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 
--- What a model call was for: the chat turn, or the background work.
-ALTER TABLE llm_calls ADD COLUMN purpose text NOT NULL DEFAULT 'chat'
-    CHECK (purpose IN ('chat', 'facts', 'summary', 'embeddings'));
+-- What a model call was for (the column comes with 00012): the chat turn,
+-- a recording, or the background work.
+ALTER TABLE llm_calls ADD CONSTRAINT llm_calls_purpose_known
+    CHECK (purpose IN ('chat', 'transcription', 'speech', 'facts', 'summary', 'embeddings'));
 
 -- Summaries of the rows that left the model's window, in chunks. Each one
 -- covers its conversation from the start up to to_message_id (it folds the
@@ -119,7 +120,7 @@ VALUES ('after_turn', (SELECT coalesce(max(id), 0) FROM messages)), ('embeddings
 -- +goose Down
 DROP TABLE memory_jobs;
 DROP TABLE conversation_summaries;
-ALTER TABLE llm_calls DROP COLUMN purpose;
+ALTER TABLE llm_calls DROP CONSTRAINT llm_calls_purpose_known;
 ALTER TABLE memories DROP COLUMN origin, DROP COLUMN valid_until, DROP COLUMN superseded_by;
 DROP INDEX messages_search;
 CREATE INDEX messages_search ON messages

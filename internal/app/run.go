@@ -88,12 +88,21 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		return startErr(ctx, fmt.Errorf("connect to Telegram: %w", err))
 	}
 	log.Info("connected to Telegram", "bot", client.Self.UserName)
+	// The inbox knows updates by bot: what was stored before it did is this bot's.
+	if n, err := store.AdoptUpdates(ctx, client.Self.ID); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("updates stored before the inbox knew bots are this bot's", "bot_id", client.Self.ID, "updates", n)
+	}
 	if err := bot.SetCommandMenu(ctx, client); err != nil {
 		log.Warn("registering the command menu with Telegram failed; the commands work without it", "err", err)
 	}
 
+	stuck := &inbox.Stuck{After: cfg.ChatBlockedAfter}
+	met.WatchBlockedChats(stuck.Count)
 	if cfg.MetricsAddr != "" {
 		checks := []metrics.Check{
+			{Name: "chats", Probe: stuck.Check},
 			{Name: "database", Probe: store.Ping},
 			{Name: "telegram", Probe: client.Reachable},
 			{Name: "intake", Probe: func(context.Context) error { return context.Cause(ctx) }}, // not ready once shutting down
@@ -133,7 +142,10 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Model: cfg.OpenAIModel, Models: models, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
 		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, Metrics: met,
 		NeedsApproval: needsApproval, ContextTokens: cfg.ContextTokens, MaxAnswerTokens: cfg.MaxAnswerTokens,
-		Recall: cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
+		Vision: cfg.Vision, ImageHistory: cfg.ImageHistory, Files: bot.ImageFiles{Client: client},
+		Transcriber:        &llm.Client{BaseURL: cfg.TranscriptionBaseURL, APIKey: cfg.TranscriptionKey, HTTP: llmHTTP},
+		TranscriptionModel: cfg.TranscriptionModel,
+		Recall:             cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
@@ -141,13 +153,17 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	dispatcher := &inbox.Dispatcher{
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
-			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, ConversationsReset: purger.Wake,
-			ExportPartBytes: cfg.ExportPartBytes},
+			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, DraftEvery: cfg.DraftEvery, StopEvery: cfg.StopEvery, ConversationsReset: purger.Wake,
+			ExportPartBytes: cfg.ExportPartBytes,
+			Media: bot.Media{Transcribe: cfg.TranscriptionModel != "", ShowHeard: cfg.TranscriptEcho == "quote", Vision: cfg.Vision,
+				FileChars: cfg.FileChars, FileBytes: cfg.FileMaxBytes}},
 		Owner:     owner.ID,
 		Workers:   cfg.Workers,
 		Sweep:     5 * time.Second,
 		Log:       log,
 		Transient: bot.Transient,
+		Stuck:     stuck,
+		Metrics:   met,
 	}
 
 	var wg sync.WaitGroup
@@ -219,7 +235,7 @@ func startErr(ctx context.Context, err error) error {
 // Telegram posts finds the server up. Every replica registers the same URL
 // and secret, so starting one more never disturbs the others.
 func startWebhook(ctx context.Context, cfg *Config, log *slog.Logger, client *telegram.Client, store inbox.Inbox,
-	notify func([]int64), met bot.Metrics) (*server, error) {
+	notify func([]int64), met inbox.Metrics) (*server, error) {
 	secret := cfg.WebhookSecret
 	if secret == "" {
 		secret = inbox.DefaultWebhookSecret(cfg.TelegramToken)
