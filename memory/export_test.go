@@ -8,5 +8,5 @@ var (
 	TurnAnswerSQL   = turnAnswerSQL
 	ClaimSQL        = claimSQL
 	ClaimFreeSQL    = claimFreeSQL
-	TurnRecallSQL   = turnRecallSQL(false)
+	TurnRecallSQL   = bindThread(turnRecallSQL(false), 6)
 )

@@ -165,7 +165,7 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 		// Auto-recall (issue 15) searches the full-text index: bitmap scans
 		// of it and of the conversation's rows, never the whole table.
 		for _, chat := range []int64{res.FirstChatID, res.LastChatID} {
-			plan := explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, "сегодня работу поездка", 3)
+			plan := explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, "сегодня работу поездка", 3, 0)
 			for _, s := range plan.scansOf("messages") {
 				if s.NodeType == "Seq Scan" {
 					t.Errorf("auto-recall, chat %d, %s: %v", chat, mode, s)
