@@ -45,7 +45,10 @@ const rrfK = 60
 // left out, ts_rank_cd so words close together count more) and, with
 // vectors, a ranking by cosine distance between embeddings, fused by
 // reciprocal rank. scope is a query of one row (conversation_id,
-// before_id); the {placeholders} are the statement's parameters.
+// before_id); the {placeholders} are the statement's parameters. The
+// conversation is compared as text so that its rows are found through the
+// full-text index, whose keys carry the conversation (migration 00013),
+// never by reading the whole conversation.
 // Short rows are shown whole, long ones as their best fragments.
 func recallSQL(scope string, vectors bool, text, limit, vec, model string) string {
 	sem, union := "", ""
@@ -64,7 +67,7 @@ q AS (SELECT membot_search_query({text}) AS q, membot_search_query({text}, membo
 fts AS (
 	SELECT m.id, row_number() OVER (ORDER BY ts_rank_cd(membot_search_vector(m.content), q.q, 1) DESC, m.id DESC) AS r
 	FROM scope, q, messages m
-	WHERE m.conversation_id = scope.conversation_id AND m.role IN ('user', 'assistant') AND m.id < scope.before_id
+	WHERE m.conversation_id::text = scope.conversation_id::text AND m.role IN ('user', 'assistant') AND m.id < scope.before_id
 	  AND membot_search_keys(m.conversation_id, m.content) @@ q.keys
 	ORDER BY r LIMIT ` + strconv.Itoa(recallCandidates) + `),
 ` + sem + `fused AS (
