@@ -40,9 +40,16 @@ const recallCandidates = 40
 // the rankings of 1/(rrfK + its rank there).
 const rrfK = 60
 
+// BM25's constants for the full-text ranking.
+const (
+	bm25K1 = "1.2"
+	bm25B  = "0.75"
+)
+
 // recallSQL is hybrid recall over the user and assistant rows of one
 // conversation: a full-text ranking (stemmed per language, stop words
-// left out, ts_rank_cd so words close together count more) and, with
+// left out, scored by BM25 over the conversation: a rare word counts more
+// than a frequent one, a short row more than a long one) and, with
 // vectors, a ranking by cosine distance between embeddings, fused by
 // reciprocal rank. scope is a query of one row (conversation_id,
 // before_id); the {placeholders} are the statement's parameters. The
@@ -63,13 +70,27 @@ func recallSQL(scope string, vectors bool, text, limit, vec, model string) strin
 		union = ` UNION ALL SELECT id, r FROM sem`
 	}
 	sql := `WITH scope AS (` + scope + `),
-q AS (SELECT membot_search_query({text}) AS q, membot_search_query({text}, membot_search_prefix(scope.conversation_id)) AS keys FROM scope),
-fts AS (
-	SELECT m.id, row_number() OVER (ORDER BY ts_rank_cd(membot_search_vector(m.content), q.q, 1) DESC, m.id DESC) AS r
+q AS (SELECT membot_search_query({text}) AS q, membot_search_query({text}, membot_search_prefix(scope.conversation_id)) AS keys,
+	tsvector_to_array(to_tsvector(membot_ts_config({text}), {text})) AS lexemes FROM scope),
+matched AS (
+	SELECT m.id, membot_search_vector(m.content) AS v
 	FROM scope, q, messages m
 	WHERE m.conversation_id::text = scope.conversation_id::text AND m.role IN ('user', 'assistant') AND m.id < scope.before_id
-	  AND membot_search_keys(m.conversation_id, m.content) @@ q.keys
-	ORDER BY r LIMIT ` + strconv.Itoa(recallCandidates) + `),
+	  AND membot_search_keys(m.conversation_id, m.content) @@ q.keys),
+rows AS (
+	SELECT count(*)::float8 AS n FROM scope, messages m
+	WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id),
+hits AS (
+	SELECT mt.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(mt.v) AS len
+	FROM matched mt, unnest(mt.v) u, q WHERE u.lexeme = ANY (q.lexemes)),
+df AS (SELECT lexeme, count(DISTINCT id)::float8 AS df FROM hits GROUP BY lexeme),
+avglen AS (SELECT greatest(avg(length(v)), 1) AS a FROM matched),
+fts AS (
+	SELECT h.id, row_number() OVER (ORDER BY sum(
+		ln(1 + (greatest(rows.n, df.df) - df.df + 0.5) / (df.df + 0.5)) * h.tf * (` + bm25K1 + ` + 1)
+		/ (h.tf + ` + bm25K1 + ` * (1 - ` + bm25B + ` + ` + bm25B + ` * h.len / avglen.a))) DESC, h.id DESC) AS r
+	FROM hits h JOIN df USING (lexeme), rows, avglen
+	GROUP BY h.id ORDER BY r LIMIT ` + strconv.Itoa(recallCandidates) + `),
 ` + sem + `fused AS (
 	SELECT id, sum(1.0 / (` + strconv.Itoa(rrfK) + ` + r)) AS score
 	FROM (SELECT id, r FROM fts` + union + `) ranked
