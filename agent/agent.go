@@ -134,6 +134,9 @@ type Reply struct {
 	Approvals []memory.Approval
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
+	// First is true for the first exchange of a conversation: the user's
+	// message had nothing before it.
+	First bool
 	// Stopped is true when the user stopped the answer: Text is what the
 	// model had written by then, stored as it is (see ErrStopped).
 	Stopped bool
@@ -193,7 +196,11 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 		model:  a.ModelFor(turn.Model),
 		lang:   req.User.LanguageCode,
 	}
-	return a.loop(ctx, t, turn.History, nil)
+	r, err := a.loop(ctx, t, turn.History, nil)
+	if r != nil {
+		r.First = len(turn.History) == 1 // the user's row alone
+	}
+	return r, err
 }
 
 // turnState is what the steps of one turn share.

@@ -79,6 +79,7 @@ func newRoutes() *routes {
 			"reject":  {run: decide(memory.ApprovalRejected), callsModel: true},
 			"mode":    {run: pressMode, groupAdmins: true},
 			"model":   {run: pressModel, groupAdmins: true},
+			"thread":  {run: pressNewThread},
 		},
 	}
 }

@@ -119,7 +119,7 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 		}
 		text += tr(r.LanguageCode).ReminderLate(r.DueAt.In(loc).Format("2006-01-02 15:04"))
 	}
-	ids, err := s.Client.SendText(ctx, r.ChatID, 0, text)
+	ids, err := s.Client.SendText(telegram.WithThread(ctx, r.ThreadID), r.ChatID, 0, text) // to the topic it was set in
 	if err != nil {
 		final := telegram.IsPermanent(err)
 		s.Log.Warn("sending a reminder failed", "reminder_id", r.ID, "chat_id", r.ChatID, "err", err, "given_up", final)

@@ -39,7 +39,9 @@ type streamer struct {
 	// draft, when not nil, is the draft the answer is shown in until send
 	// delivers it; nil: the answer is shown in messages that are edited.
 	draft *telegram.Draft
-	send  func(ctx context.Context, text string) ([]int64, error)
+	send  func(ctx context.Context, text string) ([]int64, string, error)
+	// shownAs is how the final answer was shown (shownRich, shownHTML).
+	shownAs string
 	// toolStatus says which tools a round runs, in the user's language.
 	toolStatus func(names []string) string
 
@@ -68,9 +70,7 @@ func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func(
 	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, replyTo: replyTo(in), every: every, editEvery: every, log: h.Log,
 		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 		toolStatus: tr(in.lang()).toolStatus,
-		send: func(ctx context.Context, text string) ([]int64, error) {
-			return h.send(ctx, in, text, telegram.SendOptions{Markdown: true})
-		}}
+		send:       func(ctx context.Context, text string) ([]int64, string, error) { return h.sendAnswer(ctx, in, text) }}
 	// What an earlier attempt left showing is edited (their text unknown).
 	s.ids, s.shown = slices.Clone(in.update.Shown), make([]string, len(in.update.Shown))
 	s.note = func(ids []int64) {
@@ -182,6 +182,14 @@ func (s *streamer) run(ctx context.Context) {
 func (s *streamer) showDraft(ctx context.Context, text, status string) error {
 	d := *s.draft
 	d.Plain = status
+	if strings.TrimSpace(text) != "" && richFor(s.client, text) && s.client.Supports(telegram.RichDraftMethod) {
+		d.Markdown = text
+		err := s.client.SendRichMessageDraft(ctx, d)
+		s.last = time.Now()
+		if err == nil || !richRefused(s.log, s.chatID, err) {
+			return err
+		}
+	}
 	if strings.TrimSpace(text) != "" {
 		parts := telegram.SplitMarkdown(text, telegram.MaxMessageLength)
 		d.Markdown, d.Plain = parts[len(parts)-1], ""
@@ -218,8 +226,14 @@ func (s *streamer) fallBack(err error) bool {
 // normal message.
 func (s *streamer) finish(ctx context.Context, final string) ([]int64, error) {
 	s.stop()
+	s.shownAs = shownHTML
 	if s.draft != nil && len(s.ids) == 0 {
-		return s.send(ctx, final)
+		ids, as, err := s.send(ctx, final)
+		s.shownAs = as
+		return ids, err
+	}
+	if ids, ok, err := s.finishRich(ctx, final); ok {
+		return ids, err
 	}
 	if !s.pace(ctx, nil) {
 		return s.ids, ctx.Err()

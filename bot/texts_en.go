@@ -156,6 +156,11 @@ var english = texts{
 		"set_reminder":   "⏰ Setting a reminder…",
 		"current_time":   "🕒 Checking the time…",
 	},
+	// issue 13: threads
+	NewThreadButton: "🧵 New thread",
+	NewThreadName:   "New thread",
+	NewThreadHello:  "A new thread: write here, and this conversation starts from nothing (what I remember about you stays).",
+	NewThreadFailed: "I could not open a new thread here. You can start one from the chat's menu.",
 	Help: map[string]string{
 		"stop":            "stop the answer being written",
 		"stats":           "admins: users, activity and tokens today",

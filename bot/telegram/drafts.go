@@ -109,6 +109,9 @@ func (c *Client) raw(ctx context.Context, method string, params tgbotapi.Params)
 // cannot parse goes as the plain text it was written as.
 func (c *Client) SendMessageDraft(ctx context.Context, d Draft) error {
 	params := tgbotapi.Params{"chat_id": strconv.FormatInt(d.ChatID, 10), "draft_id": strconv.FormatInt(d.DraftID, 10)}
+	if d.ThreadID == 0 {
+		d.ThreadID = threadOf(ctx)
+	}
 	if d.ThreadID != 0 {
 		params["message_thread_id"] = strconv.FormatInt(d.ThreadID, 10)
 	}
