@@ -252,6 +252,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			used = appendOnce(used, r.ToolName)
 		}
 		step := memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{llmCall}, Events: toolEvents(&t.info, rows[1:])}
+		if stopped(ctx) && len(requests) == 0 { // during the tools
+			return a.stopAfterTools(ctx, t, step, used)
+		}
 		if len(requests) > 0 {
 			approvals, err := a.store.PauseForApproval(ctx, t.info.ConversationID, step, requests)
 			if err != nil {
@@ -260,6 +263,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
 		}
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
+			if stopped(ctx) {
+				return a.stopAfterTools(ctx, t, step, used)
+			}
 			return nil, err
 		}
 		history = append(history, rows...)

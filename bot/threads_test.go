@@ -54,6 +54,12 @@ func TestTwoTopicsKeepSeparateConversationsAndNewResetsOnlyItsOwn(t *testing.T) 
 		}
 	}
 
+	// /export sends its documents to the topic.
+	export := sayInTopic(h, apples, "/export")
+	if export.Document == nil || h.TG.TopicOf(jane.ID, export.ID) != apples {
+		t.Errorf("/export answered %+v in topic %d", export, h.TG.TopicOf(jane.ID, export.ID))
+	}
+
 	// /new in the bananas topic leaves the apples topic as it was.
 	reset := sayInTopic(h, bananas, "/new")
 	if h.TG.TopicOf(jane.ID, reset.ID) != bananas || len(reset.Buttons()) != 1 {
