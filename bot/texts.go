@@ -114,6 +114,25 @@ type texts struct {
 	Help map[string]string
 	// Mode is each built-in mode's description, by name.
 	Mode map[string]string
+
+	// issue 16: what /undo and /retry took back with the turn: a count
+	// (plural) and the texts, one a line.
+	TakenBackReminders func(a1, a2 any) string
+	TakenBackFacts     func(a1, a2 any) string
+
+	// issue 14: voice messages, photos and files (media.go), /voice (cmd_voice.go)
+	VoiceOff            string
+	TranscriptionFailed string
+	HeardNothing        string
+	Heard               func(a1 any) string
+	FileTooBig          func(a1 any) string
+	FileUnreadable      func(a1 any) string
+	UnsupportedFile     func(a1 any) string
+	NoTextInFile        func(a1 any) string
+	VisionOff           string
+	VoiceRepliesOn      string
+	VoiceRepliesOff     string
+	VoiceUnavailable    string
 }
 
 // toolStatus is the line a draft shows while tools run.

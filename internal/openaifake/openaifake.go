@@ -69,6 +69,7 @@ type Server struct {
 	dialect        Dialect
 	expectBadRoles bool
 	refusals       int
+	audio          audio // the audio endpoints (audio.go)
 }
 
 // New starts a fake speaking OpenAI's dialect.
@@ -173,6 +174,13 @@ func ThinkingModel(req openai.ChatCompletionRequest) Reply {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.serveAudio(w, r) {
+		return
+	}
+	if r.URL.Path == "/v1/embeddings" {
+		s.serveEmbeddings(w, r) // embeddings.go
+		return
+	}
 	if r.URL.Path != "/v1/chat/completions" {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
