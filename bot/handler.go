@@ -14,6 +14,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/backoff"
+	"github.com/membot/membot/internal/topic"
 	"github.com/membot/membot/memory"
 )
 
@@ -118,7 +119,7 @@ func (in *incoming) lang() string { return in.user.LanguageCode }
 // answered and how is decided by routeUpdate (routing.go); every update it
 // answers then goes through the middleware chain (middleware.go).
 func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
-	ctx = inTopic(ctx, h.topicOf(u.Payload)) // in a private chat's topic, its conversation (threads.go)
+	ctx = topic.With(ctx, h.topicOf(u.Payload)) // in a private chat's topic, its conversation (threads.go)
 	in := &incoming{update: u}
 	return h.chain(h.act)(ctx, in)
 }

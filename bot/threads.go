@@ -7,15 +7,15 @@ import (
 	"unicode"
 
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/internal/topic"
 	"github.com/membot/membot/memory"
 )
 
 // Threads. When the bot has topics enabled (@BotFather; getMe's
 // has_topics_enabled), a private chat may have topics, and each topic is a
 // conversation of its own: the update's topic goes with the context of
-// everything done for it (inTopic), so the conversation it reads and
-// changes is the topic's (memory.WithThread) and everything sent goes to
-// the topic (telegram.WithThread). Long-term facts stay the user's. A
+// everything done for it (internal/topic), so the conversation it reads
+// and changes is the topic's and everything sent goes to the topic. Long-term facts stay the user's. A
 // topic is named after its first exchange; /new offers a button that opens
 // a new one. Without topics nothing changes.
 
@@ -54,18 +54,13 @@ func (h *Handler) topicOf(payload []byte) int64 {
 	return m.MessageThreadID
 }
 
-// inTopic is ctx for work in a topic (0: none).
-func inTopic(ctx context.Context, thread int64) context.Context {
-	return telegram.WithThread(memory.WithThread(ctx, thread), thread)
-}
-
 // maxTopicWords bounds the name a topic gets from its first message.
 const maxTopicWords = 6
 
 // nameTopic names a new topic after its first exchange: the first words of
 // the user's message. It is a courtesy: a failure is only logged.
 func (h *Handler) nameTopic(ctx context.Context, in *incoming, text string) {
-	thread := memory.ThreadOf(ctx)
+	thread := topic.Of(ctx)
 	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 	if thread == 0 || len(words) == 0 {
 		return
@@ -98,6 +93,6 @@ func pressNewThread(ctx context.Context, h *Handler, in *incoming, _ string) (*m
 		}
 		return nil, err
 	}
-	_, err = h.Client.SendText(inTopic(ctx, thread), in.msg.Chat.ID, 0, tr(in.lang()).NewThreadHello)
+	_, err = h.Client.SendText(topic.With(ctx, thread), in.msg.Chat.ID, 0, tr(in.lang()).NewThreadHello)
 	return nil, err
 }

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/internal/topic"
 )
 
 // Rich messages (Bot API 10.1-10.3) show what Telegram's HTML cannot:
@@ -72,7 +74,7 @@ func (c *Client) SendRichMessage(ctx context.Context, chatID int64, replyTo int,
 		return 0, err
 	}
 	params := tgbotapi.Params{"chat_id": strconv.FormatInt(chatID, 10), "rich_message": richMessage(markdown)}
-	if thread := threadOf(ctx); thread != 0 {
+	if thread := topic.Of(ctx); thread != 0 {
 		params["message_thread_id"] = strconv.FormatInt(thread, 10)
 	}
 	if replyTo != 0 {
@@ -93,17 +95,8 @@ func (c *Client) EditRichMessage(ctx context.Context, chatID, messageID int64, m
 // SendRichMessageDraft shows a draft as a rich message: d.Markdown, or the
 // "Thinking…" placeholder while it is empty.
 func (c *Client) SendRichMessageDraft(ctx context.Context, d Draft) error {
-	params := tgbotapi.Params{"chat_id": strconv.FormatInt(d.ChatID, 10), "draft_id": strconv.FormatInt(d.DraftID, 10),
-		"rich_message": richMessage(d.Markdown)}
-	if d.ThreadID == 0 {
-		d.ThreadID = threadOf(ctx)
-	}
-	if d.ThreadID != 0 {
-		params["message_thread_id"] = strconv.FormatInt(d.ThreadID, 10)
-	}
-	if d.CanStop {
-		params["can_stop"] = "true"
-	}
+	params := draftParams(ctx, d)
+	params["rich_message"] = richMessage(d.Markdown)
 	_, err := c.raw(ctx, RichDraftMethod, params)
 	return err
 }

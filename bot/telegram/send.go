@@ -10,6 +10,8 @@ import (
 	"unicode/utf16"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/internal/topic"
 )
 
 // MaxMessageLength is Telegram's limit for one message, in UTF-16 code units.
@@ -122,7 +124,7 @@ func (c *Client) sendFormatted(ctx context.Context, call tgbotapi.Chattable, tex
 
 // Typing shows "typing…" in the chat for about five seconds.
 func (c *Client) Typing(ctx context.Context, chatID int64) error {
-	if thread := threadOf(ctx); thread != 0 {
+	if thread := topic.Of(ctx); thread != 0 {
 		_, err := c.api.MakeRequest("sendChatAction", tgbotapi.Params{"chat_id": strconv.FormatInt(chatID, 10),
 			"message_thread_id": strconv.FormatInt(thread, 10), "action": tgbotapi.ChatTyping})
 		return c.redact(err)

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/internal/topic"
 )
 
 // Topics in private chats (Bot API 9.3; bots create them since 9.4). A bot
@@ -21,22 +23,9 @@ import (
 //     {message_thread_id, name, icon_color};
 //   - editForumTopic: chat_id, message_thread_id, name (0-128 characters;
 //     empty keeps the name) → True.
-
-type threadKey struct{}
-
-// WithThread returns ctx for sending to topic thread of the chat (0: none):
-// every message, draft and document sent with it goes to that topic.
-func WithThread(ctx context.Context, thread int64) context.Context {
-	if thread == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, threadKey{}, thread)
-}
-
-func threadOf(ctx context.Context) int64 {
-	thread, _ := ctx.Value(threadKey{}).(int64)
-	return thread
-}
+//
+// The topic of a call is its context's (internal/topic): every message,
+// draft and document sent with it goes to that topic.
 
 // TopicsEnabled reports whether the bot has topics in private chats (getMe's
 // has_topics_enabled, read by Connect).
@@ -80,7 +69,7 @@ func topicName(name string) string {
 // written out here and sent through the raw request path. ok is false for
 // calls that need no topic (edits, deletions) and calls without one.
 func (c *Client) inThread(ctx context.Context, call tgbotapi.Chattable) (do func() (*tgbotapi.APIResponse, error), ok bool) {
-	thread := threadOf(ctx)
+	thread := topic.Of(ctx)
 	if thread == 0 {
 		return nil, false
 	}

@@ -82,20 +82,31 @@ func (s *Server) rich(c Call) (any, *Fault, bool) {
 	if c.Method == "sendRichMessageDraft" {
 		return s.richDraft(c, chatID, src)
 	}
-	var sent *Sent
-	var onSent func(Sent)
-	defer func() { // after the unlock below
-		if sent != nil && onSent != nil {
-			onSent(*sent)
-		}
-	}()
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	sent, f := s.keepRich(c, chatID, src, edit)
+	onSent := s.onSent
+	s.mu.Unlock()
+	if f != nil {
+		return nil, f, true
+	}
+	if onSent != nil {
+		onSent(sent)
+	}
+	if edit {
+		return true, nil, true
+	}
+	return map[string]any{"message_id": sent.MessageID, "from": s.Bot(), "date": time.Now().Unix(),
+		"chat": map[string]any{"id": chatID, "type": chatType(chatID)}}, nil, true
+}
+
+// keepRich stores a rich message, or a message edited into one, and
+// records it as sent. s.mu must be held.
+func (s *Server) keepRich(c Call, chatID int64, src string, edit bool) (Sent, *Fault) {
 	var msg *Message
 	if edit {
 		id, _ := strconv.ParseInt(c.Params["message_id"], 10, 64)
 		if msg = s.find(chatID, id); msg == nil {
-			return nil, badRequest("Bad Request: message to edit not found"), true
+			return Sent{}, badRequest("Bad Request: message to edit not found")
 		}
 		msg.Text, msg.Entities, msg.ReplyMarkup = src, nil, c.Params["reply_markup"]
 		msg.Edits++
@@ -112,15 +123,10 @@ func (s *Server) rich(c Call) (any, *Fault, bool) {
 		s.ext.rich = map[[2]int64]bool{}
 	}
 	s.ext.rich[[2]int64{chatID, msg.ID}] = true
-	sent = &Sent{Method: c.Method, ChatID: chatID, MessageID: msg.ID, Text: src, ReplyTo: msg.ReplyTo, Params: c.Params, At: c.At}
-	s.sent = append(s.sent, *sent)
-	onSent = s.onSent
+	sent := Sent{Method: c.Method, ChatID: chatID, MessageID: msg.ID, Text: src, ReplyTo: msg.ReplyTo, Params: c.Params, At: c.At}
+	s.sent = append(s.sent, sent)
 	s.changed.Broadcast()
-	if edit {
-		return true, nil, true
-	}
-	return map[string]any{"message_id": msg.ID, "from": s.Bot(), "date": time.Now().Unix(),
-		"chat": map[string]any{"id": chatID, "type": chatType(chatID)}}, nil, true
+	return sent, nil
 }
 
 // richDraft records a rich draft, validated as a draft is.
