@@ -80,6 +80,7 @@ func newRoutes() *routes {
 			"mode":    {run: pressMode, groupAdmins: true},
 			"model":   {run: pressModel, groupAdmins: true},
 			"thread":  {run: pressNewThread},
+			"stop":    {run: pressStop},
 		},
 	}
 }

@@ -44,6 +44,9 @@ type streamer struct {
 	shownAs string
 	// toolStatus says which tools a round runs, in the user's language.
 	toolStatus func(names []string) string
+	// stopButton is the Stop button of a message being edited (a draft has
+	// Telegram's own).
+	stopButton [][]telegram.Button
 
 	mu     sync.Mutex
 	text   string // the answer so far
@@ -70,6 +73,7 @@ func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func(
 	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, replyTo: replyTo(in), every: every, editEvery: every, log: h.Log,
 		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 		toolStatus: tr(in.lang()).toolStatus,
+		stopButton: [][]telegram.Button{{{Text: tr(in.lang()).StopButton, Data: "stop"}}},
 		send:       func(ctx context.Context, text string) ([]int64, string, error) { return h.sendAnswer(ctx, in, text) }}
 	// What an earlier attempt left showing is edited (their text unknown).
 	s.ids, s.shown = slices.Clone(in.update.Shown), make([]string, len(in.update.Shown))
@@ -291,14 +295,20 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 		parts = telegram.SplitMarkdown(text, telegram.MaxMessageLength)
 	}
 	for i, part := range parts {
+		// While it is written, the first message has a Stop button (the
+		// final text goes without): what it shows is the part and the button.
+		key, opts := part, telegram.SendOptions{Markdown: true}
+		if i == 0 && !final && s.stopButton != nil {
+			key, opts.Buttons = part+"\x00stop", s.stopButton
+		}
 		switch {
-		case i < len(s.ids) && s.shown[i] == part:
+		case i < len(s.ids) && s.shown[i] == key:
 			continue
 		case i < len(s.ids):
-			err := s.client.EditText(ctx, s.chatID, s.ids[i], part, telegram.SendOptions{Markdown: true})
+			err := s.client.EditText(ctx, s.chatID, s.ids[i], part, opts)
 			s.last = time.Now()
 			if err == nil {
-				s.shown[i] = part
+				s.shown[i] = key
 				continue
 			}
 			if !telegram.IsPermanent(err) {
@@ -310,15 +320,15 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 		if i == 0 {
 			to = s.replyTo
 		}
-		id, err := s.client.SendMarkdownPart(ctx, s.chatID, to, part)
+		id, err := s.sendPart(ctx, to, part, opts)
 		s.last = time.Now()
 		if err != nil {
 			return err
 		}
 		if i < len(s.ids) {
-			s.ids[i], s.shown[i] = id, part
+			s.ids[i], s.shown[i] = id, key
 		} else {
-			s.ids, s.shown = append(s.ids, id), append(s.shown, part)
+			s.ids, s.shown = append(s.ids, id), append(s.shown, key)
 		}
 		s.note(slices.Clone(s.ids))
 	}
@@ -331,4 +341,16 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 		s.ids, s.shown = s.ids[:len(parts)], s.shown[:len(parts)]
 	}
 	return nil
+}
+
+// sendPart sends one part of the answer (split already), with its buttons.
+func (s *streamer) sendPart(ctx context.Context, replyTo int, part string, opts telegram.SendOptions) (int64, error) {
+	if opts.Buttons == nil {
+		return s.client.SendMarkdownPart(ctx, s.chatID, replyTo, part)
+	}
+	ids, err := s.client.SendText(ctx, s.chatID, replyTo, part, opts)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	return ids[0], nil
 }

@@ -102,6 +102,7 @@ type texts struct {
 
 	// issue 13: drafts and Stop
 	StoppedEmpty string
+	StopButton   string
 	ToolRound    func(tool any) string
 	ToolStatus   map[string]string // a tool's own status line, by name
 	// issue 13: threads

@@ -147,6 +147,7 @@ var english = texts{
 	},
 	Thinking: "💭 How the model thought about it",
 	// issue 13: drafts and Stop
+	StopButton:   "⏹ Stop",
 	StoppedEmpty: "⏹ Stopped before any text was written.",
 	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Using %s…", tool) },
 	ToolStatus: map[string]string{

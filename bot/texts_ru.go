@@ -163,6 +163,7 @@ var russian = texts{
 	},
 	Thinking: "💭 Как модель рассуждала",
 	// issue 13: drafts and Stop
+	StopButton:   "⏹ Стоп",
 	StoppedEmpty: "⏹ Остановлено до того, как появился текст.",
 	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Использую %s…", tool) },
 	ToolStatus: map[string]string{
