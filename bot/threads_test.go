@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sashabaranov/go-openai"
+
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/telegramfake"
 )
@@ -101,5 +103,29 @@ func TestWithoutTopicsAChatIsOneConversation(t *testing.T) {
 	}
 	if reset := h.SayAll(jane, "/new"); len(reset[0].Buttons()) != 0 {
 		t.Error("/new offers a new thread without topics")
+	}
+}
+
+func TestAReminderSetInATopicIsSentToIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["REMINDER_MIN_LEAD"] = "1s"
+	h.TG.EnableTopics()
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_r", "set_reminder", `{"text":"stretch","in":"1s"}`)}},
+		openaifake.Reply{Content: "Will do."},
+	)
+	h.Start()
+	thread := h.TG.CreateTopic(jane.ID, "New thread")
+	before := len(h.TG.Messages(jane.ID))
+	h.TG.SendInTopic(jane, thread, "remind me to stretch in a second")
+	h.NextTo(jane.ID, before+1, "the answer and the reminder")
+	for _, m := range h.TG.Messages(jane.ID)[before:] {
+		if got := h.TG.TopicOf(jane.ID, m.ID); got != thread {
+			t.Errorf("%q went to topic %d, want %d", m.Text, got, thread)
+		}
+	}
+	if n := h.Count(`SELECT count(*) FROM reminders WHERE message_thread_id = $1`, thread); n != 1 {
+		t.Errorf("%d reminders of the topic", n)
 	}
 }
