@@ -75,6 +75,11 @@ type Config struct {
 	// unset: recordings are not transcribed.
 	Transcriber        Transcriber
 	TranscriptionModel string
+	// Speaker, TTSModel and TTSVoice speak answers (/voice); either of the
+	// first two unset: answers are not spoken.
+	Speaker  Speaker
+	TTSModel string
+	TTSVoice string
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
@@ -155,6 +160,8 @@ type Reply struct {
 	Approvals []memory.Approval
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
+	// Speak: the chat has its answers spoken too (/voice; Agent.Speak).
+	Speak bool
 }
 
 // factChars is how much of the user's long-term facts a turn in chatID
@@ -211,7 +218,9 @@ func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 // stores every step. A turn whose answer is already stored is not run again.
 func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Reply, error) {
 	if turn.Answer != nil {
-		return resumedReply(turn.Answer), nil
+		r := resumedReply(turn.Answer)
+		r.Speak = turn.VoiceReplies
+		return r, nil
 	}
 	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
 		// An earlier attempt paused this turn for approval and was cut short,
@@ -227,7 +236,11 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 		lang:   req.User.LanguageCode,
 		fresh:  req.Attachments,
 	}
-	return a.loop(ctx, t, turn.History, nil)
+	r, err := a.loop(ctx, t, turn.History, nil)
+	if r != nil {
+		r.Speak = turn.VoiceReplies
+	}
+	return r, err
 }
 
 // turnState is what the steps of one turn share.

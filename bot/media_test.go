@@ -333,3 +333,51 @@ func TestMediaCountsAgainstTheLimits(t *testing.T) {
 		t.Errorf("%d transcriptions, want 1 (the second voice message is over the limit)", n)
 	}
 }
+
+// /voice: the chat's answers are also spoken (/v1/audio/speech) and sent as
+// a voice message after the text, replying to it; /voice again stops it.
+// Off by default; without TTS_MODEL, /voice says so.
+func TestVoiceRepliesAreToggledPerChat(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	h.Say(jane, "no voice yet")
+	if got := h.Say(jane, "/voice"); !strings.HasPrefix(got, "🔊") {
+		t.Fatalf("/voice answered %q", got)
+	}
+	answer := h.Say(jane, "speak to me")
+	h.WaitIdle()
+	voices := h.TG.Voices()
+	if len(voices) != 1 || string(voices[0].Audio) != openaifake.SpokenPrefix+answer || voices[0].ChatID != jane.ID ||
+		voices[0].ReplyTo != h.TG.Messages(jane.ID)[len(h.TG.Messages(jane.ID))-1].ID {
+		t.Fatalf("voices sent: %+v", voices)
+	}
+	speech := h.LLM.Speeches()
+	if len(speech) != 1 || speech[0].Model != "tts-1" || speech[0].Voice != "alloy" || speech[0].Format != "opus" || speech[0].Input != answer {
+		t.Fatalf("speech requests: %+v", speech)
+	}
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'speech' AND prompt_tokens > 0`); n != 1 {
+		t.Errorf("%d speech calls recorded, want 1", n)
+	}
+	if got := h.Say(jane, "/voice"); !strings.HasPrefix(got, "🔇") {
+		t.Fatalf("/voice again answered %q", got)
+	}
+	h.Say(jane, "quiet now")
+	h.WaitIdle()
+	if n := len(h.TG.Voices()); n != 1 {
+		t.Errorf("%d voice messages after /voice turned them off, want 1", n)
+	}
+	// Another chat was never asked: its answers stay text.
+	h.Say(ivan, "привет")
+	h.WaitIdle()
+	if n := len(h.TG.Voices()); n != 1 {
+		t.Errorf("another chat got voice answers")
+	}
+
+	off := newHarness(t)
+	off.Env["TTS_MODEL"] = ""
+	off.Start()
+	if got := off.Say(jane, "/voice"); !strings.Contains(got, "TTS_MODEL") {
+		t.Fatalf("/voice without TTS_MODEL answered %q", got)
+	}
+}

@@ -44,6 +44,8 @@ type Turn struct {
 	// Approvals are the chat's pending approvals and every approval asked
 	// by this turn (of this update, or of the resumed assistant row).
 	Approvals []Approval
+	// VoiceReplies: the chat has its answers spoken too (/voice).
+	VoiceReplies bool
 }
 
 // insertUserMessageSQL stores the user's row in the chat's current
@@ -120,6 +122,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
+	batch.Queue(voiceRepliesSQL, in.ChatID).QueryRow(func(row pgx.Row) error { return row.Scan(&t.VoiceReplies) })
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start turn: %w", translate(err))
 	}
