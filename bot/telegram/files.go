@@ -58,6 +58,9 @@ func (c *Client) Download(ctx context.Context, fileID string, size, limit int64)
 		return nil, ErrFileTooBig
 	}
 	f, err := c.GetFile(ctx, fileID)
+	if apiErr, ok := APIError(err); ok && strings.Contains(strings.ToLower(apiErr.Message), "file is too big") {
+		return nil, ErrFileTooBig // the update said no size, or a wrong one
+	}
 	if err != nil {
 		return nil, err
 	}
