@@ -80,6 +80,15 @@ type Config struct {
 	Speaker  Speaker
 	TTSModel string
 	TTSVoice string
+
+	// Recall is how many older messages matching the user's message each
+	// turn puts into the prompt by itself (AUTO_RECALL); 0: none.
+	Recall int
+	// Embedder, when set, makes recall semantic too (EMBEDDINGS_MODEL).
+	Embedder Embedder
+	// TurnDone, when set, is called after a turn's answer is stored: it
+	// wakes the background memory work (Memorizer.Wake).
+	TurnDone func()
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
@@ -132,6 +141,11 @@ type Request struct {
 	UpdateID  int64 // makes the turn resumable after a crash; 0 when none
 	MessageID int64 // the Telegram message id of the user's message
 	Text      string
+	// SentAt is when the person wrote (the message's date, or its edit's):
+	// the row's stamp and created_at, so a message that waited behind a
+	// busy chat is not dated when it was taken up. Zero (or a time ahead
+	// of the clock): now.
+	SentAt time.Time
 	// Sink, when not nil, gets the answer while the model writes it: the
 	// model is then called in streaming mode.
 	Sink Sink
@@ -162,6 +176,9 @@ type Reply struct {
 	Reasoning string
 	// Speak: the chat has its answers spoken too (/voice; Agent.Speak).
 	Speak bool
+	// Stopped is true when the user stopped the answer: Text is what the
+	// model had written by then, stored as it is (see ErrStopped).
+	Stopped bool
 }
 
 // factChars is how much of the user's long-term facts a turn in chatID
@@ -176,7 +193,14 @@ func (a *Agent) factChars(chatID, userID int64) int {
 
 // Reply runs one turn for req and returns the answer to send.
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
-	turn, err := a.store.StartTurn(ctx, a.turnStart(req, a.cfg.HistoryLimit))
+	start := a.turnStart(req, a.cfg.HistoryLimit)
+	if a.cfg.Recall > 0 {
+		// Embedding the message is a call to the embeddings server, not to
+		// the database: the turn still talks to PostgreSQL four times.
+		start.Recall = memory.Recall{Limit: a.cfg.Recall, Text: req.Text}
+		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text)
+	}
+	turn, err := a.store.StartTurn(ctx, start)
 	if err != nil {
 		return nil, err
 	}
@@ -192,8 +216,12 @@ func (a *Agent) Keep(ctx context.Context, req Request) error {
 
 // turnStart is what storing req's user row takes, loading historyLimit rows.
 func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
+	written := a.cfg.Now()
+	if !req.SentAt.IsZero() && req.SentAt.Before(written) {
+		written = req.SentAt // stamped with when the person wrote, never ahead of the clock
+	}
 	in := memory.TurnStart{User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		Content: stamp.Add(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: historyLimit,
+		WrittenAt: written, Content: stamp.Add(written, a.cfg.Location, req.Text), HistoryLimit: historyLimit,
 		Metadata: mediaMeta(req.Attachments), Kind: req.Kind}
 	if historyLimit > 0 {
 		in.FactChars = a.factChars(req.ChatID, req.User.TelegramUserID)
@@ -230,8 +258,8 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	t := &turnState{
 		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
 			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
-		system: a.systemPrompt(turn.Mode, req.ChatID != req.User.TelegramUserID, turn.Facts, pending(turn.Approvals)),
-		sink:   req.Sink,
+		system: a.systemPrompt(turn, req.ChatID != req.User.TelegramUserID, pending(turn.Approvals)),
+		sink:   withPartial(req.Sink),
 		model:  a.ModelFor(turn.Model),
 		lang:   req.User.LanguageCode,
 		fresh:  req.Attachments,
@@ -268,6 +296,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
 		resp, llmCall, err := a.complete(ctx, t, history, offerTools)
+		if err != nil && stopped(ctx) {
+			return a.stop(ctx, t, llmCall, used)
+		}
 		if err != nil {
 			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
@@ -286,6 +317,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		if t.sink != nil {
 			t.sink.Discard() // whatever it said before calling tools is not the answer
 		}
+		t.toolsAnnounced(msg.ToolCalls)
 		room := min(maxCallsPerAnswer, maxCallsPerTurn-t.toolCalls)
 		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, readOutside(history, t.info.UserMessageID))
 		t.toolCalls += len(rows[0].ToolCalls)
@@ -320,6 +352,9 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 	ids, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}, FlushLater: true})
 	if err != nil {
 		return nil, err
+	}
+	if a.cfg.TurnDone != nil {
+		a.cfg.TurnDone()
 	}
 	for _, note := range t.notes {
 		text = joinText(text, note)

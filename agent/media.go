@@ -204,7 +204,7 @@ func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, 
 	}
 	model := a.cfg.TranscriptionModel
 	call := memory.LLMCall{UserID: req.User.TelegramUserID, ChatID: req.ChatID, UpdateID: req.UpdateID, Model: model,
-		Purpose: "transcription", AudioSeconds: float64(req.Audio.Duration)}
+		Purpose: memory.PurposeTranscription, AudioSeconds: float64(req.Audio.Duration)}
 	var out *llm.Transcription
 	err := a.audioCall(ctx, &call, func(ctx context.Context) (err error) {
 		out, err = a.cfg.Transcriber.Transcribe(ctx, model, audioFileName(req.Audio), req.Audio.MimeType, req.Audio.Data)
@@ -298,7 +298,7 @@ func (a *Agent) Speak(ctx context.Context, req SpeakRequest) ([]byte, error) {
 		text = text[:maxSpokenRunes]
 	}
 	call := memory.LLMCall{UserID: req.UserID, ChatID: req.ChatID, UpdateID: req.UpdateID, Model: a.cfg.TTSModel,
-		Purpose: "speech", PromptTokens: estimateTokens(string(text)), UsageEstimated: true}
+		Purpose: memory.PurposeSpeech, PromptTokens: estimateTokens(string(text)), UsageEstimated: true}
 	var audio []byte
 	err := a.audioCall(ctx, &call, func(ctx context.Context) (err error) {
 		audio, err = a.cfg.Speaker.Speak(ctx, a.cfg.TTSModel, a.cfg.TTSVoice, string(text))

@@ -76,11 +76,23 @@ type LLMCall struct {
 	Error            string
 	// UsageEstimated: the server sent no usage, the tokens are an estimate.
 	UsageEstimated bool
-	// Purpose is what the call was for: "chat" when "", "transcription", "speech".
+	// Purpose is what the call was for: PurposeChat ("" too), a recording's
+	// PurposeTranscription or PurposeSpeech, or the background work's
+	// PurposeFacts, PurposeSummary, PurposeEmbeddings.
 	Purpose string
 	// AudioSeconds is how long the recording a transcription heard was.
 	AudioSeconds float64
 }
+
+// Purposes of model calls (llm_calls.purpose).
+const (
+	PurposeChat          = "chat"
+	PurposeFacts         = "facts"
+	PurposeSummary       = "summary"
+	PurposeEmbeddings    = "embeddings"
+	PurposeTranscription = "transcription"
+	PurposeSpeech        = "speech"
+)
 
 const insertLLMCallSQL = `INSERT INTO llm_calls
 	(telegram_user_id, chat_id, conversation_id, update_id, model, prompt_tokens, completion_tokens, latency_ms, status, error, usage_estimated,

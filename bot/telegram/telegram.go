@@ -35,6 +35,7 @@ type Client struct {
 	metrics Metrics
 	lastOK  atomic.Int64 // unix nanoseconds of the last successful call
 	limit   *sendLimiter // nil when rate limiting is off
+	unknown unsupported  // methods the server answered 404 to
 	// Downloads (files.go): {APIURL}/file/bot<token>/, their client and
 	// how long one may take.
 	fileURL     string

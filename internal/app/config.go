@@ -19,6 +19,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/inbox"
 )
 
 // Config is every setting, read from the environment (see .env.example).
@@ -99,6 +100,27 @@ type Config struct {
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
 	ConfigurePool func(*pgxpool.Config)
+	// issue 16: how long a chat's update may be in hand before the chat
+	// counts as blocked (/readyz, membot_chats_blocked, the log).
+	ChatBlockedAfter time.Duration
+
+	// issue 15: memory. Facts extracted after turns (AUTO_MEMORY, with
+	// MEMORY_MODEL), older messages recalled into each turn (AUTO_RECALL),
+	// semantic recall over embeddings (EMBEDDINGS_*), and the bounds of the
+	// background work.
+	AutoMemory           bool
+	Summaries            bool
+	MemoryModel          string
+	AutoRecall           int
+	EmbeddingsModel      string
+	EmbeddingsBaseURL    string
+	EmbeddingsKey        string
+	MemoryCallsPerMinute int
+	EmbeddingsPerMinute  int
+
+	// issue 13: drafts in private chats and Stop.
+	DraftEvery time.Duration // between two drafts of a streamed answer
+	StopEvery  time.Duration // how often a running answer looks for a stop request
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -357,8 +379,12 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		ModesFile:             e.str("MODES_FILE", ""),
 		ExportPartBytes:       int64(e.int("EXPORT_PART_BYTES", bot.DefaultExportPartBytes, 64<<10, 2000<<20)),
 		Retention:             retentionDays(e),
+		ChatBlockedAfter:      e.duration("CHAT_BLOCKED_AFTER", inbox.DefaultBlockedAfter),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
+		// issue 13
+		DraftEvery: e.duration("STREAM_DRAFT_INTERVAL", 300*time.Millisecond),
+		StopEvery:  e.duration("STOP_CHECK_INTERVAL", 500*time.Millisecond),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
@@ -377,6 +403,7 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 			e.fail("APPROVAL_REQUIRED_TOOLS", "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
 		}
 	}
+	c.loadMemory(e)
 	c.Modes = loadModes(e, c)
 	c.Models = loadModels(e, c.OpenAIModel, c.OpenAIBaseURL)
 	if c.ShowReasoning != "off" && c.ShowReasoning != "collapsed" {
@@ -430,6 +457,20 @@ var webhookSecretChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
 
 // checkWebhook checks the intake settings: webhook mode needs a public
 // https URL, since Telegram posts only there.
+// loadMemory reads the settings of issue 15 (memory); the embeddings
+// server and key default to the chat model's.
+func (c *Config) loadMemory(e *env) {
+	c.AutoMemory = e.bool("AUTO_MEMORY", true)
+	c.Summaries = e.bool("SUMMARIES", true)
+	c.MemoryModel = e.str("MEMORY_MODEL", c.OpenAIModel)
+	c.AutoRecall = e.int("AUTO_RECALL", 3, 0, 10)
+	c.EmbeddingsModel = e.str("EMBEDDINGS_MODEL", "")
+	c.EmbeddingsBaseURL = e.url("EMBEDDINGS_BASE_URL", c.OpenAIBaseURL)
+	c.EmbeddingsKey = e.str("EMBEDDINGS_API_KEY", c.OpenAIKey)
+	c.MemoryCallsPerMinute = e.int("MEMORY_CALLS_PER_MINUTE", 30, 1, 100000)
+	c.EmbeddingsPerMinute = e.int("EMBEDDINGS_PER_MINUTE", 30, 1, 100000)
+}
+
 func (c *Config) checkWebhook(e *env) {
 	switch c.Mode {
 	case "polling":

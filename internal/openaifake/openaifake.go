@@ -47,6 +47,9 @@ type Reply struct {
 	// ChunkDelay is waited before each chunk after the first: a model that
 	// writes slowly.
 	ChunkDelay time.Duration
+	// Gone, when not nil, is closed when the client closes the request
+	// before the stream has ended (a stopped answer).
+	Gone chan struct{}
 }
 
 // ToolCall builds a function call for Reply.ToolCalls.
@@ -172,6 +175,10 @@ func ThinkingModel(req openai.ChatCompletionRequest) Reply {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.serveAudio(w, r) {
+		return
+	}
+	if r.URL.Path == "/v1/embeddings" {
+		s.serveEmbeddings(w, r) // embeddings.go
 		return
 	}
 	if r.URL.Path != "/v1/chat/completions" {

@@ -99,6 +99,8 @@ type Server struct {
 	members   map[[2]int64]string          // chat and user -> status, for getChatMember; "member" when unset
 	files     map[string]*storedFile       // by file_id, for getFile and downloads (files.go)
 	voices    []Voiced                     // sendVoice (files.go)
+
+	ext extras // drafts, topics, rich messages (drafts.go, threads.go, rich.go)
 }
 
 // New starts a fake for the bot with this token.
@@ -553,6 +555,9 @@ func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 		return s.getFile(c)
 	case "sendVoice":
 		return s.sendVoice(c)
+	}
+	if result, fault, ok := s.newer(c); ok {
+		return result, fault
 	}
 	return nil, &Fault{Status: http.StatusNotFound, Message: "Not Found: method not found"}
 }
