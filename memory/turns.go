@@ -143,7 +143,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 		kind = "text"
 	}
 	queueScoped(ctx, batch, insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata, written)
-	batch.Queue(receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID, kind)
+	queueScoped(ctx, batch, receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID, kind)
 	queueScoped(ctx, batch, `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, '') FROM (`+turnUserRowSQL+`) r
 		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model) })
