@@ -314,7 +314,7 @@ func TestMediaCountsAgainstTheLimits(t *testing.T) {
 	voice := telegramfake.Voice(h.TG.AddFile("voice/v.oga", []byte("hello there")), 1)
 	h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", voice, "") })
 	downloads := len(h.TG.Calls(telegramfake.DownloadMethod))
-	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", voice, "") }).Text; !strings.Contains(got, "at most 1 messages a minute") {
+	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", voice, "") }).Text; !strings.Contains(got, "at most 1 message a minute") {
 		t.Fatalf("the second voice message in a minute answered %q", got)
 	}
 	if n := len(h.TG.Calls(telegramfake.DownloadMethod)); n != downloads || len(h.LLM.Transcriptions()) != 1 {
@@ -326,7 +326,7 @@ func TestMediaCountsAgainstTheLimits(t *testing.T) {
 	tokens.Start()
 	voice = telegramfake.Voice(tokens.TG.AddFile("voice/v.oga", []byte("hello there")), 1)
 	tokens.Expect(jane.ID, func() int64 { return tokens.TG.SendMedia(jane, "voice", voice, "") })
-	if got := tokens.Expect(jane.ID, func() int64 { return tokens.TG.SendMedia(jane, "voice", voice, "") }).Text; !strings.Contains(got, "limit of 1 tokens") {
+	if got := tokens.Expect(jane.ID, func() int64 { return tokens.TG.SendMedia(jane, "voice", voice, "") }).Text; !strings.Contains(got, "limit of 1 token") {
 		t.Fatalf("over the token limit a voice message answered %q", got)
 	}
 	if n := len(tokens.LLM.Transcriptions()); n != 1 {
