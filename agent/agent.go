@@ -221,7 +221,7 @@ func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
 		written = req.SentAt // stamped with when the person wrote, never ahead of the clock
 	}
 	in := memory.TurnStart{User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		WrittenAt: written, Content: stamp.Add(written, a.cfg.Location, req.Text), HistoryLimit: historyLimit,
+		Content: stamp.Add(written, a.cfg.Location, req.Text), HistoryLimit: historyLimit,
 		Metadata: mediaMeta(req.Attachments), Kind: req.Kind}
 	if historyLimit > 0 {
 		in.FactChars = a.factChars(req.ChatID, req.User.TelegramUserID)

@@ -47,9 +47,11 @@ const factsWithinSQL = `SELECT ` + factColumns + ` FROM (
 WHERE running <= $2 ORDER BY ` + factOrder
 
 // rememberSQL saves fact $2 of user $1 (origin $5). The same text saved
-// again (in any case) only refreshes the current row, so it moves to the top.
+// again (in any case) only refreshes the current row, so it moves to the top;
+// its source stays the message that first said it, so taking back the turn
+// that only said it again (/undo) leaves it.
 const rememberSQL = `WITH same AS (
-	UPDATE memories SET updated_at = clock_timestamp(), source_message_id = coalesce(NULLIF($3::bigint, 0), source_message_id)
+	UPDATE memories SET updated_at = clock_timestamp(), source_message_id = coalesce(source_message_id, NULLIF($3::bigint, 0))
 	WHERE telegram_user_id = $1 AND lower(content) = lower($2) AND ` + current + `
 	RETURNING ` + factColumns + `
 ), added AS (

@@ -112,8 +112,9 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 
 // takeBackSideEffects cancels the waiting reminders and deletes the facts
 // that the turn of user message last made (their source_message_id), before
-// that message or its answer goes. A fact older than the message was only
-// refreshed by the turn, and stays.
+// that message or its answer goes. A fact the turn only said again keeps
+// the source that first said it, and stays; one it superseded is current
+// again (superseded_by is set null with the deleted row).
 func takeBackSideEffects(ctx context.Context, tx pgx.Tx, last *Message) (reminders, facts []string, err error) {
 	rows, err := tx.Query(ctx, `UPDATE reminders SET status = 'cancelled'
 		WHERE source_message_id = $1 AND status = 'pending' RETURNING text`, last.ID)
@@ -123,8 +124,7 @@ func takeBackSideEffects(ctx context.Context, tx pgx.Tx, last *Message) (reminde
 	if reminders, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 		return nil, nil, err
 	}
-	rows, err = tx.Query(ctx, `DELETE FROM memories
-		WHERE source_message_id = $1 AND created_at >= $2 RETURNING content`, last.ID, last.CreatedAt)
+	rows, err = tx.Query(ctx, `DELETE FROM memories WHERE source_message_id = $1 RETURNING content`, last.ID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -15,8 +14,7 @@ type TurnStart struct {
 	ChatID            int64
 	UpdateID          int64 // the Telegram update being answered; 0 when none
 	TelegramMessageID int64
-	Content           string    // the text as the model will see it
-	WrittenAt         time.Time // the row's created_at: when the person wrote; zero: now
+	Content           string // the text as the model will see it
 	HistoryLimit      int
 	FactChars         int // how many characters of the user's facts to load
 	// Metadata is added to the user row's metadata (the files it came
@@ -72,9 +70,9 @@ type Turn struct {
 // name prefix is for the model; the id is what a query should trust). A
 // second attempt at the same update stores nothing.
 const insertUserMessageSQL = `WITH ` + currentConversationCTE + `
-INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, created_at)
+INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata)
 SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0),
-	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), coalesce($7::timestamptz, now()) FROM conv
+	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb) FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
 
 // turnUserRowSQL finds the turn's user row. When the update is known, its
@@ -130,10 +128,6 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	batch := &pgx.Batch{}
 	batch.Queue(asyncCommitSQL)
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
-	var written *time.Time
-	if !in.WrittenAt.IsZero() {
-		written = &in.WrittenAt
-	}
 	var metadata any
 	if len(in.Metadata) > 0 {
 		metadata = cleanValue(in.Metadata)
@@ -142,7 +136,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	if kind == "" {
 		kind = "text"
 	}
-	queueScoped(ctx, batch, insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata, written)
+	queueScoped(ctx, batch, insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata)
 	queueScoped(ctx, batch, receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID, kind)
 	queueScoped(ctx, batch, `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, '') FROM (`+turnUserRowSQL+`) r
 		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
