@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"path"
 	"strings"
 	"time"
@@ -209,6 +210,10 @@ func (h *Handler) see(ctx context.Context, in *incoming, att agent.Attachment) (
 	}
 	if ok, err := h.download(ctx, in, &att, MaxImageBytes); !ok {
 		return nil, err
+	}
+	if !isImageType(http.DetectContentType(att.Data)) && att.Kind == agent.KindImage {
+		// A file that says it is an image and is not: the model server would refuse the turn.
+		return nil, h.reply(ctx, in, tr(in.lang()).FileUnreadable(fileLabel(att)))
 	}
 	return h.answerWith(ctx, in, content, att)
 }

@@ -381,3 +381,32 @@ func TestVoiceRepliesAreToggledPerChat(t *testing.T) {
 		t.Fatalf("/voice without TTS_MODEL answered %q", got)
 	}
 }
+
+// An image sent as a file is shown as an image of its own type; a file
+// that says it is an image and is not gets a clear answer, not a refused turn.
+func TestAnImageFileIsShownAndAFakeOneIsRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0}, 32)...)
+	f := h.TG.AddFile("docs/chart.png", png)
+	if got := h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(f, "chart.png", "image/png"), "explain")
+	}).Text; got != "echo: [image chart.png] explain" {
+		t.Fatalf("the image file answered %q", got)
+	}
+	last := h.LLM.Requests()[0].Messages[1]
+	if len(last.MultiContent) != 2 || last.MultiContent[1].ImageURL == nil ||
+		last.MultiContent[1].ImageURL.URL != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(png) {
+		t.Fatalf("the model got %+v", last.MultiContent)
+	}
+	fake := h.TG.AddFile("docs/fake.png", []byte("not a picture at all"))
+	if got := h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(fake, "fake.png", "image/png"), "")
+	}).Text; !strings.HasPrefix(got, "I could not read fake.png") {
+		t.Fatalf("the fake image answered %q", got)
+	}
+	if n := len(h.LLM.Requests()); n != 1 {
+		t.Errorf("the model was asked %d times, want once", n)
+	}
+}
