@@ -8,6 +8,6 @@ var (
 	TurnAnswerSQL   = turnAnswerSQL
 	ClaimSQL        = claimSQL
 	ClaimFreeSQL    = claimFreeSQL
-	VoiceRepliesSQL = voiceRepliesSQL
+	VoiceRepliesSQL = `SELECT ` + voiceRepliesSQL
 	LaterInAlbumSQL = laterInAlbumSQL
 )

@@ -37,5 +37,6 @@ func (s *Store) ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, err
 	return on, nil
 }
 
-// voiceRepliesSQL reads whether a chat's answers are also spoken.
-const voiceRepliesSQL = `SELECT coalesce((SELECT voice_replies FROM chat_settings WHERE chat_id = $1), false)`
+// voiceRepliesSQL is whether chat $1's answers are also spoken: an
+// expression StartTurn reads with the turn's row, in the same statement.
+const voiceRepliesSQL = `coalesce((SELECT voice_replies FROM chat_settings WHERE chat_id = $1), false)`

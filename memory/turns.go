@@ -138,9 +138,11 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	}
 	queueScoped(ctx, batch, insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata)
 	queueScoped(ctx, batch, receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID, kind)
-	queueScoped(ctx, batch, `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, '') FROM (`+turnUserRowSQL+`) r
+	queueScoped(ctx, batch, `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, ''), `+voiceRepliesSQL+` FROM (`+turnUserRowSQL+`) r
 		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
-		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model) })
+		QueryRow(func(row pgx.Row) error {
+			return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model, &t.VoiceReplies)
+		})
 	queueScoped(ctx, batch, turnHistorySQL, in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, scanHistoryRow)
@@ -150,7 +152,6 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
-	batch.Queue(voiceRepliesSQL, in.ChatID).QueryRow(func(row pgx.Row) error { return row.Scan(&t.VoiceReplies) })
 	queueSummary(ctx, batch, turnConversationSQL, &t.Summary, in.ChatID, in.UpdateID)
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
 		vectors := s.Vectors()
