@@ -85,6 +85,7 @@ func attachmentOf(msg *tgbotapi.Message) (agent.Attachment, bool) {
 		return a, false
 	}
 	a.Album = msg.MediaGroupID
+	a.Duration = min(max(a.Duration, 0), 24*3600) // as the update says: bounded for the marker
 	return a, a.FileID != ""
 }
 
