@@ -130,7 +130,7 @@ func (a *Agent) images(ctx context.Context, t *turnState, rows []memory.Message,
 			messages++
 		}
 		lastAlbum = album
-		if messages > a.cfg.ImageHistory {
+		if messages > max(a.cfg.ImageHistory, 1) { // the turn's own message always shows its images
 			break
 		}
 		for _, att := range atts {
