@@ -78,8 +78,11 @@ func attachmentOf(msg *tgbotapi.Message) (agent.Attachment, bool) {
 		d := msg.Document
 		a = agent.Attachment{Kind: agent.KindDocument, FileID: d.FileID, FileUniqueID: d.FileUniqueID, FileName: d.FileName,
 			MimeType: d.MimeType, Size: int64(d.FileSize)}
-		if isImageType(d.MimeType) {
+		switch {
+		case isImageType(d.MimeType):
 			a.Kind = agent.KindImage
+		case strings.HasPrefix(strings.ToLower(d.MimeType), "audio/"):
+			a.Kind = agent.KindAudio // a recording sent as a file: heard like one
 		}
 	default:
 		return a, false
@@ -164,7 +167,11 @@ func (h *Handler) hear(ctx context.Context, in *incoming, att agent.Attachment) 
 			return nil, err
 		}
 	}
-	content := fmt.Sprintf("[%s %d:%02d] %s", recordingName(att.Kind), att.Duration/60, att.Duration%60, text)
+	marker := recordingName(att.Kind)
+	if att.Duration > 0 {
+		marker += fmt.Sprintf(" %d:%02d", att.Duration/60, att.Duration%60)
+	}
+	content := "[" + marker + "] " + text
 	if caption := strings.TrimSpace(in.route.text); caption != "" {
 		content += "\n\n" + caption
 	}

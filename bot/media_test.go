@@ -52,6 +52,20 @@ func TestAVoiceMessageIsTranscribedStoredAndAnswered(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'message_received' AND payload->>'kind' = 'voice'`); n != 1 {
 		t.Errorf("the voice message's arrival is not recorded as one")
 	}
+	// A recording sent as a file is heard too.
+	memo := h.TG.AddFile("docs/memo.m4a", []byte("call the bank"))
+	if got := h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(memo, "memo.m4a", "audio/mp4"), "")
+	}).Text; got != "🎙 I heard: “call the bank”" {
+		t.Fatalf("an audio file answered %q first", got)
+	}
+	h.WaitIdle()
+	if heard := h.LLM.Transcriptions(); len(heard) != 2 || heard[1].FileName != "memo.m4a" || string(heard[1].Audio) != "call the bank" {
+		t.Errorf("the audio file's transcription request: %+v", heard[len(heard)-1])
+	}
+	if last := h.TG.Messages(jane.ID); last[len(last)-1].Text != "echo: [audio] call the bank" {
+		t.Errorf("the audio file was answered %q", last[len(last)-1].Text)
+	}
 }
 
 // A voice message over the 20 MB a bot may download is answered politely
