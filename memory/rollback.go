@@ -111,8 +111,8 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 
 // takeBackSideEffects cancels the waiting reminders and deletes the facts
 // that the turn of user message last made (their source_message_id), before
-// that message or its answer goes. A fact older than the message was only
-// refreshed by the turn, and stays.
+// that message or its answer goes. A fact older than the turn was only
+// refreshed by it, and stays.
 func takeBackSideEffects(ctx context.Context, tx pgx.Tx, last *Message) (reminders, facts []string, err error) {
 	rows, err := tx.Query(ctx, `UPDATE reminders SET status = 'cancelled'
 		WHERE source_message_id = $1 AND status = 'pending' RETURNING text`, last.ID)
@@ -122,8 +122,13 @@ func takeBackSideEffects(ctx context.Context, tx pgx.Tx, last *Message) (reminde
 	if reminders, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 		return nil, nil, err
 	}
+	// When the turn began: its message's arrival (the row's created_at is
+	// when the person wrote, which may be earlier than a fact of the turn
+	// before); the message's date once retention purged that event.
 	rows, err = tx.Query(ctx, `DELETE FROM memories
-		WHERE source_message_id = $1 AND created_at >= $2 RETURNING content`, last.ID, last.CreatedAt)
+		WHERE source_message_id = $1 AND created_at >= coalesce(
+			(SELECT occurred_at FROM events WHERE type = 'message_received' AND update_id = $3), $2)
+		RETURNING content`, last.ID, last.CreatedAt, last.UpdateID)
 	if err != nil {
 		return nil, nil, err
 	}
