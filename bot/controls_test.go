@@ -246,7 +246,7 @@ func TestHelpListsEveryCommandAndTheMenuIsRegistered(t *testing.T) {
 	h := newHarness(t)
 	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(jane.ID)
 	h.Start()
-	commands := []string{"start", "help", "new", "retry", "undo", "history", "mode", "model", "export",
+	commands := []string{"start", "help", "new", "retry", "stop", "undo", "history", "mode", "model", "export",
 		"memory", "forget", "reminders", "cancel_reminder", "approvals", "usage"}
 	admin := h.Say(jane, "/help")
 	for _, name := range []string{"stats", "user"} {

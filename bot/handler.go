@@ -25,6 +25,10 @@ type Agent interface {
 	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
 	// DescribeCall says what a call waiting for approval will do, whole.
 	DescribeCall(name, arguments string) (string, error)
+	// Transcribe turns a recording into text; Keep stores a message
+	// without answering it (an album's photos before its last).
+	Transcribe(ctx context.Context, req agent.TranscribeRequest) (string, error)
+	Keep(ctx context.Context, req agent.Request) error
 }
 
 // Memory is what the handler, its gate, its commands and its buttons read
@@ -39,6 +43,8 @@ type Memory interface {
 	UserByUsername(ctx context.Context, username string) (int64, error)
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
+	LaterInAlbum(ctx context.Context, chatID, updateID int64, album string) (bool, error)
+	StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error)
 	ControlStore
 	FactStore
 	ReminderStore
@@ -65,6 +71,12 @@ type Handler struct {
 	// message at most once per EditEvery (1 s when zero).
 	Streaming bool
 	EditEvery time.Duration
+	// DraftEvery spaces the drafts of an answer streamed in a private chat
+	// (300 ms when zero).
+	DraftEvery time.Duration
+	// StopEvery is how often a running turn checks whether the user asked
+	// to stop it (500 ms when zero).
+	StopEvery time.Duration
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 	// ConversationsReset, when set, is called after /new: the conversations
@@ -73,6 +85,8 @@ type Handler struct {
 	// ExportPartBytes is the largest document /export sends
 	// (DefaultExportPartBytes when zero).
 	ExportPartBytes int64
+	// Media says how voice messages, photos and files are taken (media.go).
+	Media Media
 
 	routesOnce sync.Once
 	table      *routes // what the bot answers: see newRoutes
@@ -92,6 +106,10 @@ type incoming struct {
 	// turn is set by what ran a turn of the model (an answer, /retry, an
 	// approval's resumption): its outcome is counted in the metrics.
 	turn bool
+	// attachments are the files of the message (media.go), kind its kind
+	// for the message_received event.
+	attachments []agent.Attachment
+	kind        string
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
@@ -114,6 +132,8 @@ func (h *Handler) act(ctx context.Context, in *incoming) (*memory.Delivery, erro
 		return in.delivery, err
 	case in.route.action == textOnly:
 		return nil, h.reply(ctx, in, tr(in.lang()).TextOnly)
+	case in.route.action == withMedia:
+		return h.media(ctx, in)
 	}
 	return h.converse(ctx, in, in.route.text)
 }
@@ -142,19 +162,24 @@ func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*mem
 // model writes it.
 func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
 	in.turn = true
-	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in)}
-	stopTyping := h.typing(ctx, in.msg.Chat.ID)
-	defer stopTyping()
+	req := h.request(in, text)
 	var stream *streamer
+	stopTyping := func() {}
 	if h.Streaming {
-		stream = h.newStreamer(ctx, in, stopTyping)
+		stream = h.newStreamer(ctx, in, func() { stopTyping() })
 		defer stream.stop() // also when the turn panics
 		req.Sink = stream
 	}
-	r, err := turn(ctx, req)
+	if stream == nil || stream.draft == nil { // a draft's placeholder says it already
+		stopTyping = h.typing(ctx, in.msg.Chat.ID)
+	}
+	defer stopTyping()
+	turnCtx, endTurn := h.stoppable(ctx, in)
+	defer endTurn() // also when the turn panics
+	r, err := turn(turnCtx, req)
+	endTurn()
 	stopTyping()
-	if stream != nil && (err != nil || r.Resumed || r.Paused) {
+	if stream != nil && (err != nil || r.Paused) {
 		stream.abort(ctx) // nothing it showed is a stored answer
 		stream = nil
 	}
@@ -165,6 +190,12 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 		return nil, h.turnFailed(ctx, in, err)
 	}
 	return h.deliver(ctx, in, r, stream)
+}
+
+// request is the agent's request for in's message with text.
+func (h *Handler) request(in *incoming, text string) agent.Request {
+	return agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
+		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind}
 }
 
 // turnFailed decides what a failed turn comes to: a retry later when the
@@ -189,7 +220,10 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		return nil, nil
 	}
 	text := r.Text
-	if strings.TrimSpace(text) == "" {
+	switch {
+	case strings.TrimSpace(text) == "" && r.Stopped:
+		text = tr(in.lang()).StoppedEmpty
+	case strings.TrimSpace(text) == "":
 		text = tr(in.lang()).Empty
 	}
 	var ids []int64

@@ -101,7 +101,7 @@ var english = texts{
 	Apology:        "Sorry, I couldn't get an answer this time. Please try again in a moment.",
 	Empty:          "The model returned an empty answer. Please rephrase and try again.",
 	Unknown:        "I don't know that command. /help lists the ones I do.",
-	TextOnly:       "I only understand text messages for now.",
+	TextOnly:       "I cannot take this kind of message yet. I understand text, voice messages, audio and video notes, photos and images, text files (txt, md, csv, json, code, logs) and PDFs.",
 	NothingToRetry: "There is nothing to answer again: this conversation has no message of yours yet.",
 	NothingToUndo:  "There is nothing to take back: this conversation has no message of yours.",
 	Undone: func(a1, a2 any) string {
@@ -146,7 +146,20 @@ var english = texts{
 		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)
 	},
 	Thinking: "💭 How the model thought about it",
+	// issue 13: drafts and Stop
+	StoppedEmpty: "⏹ Stopped before any text was written.",
+	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Using %s…", tool) },
+	ToolStatus: map[string]string{
+		"search_history": "🔎 Searching your history…",
+		"fetch_url":      "🌐 Reading the page…",
+		"calculator":     "🧮 Calculating…",
+		"remember":       "📝 Noting it down…",
+		"forget":         "🗑 Forgetting…",
+		"set_reminder":   "⏰ Setting a reminder…",
+		"current_time":   "🕒 Checking the time…",
+	},
 	Help: map[string]string{
+		"stop":            "stop the answer being written",
 		"stats":           "admins: users, activity and tokens today",
 		"user":            "admins: a summary of one user: /user ID or /user @name",
 		"approvals":       "actions waiting for your approval",
@@ -179,4 +192,25 @@ var english = texts{
 	TakenBackFacts: func(a1, a2 any) string {
 		return fmt.Sprintf("Removed from /memory with it: %s it had saved:\n%s", plural(a1, "fact", "facts"), a2)
 	},
+
+	// issue 14: voice messages, photos and files
+	VoiceOff:            "I cannot listen to voice messages here: no transcription model is set (TRANSCRIPTION_MODEL). Please write instead.",
+	TranscriptionFailed: "Sorry, I could not transcribe this recording. Please try again, or write instead.",
+	HeardNothing:        "I could not make out any words in this recording.",
+	Heard:               func(a1 any) string { return fmt.Sprintf("🎙 I heard: “%s”", a1) },
+	FileTooBig:          func(a1 any) string { return fmt.Sprintf("This file is too big for me: I take files of up to %s.", a1) },
+	FileUnreadable: func(a1 any) string {
+		return fmt.Sprintf("I could not read %s: it seems damaged, or is not what its name says.", a1)
+	},
+	UnsupportedFile: func(a1 any) string {
+		return fmt.Sprintf("I cannot read %s. I understand text, voice messages, audio and video notes, photos and images, "+
+			"text files (txt, md, csv, json, code, logs) and PDFs.", a1)
+	},
+	NoTextInFile: func(a1 any) string {
+		return fmt.Sprintf("I found no text in %s (a scanned PDF holds only pictures of its pages).", a1)
+	},
+	VisionOff:        "I cannot see images here. Send the photo with a caption that says what you need, or describe it.",
+	VoiceRepliesOn:   "🔊 I will also answer with voice messages in this chat. /voice again turns it off.",
+	VoiceRepliesOff:  "🔇 No more voice answers in this chat.",
+	VoiceUnavailable: "Voice answers are not set up on this bot (TTS_MODEL is empty).",
 }

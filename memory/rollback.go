@@ -73,7 +73,8 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 		if r, err = earlierRollback(ctx, tx, in.UpdateID); r != nil || err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, lastUserRowSQL, in.ChatID)
+		sql, args := scoped(ctx, lastUserRowSQL, in.ChatID)
+		rows, err := tx.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}
@@ -111,8 +112,9 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 
 // takeBackSideEffects cancels the waiting reminders and deletes the facts
 // that the turn of user message last made (their source_message_id), before
-// that message or its answer goes. A fact older than the turn was only
-// refreshed by it, and stays.
+// that message or its answer goes. A fact the turn only said again keeps
+// the source that first said it, and stays; one it superseded is current
+// again (superseded_by is set null with the deleted row).
 func takeBackSideEffects(ctx context.Context, tx pgx.Tx, last *Message) (reminders, facts []string, err error) {
 	rows, err := tx.Query(ctx, `UPDATE reminders SET status = 'cancelled'
 		WHERE source_message_id = $1 AND status = 'pending' RETURNING text`, last.ID)
@@ -122,13 +124,7 @@ func takeBackSideEffects(ctx context.Context, tx pgx.Tx, last *Message) (reminde
 	if reminders, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 		return nil, nil, err
 	}
-	// When the turn began: its message's arrival (the row's created_at is
-	// when the person wrote, which may be earlier than a fact of the turn
-	// before); the message's date once retention purged that event.
-	rows, err = tx.Query(ctx, `DELETE FROM memories
-		WHERE source_message_id = $1 AND created_at >= coalesce(
-			(SELECT occurred_at FROM events WHERE type = 'message_received' AND update_id = $3), $2)
-		RETURNING content`, last.ID, last.CreatedAt, last.UpdateID)
+	rows, err = tx.Query(ctx, `DELETE FROM memories WHERE source_message_id = $1 RETURNING content`, last.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -205,7 +201,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	t := &Turn{}
 	found := true
 	batch := &pgx.Batch{}
-	batch.Queue(retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
+	queueScoped(ctx, batch, retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model)
 		if errors.Is(err, pgx.ErrNoRows) {
 			found = false
@@ -213,7 +209,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 		}
 		return err
 	})
-	batch.Queue(lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+	queueScoped(ctx, batch, lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 		return err
@@ -222,6 +218,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
+	queueSummary(ctx, batch, currentConversationIDSQL, &t.Summary, in.ChatID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start retry: %w", translate(err))
 	}

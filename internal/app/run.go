@@ -114,10 +114,12 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		defer srv.stop()
 	}
 
+	llmHTTP := &http.Client{Transport: transport}
+	embedder := startRecall(ctx, cfg, store, llmHTTP, log)
 	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
 	purger := &bot.Purger{Queue: store, Log: log, Retention: cfg.Retention}
 	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
-		ReminderAdded: reminders.Wake, ReminderMinLead: cfg.ReminderMinLead, FetchAllowPrivate: cfg.FetchAllowPrivate})...)
+		ReminderAdded: reminders.Wake, ReminderMinLead: cfg.ReminderMinLead, FetchAllowPrivate: cfg.FetchAllowPrivate, Embedder: embedder})...)
 	needsApproval := map[string]bool{}
 	for _, name := range cfg.ApprovalRequiredTools {
 		needsApproval[name] = true
@@ -125,7 +127,6 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if cfg.FetchAllowPrivate {
 		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
 	}
-	llmHTTP := &http.Client{Transport: transport}
 	newClient := func(baseURL string) *llm.Client {
 		return &llm.Client{BaseURL: baseURL, APIKey: cfg.OpenAIKey, HTTP: llmHTTP, Limits: llm.Limits{
 			Idle: cfg.LLMIdleTimeout, AnswerBytes: 16 * cfg.MaxAnswerTokens}}
@@ -134,10 +135,17 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	for _, m := range cfg.Models {
 		models = append(models, agent.Model{Name: m.Name, LLM: newClient(m.BaseURL), Caps: m.Caps})
 	}
+	memorizer := &agent.Memorizer{Store: store, LLM: newClient(cfg.OpenAIBaseURL), Model: cfg.MemoryModel, Embedder: embedder,
+		AutoMemory: cfg.AutoMemory, Summaries: cfg.Summaries, HistoryLimit: cfg.HistoryLimit, CallsPerMinute: cfg.MemoryCallsPerMinute,
+		EmbedPerMinute: cfg.EmbeddingsPerMinute, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
 	turns := agent.New(store, newClient(cfg.OpenAIBaseURL), tools, agent.Config{
 		Model: cfg.OpenAIModel, Models: models, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
 		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, Metrics: met,
 		NeedsApproval: needsApproval, ContextTokens: cfg.ContextTokens, MaxAnswerTokens: cfg.MaxAnswerTokens,
+		Vision: cfg.Vision, ImageHistory: cfg.ImageHistory, Files: bot.ImageFiles{Client: client},
+		Transcriber:        &llm.Client{BaseURL: cfg.TranscriptionBaseURL, APIKey: cfg.TranscriptionKey, HTTP: llmHTTP},
+		TranscriptionModel: cfg.TranscriptionModel,
+		Recall:             cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
@@ -145,8 +153,10 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	dispatcher := &inbox.Dispatcher{
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
-			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, ConversationsReset: purger.Wake,
-			ExportPartBytes: cfg.ExportPartBytes},
+			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, DraftEvery: cfg.DraftEvery, StopEvery: cfg.StopEvery, ConversationsReset: purger.Wake,
+			ExportPartBytes: cfg.ExportPartBytes,
+			Media: bot.Media{Transcribe: cfg.TranscriptionModel != "", ShowHeard: cfg.TranscriptEcho == "quote", Vision: cfg.Vision,
+				FileChars: cfg.FileChars, FileBytes: cfg.FileMaxBytes}},
 		Owner:     owner.ID,
 		Workers:   cfg.Workers,
 		Sweep:     5 * time.Second,
@@ -172,7 +182,8 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); poller.Run(ctx) }()
 	}
-	wg.Add(3)
+	wg.Add(4)
+	go func() { defer wg.Done(); memorizer.Run(ctx) }() // its progress is in the database: it stops at once
 	go func() { defer wg.Done(); dispatcher.Run(ctx, work) }()
 	go func() { defer wg.Done(); reminders.Run(ctx, work) }()
 	go func() { defer wg.Done(); purger.Run(ctx) }()
@@ -191,6 +202,23 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	log.Info("membot stopped")
 	return nil
+}
+
+// startRecall says, once, how recall works, and returns the embedder of
+// EMBEDDINGS_MODEL when the database can keep embeddings (pgvector), or nil.
+func startRecall(ctx context.Context, cfg *Config, store *memory.Store, hc *http.Client, log *slog.Logger) agent.Embedder {
+	if cfg.EmbeddingsModel == "" {
+		log.Info("recall: full-text search alone (set EMBEDDINGS_MODEL for semantic recall)", "auto_recall", cfg.AutoRecall, "auto_memory", cfg.AutoMemory)
+		return nil
+	}
+	ok, err := store.EnableVectors(ctx)
+	if err != nil || !ok {
+		log.Warn("recall: full-text search alone: the database has no pgvector (CREATE EXTENSION vector as a superuser, then restart)",
+			"embeddings_model", cfg.EmbeddingsModel, "err", err)
+		return nil
+	}
+	log.Info("recall: full-text and semantic search", "embeddings_model", cfg.EmbeddingsModel, "auto_recall", cfg.AutoRecall, "auto_memory", cfg.AutoMemory)
+	return agent.NewEmbedder(cfg.EmbeddingsBaseURL, cfg.EmbeddingsKey, cfg.EmbeddingsModel, hc)
 }
 
 // startErr is err, or nil when a stop was asked for during start-up (the
