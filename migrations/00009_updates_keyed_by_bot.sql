@@ -12,14 +12,13 @@
 --
 -- A migration cannot ask Telegram who the bot is: existing rows get bot_id
 -- 0, and the bot adopts them at its next start (memory.Store.AdoptUpdates),
--- so an update delivered again across the upgrade is still known. The bot
--- always sets digest; a row written by hand without one is simply never
--- taken for a delivery of another.
+-- so an update delivered again across the upgrade is still known.
 
 -- +goose Up
 ALTER TABLE updates ADD COLUMN bot_id bigint NOT NULL DEFAULT 0;
 ALTER TABLE updates ADD COLUMN digest uuid;
 UPDATE updates SET digest = md5(update_id::text || ':' || payload::text)::uuid;
+ALTER TABLE updates ALTER COLUMN digest SET NOT NULL;
 CREATE UNIQUE INDEX updates_bot_digest ON updates (bot_id, digest);
 CREATE INDEX updates_unadopted ON updates (update_id) WHERE bot_id = 0;
 
