@@ -75,6 +75,11 @@ type Config struct {
 	// unset: recordings are not transcribed.
 	Transcriber        Transcriber
 	TranscriptionModel string
+	// Speaker, TTSModel and TTSVoice speak answers (/voice); either of the
+	// first two unset: answers are not spoken.
+	Speaker  Speaker
+	TTSModel string
+	TTSVoice string
 
 	// Recall is how many older messages matching the user's message each
 	// turn puts into the prompt by itself (AUTO_RECALL); 0: none.
@@ -172,6 +177,8 @@ type Reply struct {
 	// First is true for the first exchange of a conversation: the user's
 	// message had nothing before it.
 	First bool
+	// Speak: the chat has its answers spoken too (/voice; Agent.Speak).
+	Speak bool
 	// Stopped is true when the user stopped the answer: Text is what the
 	// model had written by then, stored as it is (see ErrStopped).
 	Stopped bool
@@ -242,7 +249,9 @@ func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 // stores every step. A turn whose answer is already stored is not run again.
 func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Reply, error) {
 	if turn.Answer != nil {
-		return resumedReply(turn.Answer), nil
+		r := resumedReply(turn.Answer)
+		r.Speak = turn.VoiceReplies
+		return r, nil
 	}
 	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
 		// An earlier attempt paused this turn for approval and was cut short,
@@ -261,6 +270,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	r, err := a.loop(ctx, t, turn.History, nil)
 	if r != nil {
 		r.First = len(turn.History) == 1 // the user's row alone
+		r.Speak = turn.VoiceReplies
 	}
 	return r, err
 }

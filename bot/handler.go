@@ -30,6 +30,9 @@ type Agent interface {
 	// without answering it (an album's photos before its last).
 	Transcribe(ctx context.Context, req agent.TranscribeRequest) (string, error)
 	Keep(ctx context.Context, req agent.Request) error
+	// CanSpeak and Speak say answers aloud (/voice).
+	CanSpeak() bool
+	Speak(ctx context.Context, req agent.SpeakRequest) ([]byte, error)
 }
 
 // Memory is what the handler, its gate, its commands and its buttons read
@@ -45,6 +48,7 @@ type Memory interface {
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
 	LaterInAlbum(ctx context.Context, chatID, updateID int64, album string) (bool, error)
+	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
 	StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error)
 	ControlStore
 	FactStore
@@ -249,6 +253,9 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 	}
 	if h.ShowReasoning && r.Reasoning != "" && len(ids) > 0 {
 		h.showReasoning(ctx, in, ids[0], r.Reasoning)
+	}
+	if r.Speak && len(ids) > 0 && h.Agent.CanSpeak() {
+		h.speak(ctx, in, text, ids[0])
 	}
 	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shownAs}, nil
 }

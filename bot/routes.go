@@ -71,6 +71,7 @@ func newRoutes() *routes {
 			{name: "cancel_reminder", run: cmdCancelReminder}, // a member: their own (ownRowsOnly)
 			{name: "approvals", run: cmdApprovals},            // a member: their own (ownRowsOnly)
 			{name: "usage", run: cmdUsage},
+			{name: "voice", run: cmdVoice, groupAdmins: true},
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
 		},

@@ -183,6 +183,7 @@ var english = texts{
 		"mode":            "the assistant's modes; /mode NAME switches",
 		"export":          "this conversation as Markdown and JSON files",
 		"usage":           "your messages and tokens today and this month",
+		"voice":           "answer with voice messages too (again: stop)",
 	},
 	Mode: map[string]string{
 		"default":    "the general assistant",

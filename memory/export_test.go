@@ -8,4 +8,6 @@ var (
 	TurnAnswerSQL   = turnAnswerSQL
 	ClaimSQL        = claimSQL
 	ClaimFreeSQL    = claimFreeSQL
+	VoiceRepliesSQL = `SELECT ` + voiceRepliesSQL
+	LaterInAlbumSQL = laterInAlbumSQL
 )

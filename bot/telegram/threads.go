@@ -81,14 +81,21 @@ func (c *Client) inThread(ctx context.Context, call tgbotapi.Chattable) (do func
 		params.AddBool("disable_web_page_preview", m.DisableWebPagePreview)
 		return func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("sendMessage", params) }, true
 	case tgbotapi.DocumentConfig:
-		params := baseParams(m.BaseChat, thread)
-		params.AddNonEmpty("caption", m.Caption)
-		params.AddNonEmpty("parse_mode", m.ParseMode)
-		return func() (*tgbotapi.APIResponse, error) {
-			return c.api.UploadFiles("sendDocument", params, []tgbotapi.RequestFile{{Name: "document", Data: m.File}})
-		}, true
+		return c.upload("sendDocument", "document", m.BaseFile, m.Caption, m.ParseMode, thread), true
+	case tgbotapi.VoiceConfig:
+		return c.upload("sendVoice", "voice", m.BaseFile, m.Caption, m.ParseMode, thread), true
 	}
 	return nil, false
+}
+
+// upload is a file sent to topic thread.
+func (c *Client) upload(method, field string, f tgbotapi.BaseFile, caption, parseMode string, thread int64) func() (*tgbotapi.APIResponse, error) {
+	params := baseParams(f.BaseChat, thread)
+	params.AddNonEmpty("caption", caption)
+	params.AddNonEmpty("parse_mode", parseMode)
+	return func() (*tgbotapi.APIResponse, error) {
+		return c.api.UploadFiles(method, params, []tgbotapi.RequestFile{{Name: field, Data: f.File}})
+	}
 }
 
 // baseParams are the parameters every sent message has, in topic thread.

@@ -145,7 +145,9 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Vision: cfg.Vision, ImageHistory: cfg.ImageHistory, Files: bot.ImageFiles{Client: client},
 		Transcriber:        &llm.Client{BaseURL: cfg.TranscriptionBaseURL, APIKey: cfg.TranscriptionKey, HTTP: llmHTTP},
 		TranscriptionModel: cfg.TranscriptionModel,
-		Recall:             cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
+		Speaker:            &llm.Client{BaseURL: cfg.TTSBaseURL, APIKey: cfg.TTSKey, HTTP: llmHTTP},
+		TTSModel:           cfg.TTSModel, TTSVoice: cfg.TTSVoice,
+		Recall: cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
@@ -267,7 +269,7 @@ func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() err
 			return err
 		}
 		if !memory.IsUnavailable(err) {
-			return fmt.Errorf("%s: %w", what, err)
+			return err // fn's error says what failed: wrapped again, it said so twice
 		}
 		log.Warn("database unreachable; retrying", "step", what, "err", err, "retry_in", wait.Peek())
 		if !wait.Sleep(ctx) {
