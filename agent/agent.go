@@ -198,7 +198,9 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 		// Embedding the message is a call to the embeddings server, not to
 		// the database: the turn still talks to PostgreSQL four times.
 		start.Recall = memory.Recall{Limit: a.cfg.Recall, Text: req.Text}
-		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text)
+		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text, func(err error) {
+			a.warnOnce("embed-query", "recall: embedding the message failed; full-text search alone until it works again", "err", err)
+		})
 	}
 	turn, err := a.store.StartTurn(ctx, start)
 	if err != nil {
