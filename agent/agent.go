@@ -176,6 +176,9 @@ type Reply struct {
 	Reasoning string
 	// Speak: the chat has its answers spoken too (/voice; Agent.Speak).
 	Speak bool
+	// First is true for the first exchange of a conversation: the user's
+	// message had nothing before it.
+	First bool
 	// Stopped is true when the user stopped the answer: Text is what the
 	// model had written by then, stored as it is (see ErrStopped).
 	Stopped bool
@@ -269,6 +272,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	r, err := a.loop(ctx, t, turn.History, nil)
 	if r != nil {
 		r.Speak = turn.VoiceReplies
+		r.First = len(turn.History) == 1 // the user's row alone
 	}
 	return r, err
 }
@@ -327,6 +331,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			used = appendOnce(used, r.ToolName)
 		}
 		step := memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{llmCall}, Events: toolEvents(&t.info, rows[1:])}
+		if stopped(ctx) && len(requests) == 0 { // during the tools
+			return a.stopAfterTools(ctx, t, step, used)
+		}
 		if len(requests) > 0 {
 			approvals, err := a.store.PauseForApproval(ctx, t.info.ConversationID, step, requests)
 			if err != nil {
@@ -335,6 +342,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
 		}
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
+			if stopped(ctx) {
+				return a.stopAfterTools(ctx, t, step, used)
+			}
 			return nil, err
 		}
 		history = append(history, rows...)

@@ -14,6 +14,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/backoff"
+	"github.com/membot/membot/internal/topic"
 	"github.com/membot/membot/memory"
 )
 
@@ -122,6 +123,7 @@ func (in *incoming) lang() string { return in.user.LanguageCode }
 // answered and how is decided by routeUpdate (routing.go); every update it
 // answers then goes through the middleware chain (middleware.go).
 func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
+	ctx = topic.With(ctx, h.topicOf(u.Payload)) // in a private chat's topic, its conversation (threads.go)
 	in := &incoming{update: u}
 	return h.chain(h.act)(ctx, in)
 }
@@ -231,26 +233,31 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		text = tr(in.lang()).Empty
 	}
 	var ids []int64
+	var shownAs string
 	var err error
 	if stream != nil {
 		ids, err = stream.finish(ctx, text)
+		shownAs = stream.shownAs
 	} else {
-		ids, err = h.send(ctx, in, text, telegram.SendOptions{Markdown: true})
+		ids, shownAs, err = h.sendAnswer(ctx, in, text)
 	}
 	if err != nil {
 		if len(ids) > 0 { // what was shown is the answer's: never sent again
-			return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, err
+			return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shownAs}, err
 		}
 		return nil, err
 	}
 	orNone(h.Metrics).ReplySent("answer")
+	if r.First {
+		h.nameTopic(ctx, in, in.route.text)
+	}
 	if h.ShowReasoning && r.Reasoning != "" && len(ids) > 0 {
 		h.showReasoning(ctx, in, ids[0], r.Reasoning)
 	}
 	if r.Speak && len(ids) > 0 && h.Agent.CanSpeak() {
 		h.speak(ctx, in, text, ids[0])
 	}
-	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, nil
+	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shownAs}, nil
 }
 
 // reply sends one of the bot's own texts.

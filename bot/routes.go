@@ -80,6 +80,8 @@ func newRoutes() *routes {
 			"reject":  {run: decide(memory.ApprovalRejected), callsModel: true},
 			"mode":    {run: pressMode, groupAdmins: true},
 			"model":   {run: pressModel, groupAdmins: true},
+			"thread":  {run: pressNewThread},
+			"stop":    {run: pressStop},
 		},
 	}
 }
