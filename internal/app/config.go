@@ -80,6 +80,9 @@ type Config struct {
 	MaxAnswerTokens int
 	ShowReasoning   string // "off" or "collapsed"
 
+	// issue 16: where the embedded PostgreSQL lives when DATABASE_URL is unset.
+	DataDir string
+
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
 	ConfigurePool func(*pgxpool.Config)
@@ -278,9 +281,9 @@ func (e *env) location() *time.Location {
 	return loc
 }
 
-// databaseURL reads DATABASE_URL.
+// databaseURL reads DATABASE_URL; unset, membot runs PostgreSQL itself (DATA_DIR).
 func (e *env) databaseURL() string {
-	dsn := e.required("DATABASE_URL")
+	dsn := e.str("DATABASE_URL", "")
 	if _, err := pgx.ParseConfig(dsn); err != nil && dsn != "" {
 		e.fail("DATABASE_URL", "is not a valid PostgreSQL URL (postgres://user:password@host:5432/db)")
 	}
@@ -343,6 +346,8 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		Retention:             retentionDays(e),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
+
+		DataDir: dataDir(e),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
@@ -414,6 +419,7 @@ func (c *Config) checkWebhook(e *env) {
 type AdminConfig struct {
 	DatabaseURL string
 	Location    *time.Location
+	DataDir     string // issue 16: the embedded PostgreSQL's, when DATABASE_URL is unset
 }
 
 // LoadAdminConfig reads the settings `membot admin` needs.
@@ -422,7 +428,7 @@ func LoadAdminConfig(getenv Getenv) (*AdminConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &AdminConfig{DatabaseURL: e.databaseURL(), Location: e.location()}
+	c := &AdminConfig{DatabaseURL: e.databaseURL(), Location: e.location(), DataDir: dataDir(e)}
 	if e.err != nil {
 		return nil, e.err
 	}

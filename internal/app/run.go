@@ -34,10 +34,16 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
 	}
 
+	dsn, stopDatabase, err := Database(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	if err != nil {
+		return startErr(ctx, err)
+	}
+	defer stopDatabase() // after the store closes
+
 	// Until the database answers there is nothing to do; wait for it rather
 	// than crash-loop (in docker compose it often starts a moment later).
 	if err := untilDone(ctx, log, "apply migrations", func() error {
-		applied, err := migrations.Up(ctx, cfg.DatabaseURL)
+		applied, err := migrations.Up(ctx, dsn)
 		for _, name := range applied {
 			log.Info("migration applied", "file", name)
 		}
@@ -47,7 +53,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	var store *memory.Store
 	if err := untilDone(ctx, log, "open database", func() (err error) {
-		store, err = memory.Open(ctx, cfg.DatabaseURL, poolSize(cfg.Workers), cfg.ConfigurePool)
+		store, err = memory.Open(ctx, dsn, poolSize(cfg.Workers), cfg.ConfigurePool)
 		return err
 	}); err != nil {
 		return startErr(ctx, err)
