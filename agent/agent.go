@@ -134,6 +134,9 @@ type Reply struct {
 	Approvals []memory.Approval
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
+	// Tokens is what this turn's model calls took, prompt and completion
+	// (for the log line of the turn).
+	Tokens int
 }
 
 // factChars is how much of the user's long-term facts a turn in chatID
@@ -204,6 +207,7 @@ type turnState struct {
 	// toolCalls counts the calls the model made this turn, against
 	// maxCallsPerTurn.
 	toolCalls int
+	tokens    int // of the model calls so far
 }
 
 // loop calls the model, runs the tools it asks for and calls it again until
@@ -217,6 +221,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
 		}
+		t.tokens += llmCall.PromptTokens + llmCall.CompletionTokens
 		meta := callMeta(llmCall)
 		reasoningMeta(meta, resp)
 		msg := resp.Message
@@ -243,7 +248,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			if err != nil {
 				return nil, err
 			}
-			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
+			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used, Tokens: t.tokens}, nil
 		}
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
 			return nil, err
@@ -269,7 +274,7 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 	for _, note := range t.notes {
 		text = joinText(text, note)
 	}
-	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning}, nil
+	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning, Tokens: t.tokens}, nil
 }
 
 // resumedReply is the answer an earlier, interrupted attempt already stored.

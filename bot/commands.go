@@ -37,7 +37,17 @@ func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
 	if name == "" {
 		name = in.user.Username
 	}
-	return h.reply(ctx, in, tr(in.lang()).Start(name))
+	return h.reply(ctx, in, tr(in.lang()).Start(name)+"\n\n"+idsOf(in))
+}
+
+// idsOf tells the ids the allowlist settings want: the sender's, and in a
+// group the group's (first-run help: no other way to learn them).
+func idsOf(in *incoming) string {
+	ids := tr(in.lang()).YourID(in.user.TelegramUserID)
+	if !in.msg.Chat.IsPrivate() {
+		ids = tr(in.lang()).GroupID(in.msg.Chat.ID) + "\n" + ids
+	}
+	return ids
 }
 
 // cmdNew deletes the chat's conversation and opens a fresh one, in the

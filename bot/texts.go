@@ -104,6 +104,12 @@ type texts struct {
 	Help map[string]string
 	// Mode is each built-in mode's description, by name.
 	Mode map[string]string
+
+	// issue 16: first-run help (the ids the settings want) and the apology
+	// for a model server that refuses the bot's settings.
+	YourID        func(a1 any) string
+	GroupID       func(a1 any) string
+	ApologyConfig string
 }
 
 // tr returns the texts for a Telegram language_code: Russian for ru (and

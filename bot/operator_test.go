@@ -1,0 +1,120 @@
+package bot_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/internal/openaifake"
+)
+
+// First-run help: /start tells the sender their Telegram id, and in a group
+// the group's chat id too — the ids ALLOWED_USER_IDS, ADMIN_USER_IDS and
+// ALLOWED_CHAT_IDS want.
+func TestStartTellsTheIDsTheSettingsWant(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	if got := h.Say(jane, "/start"); !strings.Contains(got, "Your Telegram id: 502") || strings.Contains(got, "group") {
+		t.Errorf("/start in private = %q", got)
+	}
+	if got := h.Say(ivan, "/start"); !strings.Contains(got, "Ваш Telegram id: 501") {
+		t.Errorf("/start in Russian = %q", got)
+	}
+	const group = -1001234567890
+	got := h.SayIn(group, "supergroup", jane, "/start")
+	if !strings.Contains(got, "This group's chat id: -1001234567890") || !strings.Contains(got, "ALLOWED_CHAT_IDS") ||
+		!strings.Contains(got, "Your Telegram id: 502") {
+		t.Errorf("/start in a group = %q", got)
+	}
+}
+
+// Added to a group it may not serve yet, the bot's refusal names the
+// group's id, so that whoever runs it learns what to allow.
+func TestARefusalInAGroupNamesTheGroup(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["ALLOWED_USER_IDS"] = "999"
+	h.Start()
+	got := h.SayIn(-1009876543210, "supergroup", jane, "/start")
+	if !strings.Contains(got, "502") || !strings.Contains(got, "This group's chat id: -1009876543210") {
+		t.Errorf("refusal in a group = %q", got)
+	}
+}
+
+// Each turn of the model leaves one info line: chat, update, outcome, time
+// and tokens, and never the text.
+func TestEachTurnLogsOneLineWithoutItsText(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["ALLOWED_USER_IDS"] = "502,501"
+	h.Env["ADMIN_USER_IDS"] = "502"
+	h.Start()
+	h.WaitLog(`msg="membot starting" .*access=allowlist allowed_users=501,502 allowed_chats="" admins=502 daily_token_limit=0`)
+	h.Say(jane, "my secret is 4711")
+	h.WaitIdle()
+	var lines []string
+	for _, l := range strings.Split(h.Logs.String(), "\n") {
+		if strings.Contains(l, "msg=turn ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("%d turn lines, want 1:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	m := regexp.MustCompile(`level=INFO msg=turn chat_id=502 update_id=\d+ outcome=answered took_ms=\d+ tokens=(\d+)$`).FindStringSubmatch(lines[0])
+	if m == nil {
+		t.Fatalf("turn line = %q", lines[0])
+	}
+	if n, _ := strconv.Atoi(m[1]); n == 0 {
+		t.Errorf("the turn line counts no tokens: %q", lines[0])
+	}
+	if strings.Contains(lines[0], "4711") {
+		t.Errorf("the turn line shows the text: %q", lines[0])
+	}
+}
+
+// A model server that refuses the bot's settings (a wrong key, an unknown
+// model) is not helped by trying again: the user is asked to tell the
+// admin, and the log says which settings to check. A passing failure asks
+// the user to try again.
+func TestTheApologySaysWhetherToTryAgainOrTellTheAdmin(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.LLM.Script(openaifake.Reply{Status: 401}, openaifake.Reply{Status: 404},
+		openaifake.Reply{Status: 503}, openaifake.Reply{Status: 503}, openaifake.Reply{Status: 503}, openaifake.Reply{Status: 503})
+	h.Start()
+	for _, text := range []string{"wrong key", "wrong model"} {
+		if got := h.Say(jane, text); !strings.Contains(got, "please tell the bot's admin") {
+			t.Errorf("%s: reply = %q, want to tell the admin", text, got)
+		}
+	}
+	if got := h.Say(jane, "server down"); !strings.Contains(got, "try again") || strings.Contains(got, "admin") {
+		t.Errorf("a passing failure: reply = %q, want to try again", got)
+	}
+	h.WaitLog(`the model server refuses the bot's settings \(401\): check OPENAI_API_KEY`)
+	if got := h.Say(ivan, "привет"); got != "echo: привет" {
+		t.Errorf("after the failures: %q", got)
+	}
+	if got := len(h.LLM.Requests()); got != 7 {
+		t.Errorf("%d model calls, want 7: a 401 and a 404 are not repeated, a 503 is", got)
+	}
+}
+
+// A turn a run left unfinished (here: abandoned at the shutdown deadline)
+// is taken over by the next run, which says so in the log.
+func TestATakenOverTurnIsLogged(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["SHUTDOWN_TIMEOUT"] = "100ms"
+	h.LLM.Script(openaifake.Reply{Content: "never sent", Delay: time.Hour})
+	h.Start()
+	id := h.TG.SendText(jane, "slow question")
+	h.WaitUntil("the model is asked", func() bool { return len(h.LLM.Requests()) == 1 })
+	h.Stop()
+	h.Start()
+	h.WaitDone(id)
+	h.WaitLog(`msg="taking over an update a stopped or crashed run left unfinished" update_id=` + strconv.FormatInt(id, 10) + ` chat_id=502 attempt=2`)
+}
