@@ -1,11 +1,13 @@
 package bot_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/membot/membot/internal/openaifake"
 )
@@ -117,4 +119,33 @@ func TestATakenOverTurnIsLogged(t *testing.T) {
 	h.Start()
 	h.WaitDone(id)
 	h.WaitLog(`msg="taking over an update a stopped or crashed run left unfinished" update_id=` + strconv.FormatInt(id, 10) + ` chat_id=502 attempt=2`)
+}
+
+// What every turn costs before the conversation: the system prompt and the
+// tools' schemas, as the model server receives them (a private chat, the
+// default mode and prompt, no facts). The numbers are for the operator's
+// docs (README: What a turn costs): go test -run TestTheFixedOverheadOfATurn -v ./bot/
+func TestTheFixedOverheadOfATurn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	h.Say(jane, "hi")
+	req := h.LLM.Requests()[0]
+	if req.Messages[0].Role != "system" {
+		t.Fatalf("the first message is %q, not the system prompt", req.Messages[0].Role)
+	}
+	system := req.Messages[0].Content
+	tools, err := json.Marshal(req.Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := len(system) + len(tools)
+	t.Logf("system prompt: %d characters (%d bytes); %d tools: %d bytes of JSON schema; fixed overhead %d bytes "+
+		"= about %d tokens at 4 bytes a token (OpenAI's tokenizers on English and JSON), %d by membot's own budget estimate (3 bytes a token)",
+		utf8.RuneCountInString(system), len(system), len(req.Tools), len(tools), fixed, fixed/4, (fixed+2)/3)
+	// A guard, not a result: the fixed part must leave most of the default
+	// CONTEXT_TOKENS (16,000) to the conversation.
+	if fixed/3 > 16000/4 {
+		t.Errorf("the fixed overhead (%d bytes) takes more than a quarter of the default context", fixed)
+	}
 }

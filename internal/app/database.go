@@ -14,10 +14,13 @@ import (
 // dataDir reads DATA_DIR: where the embedded PostgreSQL keeps its data
 // when DATABASE_URL is unset. The default is the user's data directory
 // ($XDG_DATA_HOME/membot, ~/.local/share/membot; on macOS
-// ~/Library/Application Support/membot).
+// ~/Library/Application Support/membot; /var/lib/membot for root).
 func dataDir(e *env) string {
 	if dir := e.str("DATA_DIR", ""); dir != "" {
 		return dir
+	}
+	if os.Geteuid() == 0 { // a system service: PostgreSQL runs as another user, who cannot enter root's home
+		return "/var/lib/membot"
 	}
 	if xdg := e.str("XDG_DATA_HOME", ""); xdg != "" && filepath.IsAbs(xdg) {
 		return filepath.Join(xdg, "membot")

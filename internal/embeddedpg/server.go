@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -60,7 +61,12 @@ func Start(ctx context.Context, opt Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("DATA_DIR %q: %w", opt.Dir, err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// The directories above are opened to others (PostgreSQL may run as
+	// another user, below); DATA_DIR itself is the owner's alone.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, fmt.Errorf("create DATA_DIR: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("create DATA_DIR: %w", err)
 	}
 	s := &Server{dir: dir, pgdata: filepath.Join(dir, "pgdata"), log: opt.Log}
@@ -70,6 +76,9 @@ func Start(ctx context.Context, opt Options) (*Server, error) {
 	if s.runAs != nil {
 		s.log.Warn("membot runs as root; PostgreSQL refuses root, so the embedded database runs as user "+s.runAs.name+
 			" (better: run membot as an ordinary user)", "data_dir", dir)
+		if err := s.runAs.reaches(dir); err != nil {
+			return nil, err
+		}
 		if err := s.runAs.own(dir); err != nil {
 			return nil, err
 		}
@@ -169,7 +178,7 @@ func (s *Server) initdb() error {
 	s.log.Info("creating the embedded PostgreSQL cluster (once)", "data_dir", s.dir, "bin", s.bin.Dir, "version", s.Major)
 	out, err := s.command("initdb", "-D", s.pgdata, "-U", userName, "--auth=trust", "-E", "UTF8", "--no-locale").CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("initdb: %w: %s%s", err, lastLines(string(out), 3), s.runAs.hint(s.dir))
+		return fmt.Errorf("initdb: %w %s%s", err, lastLines(string(out), 3), s.runAs.hint(s.dir))
 	}
 	conf, err := os.OpenFile(filepath.Join(s.pgdata, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

@@ -57,6 +57,38 @@ func (a *account) own(path string) error {
 	return nil
 }
 
+// reaches checks that the account can pass through every directory above
+// dir, which it must to use it: the usual failure as root, whose home is
+// closed to others.
+func (a *account) reaches(dir string) error {
+	if a == nil {
+		return nil
+	}
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		info, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("DATA_DIR: %w", err)
+		}
+		mode, st := info.Mode().Perm(), info.Sys().(*syscall.Stat_t)
+		var through bool
+		switch {
+		case int(st.Uid) == a.uid:
+			through = mode&0o100 != 0
+		case int(st.Gid) == a.gid:
+			through = mode&0o010 != 0
+		default:
+			through = mode&0o001 != 0
+		}
+		if !through {
+			return fmt.Errorf("DATA_DIR %s: the embedded PostgreSQL runs as user %s (PostgreSQL refuses root), and %s is closed to it: "+
+				"chmod o+x %s, or set DATA_DIR elsewhere (such as /var/lib/membot), or run membot as an ordinary user", dir, a.name, d, d)
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
+}
+
 // apply makes cmd run as the account.
 func (a *account) apply(cmd *exec.Cmd) {
 	if a == nil {
