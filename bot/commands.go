@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
 	"github.com/membot/membot/memory"
 )
 
@@ -38,6 +40,17 @@ func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
 		name = in.user.Username
 	}
 	return h.reply(ctx, in, tr(in.lang()).Start(name)+"\n\n"+idsOf(in))
+}
+
+// addedMe tells whether msg is the service message of the bot's being
+// added to a group.
+func addedMe(msg *tgbotapi.Message, self *tgbotapi.User) bool {
+	for _, u := range msg.NewChatMembers {
+		if u.ID == self.ID {
+			return true
+		}
+	}
+	return false
 }
 
 // idsOf tells the ids the allowlist settings want: the sender's, and in a

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/telegramfake"
 )
 
 // First-run help: /start tells the sender their Telegram id, and in a group
@@ -147,5 +148,32 @@ func TestTheFixedOverheadOfATurn(t *testing.T) {
 	// CONTEXT_TOKENS (16,000) to the conversation.
 	if fixed/3 > 16000/4 {
 		t.Errorf("the fixed overhead (%d bytes) takes more than a quarter of the default context", fixed)
+	}
+}
+
+// Added to a group, the bot greets it with the group's chat id — or, when
+// the group is not allowed yet, refuses naming it — so that whoever added
+// it learns what to put in ALLOWED_CHAT_IDS.
+func TestAddedToAGroupTheBotSaysTheGroupsID(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["ALLOWED_USER_IDS"] = "502"
+	h.Start()
+	added := func(group int64) string {
+		return h.Expect(group, func() int64 {
+			msg := telegramfake.TextMessage(group, "supergroup", jane, "")
+			delete(msg, "text")
+			msg["new_chat_members"] = []telegramfake.User{h.TG.Bot()}
+			return h.TG.AddUpdate("message", msg)
+		}).Text
+	}
+	if got := added(-1001111111111); !strings.Contains(got, "This group's chat id: -1001111111111") || !strings.Contains(got, "Hello, Jane") {
+		t.Errorf("added by an allowed user: %q", got)
+	}
+	h.Env["ALLOWED_USER_IDS"] = "999"
+	h.Stop()
+	h.Start()
+	if got := added(-1002222222222); !strings.Contains(got, "private bot") || !strings.Contains(got, "This group's chat id: -1002222222222") {
+		t.Errorf("added by someone not allowed: %q", got)
 	}
 }
