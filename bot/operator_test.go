@@ -11,6 +11,7 @@ import (
 
 	"github.com/membot/membot/internal/openaifake"
 	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testkit"
 )
 
 // First-run help: /start tells the sender their Telegram id, and in a group
@@ -175,5 +176,30 @@ func TestAddedToAGroupTheBotSaysTheGroupsID(t *testing.T) {
 	h.Start()
 	if got := added(-1002222222222); !strings.Contains(got, "private bot") || !strings.Contains(got, "This group's chat id: -1002222222222") {
 		t.Errorf("added by someone not allowed: %q", got)
+	}
+}
+
+// /readyz reports a model whose calls all fail (a key the server rejects),
+// and is ready again once a call succeeds.
+func TestReadyzReportsAModelThatFailsEveryCall(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["METRICS_ADDR"] = "127.0.0.1:0"
+	h.LLM.Script(openaifake.Reply{Status: 401}, openaifake.Reply{Status: 401}, openaifake.Reply{Status: 401},
+		openaifake.Reply{Status: 401}, openaifake.Reply{Status: 401})
+	h.Start()
+	base := "http://" + h.WaitLog(`msg="metrics server listening" addr=(\S+)`)[1]
+	for i := range 5 {
+		h.Say(jane, "question "+strconv.Itoa(i))
+	}
+	code, body := testkit.Get(t, base+"/readyz")
+	if code != 503 || !strings.Contains(body, "model: test-model: the last 5 calls failed (the newest: 401)") {
+		t.Fatalf("after 5 refused calls /readyz = %d %q", code, body)
+	}
+	if got := h.Say(jane, "and now?"); got != "echo: and now?" {
+		t.Fatalf("reply = %q", got)
+	}
+	if code, body := testkit.Get(t, base+"/readyz"); code != 200 || !strings.Contains(body, "model: ok") {
+		t.Fatalf("after a success /readyz = %d %q", code, body)
 	}
 }
