@@ -17,8 +17,8 @@ import (
 
 // The quick start without Docker: the built binary given only the two
 // tokens (and, here, the fakes' URLs) and a DATA_DIR runs PostgreSQL
-// itself, answers, stops it when stopped, and after a restart still has the
-// conversation.
+// itself, answers, stops it when stopped, and after a restart — and after
+// kill -9 — still has the conversation.
 func TestTheBinaryRunsOnItsOwnPostgreSQL(t *testing.T) {
 	t.Parallel()
 	bin := buildBinary(t)
@@ -29,7 +29,8 @@ func TestTheBinaryRunsOnItsOwnPostgreSQL(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "TELEGRAM_BOT_TOKEN=" + testToken, "OPENAI_API_KEY=sk-test",
 		"TELEGRAM_API_URL=" + tg.URL(), "OPENAI_BASE_URL=" + llm.URL(), "DATA_DIR=" + dataDir}
 
-	runOnce := func(text string) string {
+	// runOnce starts membot, has it answer text and stops it with stop.
+	runOnce := func(text string, stop syscall.Signal) string {
 		t.Helper()
 		var logs syncBuffer
 		cmd := startBinary(t, bin, env, &logs)
@@ -41,23 +42,36 @@ func TestTheBinaryRunsOnItsOwnPostgreSQL(t *testing.T) {
 				t.Fatalf("no answer %q within 60 s; logs:\n%s", want, logs.String())
 			}
 		}
-		cmd.Process.Signal(syscall.SIGTERM)
-		if err := cmd.Wait(); err != nil {
+		cmd.Process.Signal(stop)
+		if err := cmd.Wait(); err != nil && stop != syscall.SIGKILL {
 			t.Fatalf("membot exited with %v; logs:\n%s", err, logs.String())
 		}
 		return logs.String()
 	}
+	pidFile := filepath.Join(dataDir, "pgdata", "postmaster.pid")
 
-	logs := runOnce("my name is Jane")
+	logs := runOnce("my name is Jane", syscall.SIGTERM)
 	if !strings.Contains(logs, "embedded PostgreSQL started") || !strings.Contains(logs, "migration applied") ||
 		!strings.Contains(logs, "embedded PostgreSQL stopped") {
 		t.Fatalf("the first run did not start, migrate and stop its PostgreSQL:\n%s", logs)
 	}
-	if _, err := os.Stat(filepath.Join(dataDir, "pgdata", "postmaster.pid")); !os.IsNotExist(err) {
+	if _, err := os.Stat(pidFile); !os.IsNotExist(err) {
 		t.Fatalf("PostgreSQL still runs after membot stopped (postmaster.pid: %v)", err)
 	}
 
-	logs = runOnce("what is my name?")
+	// Killed, membot leaves its PostgreSQL running; the next start takes it
+	// over and stops it when it stops.
+	runOnce("what is my name?", syscall.SIGKILL)
+	if _, err := os.Stat(pidFile); err != nil {
+		t.Fatalf("PostgreSQL did not outlive the killed membot: %v", err)
+	}
+	logs = runOnce("and now?", syscall.SIGTERM)
+	if !strings.Contains(logs, "taking over the embedded PostgreSQL") {
+		t.Errorf("the start after kill -9 did not take the running PostgreSQL over:\n%s", logs)
+	}
+	if _, err := os.Stat(pidFile); !os.IsNotExist(err) {
+		t.Fatalf("PostgreSQL still runs after the membot that took it over stopped (postmaster.pid: %v)", err)
+	}
 	if strings.Contains(logs, "creating the embedded PostgreSQL cluster") || strings.Contains(logs, "migration applied") {
 		t.Errorf("the second run made the database anew:\n%s", logs)
 	}
