@@ -62,6 +62,28 @@ type Config struct {
 	// MaxAnswerTokens bounds an answer (MAX_ANSWER_TOKENS), sent to the
 	// server as it expects it; 0 sends none.
 	MaxAnswerTokens int
+
+	// issue 14: what people send besides text (media.go).
+	// Vision: VisionAuto ("" too), VisionOn or VisionOff (VISION).
+	Vision string
+	// ImageHistory is how many of the newest user messages of the window
+	// show the model their images (IMAGE_HISTORY); older ones show their marker.
+	ImageHistory int
+	// Files fetches the images of earlier rows again; nil: only the turn's own are sent.
+	Files Files
+	// Transcriber and TranscriptionModel turn recordings into text; either
+	// unset: recordings are not transcribed.
+	Transcriber        Transcriber
+	TranscriptionModel string
+
+	// Recall is how many older messages matching the user's message each
+	// turn puts into the prompt by itself (AUTO_RECALL); 0: none.
+	Recall int
+	// Embedder, when set, makes recall semantic too (EMBEDDINGS_MODEL).
+	Embedder Embedder
+	// TurnDone, when set, is called after a turn's answer is stored: it
+	// wakes the background memory work (Memorizer.Wake).
+	TurnDone func()
 }
 
 // Agent answers messages. It is safe for concurrent use by different chats.
@@ -96,7 +118,10 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
 	}
-	caps := &learned{caps: map[string]Capabilities{}, told: map[string]bool{}, log: log}
+	if cfg.Vision == "" {
+		cfg.Vision = VisionAuto
+	}
+	caps := &learned{caps: map[string]Capabilities{}, told: map[string]bool{}, log: log, keepImages: cfg.Vision == VisionOn}
 	for _, m := range cfg.Models {
 		caps.caps[m.Name] = m.Caps
 	}
@@ -111,9 +136,19 @@ type Request struct {
 	UpdateID  int64 // makes the turn resumable after a crash; 0 when none
 	MessageID int64 // the Telegram message id of the user's message
 	Text      string
+	// SentAt is when the person wrote (the message's date, or its edit's):
+	// the row's stamp and created_at, so a message that waited behind a
+	// busy chat is not dated when it was taken up. Zero (or a time ahead
+	// of the clock): now.
+	SentAt time.Time
 	// Sink, when not nil, gets the answer while the model writes it: the
 	// model is then called in streaming mode.
 	Sink Sink
+	// Attachments are the files the message came with: named in the user
+	// row's metadata; an image's Data is shown to the model.
+	Attachments []Attachment
+	// Kind is the message's kind for the message_received event: "text" when "".
+	Kind string
 }
 
 // Reply is the turn's answer.
@@ -134,6 +169,9 @@ type Reply struct {
 	Approvals []memory.Approval
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
+	// Stopped is true when the user stopped the answer: Text is what the
+	// model had written by then, stored as it is (see ErrStopped).
+	Stopped bool
 	// Tokens is what this turn's model calls took, prompt and completion
 	// (for the log line of the turn).
 	Tokens int
@@ -151,14 +189,40 @@ func (a *Agent) factChars(chatID, userID int64) int {
 
 // Reply runs one turn for req and returns the answer to send.
 func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
-	turn, err := a.store.StartTurn(ctx, memory.TurnStart{
-		User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		Content: stamp.Add(a.cfg.Now(), a.cfg.Location, req.Text), HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.ChatID, req.User.TelegramUserID),
-	})
+	start := a.turnStart(req, a.cfg.HistoryLimit)
+	if a.cfg.Recall > 0 {
+		// Embedding the message is a call to the embeddings server, not to
+		// the database: the turn still talks to PostgreSQL four times.
+		start.Recall = memory.Recall{Limit: a.cfg.Recall, Text: req.Text}
+		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text)
+	}
+	turn, err := a.store.StartTurn(ctx, start)
 	if err != nil {
 		return nil, err
 	}
 	return a.answer(ctx, turn, req)
+}
+
+// Keep stores the user's message without answering it: the photos of an
+// album before its last, which the next turn answers with them.
+func (a *Agent) Keep(ctx context.Context, req Request) error {
+	_, err := a.store.StartTurn(ctx, a.turnStart(req, 0))
+	return err
+}
+
+// turnStart is what storing req's user row takes, loading historyLimit rows.
+func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
+	written := a.cfg.Now()
+	if !req.SentAt.IsZero() && req.SentAt.Before(written) {
+		written = req.SentAt // stamped with when the person wrote, never ahead of the clock
+	}
+	in := memory.TurnStart{User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
+		Content: stamp.Add(written, a.cfg.Location, req.Text), HistoryLimit: historyLimit,
+		Metadata: mediaMeta(req.Attachments), Kind: req.Kind}
+	if historyLimit > 0 {
+		in.FactChars = a.factChars(req.ChatID, req.User.TelegramUserID)
+	}
+	return in
 }
 
 // Regenerate answers the chat's last user message again (/retry), once
@@ -188,10 +252,11 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	t := &turnState{
 		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
 			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
-		system: a.systemPrompt(turn.Mode, req.ChatID != req.User.TelegramUserID, turn.Facts, pending(turn.Approvals)),
-		sink:   req.Sink,
+		system: a.systemPrompt(turn, req.ChatID != req.User.TelegramUserID, pending(turn.Approvals)),
+		sink:   withPartial(req.Sink),
 		model:  a.ModelFor(turn.Model),
 		lang:   req.User.LanguageCode,
+		fresh:  req.Attachments,
 	}
 	return a.loop(ctx, t, turn.History, nil)
 }
@@ -207,16 +272,24 @@ type turnState struct {
 	// toolCalls counts the calls the model made this turn, against
 	// maxCallsPerTurn.
 	toolCalls int
-	tokens    int // of the model calls so far
+	// fresh are the attachments of the turn's own message, downloaded;
+	// images are the image parts of the window's rows, by row id.
+	fresh  []Attachment
+	images map[int64][]llm.Part
+	tokens int // of the model calls so far
 }
 
 // loop calls the model, runs the tools it asks for and calls it again until
 // it answers, or until a tool call must wait for approval.
 func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message, used []string) (*Reply, error) {
+	t.images = a.images(ctx, t, history, t.fresh)
 	for call := 1; ; call++ {
 		// The last allowed call offers no tools, so the model must answer.
 		offerTools := call < a.cfg.MaxModelCalls
 		resp, llmCall, err := a.complete(ctx, t, history, offerTools)
+		if err != nil && stopped(ctx) {
+			return a.stop(ctx, t, llmCall, used)
+		}
 		if err != nil {
 			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
@@ -236,6 +309,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		if t.sink != nil {
 			t.sink.Discard() // whatever it said before calling tools is not the answer
 		}
+		t.toolsAnnounced(msg.ToolCalls)
 		room := min(maxCallsPerAnswer, maxCallsPerTurn-t.toolCalls)
 		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, readOutside(history, t.info.UserMessageID))
 		t.toolCalls += len(rows[0].ToolCalls)
@@ -270,6 +344,9 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 	ids, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{call}, FlushLater: true})
 	if err != nil {
 		return nil, err
+	}
+	if a.cfg.TurnDone != nil {
+		a.cfg.TurnDone()
 	}
 	for _, note := range t.notes {
 		text = joinText(text, note)

@@ -83,7 +83,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 			used = appendOnce(used, c.Name)
 		}
 	}
-	t := &turnState{info: info, system: a.systemPrompt(turn.Mode, !info.Private(), turn.Facts, others), model: a.ModelFor(turn.Model), lang: req.Lang}
+	t := &turnState{info: info, system: a.systemPrompt(turn, !info.Private(), others), model: a.ModelFor(turn.Model), lang: req.Lang}
 	return a.loop(ctx, t, append(turn.History, rows...), used)
 }
 

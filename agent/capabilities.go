@@ -68,6 +68,8 @@ type learned struct {
 	caps map[string]Capabilities
 	told map[string]bool // "model\x00what\x00chat": the chat was told the model cannot do what
 	log  *slog.Logger
+	// keepImages: images are never dropped on a refusal (VISION=on).
+	keepImages bool
 }
 
 func (l *learned) get(model string) Capabilities {
@@ -122,7 +124,7 @@ func (l *learned) learn(model string, req llm.Request, err error) bool {
 	case req.MaxCompletionTokens > 0 && strings.Contains(msg, "max_completion_tokens") &&
 		mentionsAny(msg, "unsupported", "not supported", "unknown", "unrecognized", "extra", "not permitted") && c.MaxTokensField == "":
 		c.MaxTokensField, what = "max_tokens", "max_tokens instead of max_completion_tokens"
-	case sendsImages(req) && mentionsAny(msg, "image", "vision", "multimodal", "multi-modal") && !c.NoImages:
+	case sendsImages(req) && mentionsAny(msg, "image", "vision", "multimodal", "multi-modal") && !c.NoImages && !l.keepImages:
 		c.NoImages, what = true, "no images (described in words instead)"
 	case sendsReasoning(req) && strings.Contains(msg, "reasoning_content") && !strings.Contains(msg, "missing") && !c.NoReasoningBack:
 		c.NoReasoningBack, what = true, "no reasoning_content sent back"

@@ -120,7 +120,7 @@ func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Ca
 			budget -= a.toolTokens
 		}
 	}
-	req := llm.Request{Model: t.model, Messages: Context{System: t.system, Rows: rows, Tokens: budget}.build(!caps.NoReasoningBack)}
+	req := llm.Request{Model: t.model, Messages: Context{System: t.system, Rows: rows, Tokens: budget, Images: t.images}.build(!caps.NoReasoningBack)}
 	if caps.NoImages && sendsImages(req) {
 		req.Messages = withoutImages(req.Messages)
 		if a.caps.tellOnce(t.model, "images", t.info.ChatID) {

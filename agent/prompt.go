@@ -15,21 +15,35 @@ const groupNote = "This is a group chat. Each user message begins with its autho
 	"prefix at the very start of a message says who wrote it; anything later in the message that looks like one " +
 	"was written by that message's author."
 
+// maxRecalledChars bounds one recalled message in the prompt, in bytes.
+const maxRecalledChars = 600
+
 // systemPrompt is the prompt of the conversation's mode followed by what the
 // model should know on every turn: in a group, how authors are shown; the
-// user's long-term facts (the "core memory"), and the tool calls still
-// waiting for the user's approval.
-func (a *Agent) systemPrompt(mode string, group bool, facts []memory.Fact, waiting []memory.Approval) string {
+// user's long-term facts (the "core memory"); the summary of what left the
+// window and the older messages recalled for this one; and the tool calls
+// still waiting for the user's approval.
+func (a *Agent) systemPrompt(turn *memory.Turn, group bool, waiting []memory.Approval) string {
 	var b strings.Builder
-	b.WriteString(a.cfg.Modes.SystemPrompt(mode))
+	b.WriteString(a.cfg.Modes.SystemPrompt(turn.Mode))
 	if group {
 		b.WriteString("\n\n" + groupNote)
 	}
-	if len(facts) > 0 {
-		b.WriteString("\n\nLong-term memory: facts about this user that you saved with the remember tool, newest first " +
-			"(the #id is for remember and forget). They outlive /new:")
-		for _, f := range facts {
+	if len(turn.Facts) > 0 {
+		b.WriteString("\n\nLong-term memory: facts about this user, saved with the remember tool or noted after earlier turns, " +
+			"newest first (the #id is for remember and forget). They outlive /new:")
+		for _, f := range turn.Facts {
 			fmt.Fprintf(&b, "\n#%d %s", f.ID, f.Content)
+		}
+	}
+	if turn.Summary != "" {
+		b.WriteString("\n\nSummary of the earlier part of this conversation, which you no longer see:\n" + turn.Summary)
+	}
+	if len(turn.Recalled) > 0 {
+		b.WriteString("\n\nEarlier messages of this conversation that may bear on the user's new message (found automatically; " +
+			"search_history finds more):")
+		for _, s := range turn.Recalled {
+			fmt.Fprintf(&b, "\n[%s] %s: %s", s.CreatedAt.In(a.cfg.Location).Format("2006-01-02 15:04"), s.Role, truncate(s.Text, maxRecalledChars))
 		}
 	}
 	if len(waiting) > 0 {

@@ -41,6 +41,9 @@ type Context struct {
 	Rows   []memory.Message
 	// Tokens bounds the estimated size of the request; 0: no bound.
 	Tokens int
+	// Images are the image parts shown with user rows, by row id: the
+	// row's text comes first, then its images (OpenAI's vision format).
+	Images map[int64][]llm.Part
 }
 
 // build returns the request's messages.
@@ -59,12 +62,12 @@ func (c Context) build(sendReasoning bool) []llm.Message {
 		case memory.RoleUser:
 			switch last.Role {
 			case llm.RoleUser:
-				mergeUser(last, r)
+				mergeUser(last, c.userMessage(r))
 				continue
 			case llm.RoleTool:
 				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: unanswered})
 			}
-			msgs = append(msgs, userMessage(r))
+			msgs = append(msgs, c.userMessage(r))
 		case memory.RoleAssistant:
 			if last.Role == llm.RoleSystem {
 				if len(r.ToolCalls) == 0 {
@@ -95,14 +98,20 @@ func (c Context) build(sendReasoning bool) []llm.Message {
 	return msgs
 }
 
-func userMessage(r memory.Message) llm.Message {
-	return llm.Message{Role: llm.RoleUser, Content: r.Content}
+// userMessage is a user row as the model gets it: its text, and its
+// images when it has any.
+func (c Context) userMessage(r memory.Message) llm.Message {
+	m := llm.Message{Role: llm.RoleUser, Content: r.Content}
+	if images := c.Images[r.ID]; len(images) > 0 {
+		m.Parts = append([]llm.Part{{Type: "text", Text: r.Content}}, images...)
+		m.Content = ""
+	}
+	return m
 }
 
-// mergeUser adds a user row to the user message before it; when either has
+// mergeUser adds a user message to the user message before it; when either has
 // parts (images), the merged message is all their parts.
-func mergeUser(last *llm.Message, r memory.Message) {
-	next := userMessage(r)
+func mergeUser(last *llm.Message, next llm.Message) {
 	if len(last.Parts) == 0 && len(next.Parts) == 0 {
 		last.Content = joinText(last.Content, next.Content)
 		return

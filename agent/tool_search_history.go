@@ -6,16 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/membot/membot/memory"
 )
 
 // newSearchHistory finds earlier messages of the conversation, also those
-// too old for the model's window, by full-text search.
+// too old for the model's window: full-text search stemmed per language,
+// fused with semantic search when an embeddings model is configured.
 func newSearchHistory(env ToolEnv) Tool {
 	return Tool{
 		Name: "search_history",
 		Description: "Searches the earlier messages of this conversation, including those too old for you to see, for key words " +
-			"(any language; words also match as beginnings, so \"remind\" finds \"reminders\"). Returns the best matching snippets " +
-			"with their time (" + env.Location.String() + "). Use it when the user refers to something said long ago.",
+			"(any language; words match in any form, so \"cats\" finds \"cat\"" + semanticNote(env) + "). Returns the best matching snippets " +
+			"with their date and time (" + env.Location.String() + "). Use it when the user refers to something said long ago.",
 		Parameters: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -38,7 +41,9 @@ func newSearchHistory(env ToolEnv) Tool {
 			if args.Limit <= 0 || args.Limit > 10 {
 				args.Limit = 5
 			}
-			found, err := env.Store.SearchMessages(ctx, turn.ConversationID, args.Query, turn.UserMessageID, args.Limit)
+			q := memory.Search{ConversationID: turn.ConversationID, Text: args.Query, BeforeID: turn.UserMessageID, Limit: args.Limit}
+			q.Embedding, q.EmbeddingModel = embedQuery(ctx, env.Embedder, args.Query)
+			found, err := env.Store.SearchMessages(ctx, q)
 			if err != nil {
 				return "", err
 			}

@@ -54,7 +54,7 @@ var errFactsPrivate = errors.New("long-term facts are kept only in the user's pr
 type ToolStore interface {
 	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)
 	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
-	SearchMessages(ctx context.Context, conversationID, query string, beforeID int64, limit int) ([]memory.Snippet, error)
+	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
 	AddReminder(ctx context.Context, r memory.Reminder) (int64, error)
 }
 
@@ -72,6 +72,8 @@ type ToolEnv struct {
 	// FetchAllowPrivate lets fetch_url reach loopback and private addresses
 	// (for tests; never in production).
 	FetchAllowPrivate bool
+	// Embedder, when set, makes search_history semantic too (EMBEDDINGS_MODEL).
+	Embedder Embedder
 }
 
 // Registry is the set of tools offered to the model.

@@ -200,7 +200,7 @@ func TestApprovePressesOverTheTokenLimitCallNoModel(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'pending'`); n != 1 {
 		t.Fatalf("%d pending approvals, want the request still pending", n)
 	}
-	if !strings.Contains(strings.Join(h.Shown(jane.ID), "\n"), "limit of 1 tokens") {
+	if !strings.Contains(strings.Join(h.Shown(jane.ID), "\n"), "limit of 1 token.") { // one plural helper: not "1 tokens"
 		t.Errorf("the chat shows %q; want the limit told", h.Shown(jane.ID))
 	}
 }

@@ -2,6 +2,8 @@ package bot
 
 import (
 	"context"
+	"errors"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -19,9 +21,22 @@ func cmdStats(ctx context.Context, h *Handler, in *incoming) error {
 	return h.reply(ctx, in, tr(in.lang()).Stats(a.zone(), st.Users, st.ActiveToday, st.MessagesToday, st.StoredMessages, st.TokensToday, st.ModelCallsToday, st.LLMErrorsToday, st.ToolCallsToday, st.RefusedToday, st.InboxUnfinished, st.InboxFailed))
 }
 
-// cmdUser: a summary of one user, by Telegram id.
+// usernamePattern is what Telegram allows in a username.
+var usernamePattern = regexp.MustCompile(`^[A-Za-z0-9_]{4,32}$`)
+
+// cmdUser: a summary of one user, by Telegram id or @username.
 func cmdUser(ctx context.Context, h *Handler, in *incoming) error {
-	id, err := strconv.ParseInt(strings.TrimSpace(in.msg.CommandArguments()), 10, 64)
+	arg := strings.TrimSpace(in.msg.CommandArguments())
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if name := strings.TrimPrefix(arg, "@"); err != nil && usernamePattern.MatchString(name) {
+		id, err = h.Memory.UserByUsername(ctx, name)
+		if errors.Is(err, memory.ErrNotFound) {
+			return h.reply(ctx, in, tr(in.lang()).UserUnknown("@"+name))
+		}
+		if err != nil {
+			return err
+		}
+	}
 	if err != nil || id <= 0 {
 		return h.reply(ctx, in, tr(in.lang()).UserUsage)
 	}
@@ -56,5 +71,5 @@ func (h *Handler) localTime(t time.Time, known bool) string {
 	if !known {
 		return "—"
 	}
-	return t.In(h.Access.zone()).Format("2006-01-02 15:04")
+	return h.clock(t)
 }

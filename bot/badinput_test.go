@@ -67,29 +67,24 @@ func TestMediaEditsBotsAndChannels(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.Start()
-	photo := []map[string]any{{"file_id": "f", "file_unique_id": "u", "width": 90, "height": 90}}
+	photo := telegramfake.PhotoSizes(h.TG.AddFile("photo.jpg", []byte("\xff\xd8\xff a small JPEG")))
 	media := func(from telegramfake.User, kind string, value any, caption string) func() int64 {
-		return func() int64 {
-			m := telegramfake.TextMessage(from.ID, "private", from, "")
-			delete(m, "text")
-			m[kind] = value
-			if caption != "" {
-				m["caption"] = caption
-			}
-			return h.TG.AddUpdate("message", m)
-		}
+		return func() int64 { return h.TG.SendMedia(from, kind, value, caption) }
 	}
-	if got := h.Expect(ivan.ID, media(ivan, "photo", photo, "")).Text; !strings.HasPrefix(got, "Пока я понимаю только текст") {
+	if got := h.Expect(ivan.ID, media(ivan, "photo", photo, "")).Text; got != "echo: [photo]" {
 		t.Errorf("photo without caption: %q", got)
 	}
-	if got := h.Expect(jane.ID, media(jane, "sticker", map[string]any{"file_id": "s", "file_unique_id": "u", "width": 1, "height": 1, "type": "regular"}, "")).Text; !strings.Contains(got, "only understand text") {
+	if got := h.Expect(jane.ID, media(jane, "sticker", map[string]any{"file_id": "s", "file_unique_id": "u", "width": 1, "height": 1, "type": "regular"}, "")).Text; !strings.Contains(got, "I understand text, voice messages") {
 		t.Errorf("sticker: %q", got)
 	}
-	if got := h.Expect(jane.ID, media(jane, "voice", map[string]any{"file_id": "v", "file_unique_id": "u", "duration": 3}, "")).Text; !strings.Contains(got, "only understand text") {
-		t.Errorf("voice: %q", got)
+	if got := h.Expect(ivan.ID, media(ivan, "location", map[string]any{"latitude": 55.7, "longitude": 37.6}, "")).Text; !strings.HasPrefix(got, "Такие сообщения я пока не понимаю") {
+		t.Errorf("location: %q", got)
 	}
 	if got := h.Expect(jane.ID, media(jane, "photo", photo, "what is on it?")).Text; got != "echo: [photo] what is on it?" {
 		t.Errorf("photo with caption: %q", got)
+	}
+	if got := h.Expect(jane.ID, media(jane, "video", map[string]any{"file_id": "v", "file_unique_id": "u", "width": 1, "height": 1, "duration": 3}, "look")).Text; got != "echo: [video] look" {
+		t.Errorf("video with caption: %q", got)
 	}
 
 	// An edit is answered as a new message, quoting the edited one.

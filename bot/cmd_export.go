@@ -198,13 +198,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // markdownHead starts each Markdown part.
 func markdownHead(w io.Writer, c memory.Conversation, rows int, loc *time.Location) {
 	fmt.Fprintf(w, "# membot conversation\n\n- id: %s\n- started: %s (%s)\n- mode: %s\n- messages: %d\n",
-		c.ID, c.CreatedAt.In(loc).Format("2006-01-02 15:04"), loc, c.Mode, rows)
+		c.ID, localClock(c.CreatedAt, loc), loc, c.Mode, rows)
 }
 
 // markdownEntry writes one row for people to read.
 func markdownEntry(m *memory.Message, lang string, loc *time.Location) []byte {
 	var b strings.Builder
-	at := m.CreatedAt.In(loc).Format("2006-01-02 15:04")
+	at := localClock(m.CreatedAt, loc)
 	switch {
 	case m.Role == memory.RoleUser:
 		fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", tr(lang).You, at, stamp.Strip(m.Content))

@@ -40,7 +40,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 		if !group || m.Role != memory.RoleUser { // a group's rows start with their author already
 			text = speaker(in.lang(), m) + ": " + text
 		}
-		lines = append(lines, m.CreatedAt.In(loc).Format("02.01 15:04")+" "+preview(text, 200))
+		lines = append(lines, localClock(m.CreatedAt, loc)+" "+preview(text, 200))
 	}
 	return h.reply(ctx, in, strings.Join(lines, "\n"))
 }

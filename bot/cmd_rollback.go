@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
@@ -22,17 +23,46 @@ type ControlStore interface {
 	ModelStore
 }
 
-// cmdRetry answers the last user message again, replacing the old answer.
+// cmdRetry answers the last user message again, replacing the old answer
+// and taking back what the old answer's turn set or saved.
 func cmdRetry(ctx context.Context, h *Handler, in *incoming) error {
-	if _, err := h.rollback(ctx, in, memory.RollbackRetry); err != nil {
+	r, err := h.rollback(ctx, in, memory.RollbackRetry)
+	if err != nil {
 		if errors.Is(err, memory.ErrNoUserMessage) {
 			return h.reply(ctx, in, tr(in.lang()).NothingToRetry)
 		}
 		return err
 	}
+	if note := takenBack(in.lang(), r); note != "" {
+		if err := h.reply(ctx, in, note); err != nil {
+			return err
+		}
+	}
 	delivery, err := h.answer(ctx, in, h.Agent.Regenerate, "")
 	in.delivery = delivery
 	return err
+}
+
+// takenBack says which of the turn's side effects went with it ("" when none).
+func takenBack(lang string, r *memory.Rollback) string {
+	lines := func(texts []string) string {
+		var b strings.Builder
+		for i, t := range texts {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString("• " + preview(t, 80))
+		}
+		return b.String()
+	}
+	var parts []string
+	if n := len(r.RemindersCancelled); n > 0 {
+		parts = append(parts, tr(lang).TakenBackReminders(n, lines(r.RemindersCancelled)))
+	}
+	if n := len(r.FactsRemoved); n > 0 {
+		parts = append(parts, tr(lang).TakenBackFacts(n, lines(r.FactsRemoved)))
+	}
+	return strings.Join(parts, "\n")
 }
 
 // cmdUndo takes back the last exchange and says what went.
@@ -47,7 +77,11 @@ func cmdUndo(ctx context.Context, h *Handler, in *incoming) error {
 		return h.reply(ctx, in, tr(in.lang()).UndoneAgain(r.Removed))
 	}
 	quote := preview(stamp.Strip(r.UserMessage.Content), 80)
-	return h.reply(ctx, in, tr(in.lang()).Undone(quote, r.Shown-1))
+	text := tr(in.lang()).Undone(quote, r.Shown-1)
+	if note := takenBack(in.lang(), r); note != "" {
+		text += "\n" + note
+	}
+	return h.reply(ctx, in, text)
 }
 
 // rollback takes rows back and the buttons off approvals that no longer wait.

@@ -24,6 +24,10 @@ type Agent interface {
 	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
 	// DescribeCall says what a call waiting for approval will do, whole.
 	DescribeCall(name, arguments string) (string, error)
+	// Transcribe turns a recording into text; Keep stores a message
+	// without answering it (an album's photos before its last).
+	Transcribe(ctx context.Context, req agent.TranscribeRequest) (string, error)
+	Keep(ctx context.Context, req agent.Request) error
 }
 
 // Memory is what the handler, its gate, its commands and its buttons read
@@ -35,8 +39,11 @@ type Memory interface {
 	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
 	AddEvents(ctx context.Context, events ...memory.Event) error
 	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+	UserByUsername(ctx context.Context, username string) (int64, error)
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
+	LaterInAlbum(ctx context.Context, chatID, updateID int64, album string) (bool, error)
+	StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error)
 	ControlStore
 	FactStore
 	ReminderStore
@@ -63,6 +70,12 @@ type Handler struct {
 	// message at most once per EditEvery (1 s when zero).
 	Streaming bool
 	EditEvery time.Duration
+	// DraftEvery spaces the drafts of an answer streamed in a private chat
+	// (300 ms when zero).
+	DraftEvery time.Duration
+	// StopEvery is how often a running turn checks whether the user asked
+	// to stop it (500 ms when zero).
+	StopEvery time.Duration
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 	// ConversationsReset, when set, is called after /new: the conversations
@@ -71,6 +84,8 @@ type Handler struct {
 	// ExportPartBytes is the largest document /export sends
 	// (DefaultExportPartBytes when zero).
 	ExportPartBytes int64
+	// Media says how voice messages, photos and files are taken (media.go).
+	Media Media
 
 	routesOnce sync.Once
 	table      *routes // what the bot answers: see newRoutes
@@ -90,6 +105,10 @@ type incoming struct {
 	// turn is set by what ran a turn of the model (an answer, /retry, an
 	// approval's resumption): its outcome is counted in the metrics.
 	turn bool
+	// attachments are the files of the message (media.go), kind its kind
+	// for the message_received event.
+	attachments []agent.Attachment
+	kind        string
 	// tokens the turn's model calls took, and whether it waits for an
 	// approval (for its log line, turnlog.go).
 	tokens int
@@ -116,8 +135,24 @@ func (h *Handler) act(ctx context.Context, in *incoming) (*memory.Delivery, erro
 		return in.delivery, err
 	case in.route.action == textOnly:
 		return nil, h.reply(ctx, in, tr(in.lang()).TextOnly)
+	case in.route.action == withMedia:
+		return h.media(ctx, in)
 	}
 	return h.converse(ctx, in, in.route.text)
+}
+
+// sentAt is when the person wrote what is answered: the message's date, or
+// its edit's; zero for a button press (its message is the bot's).
+func sentAt(in *incoming) time.Time {
+	switch {
+	case in.query != nil:
+		return time.Time{}
+	case in.edited && in.msg.EditDate > 0:
+		return time.Unix(int64(in.msg.EditDate), 0)
+	case in.msg.Date > 0:
+		return time.Unix(int64(in.msg.Date), 0)
+	}
+	return time.Time{}
 }
 
 // converse sends the text to the agent and the answer to the chat.
@@ -130,19 +165,24 @@ func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*mem
 // model writes it.
 func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
 	in.turn = true
-	req := agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: text}
-	stopTyping := h.typing(ctx, in.msg.Chat.ID)
-	defer stopTyping()
+	req := h.request(in, text)
 	var stream *streamer
+	stopTyping := func() {}
 	if h.Streaming {
-		stream = h.newStreamer(ctx, in, stopTyping)
+		stream = h.newStreamer(ctx, in, func() { stopTyping() })
 		defer stream.stop() // also when the turn panics
 		req.Sink = stream
 	}
-	r, err := turn(ctx, req)
+	if stream == nil || stream.draft == nil { // a draft's placeholder says it already
+		stopTyping = h.typing(ctx, in.msg.Chat.ID)
+	}
+	defer stopTyping()
+	turnCtx, endTurn := h.stoppable(ctx, in)
+	defer endTurn() // also when the turn panics
+	r, err := turn(turnCtx, req)
+	endTurn()
 	stopTyping()
-	if stream != nil && (err != nil || r.Resumed || r.Paused) {
+	if stream != nil && (err != nil || r.Paused) {
 		stream.abort(ctx) // nothing it showed is a stored answer
 		stream = nil
 	}
@@ -153,6 +193,12 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 		return nil, h.turnFailed(ctx, in, err)
 	}
 	return h.deliver(ctx, in, r, stream)
+}
+
+// request is the agent's request for in's message with text.
+func (h *Handler) request(in *incoming, text string) agent.Request {
+	return agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
+		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind}
 }
 
 // turnFailed decides what a failed turn comes to: a retry later when the
@@ -175,7 +221,10 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		return nil, nil
 	}
 	text := r.Text
-	if strings.TrimSpace(text) == "" {
+	switch {
+	case strings.TrimSpace(text) == "" && r.Stopped:
+		text = tr(in.lang()).StoppedEmpty
+	case strings.TrimSpace(text) == "":
 		text = tr(in.lang()).Empty
 	}
 	var ids []int64
@@ -254,9 +303,12 @@ func Transient(err error) bool {
 }
 
 // clock shows t in the bot's zone.
-func (h *Handler) clock(t time.Time) string {
-	return t.In(h.Access.zone()).Format("2006-01-02 15:04")
-}
+func (h *Handler) clock(t time.Time) string { return localClock(t, h.Access.zone()) }
+
+// localClock is how every date and time the bot writes looks: one format,
+// in the bot's zone (/history, /reminders, /user, approvals, exports, late
+// reminders).
+func localClock(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04") }
 
 func userOf(u *tgbotapi.User) memory.User {
 	return memory.User{TelegramUserID: u.ID, Username: u.UserName, FirstName: u.FirstName,

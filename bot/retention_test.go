@@ -19,10 +19,10 @@ func TestRetentionDeletesOnlyWhatIsOld(t *testing.T) {
 	h.Stop()
 	ctx := context.Background()
 	for _, q := range []string{
-		`INSERT INTO updates (update_id, chat_id, payload, state, received_at) VALUES
-			(900001, 502, '{"old":"done"}', 'done', now() - interval '41 days'),
-			(900003, 502, '{"old":"awaiting approval"}', 'done', now() - interval '41 days'),
-			(900004, 502, '{"recent":"done"}', 'done', now() - interval '39 days')`,
+		`INSERT INTO updates (update_id, chat_id, payload, state, received_at, digest) VALUES
+			(900001, 502, '{"old":"done"}', 'done', now() - interval '41 days', gen_random_uuid()),
+			(900003, 502, '{"old":"awaiting approval"}', 'done', now() - interval '41 days', gen_random_uuid()),
+			(900004, 502, '{"recent":"done"}', 'done', now() - interval '39 days', gen_random_uuid())`,
 		`INSERT INTO pending_approvals (request_id, subject, details, telegram_user_id, chat_id, update_id)
 			VALUES ('call-1', 'fetch_url', '{}', 502, 502, 900003)`,
 		`INSERT INTO events (type, occurred_at) VALUES ('old', now() - interval '41 days'), ('recent', now() - interval '39 days')`,

@@ -59,6 +59,7 @@ func newRoutes() *routes {
 			{name: "help", run: cmdHelp},
 			{name: "new", run: cmdNew, groupAdmins: true},
 			{name: "retry", run: cmdRetry, callsModel: true, groupAdmins: true},
+			{name: "stop", run: cmdStop},
 			{name: "undo", run: cmdUndo, groupAdmins: true},
 			{name: "history", run: cmdHistory},
 			{name: "mode", run: cmdMode, groupAdmins: true},

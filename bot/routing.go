@@ -7,6 +7,8 @@ import (
 	"unicode/utf16"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/agent"
 )
 
 // action is what the bot does with an update.
@@ -17,7 +19,8 @@ const (
 	answerCallback               // a press of one of the bot's buttons
 	runCommand                   // a command such as /new
 	converse                     // text for the model
-	textOnly                     // a photo, sticker, voice... without a caption: say only text is understood
+	textOnly                     // a sticker, location... without a caption: say what is understood
+	withMedia                    // a voice message, audio, video note, photo or file: fetched and read (media.go)
 )
 
 // route is the decision about one update.
@@ -28,6 +31,10 @@ type route struct {
 	command string            // runCommand: lowercase, without the slash and @botname
 	text    string            // converse: what the model gets
 	reason  string            // ignore: why, for the log
+	// withMedia: the file, the caption, and the author's name before the
+	// text in groups ("Anna (@anna): ").
+	media  agent.Attachment
+	author string
 }
 
 // routeUpdate decides whether and how the bot answers an update. self is
@@ -41,8 +48,9 @@ type route struct {
 //     conversation; each text is prefixed with its author's name.
 //   - /cmd@otherbot is ignored in groups. In a private chat every command is
 //     for this bot, whatever follows the @.
-//   - A media message is answered from its caption, marked with its kind;
-//     without a caption the bot says it understands only text.
+//   - A voice message, audio, video note, photo or file is fetched and read
+//     (media.go); other media are answered from their caption, marked with
+//     their kind, and without a caption the bot says what it understands.
 //   - An edited message is answered again, as a new message marked [edited]
 //     (what a user who fixes a typo expects); edits without text (a live
 //     location moving) and edits of commands are ignored.
@@ -82,6 +90,13 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 		return route{action: ignore, reason: "group message not addressed to the bot"}
 	}
 
+	author := ""
+	if !private {
+		author = authorOf(msg.From) + ": "
+	}
+	if att, ok := attachmentOf(msg); ok && !edited {
+		return route{action: withMedia, msg: msg, text: msg.Caption, media: att, author: author}
+	}
 	text, kind := msg.Text, ""
 	if text == "" {
 		text, kind = msg.Caption, mediaKind(msg)
@@ -101,9 +116,7 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 	if edited {
 		text = "[edited] " + text
 	}
-	if !private {
-		text = authorOf(msg.From) + ": " + text
-	}
+	text = author + text
 	return route{action: converse, msg: msg, edited: edited, text: text}
 }
 

@@ -44,10 +44,13 @@ func TestRouteUpdateDecidesWhatIsAnswered(t *testing.T) {
 		{"command for us by name", "message", private("/help@" + fake.Username), runCommand, "help"},
 		{"private command naming another bot", "message", private("/help@other_bot"), runCommand, "help"},
 		{"unknown command", "message", private("/frobnicate"), runCommand, "frobnicate"},
-		{"photo with caption", "message", with(private(""), "text", "", "photo", photo, "caption", "what is this?"), converse, "[photo] what is this?"},
-		{"photo without caption", "message", with(private(""), "text", "", "photo", photo), textOnly, ""},
+		{"photo with caption", "message", with(private(""), "text", "", "photo", photo, "caption", "what is this?"), withMedia, "what is this?"},
+		{"photo without caption", "message", with(private(""), "text", "", "photo", photo), withMedia, ""},
+		{"edited photo caption", "edited_message", with(private(""), "text", "", "photo", photo, "caption", "a dog"), converse, "[edited] [photo] a dog"},
+		{"video with caption", "message", with(private(""), "text", "", "video", map[string]any{"file_id": "v", "width": 1, "height": 1, "duration": 1}, "caption", "see"), converse, "[video] see"},
 		{"sticker", "message", with(private(""), "text", "", "sticker", map[string]any{"file_id": "s", "width": 1, "height": 1}), textOnly, ""},
-		{"voice", "message", with(private(""), "text", "", "voice", map[string]any{"file_id": "v", "duration": 1}), textOnly, ""},
+		{"voice", "message", with(private(""), "text", "", "voice", map[string]any{"file_id": "v", "duration": 1}), withMedia, ""},
+		{"document", "message", with(private(""), "text", "", "document", map[string]any{"file_id": "d", "file_name": "a.txt"}), withMedia, ""},
 		{"service message", "message", with(private(""), "text", "", "new_chat_members", []telegramfake.User{anna}), ignore, ""},
 		{"edited text", "edited_message", private("fixed typo"), converse, "[edited] fixed typo"},
 		{"edited command", "edited_message", private("/new"), ignore, ""},
@@ -69,8 +72,8 @@ func TestRouteUpdateDecidesWhatIsAnswered(t *testing.T) {
 		{"group command for another bot", "message", inGroup(anna, "/new@other_bot"), ignore, ""},
 		{"group photo mentioning us in the caption", "message",
 			with(inGroup(anna, ""), "text", "", "photo", photo, "caption", "@"+fake.Username+" look",
-				"caption_entities", telegramfake.Entities("@"+fake.Username+" look")), converse, "Anna (id 8): [photo] @" + fake.Username + " look"},
-		{"group photo replying to the bot", "message", with(inGroup(anna, ""), "text", "", "photo", photo, "reply_to_message", botsMessage), textOnly, ""},
+				"caption_entities", telegramfake.Entities("@"+fake.Username+" look")), withMedia, "Anna (id 8): @" + fake.Username + " look"},
+		{"group photo replying to the bot", "message", with(inGroup(anna, ""), "text", "", "photo", photo, "reply_to_message", botsMessage), withMedia, "Anna (id 8): "},
 		{"group photo, not for us", "message", with(inGroup(anna, ""), "text", "", "photo", photo), ignore, ""},
 		{"group edit mentioning us", "edited_message", inGroup(anna, "@"+fake.Username+" fixed"), converse, "Anna (id 8): [edited] @" + fake.Username + " fixed"},
 		{"entity past the end of the text", "message", with(private("/x"), "entities", []map[string]any{{"type": "bot_command", "offset": 0, "length": 50}}), converse, "/x"},
@@ -85,8 +88,11 @@ func TestRouteUpdateDecidesWhatIsAnswered(t *testing.T) {
 		}
 		r := routeUpdate(&upd, self)
 		got := r.text
-		if r.action == runCommand {
+		switch r.action {
+		case runCommand:
 			got = r.command
+		case withMedia:
+			got = r.author + r.text
 		}
 		if r.action != c.action || got != c.want {
 			t.Errorf("%s: action %d %q (reason %q), want %d %q", c.name, r.action, got, r.reason, c.action, c.want)

@@ -117,7 +117,7 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 		if loc == nil {
 			loc = time.UTC
 		}
-		text += tr(r.LanguageCode).ReminderLate(r.DueAt.In(loc).Format("2006-01-02 15:04"))
+		text += tr(r.LanguageCode).ReminderLate(localClock(r.DueAt, loc))
 	}
 	ids, err := s.Client.SendText(ctx, r.ChatID, 0, text)
 	if err != nil {

@@ -2,7 +2,9 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -12,24 +14,38 @@ import (
 )
 
 // streamer shows an answer in the chat while the model writes it; it is the
-// agent's Sink. The first piece goes out as a message at once; then the
-// message is edited as more arrives, at most once per interval (Telegram
-// allows about one edit per second in a chat), and an answer that outgrows
-// one message continues in the next. The messages are noted on the update
-// as they are sent: an attempt that takes the update over after a crash
-// starts from them, and edits what the dead one left into its answer.
+// agent's Sink. In a private chat it shows a draft (sendMessageDraft): a
+// "Thinking…" placeholder at once, then the text as it comes (at most one
+// call per draftEvery), the tools of a round while they run; the final
+// answer is then sent once as a normal message, which replaces the draft.
+// Elsewhere (groups, a Bot API server without drafts, an answer an earlier
+// attempt showed in messages already), the first piece goes out as a
+// message at once; then the message is edited as more arrives, at most once
+// per interval (Telegram allows about one edit per second in a chat), and
+// an answer that outgrows one message continues in the next. Those messages
+// are noted on the update as they are sent: an attempt that takes the
+// update over after a crash starts from them, and edits what the dead one
+// left into its answer, never deleting and sending it again.
 type streamer struct {
 	client    *telegram.Client
 	chatID    int64
 	replyTo   int
-	every     time.Duration
+	every     time.Duration // between two calls to Telegram
+	editEvery time.Duration // every, when editing messages
 	log       *slog.Logger
 	firstText func() // called at the first piece of text: stops "typing…"
 	once      sync.Once
 	note      func(ids []int64) // records the messages shown in, on the update
+	// draft, when not nil, is the draft the answer is shown in until send
+	// delivers it; nil: the answer is shown in messages that are edited.
+	draft *telegram.Draft
+	send  func(ctx context.Context, text string) ([]int64, error)
+	// toolStatus says which tools a round runs, in the user's language.
+	toolStatus func(names []string) string
 
-	mu   sync.Mutex
-	text string // the answer so far
+	mu     sync.Mutex
+	text   string // the answer so far
+	status string // the tools being run, shown in a draft while it has no text
 
 	wake chan struct{} // the text changed (buffered, 1)
 	quit chan struct{} // closed to stop showing the text as it comes
@@ -41,13 +57,20 @@ type streamer struct {
 	last  time.Time
 }
 
+// draftMethod is the Bot API method drafts are shown with.
+const draftMethod = "sendMessageDraft"
+
 func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func()) *streamer {
 	every := h.EditEvery
 	if every <= 0 {
 		every = time.Second
 	}
-	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, replyTo: replyTo(in), every: every, log: h.Log,
-		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, replyTo: replyTo(in), every: every, editEvery: every, log: h.Log,
+		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
+		toolStatus: tr(in.lang()).toolStatus,
+		send: func(ctx context.Context, text string) ([]int64, error) {
+			return h.send(ctx, in, text, telegram.SendOptions{Markdown: true})
+		}}
 	// What an earlier attempt left showing is edited (their text unknown).
 	s.ids, s.shown = slices.Clone(in.update.Shown), make([]string, len(in.update.Shown))
 	s.note = func(ids []int64) {
@@ -55,8 +78,38 @@ func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func(
 			h.Log.Warn("noting the messages an answer shows in failed", "update_id", in.update.UpdateID, "err", err)
 		}
 	}
+	if h.usesDrafts(in) {
+		s.draft = &telegram.Draft{ChatID: s.chatID, DraftID: draftID(in), CanStop: true}
+		s.every = h.draftEvery()
+		s.poke() // the placeholder, at once
+	}
 	go s.run(ctx)
 	return s
+}
+
+// usesDrafts tells whether an answer to in streams as a draft: in private
+// chats, unless the server does not know drafts or an earlier attempt
+// already showed the answer in messages (those are finished in place).
+func (h *Handler) usesDrafts(in *incoming) bool {
+	return in.msg.Chat.IsPrivate() && len(in.update.Shown) == 0 && h.Client.Supports(draftMethod)
+}
+
+func (h *Handler) draftEvery() time.Duration {
+	if h.DraftEvery > 0 {
+		return h.DraftEvery
+	}
+	return 300 * time.Millisecond
+}
+
+// draftID names the draft of the answer to an update: non-zero, and the
+// same for an attempt that takes the update over after a crash, so that
+// its draft replaces the dead one's. Telegram's stopped_message_generation
+// names it back.
+func draftID(in *incoming) int64 {
+	if id := in.update.UpdateID % math.MaxInt32; id > 0 {
+		return id
+	}
+	return 1
 }
 
 // Text adds a piece of the answer. It implements agent.Sink.
@@ -64,6 +117,7 @@ func (s *streamer) Text(delta string) {
 	s.once.Do(s.firstText)
 	s.mu.Lock()
 	s.text += delta
+	s.status = ""
 	s.mu.Unlock()
 	s.poke()
 }
@@ -72,6 +126,15 @@ func (s *streamer) Text(delta string) {
 func (s *streamer) Discard() {
 	s.mu.Lock()
 	s.text = ""
+	s.mu.Unlock()
+	s.poke()
+}
+
+// Tools shows, in a draft, which tools the model runs now. It implements
+// agent.ToolSink.
+func (s *streamer) Tools(names []string) {
+	s.mu.Lock()
+	s.text, s.status = "", s.toolStatus(names)
 	s.mu.Unlock()
 	s.poke()
 }
@@ -96,8 +159,14 @@ func (s *streamer) run(ctx context.Context) {
 			return
 		}
 		s.mu.Lock()
-		text := s.text
+		text, status := s.text, s.status
 		s.mu.Unlock()
+		if s.draft != nil {
+			err := s.showDraft(ctx, text, status)
+			if err == nil || !s.fallBack(err) {
+				continue
+			}
+		}
 		if err := s.show(ctx, text, false); err != nil && ctx.Err() == nil {
 			s.log.Debug("showing a streamed answer failed; the final text will be sent", "chat_id", s.chatID, "err", err)
 			if telegram.IsPermanent(err) {
@@ -107,10 +176,51 @@ func (s *streamer) run(ctx context.Context) {
 	}
 }
 
+// showDraft shows the text so far in the draft: its last part, where the
+// model writes (the whole answer goes out when it is done), or the tools
+// being run while there is no text, or "Thinking…".
+func (s *streamer) showDraft(ctx context.Context, text, status string) error {
+	d := *s.draft
+	d.Plain = status
+	if strings.TrimSpace(text) != "" {
+		parts := telegram.SplitMarkdown(text, telegram.MaxMessageLength)
+		d.Markdown, d.Plain = parts[len(parts)-1], ""
+	}
+	err := s.client.SendMessageDraft(ctx, d)
+	s.last = time.Now()
+	return err
+}
+
+// fallBack decides what a failed draft comes to: a server that does not
+// know drafts (an older self-hosted Bot API server), or that refuses them
+// in this chat, gets the answer in edited messages instead; any other
+// failure is passing, and the next draft is tried.
+func (s *streamer) fallBack(err error) bool {
+	var unknown *telegram.UnsupportedError
+	switch {
+	case errors.As(err, &unknown):
+		if unknown.First {
+			s.log.Warn("the Bot API server does not know sendMessageDraft: answers are streamed by editing a message for the rest of this run",
+				"err", err)
+		}
+	case telegram.IsPermanent(err):
+		s.log.Debug("a draft was refused; this answer is streamed by editing a message", "chat_id", s.chatID, "err", err)
+	default:
+		s.log.Debug("showing a draft failed", "chat_id", s.chatID, "err", err)
+		return false
+	}
+	s.draft, s.every = nil, s.editEvery
+	return true
+}
+
 // finish shows the final text (the stored answer) and returns the ids of
-// the messages it is in.
+// the messages it is in. A draft is replaced by the answer sent once, as a
+// normal message.
 func (s *streamer) finish(ctx context.Context, final string) ([]int64, error) {
 	s.stop()
+	if s.draft != nil && len(s.ids) == 0 {
+		return s.send(ctx, final)
+	}
 	if !s.pace(ctx, nil) {
 		return s.ids, ctx.Err()
 	}

@@ -27,7 +27,7 @@ func storedAnswer(h *harness, chatID int64) (content string, telegramID int64, t
 	return content, telegramID, telegramIDs
 }
 
-func TestAStreamedAnswerIsEditedIntoOneMessageEqualToTheStoredRow(t *testing.T) {
+func TestAStreamedAnswerInAGroupIsEditedIntoOneMessageEqualToTheStoredRow(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.Env["STREAM_EDIT_INTERVAL"] = "150ms"
@@ -36,7 +36,8 @@ func TestAStreamedAnswerIsEditedIntoOneMessageEqualToTheStoredRow(t *testing.T) 
 	h.LLM.Script(openaifake.Reply{Content: answer, Hold: release, HoldAfter: 3}) // the role and two pieces, then a pause
 	h.Start()
 
-	update := h.TG.SendText(jane, "tell me something")
+	const group = -100513
+	update := h.TG.SendMessage(group, "group", jane, "@"+h.TG.Username+" tell me something")
 	first, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool { return len(sent) > 0 })
 	if !ok {
 		t.Fatal("nothing was shown while the answer was being written")
@@ -50,11 +51,14 @@ func TestAStreamedAnswerIsEditedIntoOneMessageEqualToTheStoredRow(t *testing.T) 
 	close(release)
 	h.WaitDone(update)
 
-	msgs := h.TG.Messages(jane.ID)
+	msgs := h.TG.Messages(group)
 	if len(msgs) != 1 || msgs[0].Edits == 0 {
 		t.Fatalf("the chat holds %d messages (edits %d), want one edited message", len(msgs), msgs[0].Edits)
 	}
-	stored, telegramID, _ := storedAnswer(h, jane.ID)
+	if n := len(h.TG.Calls("sendMessageDraft")); n != 0 {
+		t.Errorf("%d drafts in a group", n)
+	}
+	stored, telegramID, _ := storedAnswer(h, group)
 	if stored != answer || msgs[0].Text != strings.TrimSpace(stored) || telegramID != msgs[0].ID {
 		t.Fatalf("shown %q, stored %q (delivered as %d, message %d)", msgs[0].Text, stored, telegramID, msgs[0].ID)
 	}

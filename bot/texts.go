@@ -100,16 +100,53 @@ type texts struct {
 	// reasoning.go
 	Thinking string
 
+	// issue 13: drafts and Stop
+	StoppedEmpty string
+	ToolRound    func(tool any) string
+	ToolStatus   map[string]string // a tool's own status line, by name
+
 	// Help is each command's one-line description, by name (/help and the menu).
 	Help map[string]string
 	// Mode is each built-in mode's description, by name.
 	Mode map[string]string
+
+	// issue 16: what /undo and /retry took back with the turn: a count
+	// (plural) and the texts, one a line.
+	TakenBackReminders func(a1, a2 any) string
+	TakenBackFacts     func(a1, a2 any) string
+
+	// issue 14: voice messages, photos and files (media.go), /voice (cmd_voice.go)
+	VoiceOff            string
+	TranscriptionFailed string
+	HeardNothing        string
+	Heard               func(a1 any) string
+	FileTooBig          func(a1 any) string
+	FileUnreadable      func(a1 any) string
+	UnsupportedFile     func(a1 any) string
+	NoTextInFile        func(a1 any) string
+	VisionOff           string
+	VoiceRepliesOn      string
+	VoiceRepliesOff     string
+	VoiceUnavailable    string
 
 	// issue 16: first-run help (the ids the settings want) and the apology
 	// for a model server that refuses the bot's settings.
 	YourID        func(a1 any) string
 	GroupID       func(a1 any) string
 	ApologyConfig string
+}
+
+// toolStatus is the line a draft shows while tools run.
+func (t *texts) toolStatus(names []string) string {
+	lines := make([]string, 0, len(names))
+	for _, name := range names {
+		if line, ok := t.ToolStatus[name]; ok {
+			lines = append(lines, line)
+		} else {
+			lines = append(lines, t.ToolRound(name))
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // tr returns the texts for a Telegram language_code: Russian for ru (and

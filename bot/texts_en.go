@@ -10,20 +10,20 @@ var english = texts{
 	},
 	AccessDeniedShort: "Sorry, this is a private bot.",
 	RateLimited: func(a1 any) string {
-		return fmt.Sprintf("You are writing faster than I can answer: at most %d messages a minute. "+
-			"Please wait a moment; what you send meanwhile goes unanswered.", a1)
+		return fmt.Sprintf("You are writing faster than I can answer: at most %s a minute. "+
+			"Please wait a moment; what you send meanwhile goes unanswered.", plural(a1, "message", "messages"))
 	},
 	TokenLimit: func(a1, a2 any) string {
-		return fmt.Sprintf("You have used today's limit of %d tokens. It renews at midnight (%s time). /usage shows your usage.", a1, a2)
+		return fmt.Sprintf("You have used today's limit of %s. It renews at midnight (%s time). /usage shows your usage.", plural(a1, "token", "tokens"), a2)
 	},
 	Stats: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 any) string {
 		return fmt.Sprintf("Today (%s time)\n"+
 			"Users: %d, active today: %d\n"+
 			"Messages today: %d (rows stored in all: %d)\n"+
-			"Tokens today: %d in %d model calls\n"+
+			"Tokens today: %d in %s\n"+
 			"Model errors today: %d, tool calls today: %d\n"+
 			"Refused today (access or limits): %d\n"+
-			"Inbox: %d waiting, %d given up", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)
+			"Inbox: %d waiting, %d given up", a1, a2, a3, a4, a5, a6, plural(a7, "model call", "model calls"), a8, a9, a10, a11, a12)
 	},
 	User: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13 any) string {
 		return fmt.Sprintf("User %d (%s)\n"+
@@ -31,11 +31,11 @@ var english = texts{
 			"Conversations: %d, stored messages: %d\n"+
 			"Today: messages: %d, tokens: %d\n"+
 			"This month: messages: %d, tokens: %d\n"+
-			"In all: tokens: %d in %d model calls\n"+
-			"Days refused: %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)
+			"In all: tokens: %d in %s\n"+
+			"Days refused: %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, plural(a12, "model call", "model calls"), a13)
 	},
-	UserUsage:   "Usage: /user <Telegram id>, for example /user 123456789",
-	UserUnknown: func(a1 any) string { return fmt.Sprintf("I know no user %d.", a1) },
+	UserUsage:   "Usage: /user <Telegram id or @username>, for example /user 123456789 or /user @ivan",
+	UserUnknown: func(a1 any) string { return fmt.Sprintf("I know no user %v.", a1) },
 	ApprovalAsk: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 The assistant wants to use %s:\n%s\n\nAllow it?", a1, a2)
 	},
@@ -67,10 +67,12 @@ var english = texts{
 	MemoryList: func(a1 any) string {
 		return fmt.Sprintf("What I remember about you, newest first:\n%s\n\n/forget N deletes one, /forget all deletes them all.", a1)
 	},
-	MemoryEmpty:  "I don't remember anything about you yet. Tell me about yourself and ask me to remember it.",
-	ForgetUsage:  "Which one? /memory lists what I remember with numbers: /forget 2 deletes the second, /forget all deletes everything.",
-	Forgotten:    func(a1 any) string { return fmt.Sprintf("Forgotten: %s", a1) },
-	ForgotAll:    func(a1 any) string { return fmt.Sprintf("Forgotten: all %d facts about you.", a1) },
+	MemoryEmpty: "I don't remember anything about you yet. Tell me about yourself and ask me to remember it.",
+	ForgetUsage: "Which one? /memory lists what I remember with numbers: /forget 2 deletes the second, /forget all deletes everything.",
+	Forgotten:   func(a1 any) string { return fmt.Sprintf("Forgotten: %s", a1) },
+	ForgotAll: func(a1 any) string {
+		return fmt.Sprintf("Forgotten: everything I remembered about you (%s).", plural(a1, "fact", "facts"))
+	},
 	ForgetNone:   "There was nothing to forget.",
 	ForgetNoSuch: func(a1 any) string { return fmt.Sprintf("There is no fact number %d; /memory lists them.", a1) },
 	Reminder:     func(a1 any) string { return fmt.Sprintf("⏰ Reminder: %s", a1) },
@@ -99,14 +101,14 @@ var english = texts{
 	Apology:        "Sorry, I couldn't get an answer this time. Please try again in a moment.",
 	Empty:          "The model returned an empty answer. Please rephrase and try again.",
 	Unknown:        "I don't know that command. /help lists the ones I do.",
-	TextOnly:       "I only understand text messages for now.",
+	TextOnly:       "I cannot take this kind of message yet. I understand text, voice messages, audio and video notes, photos and images, text files (txt, md, csv, json, code, logs) and PDFs.",
 	NothingToRetry: "There is nothing to answer again: this conversation has no message of yours yet.",
 	NothingToUndo:  "There is nothing to take back: this conversation has no message of yours.",
 	Undone: func(a1, a2 any) string {
 		return fmt.Sprintf("Taken back: “%s” and the messages after it (%d). The assistant no longer sees them; /undo again goes further back.", a1, a2)
 	},
 	UndoneAgain: func(a1 any) string {
-		return fmt.Sprintf("That /undo was done already: %d messages were taken back.", a1)
+		return fmt.Sprintf("That /undo was done already: it took back %s.", plural(a1, "message", "messages"))
 	},
 	HistoryUsage: func(a1 any) string { return fmt.Sprintf("Usage: /history or /history N, with N from 1 to %d.", a1) },
 	HistoryEmpty: "This conversation is empty so far.",
@@ -117,11 +119,11 @@ var english = texts{
 	Bot:         "Bot",
 	ExportEmpty: "There is nothing to export yet: this conversation is empty.",
 	ExportCaption: func(a1 any) string {
-		return fmt.Sprintf("This conversation: %d messages, as Markdown and as JSON.", a1)
+		return fmt.Sprintf("This conversation: %s, as Markdown and as JSON.", plural(a1, "message", "messages"))
 	},
 	ExportPart: func(part, parts any) string { return fmt.Sprintf("Part %d of %d.", part, parts) },
 	ExportCut: func(shown, total, parts, size any) string {
-		return fmt.Sprintf("The export stops after message %d of %d: /export sends at most %d files of %s of each kind. The bot's admin can export everything with `membot admin export`.", shown, total, parts, size)
+		return fmt.Sprintf("The export stops after message %d of %d: /export sends at most %s of %s of each kind. The bot's admin can export everything with `membot admin export`.", shown, total, plural(parts, "file", "files"), size)
 	},
 	ModeList:          "Modes (✓ is the current one). Tap one, or send /mode NAME:",
 	ModeUnknown:       func(a1 any) string { return fmt.Sprintf("There is no mode “%s”. /mode lists them.", a1) },
@@ -144,9 +146,22 @@ var english = texts{
 		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)
 	},
 	Thinking: "💭 How the model thought about it",
+	// issue 13: drafts and Stop
+	StoppedEmpty: "⏹ Stopped before any text was written.",
+	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Using %s…", tool) },
+	ToolStatus: map[string]string{
+		"search_history": "🔎 Searching your history…",
+		"fetch_url":      "🌐 Reading the page…",
+		"calculator":     "🧮 Calculating…",
+		"remember":       "📝 Noting it down…",
+		"forget":         "🗑 Forgetting…",
+		"set_reminder":   "⏰ Setting a reminder…",
+		"current_time":   "🕒 Checking the time…",
+	},
 	Help: map[string]string{
+		"stop":            "stop the answer being written",
 		"stats":           "admins: users, activity and tokens today",
-		"user":            "admins: a summary of one user: /user ID",
+		"user":            "admins: a summary of one user: /user ID or /user @name",
 		"approvals":       "actions waiting for your approval",
 		"model":           "the model that answers in this chat; /model NAME switches",
 		"memory":          "what I remember about you",
@@ -169,6 +184,35 @@ var english = texts{
 		"translator": "translates what you write (Russian ↔ English)",
 		"coder":      "a programming assistant",
 	},
+
+	// issue 16
+	TakenBackReminders: func(a1, a2 any) string {
+		return fmt.Sprintf("Cancelled with it: %s it had set:\n%s", plural(a1, "reminder", "reminders"), a2)
+	},
+	TakenBackFacts: func(a1, a2 any) string {
+		return fmt.Sprintf("Removed from /memory with it: %s it had saved:\n%s", plural(a1, "fact", "facts"), a2)
+	},
+
+	// issue 14: voice messages, photos and files
+	VoiceOff:            "I cannot listen to voice messages here: no transcription model is set (TRANSCRIPTION_MODEL). Please write instead.",
+	TranscriptionFailed: "Sorry, I could not transcribe this recording. Please try again, or write instead.",
+	HeardNothing:        "I could not make out any words in this recording.",
+	Heard:               func(a1 any) string { return fmt.Sprintf("🎙 I heard: “%s”", a1) },
+	FileTooBig:          func(a1 any) string { return fmt.Sprintf("This file is too big for me: I take files of up to %s.", a1) },
+	FileUnreadable: func(a1 any) string {
+		return fmt.Sprintf("I could not read %s: it seems damaged, or is not what its name says.", a1)
+	},
+	UnsupportedFile: func(a1 any) string {
+		return fmt.Sprintf("I cannot read %s. I understand text, voice messages, audio and video notes, photos and images, "+
+			"text files (txt, md, csv, json, code, logs) and PDFs.", a1)
+	},
+	NoTextInFile: func(a1 any) string {
+		return fmt.Sprintf("I found no text in %s (a scanned PDF holds only pictures of its pages).", a1)
+	},
+	VisionOff:        "I cannot see images here. Send the photo with a caption that says what you need, or describe it.",
+	VoiceRepliesOn:   "🔊 I will also answer with voice messages in this chat. /voice again turns it off.",
+	VoiceRepliesOff:  "🔇 No more voice answers in this chat.",
+	VoiceUnavailable: "Voice answers are not set up on this bot (TTS_MODEL is empty).",
 
 	// issue 16: first-run help and the apology for settings the model server refuses
 	YourID: func(a1 any) string {

@@ -10,20 +10,20 @@ var russian = texts{
 	},
 	AccessDeniedShort: "Извините, это закрытый бот.",
 	RateLimited: func(a1 any) string {
-		return fmt.Sprintf("Вы пишете быстрее, чем я успеваю отвечать: не больше %d сообщений в минуту. "+
-			"Подождите немного — то, что придёт до этого, останется без ответа.", a1)
+		return fmt.Sprintf("Вы пишете быстрее, чем я успеваю отвечать: не больше %s в минуту. "+
+			"Подождите немного — то, что придёт до этого, останется без ответа.", plural(a1, "сообщения", "сообщений", "сообщений"))
 	},
 	TokenLimit: func(a1, a2 any) string {
-		return fmt.Sprintf("Вы израсходовали дневной лимит: %d токенов. Он обновится в полночь (по времени %s). /usage покажет ваш расход.", a1, a2)
+		return fmt.Sprintf("Вы израсходовали дневной лимит: %s. Он обновится в полночь (по времени %s). /usage покажет ваш расход.", plural(a1, "токен", "токена", "токенов"), a2)
 	},
 	Stats: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 any) string {
 		return fmt.Sprintf("Сегодня (по времени %s)\n"+
 			"Пользователей: %d, активных сегодня: %d\n"+
 			"Сообщений сегодня: %d (строк в базе всего: %d)\n"+
-			"Токенов сегодня: %d за %d вызовов модели\n"+
+			"Токенов сегодня: %d за %s модели\n"+
 			"Ошибок модели сегодня: %d, вызовов инструментов сегодня: %d\n"+
 			"Отказов сегодня (доступ или лимиты): %d\n"+
-			"Очередь: ждут %d, брошено %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)
+			"Очередь: ждут %d, брошено %d", a1, a2, a3, a4, a5, a6, plural(a7, "вызов", "вызова", "вызовов"), a8, a9, a10, a11, a12)
 	},
 	User: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13 any) string {
 		return fmt.Sprintf("Пользователь %d (%s)\n"+
@@ -31,11 +31,11 @@ var russian = texts{
 			"Разговоров: %d, сообщений в базе: %d\n"+
 			"Сегодня: сообщений: %d, токенов: %d\n"+
 			"В этом месяце: сообщений: %d, токенов: %d\n"+
-			"Всего: токенов: %d за %d вызовов модели\n"+
-			"Дней с отказом: %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)
+			"Всего: токенов: %d за %s модели\n"+
+			"Дней с отказом: %d", a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, plural(a12, "вызов", "вызова", "вызовов"), a13)
 	},
-	UserUsage:   "Так: /user <Telegram id>, например /user 123456789",
-	UserUnknown: func(a1 any) string { return fmt.Sprintf("Пользователя %d я не знаю.", a1) },
+	UserUsage:   "Так: /user <Telegram id или @имя>, например /user 123456789 или /user @ivan",
+	UserUnknown: func(a1 any) string { return fmt.Sprintf("Пользователя %v я не знаю.", a1) },
 	ApprovalAsk: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 Ассистент хочет воспользоваться инструментом %s:\n%s\n\nРазрешить?", a1, a2)
 	},
@@ -111,7 +111,7 @@ var russian = texts{
 	Apology:        "Извините, сейчас не получилось получить ответ. Попробуйте ещё раз чуть позже.",
 	Empty:          "Модель вернула пустой ответ. Переформулируйте, пожалуйста, и попробуйте ещё раз.",
 	Unknown:        "Такой команды я не знаю. /help покажет список команд.",
-	TextOnly:       "Пока я понимаю только текстовые сообщения.",
+	TextOnly:       "Такие сообщения я пока не понимаю. Я понимаю текст, голосовые сообщения, аудио и видеосообщения, фото и изображения, текстовые файлы (txt, md, csv, json, код, логи) и PDF.",
 	NothingToRetry: "Отвечать заново не на что: в этом разговоре ещё нет ваших сообщений.",
 	NothingToUndo:  "Отменять нечего: в этом разговоре нет ваших сообщений.",
 	Undone: func(a1, a2 any) string {
@@ -135,7 +135,7 @@ var russian = texts{
 	},
 	ExportPart: func(part, parts any) string { return fmt.Sprintf("Часть %d из %d.", part, parts) },
 	ExportCut: func(shown, total, parts, size any) string {
-		return fmt.Sprintf("Экспорт обрывается на сообщении %d из %d: /export отправляет не больше %d файлов по %s каждого вида. Администратор бота может выгрузить всё командой `membot admin export`.", shown, total, parts, size)
+		return fmt.Sprintf("Экспорт обрывается на сообщении %d из %d: /export отправляет не больше %s по %s каждого вида. Администратор бота может выгрузить всё командой `membot admin export`.", shown, total, plural(parts, "файла", "файлов", "файлов"), size)
 	},
 	ModeList: "Режимы (✓ — текущий). Нажмите на нужный или отправьте /mode ИМЯ:",
 	ModeUnknown: func(a1 any) string {
@@ -162,9 +162,22 @@ var russian = texts{
 		return fmt.Sprintf("Telegram не принял (часть) моего ответа (%s), поэтому он дошёл до вас не целиком. Спросите, пожалуйста, ещё раз — может быть, попросив ответить короче.", a1)
 	},
 	Thinking: "💭 Как модель рассуждала",
+	// issue 13: drafts and Stop
+	StoppedEmpty: "⏹ Остановлено до того, как появился текст.",
+	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Использую %s…", tool) },
+	ToolStatus: map[string]string{
+		"search_history": "🔎 Ищу в истории…",
+		"fetch_url":      "🌐 Читаю страницу…",
+		"calculator":     "🧮 Считаю…",
+		"remember":       "📝 Запоминаю…",
+		"forget":         "🗑 Забываю…",
+		"set_reminder":   "⏰ Ставлю напоминание…",
+		"current_time":   "🕒 Смотрю время…",
+	},
 	Help: map[string]string{
+		"stop":            "остановить ответ, который пишется",
 		"stats":           "для админов: пользователи, активность и токены за сегодня",
-		"user":            "для админов: сводка по пользователю: /user ID",
+		"user":            "для админов: сводка по пользователю: /user ID или /user @имя",
 		"approvals":       "действия, ждущие вашего разрешения",
 		"model":           "модель, которая отвечает в этом чате; /model ИМЯ переключает",
 		"memory":          "что я о вас помню",
@@ -187,6 +200,37 @@ var russian = texts{
 		"translator": "переводит то, что вы пишете (русский ↔ английский)",
 		"coder":      "помощник программиста",
 	},
+
+	// issue 16
+	TakenBackReminders: func(a1, a2 any) string {
+		return fmt.Sprintf("Вместе с ним отменено: %s, поставленные тогда:\n%s", plural(a1, "напоминание", "напоминания", "напоминаний"), a2)
+	},
+	TakenBackFacts: func(a1, a2 any) string {
+		return fmt.Sprintf("Вместе с ним удалено из /memory: %s, сохранённые тогда:\n%s", plural(a1, "факт", "факта", "фактов"), a2)
+	},
+
+	// issue 14: voice messages, photos and files
+	VoiceOff:            "Здесь я не могу слушать голосовые сообщения: не задана модель распознавания речи (TRANSCRIPTION_MODEL). Пожалуйста, напишите текстом.",
+	TranscriptionFailed: "Не удалось распознать эту запись. Попробуйте ещё раз или напишите текстом.",
+	HeardNothing:        "Я не разобрал в этой записи ни слова.",
+	Heard:               func(a1 any) string { return fmt.Sprintf("🎙 Я услышал: «%s»", a1) },
+	FileTooBig: func(a1 any) string {
+		return fmt.Sprintf("Этот файл слишком большой: я принимаю файлы до %s.", a1)
+	},
+	FileUnreadable: func(a1 any) string {
+		return fmt.Sprintf("Не удалось прочитать %s: похоже, файл повреждён или не то, чем назван.", a1)
+	},
+	UnsupportedFile: func(a1 any) string {
+		return fmt.Sprintf("Я не умею читать %s. Я понимаю текст, голосовые сообщения, аудио и видеосообщения, фото и изображения, "+
+			"текстовые файлы (txt, md, csv, json, код, логи) и PDF.", a1)
+	},
+	NoTextInFile: func(a1 any) string {
+		return fmt.Sprintf("В %s не нашлось текста (в отсканированном PDF только картинки страниц).", a1)
+	},
+	VisionOff:        "Здесь я не вижу изображений. Пришлите фото с подписью, что нужно, или опишите его словами.",
+	VoiceRepliesOn:   "🔊 В этом чате я буду отвечать и голосом. Повторный /voice выключит.",
+	VoiceRepliesOff:  "🔇 Больше не отвечаю голосом в этом чате.",
+	VoiceUnavailable: "Голосовые ответы на этом боте не настроены (TTS_MODEL не задан).",
 
 	// issue 16: first-run help and the apology for settings the model server refuses
 	YourID: func(a1 any) string {

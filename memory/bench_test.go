@@ -106,7 +106,7 @@ func BenchmarkSearchHistory(b *testing.B) {
 	for _, set := range sets {
 		b.Run(set.name, func(b *testing.B) {
 			for i := range b.N {
-				if _, err := store.SearchMessages(ctx, set.convs[i%len(set.convs)], searchWords, 0, 5); err != nil {
+				if _, err := store.SearchMessages(ctx, memory.Search{ConversationID: set.convs[i%len(set.convs)], Text: searchWords, BeforeID: 0, Limit: 5}); err != nil {
 					b.Fatal(err)
 				}
 			}

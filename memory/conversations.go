@@ -7,7 +7,7 @@ import (
 
 // currentConversationWhere picks chat $1's current conversation: its
 // newest one that /new has not reset (reset ones wait for the purger).
-const currentConversationWhere = `chat_id = $1 AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1`
+const currentConversationWhere = `chat_id = $1 AND ` + sameThread + ` AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1`
 
 // currentConversationIDSQL is the chat $1's current conversation, or NULL.
 const currentConversationIDSQL = `(SELECT id FROM conversations WHERE ` + currentConversationWhere + `)`
@@ -18,8 +18,8 @@ const currentConversationIDSQL = `(SELECT id FROM conversations WHERE ` + curren
 const currentConversationCTE = `conv_existing AS (
 	SELECT id FROM conversations WHERE ` + currentConversationWhere + `
 ), conv_created AS (
-	INSERT INTO conversations (telegram_user_id, chat_id)
-	SELECT $2, $1 WHERE NOT EXISTS (SELECT 1 FROM conv_existing)
+	INSERT INTO conversations (telegram_user_id, chat_id, message_thread_id)
+	SELECT $2, $1, ` + newThread + ` WHERE NOT EXISTS (SELECT 1 FROM conv_existing)
 	RETURNING id
 ), conv AS (
 	SELECT id FROM conv_existing UNION ALL SELECT id FROM conv_created
@@ -31,7 +31,8 @@ const currentConversationSQL = `WITH ` + currentConversationCTE + ` SELECT id::t
 // creating one when the chat has none.
 func (s *Store) CurrentConversation(ctx context.Context, chatID, userID int64) (string, error) {
 	var id string
-	if err := s.pool.QueryRow(ctx, currentConversationSQL, chatID, userID).Scan(&id); err != nil {
+	sql, args := scoped(ctx, currentConversationSQL, chatID, userID)
+	if err := s.pool.QueryRow(ctx, sql, args...).Scan(&id); err != nil {
 		return "", fmt.Errorf("current conversation: %w", translate(err))
 	}
 	return id, nil
@@ -45,9 +46,10 @@ func (s *Store) CurrentConversation(ctx context.Context, chatID, userID int64) (
 const resetSQL = `WITH old AS (
 	SELECT mode, model FROM conversations WHERE ` + currentConversationWhere + `
 ), gone AS (
-	UPDATE conversations SET reset_at = now() WHERE chat_id = $1 AND reset_at IS NULL RETURNING id
+	UPDATE conversations SET reset_at = now() WHERE chat_id = $1 AND ` + sameThread + ` AND reset_at IS NULL RETURNING id
 ), fresh AS (
-	INSERT INTO conversations (telegram_user_id, chat_id, model) VALUES ($2, $1, (SELECT model FROM old)) RETURNING id
+	INSERT INTO conversations (telegram_user_id, chat_id, model, message_thread_id)
+	VALUES ($2, $1, (SELECT model FROM old), ` + newThread + `) RETURNING id
 ), logged AS (
 	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, payload)
 	SELECT 'conversation_reset', $2, $1, fresh.id, jsonb_build_object(
@@ -66,7 +68,8 @@ SELECT id::text FROM fresh`
 // once: nothing of the old ones reaches the model again.
 func (s *Store) Reset(ctx context.Context, chatID, userID int64) (string, error) {
 	var id string
-	if err := s.pool.QueryRow(ctx, resetSQL, chatID, userID, DefaultMode, SwitchByNew).Scan(&id); err != nil {
+	sql, args := scoped(ctx, resetSQL, chatID, userID, DefaultMode, SwitchByNew)
+	if err := s.pool.QueryRow(ctx, sql, args...).Scan(&id); err != nil {
 		return "", fmt.Errorf("reset conversation: %w", translate(err))
 	}
 	return id, nil

@@ -76,11 +76,29 @@ type LLMCall struct {
 	Error            string
 	// UsageEstimated: the server sent no usage, the tokens are an estimate.
 	UsageEstimated bool
+	// Purpose is what the call was for: PurposeChat ("" too), a recording's
+	// PurposeTranscription or PurposeSpeech, or the background work's
+	// PurposeFacts, PurposeSummary, PurposeEmbeddings.
+	Purpose string
+	// AudioSeconds is how long the recording a transcription heard was.
+	AudioSeconds float64
 }
 
+// Purposes of model calls (llm_calls.purpose).
+const (
+	PurposeChat          = "chat"
+	PurposeFacts         = "facts"
+	PurposeSummary       = "summary"
+	PurposeEmbeddings    = "embeddings"
+	PurposeTranscription = "transcription"
+	PurposeSpeech        = "speech"
+)
+
 const insertLLMCallSQL = `INSERT INTO llm_calls
-	(telegram_user_id, chat_id, conversation_id, update_id, model, prompt_tokens, completion_tokens, latency_ms, status, error, usage_estimated)
-VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6, $7, $8, $9, NULLIF($10, ''), $11)`
+	(telegram_user_id, chat_id, conversation_id, update_id, model, prompt_tokens, completion_tokens, latency_ms, status, error, usage_estimated,
+	 purpose, audio_seconds)
+VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6, $7, $8, $9, NULLIF($10, ''), $11,
+	coalesce(NULLIF($12, ''), 'chat'), NULLIF($13::double precision, 0))`
 
 func queueLLMCall(batch *pgx.Batch, c LLMCall) {
 	status := c.Status
@@ -88,7 +106,8 @@ func queueLLMCall(batch *pgx.Batch, c LLMCall) {
 		status = "ok"
 	}
 	batch.Queue(insertLLMCallSQL, c.UserID, c.ChatID, c.ConversationID, c.UpdateID, c.Model,
-		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, cleanText(c.Error), c.UsageEstimated)
+		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, cleanText(c.Error), c.UsageEstimated,
+		c.Purpose, c.AudioSeconds)
 }
 
 // Step is what one step of a turn stores: its messages, the model calls

@@ -3,8 +3,8 @@ package memory
 // The statements of a turn, for the plan tests of package memory_test.
 var (
 	LastMessagesSQL = lastMessagesQuery("$1", "$2")
-	TurnUserRowSQL  = turnUserRowSQL
-	TurnHistorySQL  = turnHistorySQL
+	TurnUserRowSQL  = bindThread(turnUserRowSQL, 3) // its last parameter: the topic, 0 for none
+	TurnHistorySQL  = bindThread(turnHistorySQL, 4)
 	TurnAnswerSQL   = turnAnswerSQL
 	ClaimSQL        = claimSQL
 	ClaimFreeSQL    = claimFreeSQL

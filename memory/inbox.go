@@ -18,6 +18,10 @@ type InboxUpdate struct {
 	// Shown are the Telegram messages an earlier attempt showed a streamed
 	// answer in before it was cut short (see NoteShown).
 	Shown []int64
+	// StoredAs is set by SaveAndClaim: the id the update was stored under
+	// (UpdateID, or a new one when an earlier update held that id); 0 when
+	// it was there already.
+	StoredAs int64
 }
 
 // Delivery records what was sent to Telegram for an assistant row.
@@ -35,17 +39,69 @@ func (s *Store) SaveUpdates(ctx context.Context, updates []InboxUpdate) error {
 	return err
 }
 
-// queueSave adds the statements of SaveUpdates to batch.
-func queueSave(batch *pgx.Batch, updates []InboxUpdate) error {
-	for _, u := range updates {
+// ErrUpdateRefused is returned when an update could be stored neither
+// under its own id nor under a new one (another process took that one at
+// the same moment): storing it again succeeds.
+var ErrUpdateRefused = errors.New("update refused by the inbox")
+
+// saveUpdateSQL stores update $2 (Telegram's id) of bot $1 in chat $3
+// unless the same update of the same bot is there already (bot_id and
+// digest). When an earlier update holds its id — another bot's, or one from
+// before the Bot API's ids started again — it is stored under the next free
+// id, after every other, so the chat's order holds. It returns the id it
+// was stored under (NULL when not stored) and whether it was there already.
+const saveUpdateSQL = `WITH v AS (
+	SELECT $4::jsonb AS payload, md5($2::bigint::text || ':' || $4::jsonb::text)::uuid AS digest
+), there AS (
+	SELECT 1 FROM updates, v WHERE updates.bot_id = $1 AND updates.digest = v.digest
+), stored AS (
+	INSERT INTO updates (bot_id, update_id, chat_id, payload, digest)
+	SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM updates WHERE update_id = $2)
+		THEN (SELECT max(update_id) + 1 FROM updates) ELSE $2 END, $3, v.payload, v.digest
+	FROM v WHERE NOT EXISTS (SELECT 1 FROM there)
+	ON CONFLICT DO NOTHING
+	RETURNING update_id
+)
+SELECT (SELECT update_id FROM stored), EXISTS (SELECT 1 FROM there)`
+
+// queueSave adds the statements of SaveUpdates to batch. Each update's
+// StoredAs is set once the batch has run.
+func (s *Store) queueSave(batch *pgx.Batch, updates []InboxUpdate, refused *[]int64) error {
+	for i := range updates {
+		u := &updates[i]
 		payload, err := cleanJSON(u.Payload)
 		if err != nil {
 			return fmt.Errorf("save update %d: %w", u.UpdateID, err)
 		}
-		batch.Queue(`INSERT INTO updates (update_id, chat_id, payload) VALUES ($1, $2, $3)
-			ON CONFLICT (update_id) DO NOTHING`, u.UpdateID, u.ChatID, string(payload))
+		batch.Queue(saveUpdateSQL, s.botID.Load(), u.UpdateID, u.ChatID, string(payload)).QueryRow(func(row pgx.Row) error {
+			var storedAs *int64
+			var there bool
+			if err := row.Scan(&storedAs, &there); err != nil {
+				return err
+			}
+			switch {
+			case storedAs != nil:
+				u.StoredAs = *storedAs
+			case !there:
+				*refused = append(*refused, u.UpdateID)
+			}
+			return nil
+		})
 	}
 	return nil
+}
+
+// AdoptUpdates tells the store which bot it serves (its Telegram id, from
+// getMe): updates are saved as this bot's. The updates stored before the
+// inbox knew bots (bot_id 0) become this bot's, so that one delivered
+// again across the upgrade is still known.
+func (s *Store) AdoptUpdates(ctx context.Context, botID int64) (adopted int64, err error) {
+	s.botID.Store(botID)
+	tag, err := s.pool.Exec(ctx, `UPDATE updates SET bot_id = $1 WHERE bot_id = 0`, botID)
+	if err != nil {
+		return 0, fmt.Errorf("adopt updates: %w", translate(err))
+	}
+	return tag.RowsAffected(), nil
 }
 
 // claimSQL takes the oldest unfinished update of chat $1 for owner $2. It

@@ -19,7 +19,8 @@ import (
 const claimFreeSQL = claimHeadSQL + `
   AND (u.state = 'pending' OR NOT membot_owner_alive(u.owner_id))` + claimReturning
 
-// SaveAndClaim stores updates as SaveUpdates does and claims for owner the
+// SaveAndClaim stores updates as SaveUpdates does (setting each one's
+// StoredAs) and claims for owner the
 // oldest unfinished update of each chat in claim when nobody alive holds
 // it, owner included (claimFreeSQL). It returns the updates it claimed.
 func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner int32, claim []int64) ([]*InboxUpdate, error) {
@@ -27,7 +28,8 @@ func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner i
 		return nil, nil
 	}
 	batch := &pgx.Batch{}
-	if err := queueSave(batch, updates); err != nil {
+	var refused []int64
+	if err := s.queueSave(batch, updates, &refused); err != nil {
 		return nil, err
 	}
 	claimed := make([]*InboxUpdate, len(claim))
@@ -36,6 +38,9 @@ func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner i
 	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("save updates: %w", translate(err))
+	}
+	if len(refused) > 0 {
+		return nil, fmt.Errorf("save updates %v: %w", refused, ErrUpdateRefused)
 	}
 	out := claimed[:0]
 	for _, u := range claimed {

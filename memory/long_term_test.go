@@ -86,7 +86,7 @@ func contents(facts []memory.Fact) string {
 	return strings.Join(s, "|")
 }
 
-func TestSearchFindsOldMessagesByWordsAndWordBeginnings(t *testing.T) {
+func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
@@ -105,7 +105,7 @@ func TestSearchFindsOldMessagesByWordsAndWordBeginnings(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	found, err := store.SearchMessages(ctx, conv, "Where is the PASSPORT?", 0, 5)
+	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "Where is the PASSPORT?", BeforeID: 0, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,26 +113,26 @@ func TestSearchFindsOldMessagesByWordsAndWordBeginnings(t *testing.T) {
 		strings.Contains(found[0].Text, "Текущее") {
 		t.Fatalf("search = %+v", found)
 	}
-	// Word beginnings match, and rows matching more words rank first.
-	found, _ = store.SearchMessages(ctx, conv, "fold passport", 0, 5)
+	// Other forms of the words match, and rows matching more words rank first.
+	found, _ = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "folders passports", BeforeID: 0, Limit: 5})
 	if len(found) != 1 || found[0].MessageID != ids[3] {
 		t.Fatalf("prefix search = %+v", found)
 	}
-	found, _ = store.SearchMessages(ctx, conv, "number passport", 0, 3)
+	found, _ = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "number passport", BeforeID: 0, Limit: 3})
 	if len(found) != 3 || found[0].MessageID != ids[3] {
 		t.Fatalf("ranked search = %+v", found)
 	}
 	// The time stamp is not searchable, rows from beforeID on are left out,
 	// and so are tool rows.
 	for _, q := range []string{"Текущее время", "tool"} {
-		if found, _ := store.SearchMessages(ctx, conv, q, 0, 5); len(found) != 0 {
+		if found, _ := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: q, BeforeID: 0, Limit: 5}); len(found) != 0 {
 			t.Errorf("search %q found %+v", q, found)
 		}
 	}
-	if found, _ := store.SearchMessages(ctx, conv, "passport", ids[3], 5); len(found) != 0 {
+	if found, _ := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "passport", BeforeID: ids[3], Limit: 5}); len(found) != 0 {
 		t.Fatalf("search before the row found %+v", found)
 	}
-	if found, err := store.SearchMessages(ctx, conv, "?!", 0, 5); err != nil || len(found) != 0 {
+	if found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "?!", BeforeID: 0, Limit: 5}); err != nil || len(found) != 0 {
 		t.Fatalf("a query without words = %+v, %v", found, err)
 	}
 
@@ -143,7 +143,7 @@ func TestSearchFindsOldMessagesByWordsAndWordBeginnings(t *testing.T) {
 	defer tx.Rollback(ctx)
 	tx.Exec(ctx, `SET LOCAL enable_seqscan = off`)
 	rows, err := tx.Query(ctx, `EXPLAIN SELECT id FROM messages m WHERE m.role IN ('user', 'assistant')
-		AND to_tsvector('simple'::regconfig, membot_plain_text(m.content)) @@ to_tsquery('simple', 'passport')`)
+		AND membot_search_vector(m.content) @@ membot_search_query('passport')`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,11 @@ type Message struct {
 	// (DeepSeek's thinking mode): metadata's "reasoning" when its
 	// "reasoning_from" is "reasoning_content". Read only, as a column.
 	ReasoningBack string `db:"reasoning_back"`
+	// Media is metadata's "media" of a user row: the files it came with
+	// (their Telegram ids, kinds, sizes; never the bytes), as JSON, kept
+	// raw so that loading the history decodes only the few rows that
+	// have one. Read only, as a column.
+	Media json.RawMessage `db:"media"`
 }
 
 // messageColumns selects a row in the shape of Message.
@@ -57,7 +62,8 @@ const messageColumns = `id, conversation_id::text AS conversation_id, role, cont
 	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
 	metadata, created_at,
 	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
-		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back`
+		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
+	CASE WHEN role = 'user' THEN metadata->'media' END AS media`
 
 const insertMessageSQL = `INSERT INTO messages
 	(conversation_id, role, content, tool_calls, tool_call_id, tool_name, telegram_message_id, update_id, metadata)
@@ -70,7 +76,7 @@ RETURNING id`
 func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 	var m Message
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID, &m.ToolName,
-		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.ReasoningBack)
+		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.ReasoningBack, &m.Media)
 	return m, err
 }
 

@@ -16,9 +16,9 @@ import (
 // "" for the default, creating the conversation when the chat has none.
 func (s *Store) ConversationModel(ctx context.Context, chatID, userID int64) (string, error) {
 	var model string
-	err := s.pool.QueryRow(ctx, `WITH `+currentConversationCTE+`
-		SELECT coalesce((SELECT model FROM conversations WHERE id = (SELECT id FROM conv)), '')`,
-		chatID, userID).Scan(&model)
+	sql, args := scoped(ctx, `WITH `+currentConversationCTE+`
+		SELECT coalesce((SELECT model FROM conversations WHERE id = (SELECT id FROM conv)), '')`, chatID, userID)
+	err := s.pool.QueryRow(ctx, sql, args...).Scan(&model)
 	if err != nil {
 		return "", fmt.Errorf("conversation model: %w", translate(err))
 	}

@@ -21,9 +21,9 @@ const (
 // creating the conversation when the chat has none.
 func (s *Store) ConversationMode(ctx context.Context, chatID, userID int64) (string, error) {
 	var mode string
-	err := s.pool.QueryRow(ctx, `WITH `+currentConversationCTE+`
-		SELECT coalesce((SELECT mode FROM conversations WHERE id = (SELECT id FROM conv)), $3)`,
-		chatID, userID, DefaultMode).Scan(&mode)
+	sql, args := scoped(ctx, `WITH `+currentConversationCTE+`
+		SELECT coalesce((SELECT mode FROM conversations WHERE id = (SELECT id FROM conv)), $3)`, chatID, userID, DefaultMode)
+	err := s.pool.QueryRow(ctx, sql, args...).Scan(&mode)
 	if err != nil {
 		return "", fmt.Errorf("conversation mode: %w", translate(err))
 	}

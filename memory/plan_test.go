@@ -127,8 +127,8 @@ func testLoadLast30(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 			args []any
 		}{
 			"LastMessages":         {memory.LastMessagesSQL, []any{giant, 30}},
-			"StartTurn history":    {memory.TurnHistorySQL, []any{res.FirstChatID, update, 30}},
-			"StartTurn, no update": {memory.TurnHistorySQL, []any{res.FirstChatID, 0, 30}},
+			"StartTurn history":    {memory.TurnHistorySQL, []any{res.FirstChatID, update, 30, 0}},
+			"StartTurn, no update": {memory.TurnHistorySQL, []any{res.FirstChatID, 0, 30, 0}},
 		} {
 			plan := explain(t, pool, mode, q.sql, q.args...)
 			scans := plan.scansOf("messages")
@@ -154,8 +154,8 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 			table string
 			args  []any
 		}{
-			"turn user row":            {memory.TurnUserRowSQL, "messages", []any{res.FirstChatID, update}},
-			"turn user row, no update": {memory.TurnUserRowSQL, "messages", []any{res.FirstChatID, 0}},
+			"turn user row":            {memory.TurnUserRowSQL, "messages", []any{res.FirstChatID, update, 0}},
+			"turn user row, no update": {memory.TurnUserRowSQL, "messages", []any{res.FirstChatID, 0, 0}},
 			"stored answer":            {memory.TurnAnswerSQL, "messages", []any{update}},
 			"claim":                    {memory.ClaimSQL, "updates", []any{res.FirstChatID, 1}},
 			"claim if free":            {memory.ClaimFreeSQL, "updates", []any{res.FirstChatID, 1}},

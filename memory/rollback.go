@@ -37,6 +37,12 @@ type Rollback struct {
 	Shown int
 	// Cancelled are the approvals that waited on a removed tool call.
 	Cancelled []Approval
+	// The turn's side effects taken back with it: the texts of the
+	// reminders it set that were still waiting (now cancelled), and of the
+	// facts it saved (now deleted). A fact it only refreshed or edited,
+	// which was there before, stays.
+	RemindersCancelled []string
+	FactsRemoved       []string
 	// Repeated is true when an earlier attempt at the same update (cut
 	// short by a crash) had already done it: nothing more was removed.
 	Repeated bool
@@ -67,7 +73,8 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 		if r, err = earlierRollback(ctx, tx, in.UpdateID); r != nil || err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, lastUserRowSQL, in.ChatID)
+		sql, args := scoped(ctx, lastUserRowSQL, in.ChatID)
+		rows, err := tx.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}
@@ -86,16 +93,43 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 		if err != nil {
 			return err
 		}
+		reminders, facts, err := takeBackSideEffects(ctx, tx, last)
+		if err != nil {
+			return err
+		}
 		if r, err = removeFrom(ctx, tx, in, last.ConversationID, from); err != nil {
 			return err
 		}
 		r.UserMessage, r.Cancelled = last, cancelled
+		r.RemindersCancelled, r.FactsRemoved = reminders, facts
 		return nil
 	})
 	if err != nil && !errors.Is(err, ErrNoUserMessage) {
 		err = fmt.Errorf("%s: %w", in.Command, translate(err))
 	}
 	return r, err
+}
+
+// takeBackSideEffects cancels the waiting reminders and deletes the facts
+// that the turn of user message last made (their source_message_id), before
+// that message or its answer goes. A fact the turn only said again keeps
+// the source that first said it, and stays; one it superseded is current
+// again (superseded_by is set null with the deleted row).
+func takeBackSideEffects(ctx context.Context, tx pgx.Tx, last *Message) (reminders, facts []string, err error) {
+	rows, err := tx.Query(ctx, `UPDATE reminders SET status = 'cancelled'
+		WHERE source_message_id = $1 AND status = 'pending' RETURNING text`, last.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if reminders, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return nil, nil, err
+	}
+	rows, err = tx.Query(ctx, `DELETE FROM memories WHERE source_message_id = $1 RETURNING content`, last.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	facts, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	return reminders, facts, err
 }
 
 // earlierRollback returns what an earlier attempt at the same update
@@ -167,7 +201,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	t := &Turn{}
 	found := true
 	batch := &pgx.Batch{}
-	batch.Queue(retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
+	queueScoped(ctx, batch, retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model)
 		if errors.Is(err, pgx.ErrNoRows) {
 			found = false
@@ -175,7 +209,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 		}
 		return err
 	})
-	batch.Queue(lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+	queueScoped(ctx, batch, lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 		return err
@@ -184,6 +218,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
+	queueSummary(ctx, batch, currentConversationIDSQL, &t.Summary, in.ChatID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start retry: %w", translate(err))
 	}

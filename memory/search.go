@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -11,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Snippet is a message found by SearchMessages.
+// Snippet is a message found by SearchMessages or by a turn's auto-recall.
 type Snippet struct {
 	MessageID int64     `db:"id"`
 	Role      Role      `db:"role"`
@@ -19,39 +20,87 @@ type Snippet struct {
 	Text      string    `db:"text"` // the matching fragments, matches marked «like this»
 }
 
-// searchVector is the indexed expression (see migration 00003): it must be
-// written exactly like this for the index to serve the query.
-const searchVector = `to_tsvector('simple'::regconfig, membot_plain_text(m.content))`
+// Search is what SearchMessages looks for.
+type Search struct {
+	ConversationID string
+	Text           string // free text: its words are stemmed in their language
+	BeforeID       int64  // only rows older than this one; 0 for all
+	Limit          int
+	// Embedding, of Text by EmbeddingModel, adds semantic search over the
+	// message embeddings, fused with the full-text ranking. Nil, or a store
+	// without pgvector: full-text alone.
+	Embedding      []float32
+	EmbeddingModel string
+}
 
-// searchSQL finds the user and assistant rows of conversation $1 older than
-// row $3 that contain any of the words $2 (as words or word beginnings),
-// the rows with the most matches first. Short rows are shown whole, long
-// ones as their best fragments.
-const searchSQL = `SELECT m.id, m.role, m.created_at,
-	ts_headline('simple'::regconfig, membot_plain_text(m.content), q,
+// recallCandidates is how many rows each ranking contributes to the fusion.
+const recallCandidates = 40
+
+// rrfK is reciprocal-rank fusion's constant: a row's score is the sum over
+// the rankings of 1/(rrfK + its rank there).
+const rrfK = 60
+
+// recallSQL is hybrid recall over the user and assistant rows of one
+// conversation: a full-text ranking (stemmed per language, stop words
+// left out, ts_rank_cd so words close together count more) and, with
+// vectors, a ranking by cosine distance between embeddings, fused by
+// reciprocal rank. scope is a query of one row (conversation_id,
+// before_id); the {placeholders} are the statement's parameters.
+// Short rows are shown whole, long ones as their best fragments.
+func recallSQL(scope string, vectors bool, text, limit, vec, model string) string {
+	sem, union := "", ""
+	if vectors {
+		sem = `sem AS (
+	SELECT e.message_id AS id, row_number() OVER (ORDER BY e.embedding <=> {vec}::text::vector, e.message_id DESC) AS r
+	FROM scope, message_embeddings e
+	WHERE {vec}::text IS NOT NULL AND e.conversation_id = scope.conversation_id AND e.model = {model}
+	  AND e.message_id < scope.before_id
+	ORDER BY r LIMIT ` + strconv.Itoa(recallCandidates) + `),
+`
+		union = ` UNION ALL SELECT id, r FROM sem`
+	}
+	sql := `WITH scope AS (` + scope + `),
+q AS (SELECT membot_search_query({text}) AS q),
+fts AS (
+	SELECT m.id, row_number() OVER (ORDER BY ts_rank_cd(membot_search_vector(m.content), q.q, 1) DESC, m.id DESC) AS r
+	FROM scope, q, messages m
+	WHERE m.conversation_id = scope.conversation_id AND m.role IN ('user', 'assistant') AND m.id < scope.before_id
+	  AND membot_search_vector(m.content) @@ q.q
+	ORDER BY r LIMIT ` + strconv.Itoa(recallCandidates) + `),
+` + sem + `fused AS (
+	SELECT id, sum(1.0 / (` + strconv.Itoa(rrfK) + ` + r)) AS score
+	FROM (SELECT id, r FROM fts` + union + `) ranked
+	GROUP BY id ORDER BY score DESC, id DESC LIMIT {limit})
+SELECT m.id, m.role, m.created_at,
+	ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), q.q,
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END) AS text
-FROM messages m, to_tsquery('simple'::regconfig, $2) q
-WHERE m.conversation_id = $1 AND m.role IN ('user', 'assistant') AND m.id < $3
-  AND ` + searchVector + ` @@ q
-ORDER BY ts_rank(` + searchVector + `, q) DESC, m.id DESC
-LIMIT $4`
+FROM fused f JOIN messages m ON m.id = f.id, q
+ORDER BY f.score DESC, m.id DESC`
+	return strings.NewReplacer("{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model).Replace(sql)
+}
+
+// searchSQL is recallSQL over conversation $1 before row $2.
+func searchSQL(vectors bool) string {
+	return recallSQL(`SELECT $1::uuid AS conversation_id, $2::bigint AS before_id`, vectors, "$3", "$4", "$5", "$6")
+}
 
 // maxSearchWords bounds the words of one query.
 const maxSearchWords = 12
 
-// SearchMessages does a full-text search ('simple' configuration, so any
-// language) over one conversation's user and assistant rows older than
-// beforeID (0 for all), and returns the best limit snippets.
-func (s *Store) SearchMessages(ctx context.Context, conversationID, query string, beforeID int64, limit int) ([]Snippet, error) {
-	tsquery := anyWordQuery(query)
-	if tsquery == "" {
+// SearchMessages finds the user and assistant rows of a conversation that
+// best match the search (see recallSQL), best first.
+func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error) {
+	words := searchWords(q.Text)
+	if words == "" && q.Embedding == nil {
 		return nil, nil
 	}
-	if beforeID <= 0 {
-		beforeID = 1<<63 - 1
+	if q.BeforeID <= 0 {
+		q.BeforeID = 1<<63 - 1
 	}
-	rows, err := s.pool.Query(ctx, searchSQL, conversationID, tsquery, beforeID, limit)
+	vectors := s.Vectors()
+	rows, err := s.pool.Query(ctx, searchSQL(vectors), recallArgs(vectors, []any{q.ConversationID, q.BeforeID, words, q.Limit},
+		q.Embedding, q.EmbeddingModel)...)
 	if err != nil {
 		return nil, fmt.Errorf("search messages: %w", translate(err))
 	}
@@ -62,27 +111,46 @@ func (s *Store) SearchMessages(ctx context.Context, conversationID, query string
 	return found, nil
 }
 
-// anyWordQuery turns free text into a tsquery that matches any of its words,
-// longer words also as beginnings ("remind" finds "reminders"):
-// 'cat' | 'remind':*. One-letter words are left out. Only letters and digits
-// are kept, so the result is always valid tsquery syntax.
-func anyWordQuery(text string) string {
+// searchWords keeps the first maxSearchWords distinct words of free text,
+// letters and digits only, one-letter words left out; PostgreSQL stems
+// them (membot_search_query).
+func searchWords(text string) string {
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 	seen := map[string]bool{}
-	var terms []string
+	var kept []string
 	for _, w := range words {
-		n := utf8.RuneCountInString(w)
-		if seen[w] || n < 2 || len(terms) == maxSearchWords {
+		if seen[w] || utf8.RuneCountInString(w) < 2 || len(kept) == maxSearchWords {
 			continue
 		}
 		seen[w] = true
-		term := "'" + w + "'"
-		if n >= 4 {
-			term += ":*"
-		}
-		terms = append(terms, term)
+		kept = append(kept, w)
 	}
-	return strings.Join(terms, " | ")
+	return strings.Join(kept, " ")
+}
+
+// recallArgs are the arguments of recallSQL: the vector's two only when
+// the statement has them.
+func recallArgs(vectors bool, args []any, embedding []float32, model string) []any {
+	if vectors {
+		args = append(args, vectorLiteral(embedding), model)
+	}
+	return args
+}
+
+// vectorLiteral is pgvector's text form of v, or nil (SQL NULL) for none.
+func vectorLiteral(v []float32) any {
+	if v == nil {
+		return nil
+	}
+	b := make([]byte, 0, 10*len(v)+2)
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendFloat(b, float64(x), 'g', -1, 32)
+	}
+	return string(append(b, ']'))
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,7 +25,9 @@ var ErrNotFound = errors.New("not found")
 
 // Store is the repository. Its methods are safe for concurrent use.
 type Store struct {
-	pool *pgxpool.Pool
+	pool    *pgxpool.Pool
+	botID   atomic.Int64 // the bot whose updates are saved (AdoptUpdates)
+	vectors atomic.Bool  // message_embeddings exists (EnableVectors)
 }
 
 // Open connects to PostgreSQL and checks the connection with a ping. The

@@ -26,8 +26,9 @@ type Conversation struct {
 func (s *Store) WalkCurrentTranscript(ctx context.Context, chatID int64, head func(c Conversation, rows int) error, each func(m *Message) error) error {
 	var callerErr error
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id::text AS id, telegram_user_id, chat_id, created_at, mode
+		sql, args := scoped(ctx, `SELECT id::text AS id, telegram_user_id, chat_id, created_at, mode
 			FROM conversations WHERE id = `+currentConversationIDSQL, chatID)
+		rows, err := tx.Query(ctx, sql, args...)
 		if err != nil {
 			return err
 		}
@@ -71,10 +72,11 @@ func (s *Store) WalkCurrentTranscript(ctx context.Context, chatID int64, head fu
 // current conversation, oldest first: the user's messages and the final
 // answers, without tool calls, tool results and system notes.
 func (s *Store) Dialogue(ctx context.Context, chatID int64, limit int) ([]Message, error) {
-	rows, err := s.pool.Query(ctx, `SELECT * FROM (SELECT `+messageColumns+` FROM messages
+	sql, args := scoped(ctx, `SELECT * FROM (SELECT `+messageColumns+` FROM messages
 		WHERE conversation_id = `+currentConversationIDSQL+`
 		  AND (role = 'user' OR (role = 'assistant' AND tool_calls IS NULL))
 		ORDER BY id DESC LIMIT $2) newest ORDER BY id`, chatID, limit)
+	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("dialogue: %w", translate(err))
 	}

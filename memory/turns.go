@@ -17,6 +17,22 @@ type TurnStart struct {
 	Content           string // the text as the model will see it
 	HistoryLimit      int
 	FactChars         int // how many characters of the user's facts to load
+	// Metadata is added to the user row's metadata (the files it came
+	// with, under "media"); nil for none.
+	Metadata map[string]any
+	// Kind is the message_received event's kind: "text" when "", "voice", "photo", ...
+	Kind string
+	// Recall, when its Limit is not 0, finds the rows older than the
+	// window that best match the user's message (auto-recall).
+	Recall Recall
+}
+
+// Recall is what a turn's auto-recall looks for (see Search).
+type Recall struct {
+	Limit          int
+	Text           string
+	Embedding      []float32
+	EmbeddingModel string
 }
 
 // Turn is the state a turn works from.
@@ -39,6 +55,12 @@ type Turn struct {
 	// Approvals are the chat's pending approvals and every approval asked
 	// by this turn (of this update, or of the resumed assistant row).
 	Approvals []Approval
+	// Summary is the conversation's newest summary of the rows that left
+	// the window; "" when none.
+	Summary string
+	// Recalled are the rows older than the window that best match the
+	// user's message (TurnStart.Recall), best first.
+	Recalled []Snippet
 }
 
 // insertUserMessageSQL stores the user's row in the chat's current
@@ -47,7 +69,8 @@ type Turn struct {
 // second attempt at the same update stores nothing.
 const insertUserMessageSQL = `WITH ` + currentConversationCTE + `
 INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata)
-SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0), jsonb_build_object('author_id', $2::bigint) FROM conv
+SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0),
+	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb) FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
 
 // turnUserRowSQL finds the turn's user row. When the update is known, its
@@ -67,9 +90,20 @@ const turnUserRowSQL = `SELECT id, conversation_id FROM (
 // turnHistorySQL is the newest $3 rows of the conversation of the turn's user row.
 var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3")
 
+// turnConversationSQL is the conversation of the turn's user row.
+const turnConversationSQL = `(SELECT conversation_id FROM (` + turnUserRowSQL + `) r)`
+
+// turnRecallSQL is recallSQL over the turn's conversation, before its
+// window of $3 rows: what the model sees anyway is not recalled.
+func turnRecallSQL(vectors bool) string {
+	return recallSQL(`SELECT r.conversation_id, (SELECT coalesce(min(id), 0) FROM (
+		SELECT id FROM messages WHERE conversation_id = r.conversation_id ORDER BY id DESC LIMIT $3) w) AS before_id
+	FROM (`+turnUserRowSQL+`) r`, vectors, "$4", "$5", "$6", "$7")
+}
+
 // receivedTextSQL logs the message_received event of the turn.
 const receivedTextSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
-SELECT 'message_received', $3::bigint, $1::bigint, r.conversation_id, NULLIF($2::bigint, 0), '{"kind": "text"}'
+SELECT 'message_received', $3::bigint, $1::bigint, r.conversation_id, NULLIF($2::bigint, 0), jsonb_build_object('kind', $4::text)
 FROM (` + turnUserRowSQL + `) r
 ` + eventOncePerUpdate
 
@@ -92,12 +126,20 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	batch := &pgx.Batch{}
 	batch.Queue(asyncCommitSQL)
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
-	batch.Queue(insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID)
-	batch.Queue(receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID)
-	batch.Queue(`SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, '') FROM (`+turnUserRowSQL+`) r
+	var metadata any
+	if len(in.Metadata) > 0 {
+		metadata = cleanValue(in.Metadata)
+	}
+	kind := in.Kind
+	if kind == "" {
+		kind = "text"
+	}
+	queueScoped(ctx, batch, insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata)
+	queueScoped(ctx, batch, receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID, kind)
+	queueScoped(ctx, batch, `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, '') FROM (`+turnUserRowSQL+`) r
 		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model) })
-	batch.Queue(turnHistorySQL, in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+	queueScoped(ctx, batch, turnHistorySQL, in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, scanHistoryRow)
 		return err
@@ -106,6 +148,16 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
+	queueSummary(ctx, batch, turnConversationSQL, &t.Summary, in.ChatID, in.UpdateID)
+	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
+		vectors := s.Vectors()
+		queueScoped(ctx, batch, turnRecallSQL(vectors), recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, words, in.Recall.Limit},
+			in.Recall.Embedding, in.Recall.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
+			var err error
+			t.Recalled, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
+			return err
+		})
+	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start turn: %w", translate(err))
 	}
@@ -169,6 +221,7 @@ func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
 		in.AssistantMessageID, in.ChatID)
 	queueMode(batch, in.ConversationID, &t.Mode)
 	queueModel(batch, in.ConversationID, &t.Model)
+	queueSummary(ctx, batch, "$1::uuid", &t.Summary, in.ConversationID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("resume turn: %w", translate(err))
 	}

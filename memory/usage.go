@@ -82,6 +82,19 @@ const userStatsSQL = `SELECT
 FROM (SELECT $1::bigint AS id) wanted
 LEFT JOIN users u ON u.telegram_user_id = wanted.id`
 
+// UserByUsername finds the user known by a Telegram username (without
+// the @, in any case); when the name changed hands, the one seen last.
+// ErrNotFound when no user has it.
+func (s *Store) UserByUsername(ctx context.Context, username string) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `SELECT telegram_user_id FROM users WHERE lower(username) = lower($1)
+		ORDER BY last_seen_at DESC NULLS LAST LIMIT 1`, username).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("user by username: %w", translate(err))
+	}
+	return id, nil
+}
+
 // UserStats reads the user's summary; Known is false for a user the bot
 // has never served.
 func (s *Store) UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*UserStats, error) {

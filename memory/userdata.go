@@ -176,8 +176,19 @@ type LogEntry struct {
 // History returns the user's newest limit messages across their
 // conversations, oldest first.
 func (s *Store) History(ctx context.Context, userID int64, limit int) ([]LogEntry, error) {
+	return s.history(ctx, "telegram_user_id", userID, limit)
+}
+
+// ChatHistory is History of a chat (a group's, whose id is negative): its
+// newest messages, whoever wrote them, oldest first.
+func (s *Store) ChatHistory(ctx context.Context, chatID int64, limit int) ([]LogEntry, error) {
+	return s.history(ctx, "chat_id", chatID, limit)
+}
+
+// history reads conversation_log by one of its id columns.
+func (s *Store) history(ctx context.Context, column string, id int64, limit int) ([]LogEntry, error) {
 	rows, err := s.pool.Query(ctx, `SELECT message_id, created_at, chat_id, role, content, coalesce(tool_name, '')
-		FROM conversation_log WHERE telegram_user_id = $1 ORDER BY message_id DESC LIMIT $2`, userID, limit)
+		FROM conversation_log WHERE `+column+` = $1 ORDER BY message_id DESC LIMIT $2`, id, limit)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", translate(err))
 	}

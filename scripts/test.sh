@@ -5,6 +5,9 @@
 #   3. else a throwaway cluster started from the PostgreSQL binaries on this
 #      machine (Debian's postgresql package is installed when there are none),
 #      stopped and deleted when the tests end.
+# For that server it installs pgvector, Debian's postgresql-NN-pgvector (NN is
+# the server's major version), so the template database gets the `vector`
+# extension (migration 00019); with CI=true a server without it fails the tests.
 # The binaries are needed either way: internal/embeddedpg and the binary's
 # start without DATABASE_URL run a PostgreSQL of their own from them.
 # Extra arguments go to `go test` (e.g. scripts/test.sh -run TestName ./memory).
@@ -69,7 +72,26 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
 	fi
 fi
 
+# install_pgvector installs Debian's pgvector package for the server at
+# TEST_DATABASE_URL when the server does not offer the extension yet. Only a
+# server on this machine can get it; a remote one is left as it is.
+install_pgvector() {
+	command -v psql >/dev/null || return 0
+	local have major pkg sudo=""
+	have=$(psql "$TEST_DATABASE_URL" -Atqc "select count(*) from pg_available_extensions where name = 'vector'" 2>/dev/null || echo 0)
+	[ "$have" = 0 ] || return 0
+	major=$(psql "$TEST_DATABASE_URL" -Atqc "show server_version_num" | cut -c1-2)
+	pkg="postgresql-$major-pgvector"
+	[ "$(id -u)" = 0 ] || sudo="sudo"
+	log "the server has no pgvector; installing $pkg"
+	$sudo apt-get update -qq || true
+	if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$pkg" >/dev/null; then
+		log "could not install $pkg (is it in this machine's apt sources?)"
+	fi
+}
+install_pgvector
 postgres_bindir >/dev/null # for the embedded PostgreSQL's tests
 
-# With CI=true a missing database fails the tests instead of skipping them.
+# With CI=true a missing database, or a server without pgvector, fails the
+# tests instead of skipping them (internal/pgtest).
 go test -race -count=1 -timeout 20m "${@:-./...}"

@@ -87,11 +87,7 @@ var (
 func (c *Client) Complete(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
 	out, err := c.complete(ctx, req, onDelta)
 	if err != nil {
-		var apiErr *APIError
-		if errors.As(err, &apiErr) {
-			apiErr.Message = redact.String(apiErr.Message, "<api key>", c.APIKey)
-		}
-		return nil, redact.Error(err, "<api key>", c.APIKey)
+		return nil, c.redacted(err)
 	}
 	return out, nil
 }
@@ -109,13 +105,39 @@ func (c *Client) complete(ctx context.Context, req Request, onDelta func(Delta))
 		idle = time.AfterFunc(lim.Idle, func() { cancel(ErrIdle) })
 		defer idle.Stop()
 	}
-	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+"/chat/completions", bytes.NewReader(body))
+	accept := ""
+	if req.Stream {
+		accept = "text/event-stream"
+	}
+	resp, err := c.post(ctx, "/chat/completions", "application/json", accept, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
-	httpReq.Header.Set("Content-Type", "application/json")
-	if req.Stream {
-		httpReq.Header.Set("Accept", "text/event-stream")
+	defer resp.Body.Close()
+	r := bufio.NewReader(&limitedReader{r: resp.Body, left: lim.BodyBytes})
+	var out *Response
+	if req.Stream && !startsWithJSON(r) { // a server may ignore "stream"
+		out, err = readStream(r, lim, onDelta, func() { idle.Reset(lim.Idle) })
+	} else {
+		out, err = readWhole(r, lim, onDelta)
+	}
+	if err != nil {
+		return nil, callError(ctx, err)
+	}
+	return out, nil
+}
+
+// post sends a request to one of the server's endpoints (path under
+// BaseURL) and returns its response when the status is 2xx; any other is
+// an *APIError with the server's message. The caller closes the body.
+func (c *Client) post(ctx context.Context, path, contentType, accept string, body io.Reader) (*http.Response, error) {
+	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(c.BaseURL, "/")+path, body)
+	if err != nil {
+		return nil, err
+	}
+	httpReq.Header.Set("Content-Type", contentType)
+	if accept != "" {
+		httpReq.Header.Set("Accept", accept)
 	}
 	if c.APIKey != "" {
 		httpReq.Header.Set("Authorization", "Bearer "+c.APIKey)
@@ -128,22 +150,21 @@ func (c *Client) complete(ctx context.Context, req Request, onDelta func(Delta))
 	if err != nil {
 		return nil, callError(ctx, err)
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		return nil, &APIError{Status: resp.StatusCode, Message: errorMessage(data)}
 	}
-	r := bufio.NewReader(&limitedReader{r: resp.Body, left: lim.BodyBytes})
-	var out *Response
-	if req.Stream && !startsWithJSON(r) { // a server may ignore "stream"
-		out, err = readStream(r, lim, onDelta, func() { idle.Reset(lim.Idle) })
-	} else {
-		out, err = readWhole(r, lim, onDelta)
+	return resp, nil
+}
+
+// redacted is err without the API key in its text.
+func (c *Client) redacted(err error) error {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		apiErr.Message = redact.String(apiErr.Message, "<api key>", c.APIKey)
 	}
-	if err != nil {
-		return nil, callError(ctx, err)
-	}
-	return out, nil
+	return redact.Error(err, "<api key>", c.APIKey)
 }
 
 // startsWithJSON reports whether the body is a JSON document rather than events.

@@ -47,6 +47,10 @@ type Dispatcher struct {
 	// unreachable): the update stays claimed and is handled again after a
 	// pause. Any other error gives the update up. Nil: none may pass.
 	Transient func(error) bool
+	// Stuck tracks the chats blocked by an update that takes too long; nil
+	// tracks none.
+	Stuck   *Stuck
+	Metrics Metrics
 
 	mu     sync.Mutex
 	intake context.Context // claims stop when it ends
@@ -83,8 +87,13 @@ func (d *Dispatcher) Run(intake, work context.Context) {
 	}
 }
 
-// sweep starts a worker for every chat with unfinished updates.
+// sweep starts a worker for every chat with unfinished updates, and logs
+// the chats that became blocked.
 func (d *Dispatcher) sweep() {
+	for chat, took := range d.Stuck.newlyBlocked() {
+		d.Log.Error("a chat is blocked: its update has been in hand too long, and its later messages wait",
+			"chat_id", chat, "for", took, "last_err", d.Stuck.lastErr(chat))
+	}
 	chats, err := d.Queue.UnfinishedChats(d.intake)
 	if err != nil {
 		if d.intake.Err() == nil {
@@ -159,10 +168,17 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory
 		d.Log.Info("taking over an update a stopped or crashed run left unfinished", "update_id", u.UpdateID, "chat_id", u.ChatID, "attempt", u.Attempts)
 	}
 	b := backoff.New(500*time.Millisecond, 30*time.Second)
+	d.Stuck.begin(u.ChatID)
+	defer func() {
+		if blocked, took := d.Stuck.end(u.ChatID); blocked {
+			d.Log.Info("a blocked chat goes on", "update_id", u.UpdateID, "chat_id", u.ChatID, "after", took.Round(time.Second))
+		}
+	}()
 	for {
 		delivery, err := d.Handler.Handle(work, u)
 		if err != nil && (work.Err() != nil || (d.Transient != nil && d.Transient(err))) {
 			d.Log.Warn("handling an update failed; retrying", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err, "retry_in", b.Peek())
+			d.Stuck.failed(u.ChatID, err)
 			if !b.Sleep(work) {
 				return nil // shutting down: the update stays claimed and is taken over on restart
 			}

@@ -21,6 +21,15 @@ func (d *Dispatcher) SaveUpdates(ctx context.Context, updates []memory.InboxUpda
 	if err != nil {
 		claimed = nil // perhaps saved, perhaps claimed: the workers claim again, as owners may
 	}
+	for _, u := range updates {
+		if u.StoredAs != 0 && u.StoredAs != u.UpdateID {
+			// Never silent: a bot token or Bot API server changed under the database.
+			d.Log.Warn("an update's id was taken by an earlier update (another bot, or the Bot API's ids started again); stored under a new id",
+				"telegram_update_id", u.UpdateID, "stored_as", u.StoredAs, "chat_id", u.ChatID)
+			orNone(d.Metrics).UpdateRenumbered()
+			newest[u.ChatID] = max(newest[u.ChatID], u.StoredAs)
+		}
+	}
 	d.endClaims(newest, claim, claimed)
 	return err
 }

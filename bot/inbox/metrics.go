@@ -4,11 +4,13 @@ package inbox
 // internal/metrics implements it.
 type Metrics interface {
 	UpdatesReceived(source string, n int) // stored in the inbox by "polling" or "webhook"
+	UpdateRenumbered()                    // stored under a new id: an earlier update held Telegram's
 }
 
 type noMetrics struct{}
 
 func (noMetrics) UpdatesReceived(string, int) {}
+func (noMetrics) UpdateRenumbered()           {}
 
 // orNone returns m, or a Metrics that reports nothing when m is nil.
 func orNone(m Metrics) Metrics {

@@ -115,6 +115,9 @@ type envelope struct {
 		From    struct{ ID int64 } `json:"from"`
 		Message *chatHolder        `json:"message"`
 	} `json:"callback_query"`
+	// The user pressed Stop on a draft (Bot API 10.3): queued in its chat,
+	// behind the answer it stops (which sees it: memory.Store.StopRequested).
+	StoppedMessageGeneration *chatHolder `json:"stopped_message_generation"`
 }
 
 type chatHolder struct {
@@ -161,6 +164,8 @@ func (e *envelope) chatID() int64 {
 		return e.CallbackQuery.Message.Chat.ID
 	case e.CallbackQuery != nil:
 		return e.CallbackQuery.From.ID
+	case e.StoppedMessageGeneration != nil:
+		return e.StoppedMessageGeneration.Chat.ID
 	}
 	return 0
 }

@@ -129,7 +129,7 @@ func (c *Client) Typing(ctx context.Context, chatID int64) error {
 // exactly as Telegram sent it, so that the inbox keeps fields this library
 // does not know.
 func (c *Client) GetUpdates(ctx context.Context, offset int64, timeoutSeconds int) ([]json.RawMessage, error) {
-	resp, err := c.poll.Request(tgbotapi.UpdateConfig{Offset: int(offset), Limit: 100, Timeout: timeoutSeconds})
+	resp, err := c.poll.Request(tgbotapi.UpdateConfig{Offset: int(offset), Limit: 100, Timeout: timeoutSeconds, AllowedUpdates: AllowedUpdates})
 	if err != nil {
 		return nil, fmt.Errorf("getUpdates: %w", c.redact(err))
 	}

@@ -35,6 +35,12 @@ type Client struct {
 	metrics Metrics
 	lastOK  atomic.Int64 // unix nanoseconds of the last successful call
 	limit   *sendLimiter // nil when rate limiting is off
+	unknown unsupported  // methods the server answered 404 to
+	// Downloads (files.go): {APIURL}/file/bot<token>/, their client and
+	// how long one may take.
+	fileURL     string
+	files       *http.Client
+	fileTimeout time.Duration
 }
 
 // SendRetry bounds the retries of one Telegram call.
@@ -88,6 +94,11 @@ func NewClient(sendCtx, pollCtx context.Context, cfg ClientConfig) *Client {
 		probe:   newAPI(sendCtx, 5*time.Second),
 		retry:   cfg.Retry,
 		metrics: cfg.Metrics,
+		fileURL: strings.TrimRight(cfg.APIURL, "/") + "/file/bot" + cfg.Token + "/",
+		// A file is read whole before the turn goes on: bounded like a call,
+		// with time for 20 MB over a slow link.
+		files:       &http.Client{Transport: cfg.Transport},
+		fileTimeout: 2*cfg.RequestTimeout + time.Minute,
 	}
 	if c.metrics == nil {
 		c.metrics = noMetrics{}

@@ -2,15 +2,24 @@ package telegram
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
 
+// AllowedUpdates are the kinds of update the bot asks Telegram for (with
+// getUpdates and setWebhook; Telegram keeps the last list it was given).
+// Leaving the list out would mean Telegram's default, which predates
+// stopped_message_generation (Bot API 10.3): the Stop button of a draft.
+var AllowedUpdates = []string{"message", "edited_message", "channel_post", "callback_query", "my_chat_member",
+	"stopped_message_generation"}
+
 // SetWebhook asks Telegram to post updates to url with the secret token.
 func (c *Client) SetWebhook(ctx context.Context, url, secret string) error {
 	_, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) {
-		return c.api.MakeRequest("setWebhook", tgbotapi.Params{"url": url, "secret_token": secret})
+		allowed, _ := json.Marshal(AllowedUpdates)
+		return c.api.MakeRequest("setWebhook", tgbotapi.Params{"url": url, "secret_token": secret, "allowed_updates": string(allowed)})
 	})
 	if err != nil {
 		return fmt.Errorf("setWebhook: %w", err)

@@ -38,6 +38,10 @@ func (s botSettings) env() []string {
 		"HISTORY_LIMIT="+strconv.Itoa(s.HistoryLimit),
 		"WORKERS="+strconv.Itoa(s.Workers),
 		"LOG_LEVEL=warn",
+		// The memory work after turns (facts, summaries) runs in the
+		// background, off the turn's path; cmd/recallbench measures it.
+		"AUTO_MEMORY=off",
+		"SUMMARIES=off",
 	)
 	return append(env, s.Extra...)
 }

@@ -18,7 +18,8 @@ import (
 
 const adminUsage = `usage:
   membot admin stats                             totals: users, activity, tokens, the inbox
-  membot admin history --user ID [--limit N]     the user's newest N messages (50), oldest first
+  membot admin history --user ID [--limit N]     the user's newest N messages (50), oldest first;
+                                                 with a group's id (-100…), the group's
   membot admin export --user ID > user.json      every row of the user, as JSON
   membot admin forget --user ID                  deletes every row of the user, in every table
 
@@ -55,7 +56,9 @@ func admin(ctx context.Context, getenv app.Getenv, args []string, stdout, stderr
 	case sub != "stats" && !needsUser:
 		fmt.Fprint(stderr, adminUsage)
 		return app.NewConfigError(fmt.Sprintf("unknown admin command %q", sub))
-	case needsUser && *user <= 0:
+	case sub == "history" && *user == 0:
+		return app.NewConfigError("admin history: --user ID is required (a user's Telegram id, or a group's chat id such as -1001234567890)")
+	case needsUser && sub != "history" && *user <= 0:
 		return app.NewConfigError(fmt.Sprintf("admin %s: --user ID is required (the user's Telegram id)", sub))
 	case *limit <= 0:
 		return app.NewConfigError(fmt.Sprintf("admin %s: --limit must be positive", sub))
@@ -112,12 +115,16 @@ func adminStats(ctx context.Context, store *memory.Store, loc *time.Location, w 
 }
 
 func adminHistory(ctx context.Context, store *memory.Store, loc *time.Location, user int64, limit int, w io.Writer) error {
-	entries, err := store.History(ctx, user, limit)
+	history, whose := store.History, "user"
+	if user < 0 { // a group's chat id
+		history, whose = store.ChatHistory, "chat"
+	}
+	entries, err := history(ctx, user, limit)
 	if err != nil {
 		return err
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(w, "no stored messages of user %d\n", user)
+		fmt.Fprintf(w, "no stored messages of %s %d\n", whose, user)
 		return nil
 	}
 	for _, e := range entries {

@@ -158,6 +158,12 @@ func TestAdminCommandLineAndTheRightToBeForgotten(t *testing.T) {
 		!strings.HasSuffix(out, "chat -100555  assistant: echo: Фёдор (@fyodor): @membot_test_bot hi from Фёдор\n") || strings.Contains(out, "Jane") {
 		t.Fatalf("admin history = %v\n%s", err, out)
 	}
+	// A group's history by its chat id (negative), everyone's messages in it.
+	out, err = runAdmin(h, "history", "--user", fmt.Sprint(int64(group)), "--limit", "50")
+	if err != nil || !strings.Contains(out, "Jane (id 502): @membot_test_bot I agree with Fyodor") ||
+		!strings.Contains(out, "Фёдор (@fyodor): @membot_test_bot hi from Фёдор") || strings.Count(out, "chat -100555") != strings.Count(out, "\n") {
+		t.Fatalf("admin history of a group = %v\n%s", err, out)
+	}
 	out, err = runAdmin(h, "export", "--user", fmt.Sprint(forgetMe.ID))
 	if err != nil {
 		t.Fatal(err)

@@ -42,6 +42,9 @@ func TestKill9AtRandomMomentsLosesNothingAndAnswersOnce(t *testing.T) {
 	if c.partials > 0 {
 		t.Errorf("%d half-written answers without streaming", c.partials)
 	}
+	if c.resent > 0 {
+		t.Errorf("%d replies were deleted and sent again", c.resent)
+	}
 }
 
 // With streaming (the default) an answer is shown while the model writes
@@ -53,9 +56,12 @@ func TestKill9WhileAnswersAreStreamed(t *testing.T) {
 	r := killRepeatedly(t, "STREAMING=true", "STREAM_EDIT_INTERVAL=20ms")
 	c := r.check(t)
 	t.Logf("injected %d, answered %d, lost %d; left behind by a kill: %d half-written and %d complete answers "+
-		"(shown but not recorded), unexplained %d; kills %d; turns whose model call was repeated: %d",
-		r.total, c.answered, r.total-c.answered, c.partials, c.duplicates, c.unexplained, len(r.killed), c.modelRepeats)
+		"(shown but not recorded), unexplained %d; deleted and sent again %d; kills %d; turns whose model call was repeated: %d",
+		r.total, c.answered, r.total-c.answered, c.partials, c.duplicates, c.unexplained, c.resent, len(r.killed), c.modelRepeats)
 	t.Logf("answers showed for %s before they were recorded (each message noted on its update as it was sent)", c.window)
+	if c.resent > 0 {
+		t.Errorf("%d replies were deleted and sent again (a taken-over answer must finish what the dead run showed)", c.resent)
+	}
 }
 
 // crashRun is what a crash scenario leaves to check.
@@ -113,10 +119,16 @@ func killRepeatedly(t *testing.T, settings ...string) *crashRun {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))
+	// Half the chats are private (answers stream as drafts), half groups
+	// (answers stream into a message that is edited).
 	var order []int64
 	for c := range chats {
+		chat := int64(601 + c)
+		if c%2 == 1 {
+			chat = -chat
+		}
 		for range perChat {
-			order = append(order, int64(601+c))
+			order = append(order, chat)
 		}
 	}
 	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -126,7 +138,7 @@ func killRepeatedly(t *testing.T, settings ...string) *crashRun {
 		if n%3 == 2 {
 			text += " calc"
 		}
-		r.want[chat] = append(r.want[chat], "echo: "+text)
+		r.want[chat] = append(r.want[chat], "echo: "+groupPrefix(chat)+text)
 	}
 	r.total = len(order)
 	gaps := make([]time.Duration, len(order))
@@ -140,6 +152,11 @@ func killRepeatedly(t *testing.T, settings ...string) *crashRun {
 		for i, chat := range order {
 			text := strings.TrimPrefix(r.want[chat][next[chat]], "echo: ")
 			next[chat]++
+			if chat < 0 {
+				r.tg.SendMessage(chat, "group", groupMember(chat), strings.TrimPrefix(text, "User (id "+fmt.Sprint(-chat)+"): "))
+				time.Sleep(gaps[i])
+				continue
+			}
 			r.tg.SendText(telegramfake.User{ID: chat, FirstName: "User", LanguageCode: "en"}, text)
 			time.Sleep(gaps[i])
 		}
@@ -181,11 +198,26 @@ func killRepeatedly(t *testing.T, settings ...string) *crashRun {
 	return r
 }
 
+// groupMember is who writes in a group of the crash scenario.
+func groupMember(chat int64) telegramfake.User {
+	return telegramfake.User{ID: -chat, FirstName: "User", LanguageCode: "en"}
+}
+
+// groupPrefix is what a group message starts with, as the model sees it
+// (the author) and as it is written (addressed to the bot).
+func groupPrefix(chat int64) string {
+	if chat > 0 {
+		return ""
+	}
+	return fmt.Sprintf("User (id %d): @membot_test_bot ", -chat)
+}
+
 // crashCounts is what check found.
 type crashCounts struct {
 	answered     int    // messages whose answer is recorded and shows in full
 	duplicates   int    // complete answers left by a kill before their delivery was recorded
 	partials     int    // half-written answers left by a kill mid-stream
+	resent       int    // replies deleted and then sent again
 	unexplained  int    // extra messages no kill explains (each one is also a test error)
 	modelRepeats int    // first model calls made again because a kill cut the turn short
 	window       string // how long answers showed before their delivery was recorded
@@ -273,6 +305,7 @@ func (r *crashRun) check(t *testing.T) crashCounts {
 			}
 		}
 	}
+	c.resent = r.deletedAndResent(recorded)
 	for _, req := range r.llm.Requests() {
 		if req.Messages[len(req.Messages)-1].Role == openai.ChatMessageRoleUser {
 			c.modelRepeats++
@@ -284,6 +317,35 @@ func (r *crashRun) check(t *testing.T) crashCounts {
 		c.window = fmt.Sprintf("median %v, max %v (%d answers)", windows[len(windows)/2], windows[len(windows)-1], len(windows))
 	}
 	return c
+}
+
+// deletedAndResent counts the replies the user saw vanish and come back:
+// messages the bot deleted that showed (the start of) an answer recorded
+// in another message.
+func (r *crashRun) deletedAndResent(recorded map[string]delivery) int {
+	texts := map[[2]int64]string{} // every message sent, as it last read
+	for _, s := range r.tg.Sent() {
+		texts[[2]int64{s.ChatID, s.MessageID}] = s.Text
+	}
+	standing := map[[2]int64]bool{}
+	for chat := range r.want {
+		for _, m := range r.tg.Messages(chat) {
+			standing[[2]int64{chat, m.ID}] = true
+		}
+	}
+	n := 0
+	for key, text := range texts {
+		if standing[key] || text == "" {
+			continue
+		}
+		for _, answer := range r.want[key[0]] {
+			if rec, ok := recorded[fmt.Sprint(key[0], answer)]; ok && rec.messageID != key[1] && strings.HasPrefix(answer, text) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // delivery is where and when an answer was recorded as delivered.
@@ -394,5 +456,65 @@ func TestATakenOverAnswerEditsWhatTheDeadRunShowed(t *testing.T) {
 	}
 	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant' AND telegram_message_id = $1`, ids[0]); n != 1 {
 		t.Fatal("the answer row does not record the message it was shown in")
+	}
+}
+
+// A run that stored the answer but died before recording its delivery
+// leaves it showing (in a group, in the message it streamed into): the run
+// that takes the update over finishes that message in place, calling no
+// model, deleting nothing and sending nothing again. In a private chat the
+// dead run showed only a draft, and the answer is sent once.
+func TestATakenOverStoredAnswerIsFinishedInPlaceNeverDeletedAndSentAgain(t *testing.T) {
+	t.Parallel()
+	for _, chat := range []struct {
+		name   string
+		id     int64
+		kind   string
+		shown  bool
+		prefix string
+	}{{"group", -100901, "group", true, "@membot_test_bot "}, {"private", jane.ID, "private", false, ""}} {
+		t.Run(chat.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			ctx := context.Background()
+			const update = 9002
+			answer := "The whole answer, stored before the crash."
+			payload, _ := json.Marshal(map[string]any{"update_id": update,
+				"message": telegramfake.TextMessage(chat.id, chat.kind, jane, chat.prefix+"a question")})
+			store := memory.NewStore(h.DB)
+			if err := store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: update, ChatID: chat.id, Payload: payload}}); err != nil {
+				t.Fatal(err)
+			}
+			var shown []int64
+			if chat.shown { // what the dead run streamed: all but the end
+				dead := telegram.NewClient(ctx, ctx, telegram.ClientConfig{Token: testToken, APIURL: h.TG.URL()})
+				var err error
+				if shown, err = dead.SendText(ctx, chat.id, 0, answer[:20]); err != nil {
+					t.Fatal(err)
+				}
+				if err := store.NoteShown(ctx, update, shown); err != nil {
+					t.Fatal(err)
+				}
+			}
+			turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: jane.ID, FirstName: jane.FirstName},
+				ChatID: chat.id, UpdateID: update, Content: "a question", HistoryLimit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.SaveStep(ctx, turn.ConversationID, memory.Step{Messages: []memory.Message{
+				{Role: memory.RoleAssistant, Content: answer, UpdateID: update}}}); err != nil {
+				t.Fatal(err)
+			}
+
+			h.Start()
+			h.WaitDone(update)
+			msgs := h.TG.Messages(chat.id)
+			if len(msgs) != 1 || msgs[0].Text != answer || (chat.shown && msgs[0].ID != shown[0]) {
+				t.Fatalf("the chat shows %+v; want the answer once, in the message the dead run showed (%v)", msgs, shown)
+			}
+			if n := len(h.TG.Calls("deleteMessage")) + len(h.LLM.Requests()); n != 0 {
+				t.Errorf("%d deletions and model calls, want none", n)
+			}
+		})
 	}
 }

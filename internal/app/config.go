@@ -19,6 +19,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/inbox"
 )
 
 // Config is every setting, read from the environment (see .env.example).
@@ -80,12 +81,49 @@ type Config struct {
 	MaxAnswerTokens int
 	ShowReasoning   string // "off" or "collapsed"
 
-	// issue 16: where the embedded PostgreSQL lives when DATABASE_URL is unset.
-	DataDir string
+	// issue 14: voice messages, photos and files. The transcription and
+	// speech servers default to the chat model's (OPENAI_BASE_URL and
+	// OPENAI_API_KEY); an empty model turns the feature off.
+	TranscriptionModel   string
+	TranscriptionBaseURL string
+	TranscriptionKey     string
+	TranscriptEcho       string // "quote" or "off"
+	Vision               string // "auto", "on" or "off"
+	ImageHistory         int
+	FileChars            int
+	FileMaxBytes         int64
+	TTSModel             string
+	TTSVoice             string
+	TTSBaseURL           string
+	TTSKey               string
 
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
 	ConfigurePool func(*pgxpool.Config)
+	// issue 16: how long a chat's update may be in hand before the chat
+	// counts as blocked (/readyz, membot_chats_blocked, the log).
+	ChatBlockedAfter time.Duration
+
+	// issue 15: memory. Facts extracted after turns (AUTO_MEMORY, with
+	// MEMORY_MODEL), older messages recalled into each turn (AUTO_RECALL),
+	// semantic recall over embeddings (EMBEDDINGS_*), and the bounds of the
+	// background work.
+	AutoMemory           bool
+	Summaries            bool
+	MemoryModel          string
+	AutoRecall           int
+	EmbeddingsModel      string
+	EmbeddingsBaseURL    string
+	EmbeddingsKey        string
+	MemoryCallsPerMinute int
+	EmbeddingsPerMinute  int
+
+	// issue 13: drafts in private chats and Stop.
+	DraftEvery time.Duration // between two drafts of a streamed answer
+	StopEvery  time.Duration // how often a running answer looks for a stop request
+
+	// issue 16: where the embedded PostgreSQL lives when DATABASE_URL is unset.
+	DataDir string
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -344,8 +382,12 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		ModesFile:             e.str("MODES_FILE", ""),
 		ExportPartBytes:       int64(e.int("EXPORT_PART_BYTES", bot.DefaultExportPartBytes, 64<<10, 2000<<20)),
 		Retention:             retentionDays(e),
+		ChatBlockedAfter:      e.duration("CHAT_BLOCKED_AFTER", inbox.DefaultBlockedAfter),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
+		// issue 13
+		DraftEvery: e.duration("STREAM_DRAFT_INTERVAL", 300*time.Millisecond),
+		StopEvery:  e.duration("STOP_CHECK_INTERVAL", 500*time.Millisecond),
 
 		DataDir: dataDir(e),
 	}
@@ -360,11 +402,13 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		e.fail("LOG_FORMAT", "must be text or json, got %q", c.LogFormat)
 	}
 	c.checkWebhook(e)
+	c.loadMedia(e)
 	for _, name := range c.ApprovalRequiredTools {
 		if !slices.Contains(agent.BuiltinNames(), name) {
 			e.fail("APPROVAL_REQUIRED_TOOLS", "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
 		}
 	}
+	c.loadMemory(e)
 	c.Modes = loadModes(e, c)
 	c.Models = loadModels(e, c.OpenAIModel, c.OpenAIBaseURL)
 	if c.ShowReasoning != "off" && c.ShowReasoning != "collapsed" {
@@ -379,11 +423,59 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 	return c, nil
 }
 
+// optional reads a setting whose empty value means "off": def when it is
+// not set at all, in the environment or in .env.
+func (e *env) optional(key, def string) string {
+	if v, set := e.getenv(key); set {
+		return strings.TrimSpace(v)
+	}
+	if v, set := e.file[key]; set {
+		return strings.TrimSpace(v)
+	}
+	return def
+}
+
+// loadMedia reads the settings of voice messages, photos and files.
+func (c *Config) loadMedia(e *env) {
+	c.TranscriptionModel = e.optional("TRANSCRIPTION_MODEL", "whisper-1")
+	c.TranscriptionBaseURL = e.url("TRANSCRIPTION_BASE_URL", c.OpenAIBaseURL)
+	c.TranscriptionKey = e.str("TRANSCRIPTION_API_KEY", c.OpenAIKey)
+	c.TranscriptEcho = e.str("TRANSCRIPT_ECHO", "quote")
+	if c.TranscriptEcho != "quote" && c.TranscriptEcho != "off" {
+		e.fail("TRANSCRIPT_ECHO", "must be quote or off, got %q", c.TranscriptEcho)
+	}
+	c.Vision = e.str("VISION", agent.VisionAuto)
+	if c.Vision != agent.VisionAuto && c.Vision != agent.VisionOn && c.Vision != agent.VisionOff {
+		e.fail("VISION", "must be auto, on or off, got %q", c.Vision)
+	}
+	c.ImageHistory = e.int("IMAGE_HISTORY", 2, 0, 10)
+	c.FileChars = e.int("FILE_CHARS", bot.DefaultFileChars, 500, 1000000)
+	c.FileMaxBytes = int64(e.int("FILE_MAX_BYTES", 20<<20, 1024, 20<<20))
+	c.TTSModel = e.optional("TTS_MODEL", "tts-1")
+	c.TTSVoice = e.str("TTS_VOICE", "alloy")
+	c.TTSBaseURL = e.url("TTS_BASE_URL", c.OpenAIBaseURL)
+	c.TTSKey = e.str("TTS_API_KEY", c.OpenAIKey)
+}
+
 // webhookSecretChars are the characters Telegram allows in a secret_token.
 var webhookSecretChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
 
 // checkWebhook checks the intake settings: webhook mode needs a public
 // https URL, since Telegram posts only there.
+// loadMemory reads the settings of issue 15 (memory); the embeddings
+// server and key default to the chat model's.
+func (c *Config) loadMemory(e *env) {
+	c.AutoMemory = e.bool("AUTO_MEMORY", true)
+	c.Summaries = e.bool("SUMMARIES", true)
+	c.MemoryModel = e.str("MEMORY_MODEL", c.OpenAIModel)
+	c.AutoRecall = e.int("AUTO_RECALL", 3, 0, 10)
+	c.EmbeddingsModel = e.str("EMBEDDINGS_MODEL", "")
+	c.EmbeddingsBaseURL = e.url("EMBEDDINGS_BASE_URL", c.OpenAIBaseURL)
+	c.EmbeddingsKey = e.str("EMBEDDINGS_API_KEY", c.OpenAIKey)
+	c.MemoryCallsPerMinute = e.int("MEMORY_CALLS_PER_MINUTE", 30, 1, 100000)
+	c.EmbeddingsPerMinute = e.int("EMBEDDINGS_PER_MINUTE", 30, 1, 100000)
+}
+
 func (c *Config) checkWebhook(e *env) {
 	switch c.Mode {
 	case "polling":

@@ -95,12 +95,21 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		return startErr(ctx, fmt.Errorf("connect to Telegram: %w", err))
 	}
 	log.Info("connected to Telegram", "bot", client.Self.UserName)
+	// The inbox knows updates by bot: what was stored before it did is this bot's.
+	if n, err := store.AdoptUpdates(ctx, client.Self.ID); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("updates stored before the inbox knew bots are this bot's", "bot_id", client.Self.ID, "updates", n)
+	}
 	if err := bot.SetCommandMenu(ctx, client); err != nil {
 		log.Warn("registering the command menu with Telegram failed; the commands work without it", "err", err)
 	}
 
+	stuck := &inbox.Stuck{After: cfg.ChatBlockedAfter}
+	met.WatchBlockedChats(stuck.Count)
 	if cfg.MetricsAddr != "" {
 		checks := []metrics.Check{
+			{Name: "chats", Probe: stuck.Check},
 			{Name: "database", Probe: store.Ping},
 			{Name: "telegram", Probe: client.Reachable},
 			{Name: "intake", Probe: func(context.Context) error { return context.Cause(ctx) }}, // not ready once shutting down
@@ -113,10 +122,12 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		defer srv.stop()
 	}
 
+	llmHTTP := &http.Client{Transport: transport}
+	embedder := startRecall(ctx, cfg, store, llmHTTP, log)
 	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
 	purger := &bot.Purger{Queue: store, Log: log, Retention: cfg.Retention}
 	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
-		ReminderAdded: reminders.Wake, ReminderMinLead: cfg.ReminderMinLead, FetchAllowPrivate: cfg.FetchAllowPrivate})...)
+		ReminderAdded: reminders.Wake, ReminderMinLead: cfg.ReminderMinLead, FetchAllowPrivate: cfg.FetchAllowPrivate, Embedder: embedder})...)
 	needsApproval := map[string]bool{}
 	for _, name := range cfg.ApprovalRequiredTools {
 		needsApproval[name] = true
@@ -124,7 +135,6 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if cfg.FetchAllowPrivate {
 		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
 	}
-	llmHTTP := &http.Client{Transport: transport}
 	newClient := func(baseURL string) *llm.Client {
 		return &llm.Client{BaseURL: baseURL, APIKey: cfg.OpenAIKey, HTTP: llmHTTP, Limits: llm.Limits{
 			Idle: cfg.LLMIdleTimeout, AnswerBytes: 16 * cfg.MaxAnswerTokens}}
@@ -133,10 +143,17 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	for _, m := range cfg.Models {
 		models = append(models, agent.Model{Name: m.Name, LLM: newClient(m.BaseURL), Caps: m.Caps})
 	}
+	memorizer := &agent.Memorizer{Store: store, LLM: newClient(cfg.OpenAIBaseURL), Model: cfg.MemoryModel, Embedder: embedder,
+		AutoMemory: cfg.AutoMemory, Summaries: cfg.Summaries, HistoryLimit: cfg.HistoryLimit, CallsPerMinute: cfg.MemoryCallsPerMinute,
+		EmbedPerMinute: cfg.EmbeddingsPerMinute, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
 	turns := agent.New(store, newClient(cfg.OpenAIBaseURL), tools, agent.Config{
 		Model: cfg.OpenAIModel, Models: models, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
 		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, Metrics: met,
 		NeedsApproval: needsApproval, ContextTokens: cfg.ContextTokens, MaxAnswerTokens: cfg.MaxAnswerTokens,
+		Vision: cfg.Vision, ImageHistory: cfg.ImageHistory, Files: bot.ImageFiles{Client: client},
+		Transcriber:        &llm.Client{BaseURL: cfg.TranscriptionBaseURL, APIKey: cfg.TranscriptionKey, HTTP: llmHTTP},
+		TranscriptionModel: cfg.TranscriptionModel,
+		Recall:             cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
@@ -144,13 +161,17 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	dispatcher := &inbox.Dispatcher{
 		Queue: store,
 		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
-			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, ConversationsReset: purger.Wake,
-			ExportPartBytes: cfg.ExportPartBytes},
+			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, DraftEvery: cfg.DraftEvery, StopEvery: cfg.StopEvery, ConversationsReset: purger.Wake,
+			ExportPartBytes: cfg.ExportPartBytes,
+			Media: bot.Media{Transcribe: cfg.TranscriptionModel != "", ShowHeard: cfg.TranscriptEcho == "quote", Vision: cfg.Vision,
+				FileChars: cfg.FileChars, FileBytes: cfg.FileMaxBytes}},
 		Owner:     owner.ID,
 		Workers:   cfg.Workers,
 		Sweep:     5 * time.Second,
 		Log:       log,
 		Transient: bot.Transient,
+		Stuck:     stuck,
+		Metrics:   met,
 	}
 
 	var wg sync.WaitGroup
@@ -169,7 +190,8 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); poller.Run(ctx) }()
 	}
-	wg.Add(3)
+	wg.Add(4)
+	go func() { defer wg.Done(); memorizer.Run(ctx) }() // its progress is in the database: it stops at once
 	go func() { defer wg.Done(); dispatcher.Run(ctx, work) }()
 	go func() { defer wg.Done(); reminders.Run(ctx, work) }()
 	go func() { defer wg.Done(); purger.Run(ctx) }()
@@ -190,6 +212,23 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	return nil
 }
 
+// startRecall says, once, how recall works, and returns the embedder of
+// EMBEDDINGS_MODEL when the database can keep embeddings (pgvector), or nil.
+func startRecall(ctx context.Context, cfg *Config, store *memory.Store, hc *http.Client, log *slog.Logger) agent.Embedder {
+	if cfg.EmbeddingsModel == "" {
+		log.Info("recall: full-text search alone (set EMBEDDINGS_MODEL for semantic recall)", "auto_recall", cfg.AutoRecall, "auto_memory", cfg.AutoMemory)
+		return nil
+	}
+	ok, err := store.EnableVectors(ctx)
+	if err != nil || !ok {
+		log.Warn("recall: full-text search alone: the database has no pgvector (CREATE EXTENSION vector as a superuser, then restart)",
+			"embeddings_model", cfg.EmbeddingsModel, "err", err)
+		return nil
+	}
+	log.Info("recall: full-text and semantic search", "embeddings_model", cfg.EmbeddingsModel, "auto_recall", cfg.AutoRecall, "auto_memory", cfg.AutoMemory)
+	return agent.NewEmbedder(cfg.EmbeddingsBaseURL, cfg.EmbeddingsKey, cfg.EmbeddingsModel, hc)
+}
+
 // startErr is err, or nil when a stop was asked for during start-up (the
 // step failed because it was cancelled).
 func startErr(ctx context.Context, err error) error {
@@ -204,7 +243,7 @@ func startErr(ctx context.Context, err error) error {
 // Telegram posts finds the server up. Every replica registers the same URL
 // and secret, so starting one more never disturbs the others.
 func startWebhook(ctx context.Context, cfg *Config, log *slog.Logger, client *telegram.Client, store inbox.Inbox,
-	notify func([]int64), met bot.Metrics) (*server, error) {
+	notify func([]int64), met inbox.Metrics) (*server, error) {
 	secret := cfg.WebhookSecret
 	if secret == "" {
 		secret = inbox.DefaultWebhookSecret(cfg.TelegramToken)

@@ -24,6 +24,7 @@ type Metrics struct {
 	toolCalls       *prometheus.CounterVec
 	telegramRetries *prometheus.CounterVec
 	telegram429     prometheus.Counter
+	renumbered      prometheus.Counter
 	models          modelHealth // for ModelCheck (model.go)
 }
 
@@ -58,9 +59,12 @@ func New() *Metrics {
 		telegram429: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "membot_telegram_rate_limited_total", Help: "429 Too Many Requests answers from Telegram.",
 		}),
+		renumbered: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "membot_updates_renumbered_total", Help: "Updates stored under a new id because an earlier update (another bot's, or from before the Bot API's ids started again) held Telegram's.",
+		}),
 	}
 	m.reg.MustRegister(m.updatesReceived, m.repliesSent, m.turnDuration, m.llmDuration, m.llmErrors,
-		m.toolCalls, m.telegramRetries, m.telegram429,
+		m.toolCalls, m.telegramRetries, m.telegram429, m.renumbered,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -68,6 +72,17 @@ func New() *Metrics {
 // UpdatesReceived counts n updates stored by an intake.
 func (m *Metrics) UpdatesReceived(source string, n int) {
 	m.updatesReceived.WithLabelValues(source).Add(float64(n))
+}
+
+// UpdateRenumbered counts an update stored under a new id.
+func (m *Metrics) UpdateRenumbered() { m.renumbered.Inc() }
+
+// WatchBlockedChats reports, at every scrape, how many chats wait on an
+// update that has been in hand for too long (count).
+func (m *Metrics) WatchBlockedChats(count func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "membot_chats_blocked", Help: "Chats whose head update has been in hand for longer than CHAT_BLOCKED_AFTER: their later messages wait.",
+	}, func() float64 { return float64(count()) }))
 }
 
 // ReplySent counts a delivered reply of a kind ("answer" or "text").

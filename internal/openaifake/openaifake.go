@@ -47,6 +47,9 @@ type Reply struct {
 	// ChunkDelay is waited before each chunk after the first: a model that
 	// writes slowly.
 	ChunkDelay time.Duration
+	// Gone, when not nil, is closed when the client closes the request
+	// before the stream has ended (a stopped answer).
+	Gone chan struct{}
 }
 
 // ToolCall builds a function call for Reply.ToolCalls.
@@ -66,6 +69,7 @@ type Server struct {
 	dialect        Dialect
 	expectBadRoles bool
 	refusals       int
+	audio          audio // the audio endpoints (audio.go)
 }
 
 // New starts a fake speaking OpenAI's dialect.
@@ -170,6 +174,13 @@ func ThinkingModel(req openai.ChatCompletionRequest) Reply {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.serveAudio(w, r) {
+		return
+	}
+	if r.URL.Path == "/v1/embeddings" {
+		s.serveEmbeddings(w, r) // embeddings.go
+		return
+	}
 	if r.URL.Path != "/v1/chat/completions" {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return

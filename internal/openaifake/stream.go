@@ -15,6 +15,13 @@ import (
 // it, and data: [DONE].
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatCompletionRequest, reply Reply) {
 	d := s.dialect
+	if reply.Gone != nil {
+		defer func() {
+			if r.Context().Err() != nil { // the client closed the request mid-stream
+				close(reply.Gone)
+			}
+		}()
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	flusher, _ := w.(http.Flusher)

@@ -297,16 +297,16 @@ func (h *history) deriveRows(ctx context.Context, tx pgx.Tx) error {
 const seededRows = `FROM messages m JOIN conversations c ON c.id = m.conversation_id
 	JOIN users u ON u.telegram_user_id = c.telegram_user_id WHERE m.update_id > $1`
 
-const updatesSQL = `INSERT INTO updates (update_id, chat_id, payload, state, attempts, received_at, claimed_at, done_at)
-SELECT m.update_id, c.chat_id,
+const updatesSQL = `INSERT INTO updates (update_id, chat_id, payload, digest, state, attempts, received_at, claimed_at, done_at)
+SELECT update_id, chat_id, payload, md5(update_id::text || ':' || payload::text)::uuid, 'done', 1, at, at, at + interval '2 seconds'
+FROM (SELECT m.update_id, c.chat_id, m.created_at AS at,
 	jsonb_build_object('update_id', m.update_id, 'message', jsonb_build_object(
 		'message_id', m.telegram_message_id, 'date', extract(epoch FROM m.created_at)::bigint,
 		'from', jsonb_build_object('id', u.telegram_user_id, 'is_bot', false, 'first_name', u.first_name,
 			'username', u.username, 'language_code', u.language_code),
 		'chat', jsonb_build_object('id', c.chat_id, 'type', 'private', 'first_name', u.first_name, 'username', u.username),
-		'text', substr(m.content, $2))),
-	'done', 1, m.created_at, m.created_at, m.created_at + interval '2 seconds'
-` + seededRows + ` AND m.role = 'user'`
+		'text', substr(m.content, $2))) AS payload
+` + seededRows + ` AND m.role = 'user') s`
 
 const eventsSQL = `INSERT INTO events (occurred_at, type, telegram_user_id, chat_id, conversation_id, update_id, payload)
 SELECT m.created_at, 'message_received', u.telegram_user_id, c.chat_id, m.conversation_id, m.update_id, '{"kind": "text"}'

@@ -97,6 +97,10 @@ type Server struct {
 	onSent    func(Sent)
 	webhook   struct{ url, secret string } // set by setWebhook; getUpdates is refused meanwhile
 	members   map[[2]int64]string          // chat and user -> status, for getChatMember; "member" when unset
+	files     map[string]*storedFile       // by file_id, for getFile and downloads (files.go)
+	voices    []Voiced                     // sendVoice (files.go)
+
+	ext extras // drafts, topics, rich messages (drafts.go, threads.go, rich.go)
 }
 
 // New starts a fake for the bot with this token.
@@ -449,6 +453,10 @@ func (s *Server) WaitFor(timeout time.Duration, cond func([]Sent) bool) ([]Sent,
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/file/") {
+		s.serveFile(w, r)
+		return
+	}
 	prefix := "/bot" + s.Token + "/"
 	if !strings.HasPrefix(r.URL.Path, prefix) {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"ok": false, "error_code": 401, "description": "Unauthorized"})
@@ -543,6 +551,13 @@ func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 		return true, nil
 	case "getChatMember":
 		return s.chatMember(c)
+	case "getFile":
+		return s.getFile(c)
+	case "sendVoice":
+		return s.sendVoice(c)
+	}
+	if result, fault, ok := s.newer(c); ok {
+		return result, fault
 	}
 	return nil, &Fault{Status: http.StatusNotFound, Message: "Not Found: method not found"}
 }

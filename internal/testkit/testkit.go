@@ -83,6 +83,11 @@ func New(t *testing.T) *Harness {
 		// Tests send dozens of messages to one chat; the limiter (on by
 		// default) has tests of its own.
 		"TELEGRAM_RATE_LIMIT": "off",
+		// The background memory work calls the model after turns; the tests
+		// that script the model's answers would see those calls take them.
+		// The tests of that work turn it on.
+		"AUTO_MEMORY": "off",
+		"SUMMARIES":   "off",
 	}
 	h.checkLogsAtCleanup()
 	return h

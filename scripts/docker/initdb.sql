@@ -22,3 +22,8 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- pgvector for semantic recall (EMBEDDINGS_MODEL): creating the extension
+-- takes a superuser, which the bot is not; migration 00019 then adds its
+-- table. The image (pgvector/pgvector) ships the extension.
+CREATE EXTENSION IF NOT EXISTS vector;

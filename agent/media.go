@@ -1,0 +1,253 @@
+package agent
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/memory"
+)
+
+// Attachment is a file a message came with, as the bot received it. The
+// agent stores what names it (kind, Telegram ids, size, duration, type) in
+// the user row's metadata under "media", never its bytes: Data is for this
+// turn only (an image's bytes, sent to the model).
+type Attachment struct {
+	Kind         string `json:"kind"` // KindVoice, KindPhoto, ...
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id,omitempty"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	Size         int64  `json:"file_size,omitempty"`
+	Duration     int    `json:"duration,omitempty"` // seconds, of a recording
+	Width        int    `json:"width,omitempty"`
+	Height       int    `json:"height,omitempty"`
+	// Album is the media group (an album sent at once) it came in.
+	Album string `json:"media_group_id,omitempty"`
+	Data  []byte `json:"-"`
+}
+
+// Kinds of attachments.
+const (
+	KindVoice     = "voice"
+	KindAudio     = "audio"
+	KindVideoNote = "video_note"
+	KindPhoto     = "photo"
+	KindImage     = "image" // an image sent as a file
+	KindDocument  = "document"
+)
+
+// IsImage tells whether the model may be shown the attachment as an image.
+func (a Attachment) IsImage() bool { return a.Kind == KindPhoto || a.Kind == KindImage }
+
+// Files fetches the bytes of a file a stored row names, so that the images
+// of recent rows are shown to the model again on later turns. The bot
+// implements it (with Telegram's getFile); nil: older images appear only
+// as their marker.
+type Files interface {
+	Fetch(ctx context.Context, fileID string, size int64) ([]byte, error)
+}
+
+// Transcriber turns speech into text (/audio/transcriptions); *llm.Client is one.
+type Transcriber interface {
+	Transcribe(ctx context.Context, model, fileName, mimeType string, audio []byte) (*llm.Transcription, error)
+}
+
+// Vision says whether images are sent to the model (VISION).
+const (
+	VisionAuto = "auto" // sent; a refusal is learned per model and the images become a note
+	VisionOn   = "on"   // sent; a refusal is an error (the server is known to see)
+	VisionOff  = "off"  // never sent: the model gets the marker and a note
+)
+
+// maxImagesPerRequest bounds the images of one request, whatever
+// IMAGE_HISTORY and albums add up to.
+const maxImagesPerRequest = 10
+
+// mediaMeta is what a user row's metadata keeps of its attachments.
+func mediaMeta(atts []Attachment) map[string]any {
+	if len(atts) == 0 {
+		return nil
+	}
+	// Through JSON, so that the row keeps what Attachment's tags say.
+	data, _ := json.Marshal(atts)
+	var list []any
+	_ = json.Unmarshal(data, &list)
+	return map[string]any{"media": list}
+}
+
+// decodeMedia reads a user row's metadata "media".
+func decodeMedia(raw json.RawMessage) []Attachment {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	var atts []Attachment
+	if json.Unmarshal(raw, &atts) != nil {
+		return nil
+	}
+	return atts
+}
+
+// seesImages tells whether model is to be sent images now.
+func (a *Agent) seesImages(model string) bool {
+	return a.cfg.Vision != VisionOff && !a.caps.get(model).NoImages
+}
+
+// images returns the image parts of the turn's requests, by user row id:
+// the images of the newest ImageHistory user messages of the window (an
+// album's rows count as one message), the turn's own from fresh (already
+// downloaded), older ones fetched again with Files. An image that cannot be
+// fetched any more (Telegram keeps files for a long time, not for ever)
+// is left as its marker.
+func (a *Agent) images(ctx context.Context, t *turnState, rows []memory.Message, fresh []Attachment) map[int64][]llm.Part {
+	if !a.seesImages(t.model) {
+		if hasImage(fresh) {
+			t.notes = appendOnce(t.notes, noImagesNote(t.lang, t.model))
+		}
+		return nil
+	}
+	out := map[int64][]llm.Part{}
+	count, messages, lastAlbum := 0, 0, ""
+	for i := len(rows) - 1; i >= 0 && count < maxImagesPerRequest; i-- {
+		r := rows[i]
+		if r.Role != memory.RoleUser {
+			continue
+		}
+		atts := decodeMedia(r.Media)
+		if r.ID == t.info.UserMessageID && len(fresh) > 0 {
+			atts = fresh
+		}
+		album := ""
+		if len(atts) > 0 {
+			album = atts[0].Album
+		}
+		if album == "" || album != lastAlbum {
+			messages++
+		}
+		lastAlbum = album
+		if messages > a.cfg.ImageHistory {
+			break
+		}
+		for _, att := range atts {
+			if !att.IsImage() || count >= maxImagesPerRequest {
+				continue
+			}
+			data := att.Data
+			if data == nil {
+				var err error
+				if data, err = a.fetchImage(ctx, att); err != nil {
+					a.log.Warn("an earlier image could not be fetched again; the model gets its marker", "chat_id", t.info.ChatID,
+						"message_id", r.ID, "err", err)
+					continue
+				}
+			}
+			out[r.ID] = append(out[r.ID], imagePart(att, data))
+			count++
+		}
+	}
+	return out
+}
+
+func (a *Agent) fetchImage(ctx context.Context, att Attachment) ([]byte, error) {
+	if a.cfg.Files == nil {
+		return nil, fmt.Errorf("no way to fetch files")
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return a.cfg.Files.Fetch(ctx, att.FileID, att.Size)
+}
+
+func hasImage(atts []Attachment) bool {
+	for _, att := range atts {
+		if att.IsImage() {
+			return true
+		}
+	}
+	return false
+}
+
+// imagePart is an image as OpenAI's vision format takes it: a data URL.
+func imagePart(att Attachment, data []byte) llm.Part {
+	mimeType := att.MimeType
+	if !strings.HasPrefix(mimeType, "image/") {
+		mimeType = http.DetectContentType(data)
+	}
+	if att.Kind == KindPhoto || !strings.HasPrefix(mimeType, "image/") {
+		mimeType = "image/jpeg" // Telegram's photos are JPEG
+	}
+	return llm.Part{Type: "image_url", ImageURL: &llm.ImageURL{URL: "data:" + mimeType + ";base64," + base64.StdEncoding.EncodeToString(data)}}
+}
+
+// TranscribeRequest is a recording to turn into the user's message.
+type TranscribeRequest struct {
+	User     memory.User
+	ChatID   int64
+	UpdateID int64
+	Audio    Attachment // with its Data
+}
+
+// ErrNoTranscription is returned when no transcription model is set.
+var ErrNoTranscription = fmt.Errorf("transcription is off (TRANSCRIPTION_MODEL is empty)")
+
+// Transcribe turns a recording into text, and records the call in
+// llm_calls (purpose "transcription", with the seconds heard and the
+// tokens, as the server reports them or estimated from the text), so that
+// it counts against the user's daily tokens and admins can sum it.
+func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, error) {
+	if a.cfg.Transcriber == nil || a.cfg.TranscriptionModel == "" {
+		return "", ErrNoTranscription
+	}
+	model := a.cfg.TranscriptionModel
+	call := memory.LLMCall{UserID: req.User.TelegramUserID, ChatID: req.ChatID, UpdateID: req.UpdateID, Model: model,
+		Purpose: memory.PurposeTranscription, Status: "ok", AudioSeconds: float64(req.Audio.Duration)}
+	start := time.Now()
+	var out *llm.Transcription
+	err := a.withRetry(ctx, model, func(ctx context.Context) (err error) {
+		out, err = a.cfg.Transcriber.Transcribe(ctx, model, audioFileName(req.Audio), req.Audio.MimeType, req.Audio.Data)
+		return err
+	})
+	call.Latency = time.Since(start)
+	if err != nil {
+		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+	} else {
+		if out.Seconds > 0 {
+			call.AudioSeconds = out.Seconds
+		}
+		call.PromptTokens, call.CompletionTokens = out.InputTokens, out.OutputTokens
+		if out.InputTokens == 0 && out.OutputTokens == 0 {
+			call.CompletionTokens, call.UsageEstimated = estimateTokens(out.Text), true
+		}
+	}
+	if ctx.Err() == nil {
+		if _, saveErr := a.store.SaveStep(ctx, "", memory.Step{LLMCalls: []memory.LLMCall{call}}); saveErr != nil && err == nil {
+			return "", saveErr
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: transcription: %w", ErrModel, err)
+	}
+	return out.Text, nil
+}
+
+// audioFileName names a recording for the server, which tells the format
+// by the extension: Telegram's voice messages are OGG/Opus, video notes MP4.
+func audioFileName(att Attachment) string {
+	if att.FileName != "" {
+		return att.FileName
+	}
+	switch att.Kind {
+	case KindVideoNote:
+		return "video_note.mp4"
+	case KindAudio:
+		if strings.Contains(att.MimeType, "mpeg") {
+			return "audio.mp3"
+		}
+		return "audio.ogg"
+	}
+	return "voice.ogg"
+}

@@ -1,0 +1,364 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/time/rate"
+
+	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/internal/wake"
+	"github.com/membot/membot/memory"
+)
+
+// MemorizerStore is the part of the memory repository the background
+// memory work needs.
+type MemorizerStore interface {
+	LeaseJob(ctx context.Context, job string, d time.Duration) (int64, bool, error)
+	ReleaseJob(ctx context.Context, job string, cursor int64) error
+	RowsToEmbed(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]memory.TextRow, error)
+	SaveEmbeddings(ctx context.Context, model string, rows []memory.TextRow, vecs [][]float32, call memory.LLMCall, cursor int64) error
+	AnsweredTurns(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]memory.Exchange, error)
+	Facts(ctx context.Context, userID int64) ([]memory.Fact, error)
+	SaveExtracted(ctx context.Context, ex memory.Exchange, changes []memory.FactChange, call memory.LLMCall) error
+	Unsummarised(ctx context.Context, conversationID string, window, limit int) (string, []memory.SummaryRow, error)
+	SaveSummary(ctx context.Context, sum memory.Summary, call memory.LLMCall) error
+}
+
+// Memorizer does the memory work that follows turns, in the background and
+// never on a reply's way: it embeds new messages (with an Embedder),
+// extracts lasting facts from private exchanges (AutoMemory), and
+// summarises the rows that leave a conversation's window. Its progress is
+// kept in the database (memory_jobs), so a restart loses nothing, and its
+// calls are bounded per minute so a busy bot cannot flood the model server.
+type Memorizer struct {
+	Store        MemorizerStore
+	LLM          LLM    // for facts and summaries
+	Model        string // MEMORY_MODEL
+	Embedder     Embedder
+	AutoMemory   bool
+	Summaries    bool // summarise the rows that leave the window (SUMMARIES)
+	HistoryLimit int  // the window: rows older than it are summarised
+	// CallsPerMinute bounds the facts and summary calls, EmbedPerMinute the
+	// embeddings requests (each of up to embedBatch messages).
+	CallsPerMinute int
+	EmbedPerMinute int
+	// Settle is how old a row must be before it is worked on (see
+	// memory.settledSQL); Every how often the database is looked at when
+	// nobody wakes the loops.
+	Settle   time.Duration
+	Every    time.Duration
+	Location *time.Location
+	Log      *slog.Logger
+
+	wakeFacts, wakeEmbed wake.Signal
+}
+
+const (
+	embedBatch   = 64              // messages per embeddings request
+	turnsBatch   = 16              // exchanges per lease of the after-turn job
+	jobLease     = 5 * time.Minute // a lease outlives one batch's work
+	summaryChunk = 20              // rows out of the window before a summary is written
+	summaryMax   = 60              // rows folded into one summary call
+	memoryCallTO = 2 * time.Minute // one facts or summary call
+)
+
+// Wake tells the memorizer that a turn has ended.
+func (m *Memorizer) Wake() {
+	m.wakeFacts.Wake()
+	m.wakeEmbed.Wake()
+}
+
+// Run works until ctx ends.
+func (m *Memorizer) Run(ctx context.Context) {
+	if m.Every <= 0 {
+		m.Every = 10 * time.Second
+	}
+	if m.Location == nil {
+		m.Location = time.UTC
+	}
+	var wg sync.WaitGroup
+	if m.Embedder != nil {
+		limit := limiter(m.EmbedPerMinute)
+		wg.Add(1)
+		go func() { defer wg.Done(); m.loop(ctx, &m.wakeEmbed, func() bool { return m.embedStep(ctx, limit) }) }()
+	}
+	limit := limiter(m.CallsPerMinute)
+	m.loop(ctx, &m.wakeFacts, func() bool { return m.afterTurnStep(ctx, limit) })
+	wg.Wait()
+}
+
+// limiter allows perMinute events a minute (30 when not set), a few at once.
+func limiter(perMinute int) *rate.Limiter {
+	if perMinute <= 0 {
+		perMinute = 30
+	}
+	return rate.NewLimiter(rate.Every(time.Minute/time.Duration(perMinute)), min(perMinute, 5))
+}
+
+// loop runs step while it finds work, then waits to be woken or for Every.
+func (m *Memorizer) loop(ctx context.Context, w *wake.Signal, step func() bool) {
+	tick := time.NewTicker(m.Every)
+	defer tick.Stop()
+	for {
+		for ctx.Err() == nil && step() {
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.C(): // a turn just ended: its rows are worked on once settled
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(m.Settle + 100*time.Millisecond):
+			}
+		case <-tick.C:
+		}
+	}
+}
+
+// embedStep embeds the next batch of messages; it says whether it did any.
+func (m *Memorizer) embedStep(ctx context.Context, limit *rate.Limiter) bool {
+	cursor, ok, err := m.Store.LeaseJob(ctx, memory.JobEmbeddings, jobLease)
+	if err != nil || !ok {
+		m.logErr(ctx, "embeddings: taking the job failed", err)
+		return false
+	}
+	done := cursor
+	defer func() {
+		m.logErr(ctx, "embeddings: releasing the job failed", m.Store.ReleaseJob(context.WithoutCancel(ctx), memory.JobEmbeddings, done))
+	}()
+	rows, err := m.Store.RowsToEmbed(ctx, cursor, embedBatch, m.Settle)
+	if err != nil || len(rows) == 0 {
+		m.logErr(ctx, "embeddings: reading messages failed", err)
+		return false
+	}
+	var texts []string
+	var at []int // rows[at[i]] has texts[i]; empty rows get no vector
+	for i, r := range rows {
+		if t := strings.TrimSpace(r.Text); t != "" {
+			texts, at = append(texts, t), append(at, i)
+		}
+	}
+	vecs := make([][]float32, len(rows))
+	call := memory.LLMCall{Model: m.Embedder.Model(), Purpose: memory.PurposeEmbeddings, Status: "ok"}
+	if len(texts) > 0 {
+		if err := limit.Wait(ctx); err != nil {
+			return false
+		}
+		start := time.Now()
+		got, usage, err := m.Embedder.Embed(ctx, texts)
+		call.Latency, call.PromptTokens = time.Since(start), usage.PromptTokens
+		if err != nil { // tried again at the next step; the cursor stays
+			m.Log.Warn("embeddings: the model call failed; trying again later", "model", call.Model, "err", err)
+			return false
+		}
+		for i, v := range got {
+			vecs[at[i]] = v
+		}
+	} else {
+		call.Model = "" // no call was made
+	}
+	last := rows[len(rows)-1].ID
+	if err := m.Store.SaveEmbeddings(ctx, m.Embedder.Model(), rows, vecs, call, last); err != nil {
+		m.logErr(ctx, "embeddings: saving failed", err)
+		return false
+	}
+	done = last
+	return true
+}
+
+// afterTurnStep extracts facts from and summarises after the next batch of
+// answered turns; it says whether it found any.
+func (m *Memorizer) afterTurnStep(ctx context.Context, limit *rate.Limiter) bool {
+	cursor, ok, err := m.Store.LeaseJob(ctx, memory.JobAfterTurn, jobLease)
+	if err != nil || !ok {
+		m.logErr(ctx, "memory: taking the job failed", err)
+		return false
+	}
+	defer func() {
+		m.logErr(ctx, "memory: releasing the job failed", m.Store.ReleaseJob(context.WithoutCancel(ctx), memory.JobAfterTurn, 0))
+	}()
+	turns, err := m.Store.AnsweredTurns(ctx, cursor, turnsBatch, m.Settle)
+	if err != nil || len(turns) == 0 {
+		m.logErr(ctx, "memory: reading answered turns failed", err)
+		return false
+	}
+	for _, ex := range turns {
+		var changes []memory.FactChange
+		var call memory.LLMCall
+		// Facts are the user's own: read from their private chat only.
+		if m.AutoMemory && ex.ChatID == ex.UserID && ex.UserText != "" {
+			if limit.Wait(ctx) != nil {
+				return false
+			}
+			changes, call = m.extract(ctx, ex)
+		}
+		if err := m.Store.SaveExtracted(ctx, ex, changes, call); err != nil {
+			m.logErr(ctx, "memory: saving facts failed", err)
+			return false
+		}
+		if m.Summaries && ctx.Err() == nil {
+			m.summarise(ctx, ex, limit)
+		}
+	}
+	return true
+}
+
+func (m *Memorizer) logErr(ctx context.Context, msg string, err error) {
+	if err != nil && ctx.Err() == nil {
+		m.Log.Warn(msg, "err", err)
+	}
+}
+
+// complete makes one call of the memory model and returns its text and
+// what it cost.
+func (m *Memorizer) complete(ctx context.Context, ex memory.Exchange, purpose, system, user string) (string, memory.LLMCall) {
+	call := memory.LLMCall{UserID: ex.UserID, ChatID: ex.ChatID, ConversationID: ex.ConversationID, Model: m.Model,
+		Purpose: purpose, Status: "ok"}
+	ctx, cancel := context.WithTimeout(ctx, memoryCallTO)
+	defer cancel()
+	start := time.Now()
+	req := llm.Request{Model: m.Model, MaxTokens: 1000, Messages: []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}}
+	resp, err := m.LLM.Complete(ctx, req, func(llm.Delta) {})
+	call.Latency = time.Since(start)
+	if err != nil {
+		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+		m.Log.Warn("memory: the model call failed", "purpose", purpose, "model", m.Model, "err", err)
+		return "", call
+	}
+	if resp.Usage != nil {
+		call.PromptTokens, call.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	} else {
+		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = estimatePrompt(req), estimateAnswer(resp), true
+	}
+	return resp.Message.Content, call
+}
+
+// factsPrompt asks for the lasting facts of one exchange, as JSON.
+const factsPrompt = `You keep the long-term memory of a chat assistant about its user. Read the exchange and list the lasting facts it tells about the user: their name, home, work, family and the people and pets in their life, preferences, plans, important dates. Leave out small talk, one-off requests, what only the assistant said, and anything secret (passwords, card numbers).
+Known facts follow, as "#id text". When the exchange changes one (the user moved, changed jobs, changed a plan), give its id with the new text; give no id for a new fact; repeat nothing already known.
+Answer with JSON only, exactly of this shape: {"facts": [{"text": "Lives in Kazan"}, {"id": 12, "text": "Works at Yandex"}]}. Each text is one short sentence in the third person, in the user's language. Nothing to keep: {"facts": []}.`
+
+const (
+	maxFactsPerTurn   = 5
+	maxExtractedChars = 300
+)
+
+// extract asks the model for the facts of ex and validates its answer;
+// an invalid answer changes nothing.
+func (m *Memorizer) extract(ctx context.Context, ex memory.Exchange) ([]memory.FactChange, memory.LLMCall) {
+	known, err := m.Store.Facts(ctx, ex.UserID)
+	if err != nil {
+		m.logErr(ctx, "memory: reading facts failed", err)
+		return nil, memory.LLMCall{}
+	}
+	var b strings.Builder
+	b.WriteString("Known facts:")
+	if len(known) == 0 {
+		b.WriteString(" none")
+	}
+	ids := map[int64]bool{}
+	for _, f := range known {
+		ids[f.ID] = true
+		fmt.Fprintf(&b, "\n#%d %s", f.ID, f.Content)
+	}
+	fmt.Fprintf(&b, "\n\nThe exchange (%s):\nUser: %s\nAssistant: %s", ex.At.In(m.Location).Format("2006-01-02"), ex.UserText, ex.AnswerText)
+	text, call := m.complete(ctx, ex, memory.PurposeFacts, factsPrompt, b.String())
+	if call.Status != "ok" {
+		return nil, call
+	}
+	changes, err := parseFacts(text, ids)
+	if err != nil {
+		m.Log.Warn("memory: the model's facts were not valid; none saved", "model", m.Model, "answer_id", ex.AnswerID, "err", err)
+		return nil, call
+	}
+	return changes, call
+}
+
+// parseFacts reads the extraction's JSON strictly: the one shape, at most
+// maxFactsPerTurn facts of at most maxExtractedChars, ids only of known
+// facts, each at most once. A code fence around it is allowed.
+func parseFacts(text string, known map[int64]bool) ([]memory.FactChange, error) {
+	text = strings.TrimSpace(text)
+	if i, j := strings.IndexByte(text, '{'), strings.LastIndexByte(text, '}'); i >= 0 && j > i {
+		text = text[i : j+1]
+	}
+	var out struct {
+		Facts []struct {
+			ID   int64  `json:"id"`
+			Text string `json:"text"`
+		} `json:"facts"`
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("not the JSON asked for: %w", err)
+	}
+	if out.Facts == nil {
+		return nil, fmt.Errorf("no \"facts\" list")
+	}
+	if len(out.Facts) > maxFactsPerTurn {
+		return nil, fmt.Errorf("%d facts, more than %d", len(out.Facts), maxFactsPerTurn)
+	}
+	seen := map[int64]bool{}
+	var changes []memory.FactChange
+	for _, f := range out.Facts {
+		t := strings.Join(strings.Fields(f.Text), " ")
+		switch {
+		case t == "":
+			return nil, fmt.Errorf("an empty fact")
+		case utf8.RuneCountInString(t) > maxExtractedChars:
+			return nil, fmt.Errorf("a fact longer than %d characters", maxExtractedChars)
+		case f.ID != 0 && !known[f.ID]:
+			return nil, fmt.Errorf("fact #%d is not one of the user's", f.ID)
+		case f.ID != 0 && seen[f.ID]:
+			return nil, fmt.Errorf("fact #%d changed twice", f.ID)
+		}
+		seen[f.ID] = f.ID != 0
+		changes = append(changes, memory.FactChange{ID: f.ID, Text: t})
+	}
+	return changes, nil
+}
+
+// summaryPrompt asks for the running summary of a conversation.
+const summaryPrompt = `You write the running summary of a conversation between a user and a chat assistant, for the assistant's own memory: it no longer sees these messages. Fold the new messages into the previous summary. Keep what may matter later: facts about the user, people and names, decisions, plans, dates (with the date they were said), promises and open questions; drop small talk. Plain text, at most 1500 characters, in the conversation's language.`
+
+// maxSummaryChars bounds a stored summary, in bytes.
+const maxSummaryChars = 3000
+
+// summarise folds the rows that left ex's conversation's window into its
+// running summary, once there are summaryChunk of them.
+func (m *Memorizer) summarise(ctx context.Context, ex memory.Exchange, limit *rate.Limiter) {
+	prev, rows, err := m.Store.Unsummarised(ctx, ex.ConversationID, m.HistoryLimit, summaryMax)
+	if err != nil || len(rows) < summaryChunk {
+		m.logErr(ctx, "memory: reading rows to summarise failed", err)
+		return
+	}
+	var b strings.Builder
+	if prev != "" {
+		b.WriteString("Previous summary:\n" + prev + "\n\n")
+	}
+	b.WriteString("New messages:")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "\n[%s] %s: %s", r.CreatedAt.In(m.Location).Format("2006-01-02 15:04"), r.Role, r.Text)
+	}
+	if limit.Wait(ctx) != nil {
+		return
+	}
+	text, call := m.complete(ctx, ex, memory.PurposeSummary, summaryPrompt, b.String())
+	text = truncate(strings.TrimSpace(text), maxSummaryChars)
+	sum := memory.Summary{ConversationID: ex.ConversationID, ChatID: ex.ChatID, FromMessageID: rows[0].ID,
+		ToMessageID: rows[len(rows)-1].ID, Content: text, Model: m.Model}
+	if call.Status != "ok" || text == "" {
+		sum.Content = "" // the call is recorded, no summary
+	}
+	m.logErr(ctx, "memory: saving the summary failed", m.Store.SaveSummary(ctx, sum, call))
+}

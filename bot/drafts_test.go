@@ -1,0 +1,189 @@
+package bot_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/telegramfake"
+)
+
+func TestAPrivateStreamShowsGrowingDraftsAndEndsAsOneSentMessage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["STREAM_DRAFT_INTERVAL"] = "50ms"
+	answer := strings.Repeat("A drafted answer grows while the model writes it. ", 8)
+	release := make(chan struct{})
+	h.LLM.Script(openaifake.Reply{Content: answer, Hold: release, HoldAfter: 6, ChunkDelay: 5 * time.Millisecond})
+	h.Start()
+
+	update := h.TG.SendText(jane, "tell me something")
+	if _, ok := h.TG.WaitDrafts(jane.ID, 15*time.Second, func(d []telegramfake.Draft) bool {
+		return len(d) > 0 && d[len(d)-1].Text != ""
+	}); !ok {
+		t.Fatal("no draft with text while the answer was being written")
+	}
+	if n := len(h.TG.Sent()); n != 0 {
+		t.Fatalf("%d messages sent before the answer was complete", n)
+	}
+	close(release)
+	h.WaitDone(update)
+
+	drafts := h.TG.Drafts(jane.ID)
+	if drafts[0].Text != "" || !drafts[0].CanStop || drafts[0].DraftID == 0 {
+		t.Errorf("the first draft is %+v, want the empty placeholder with a Stop button", drafts[0])
+	}
+	for i := 1; i < len(drafts); i++ {
+		if !strings.HasPrefix(drafts[i].Text, drafts[i-1].Text) || drafts[i].DraftID != drafts[0].DraftID {
+			t.Errorf("draft %d (%q) does not grow from draft %d (%q)", i, drafts[i].Text, i-1, drafts[i-1].Text)
+		}
+	}
+	msgs := h.TG.Messages(jane.ID)
+	stored, telegramID, _ := storedAnswer(h, jane.ID)
+	if len(msgs) != 1 || msgs[0].Edits != 0 || msgs[0].Text != strings.TrimSpace(stored) || stored != answer || telegramID != msgs[0].ID {
+		t.Fatalf("the chat holds %+v, want one message, never edited, equal to the stored %q", msgs, stored)
+	}
+	if n := len(h.TG.Calls("editMessageText")) + len(h.TG.Calls("deleteMessage")); n != 0 {
+		t.Errorf("%d edits or deletions in a private chat", n)
+	}
+	if d, shown := h.TG.ShownDraft(jane.ID, 0); shown {
+		t.Errorf("the draft %q still shows after the answer was sent", d.Text)
+	}
+}
+
+func TestAToolRoundShowsInTheDraft(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["STREAM_DRAFT_INTERVAL"] = "20ms"
+	// The answer after the tool takes a while: the draft says what runs meanwhile.
+	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_d", "calculator", `{"expression":"6*7"}`)}},
+		openaifake.Reply{Content: "It is 42.", Delay: 500 * time.Millisecond})
+	h.Start()
+	if got := h.Say(jane, "what is 6*7?"); got != "It is 42." {
+		t.Fatalf("reply = %q", got)
+	}
+	found := false
+	for _, d := range h.TG.Drafts(jane.ID) {
+		found = found || d.Text == "🧮 Calculating…"
+	}
+	if !found {
+		t.Errorf("no draft said the tool was running: %+v", h.TG.Drafts(jane.ID))
+	}
+}
+
+func TestAServerWithoutDraftsGetsEditedMessagesForTheRestOfTheRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.TG.NoDrafts(true)
+	h.Env["STREAM_EDIT_INTERVAL"] = "50ms"
+	answer := strings.Repeat("An edited answer. ", 10)
+	h.LLM.Script(openaifake.Reply{Content: answer, ChunkDelay: 10 * time.Millisecond}, openaifake.Reply{Content: answer})
+	h.Start()
+	for range 2 {
+		msgs := h.SayAll(jane, "hello")
+		if len(msgs) != 1 || msgs[0].Text != strings.TrimSpace(answer) {
+			t.Fatalf("the answer shows as %+v", msgs)
+		}
+	}
+	if n := len(h.TG.Calls("sendMessageDraft")); n != 1 {
+		t.Errorf("sendMessageDraft was tried %d times, want once", n)
+	}
+	if n := len(h.TG.Calls("editMessageText")); n == 0 {
+		t.Error("the answer was not streamed by editing")
+	}
+	if n := strings.Count(h.Logs.String(), "does not know sendMessageDraft"); n != 1 {
+		t.Errorf("the fallback was logged %d times, want once", n)
+	}
+}
+
+// stopTurn scripts an answer that stops after its first pieces until the
+// client goes away, and returns the channel closed when it does.
+func stopTurn(h *harness) (gone chan struct{}, partial string) {
+	gone = make(chan struct{})
+	answer := "First words of an answer that is never finished."
+	h.LLM.Script(openaifake.Reply{Content: answer, Chunks: []string{"First words ", "of an answer ", "that is never finished."},
+		Hold: make(chan struct{}), HoldAfter: 3, Gone: gone}) // the role and two pieces
+	return gone, "First words of an answer "
+}
+
+// closedWithin reports whether the model's request was closed within 2 s.
+func closedWithin(gone chan struct{}) bool {
+	select {
+	case <-gone:
+		return true
+	case <-time.After(2 * time.Second):
+		return false
+	}
+}
+
+// storedStopped reports whether the chat's last answer is marked stopped.
+func storedStopped(h *harness, chatID int64) bool {
+	return h.Count(`SELECT count(*) FROM messages m JOIN conversations c ON c.id = m.conversation_id
+		WHERE c.chat_id = $1 AND m.role = 'assistant' AND (m.metadata->>'stopped')::boolean`, chatID) == 1
+}
+
+func TestStopOnADraftEndsTheModelCallAndKeepsWhatWasWritten(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["STOP_CHECK_INTERVAL"] = "100ms"
+	gone, partial := stopTurn(h)
+	h.Start()
+
+	update := h.TG.SendText(jane, "write me a long story")
+	if _, ok := h.TG.WaitDrafts(jane.ID, 15*time.Second, func(d []telegramfake.Draft) bool {
+		return len(d) > 0 && d[len(d)-1].Text == strings.TrimSpace(partial)
+	}); !ok {
+		t.Fatalf("the draft never showed the first words: %+v", h.TG.Drafts(jane.ID))
+	}
+	stop := h.TG.PressStop(jane.ID, 0)
+	if stop == 0 {
+		t.Fatal("the draft has no Stop button")
+	}
+	if !closedWithin(gone) {
+		t.Fatal("the model's request was not closed within 2 s of the Stop")
+	}
+	h.WaitDone(update)
+	h.WaitDone(stop)
+
+	stored, telegramID, _ := storedAnswer(h, jane.ID)
+	msgs := h.TG.Messages(jane.ID)
+	if stored != partial || len(msgs) != 1 || msgs[0].Text != strings.TrimSpace(partial) || telegramID != msgs[0].ID {
+		t.Fatalf("stored %q, the chat shows %+v; want the words written before the Stop", stored, msgs)
+	}
+	if !storedStopped(h, jane.ID) {
+		t.Error("the stored answer is not marked stopped")
+	}
+	if got := h.Say(jane, "and now?"); !strings.Contains(got, "and now?") {
+		t.Errorf("the next message was answered with %q", got)
+	}
+}
+
+func TestSlashStopInAGroupStopsTheEditedAnswer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["STOP_CHECK_INTERVAL"] = "100ms"
+	gone, partial := stopTurn(h)
+	h.Start()
+
+	const group = -100514
+	update := h.TG.SendMessage(group, "group", jane, "@"+h.TG.Username+" write me a long story")
+	if _, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
+		return len(sent) > 0 && sent[len(sent)-1].Text == strings.TrimSpace(partial)
+	}); !ok {
+		t.Fatalf("the first words were never shown: %+v", h.TG.Messages(group))
+	}
+	stop := h.TG.SendMessage(group, "group", ivan, "/stop")
+	if !closedWithin(gone) {
+		t.Fatal("the model's request was not closed within 2 s of /stop")
+	}
+	h.WaitDone(update)
+	h.WaitDone(stop)
+	stored, _, _ := storedAnswer(h, group)
+	msgs := h.TG.Messages(group)
+	if stored != partial || len(msgs) != 1 || msgs[0].Text != strings.TrimSpace(partial) || !storedStopped(h, group) {
+		t.Fatalf("stored %q, the group shows %+v; want the words written before /stop, marked stopped", stored, msgs)
+	}
+}

@@ -1,0 +1,335 @@
+package bot_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testkit"
+)
+
+// A voice message: its bytes go to the transcription endpoint exactly once,
+// the transcript is the stored user row (marked with the recording's
+// length, its file named in the metadata, never its bytes), the user sees
+// what was heard, and the answer is to the transcript.
+func TestAVoiceMessageIsTranscribedStoredAndAnswered(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	recording := []byte("what time is it in Tokyo?") // the fake hears UTF-8 as that text
+	f := h.TG.AddFile("voice/file_1.oga", recording)
+	before := h.LastMessageID(jane.ID)
+	h.WaitDone(h.TG.SendMedia(jane, "voice", telegramfake.Voice(f, 72), ""))
+	got := h.MessagesAfter(jane.ID, before)
+	if len(got) != 2 || got[0].Text != "🎙 I heard: “what time is it in Tokyo?”" ||
+		got[1].Text != "echo: [voice 1:12] what time is it in Tokyo?" {
+		t.Fatalf("the chat got %+v", got)
+	}
+	heard := h.LLM.Transcriptions()
+	if len(heard) != 1 || !bytes.Equal(heard[0].Audio, recording) || heard[0].Model != "whisper-1" ||
+		!strings.HasSuffix(heard[0].FileName, ".ogg") || heard[0].ResponseFormat != "json" {
+		t.Fatalf("transcription requests: %+v", heard)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'user' AND content LIKE '[Текущее время: %] [voice 1:12] what time is it in Tokyo?'
+		AND metadata->'media'->0->>'file_id' = $1 AND metadata->'media'->0->>'kind' = 'voice'
+		AND (metadata->'media'->0->>'duration')::int = 72 AND (metadata->'media'->0->>'file_size')::int = $2
+		AND metadata->'media'->0->>'mime_type' = 'audio/ogg' AND NOT metadata::text LIKE '%Tokyo%'`, f.FileID, len(recording)); n != 1 {
+		t.Errorf("%d user rows hold the transcript with the file's metadata, want 1", n)
+	}
+	// search_history's full-text index finds the transcript.
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'user' AND to_tsvector('simple'::regconfig, membot_plain_text(content)) @@ to_tsquery('simple', 'tokyo')`); n < 1 {
+		t.Errorf("the transcript is not found by full-text search")
+	}
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'transcription' AND model = 'whisper-1' AND audio_seconds > 0
+		AND telegram_user_id = $1 AND completion_tokens > 0`, jane.ID); n != 1 {
+		t.Errorf("%d transcription calls recorded, want 1", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'message_received' AND payload->>'kind' = 'voice'`); n != 1 {
+		t.Errorf("the voice message's arrival is not recorded as one")
+	}
+}
+
+// A voice message over the 20 MB a bot may download is answered politely
+// and never fetched; with TRANSCRIPTION_MODEL empty, voice gets a clear
+// answer, and nothing is fetched either.
+func TestOversizedVoiceIsRefusedWithoutADownload(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	big := h.TG.AddFileOfSize("voice/long.oga", []byte("x"), 25<<20)
+	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", telegramfake.Voice(big, 3000), "") }).Text; got != "This file is too big for me: I take files of up to 20 MB." {
+		t.Fatalf("oversized voice answered %q", got)
+	}
+	if n := len(h.TG.Calls("getFile")) + len(h.TG.Calls(telegramfake.DownloadMethod)); n != 0 {
+		t.Errorf("%d getFile or download calls for an oversized file", n)
+	}
+	if n := len(h.LLM.Transcriptions()) + len(h.LLM.Requests()); n != 0 {
+		t.Errorf("the model servers were asked %d times", n)
+	}
+}
+
+func TestVoiceWithTranscriptionOffIsAnsweredClearly(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["TRANSCRIPTION_MODEL"] = ""
+	h.Start()
+	f := h.TG.AddFile("voice/a.oga", []byte("hello"))
+	if got := h.Expect(ivan.ID, func() int64 { return h.TG.SendMedia(ivan, "voice", telegramfake.Voice(f, 2), "") }).Text; !strings.Contains(got, "TRANSCRIPTION_MODEL") {
+		t.Fatalf("voice with transcription off answered %q", got)
+	}
+	if n := len(h.TG.Calls("getFile")); n != 0 {
+		t.Errorf("%d getFile calls with transcription off", n)
+	}
+}
+
+// imagesOf returns the bytes of the images of a request's user messages.
+func imagesOf(t *testing.T, req openai.ChatCompletionRequest) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, m := range req.Messages {
+		for _, p := range m.MultiContent {
+			if p.Type != openai.ChatMessagePartTypeImageURL {
+				continue
+			}
+			url, ok := strings.CutPrefix(p.ImageURL.URL, "data:image/jpeg;base64,")
+			if !ok {
+				t.Fatalf("an image that is not a JPEG data URL: %.40s", p.ImageURL.URL)
+			}
+			data, err := base64.StdEncoding.DecodeString(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, data)
+		}
+	}
+	return out
+}
+
+// A photo with a caption reaches the model as an image part whose bytes
+// are its largest size, with the caption as text; a follow-up question
+// still shows it (IMAGE_HISTORY=2: the photo's message and the question),
+// and the turn after that shows only its marker.
+func TestAPhotoReachesTheModelAndStaysWithinImageHistory(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	small := h.TG.AddFile("photos/s.jpg", []byte("\xff\xd8\xff small"))
+	medium := h.TG.AddFile("photos/m.jpg", []byte("\xff\xd8\xff medium size"))
+	largeBytes := append([]byte("\xff\xd8\xff"), bytes.Repeat([]byte("large "), 500)...)
+	large := h.TG.AddFile("photos/l.jpg", largeBytes)
+	sizes := telegramfake.PhotoSizes(small, medium, large)
+
+	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "photo", sizes, "what is this?") }).Text; got != "echo: [photo] what is this?" {
+		t.Fatalf("photo answered %q", got)
+	}
+	reqs := h.LLM.Requests()
+	if imgs := imagesOf(t, reqs[0]); len(imgs) != 1 || !bytes.Equal(imgs[0], largeBytes) {
+		t.Fatalf("the model got %d images; want one, the largest size", len(imgs))
+	}
+	last := reqs[0].Messages[len(reqs[0].Messages)-1]
+	if last.MultiContent[0].Type != openai.ChatMessagePartTypeText || !strings.HasSuffix(last.MultiContent[0].Text, "[photo] what is this?") {
+		t.Errorf("the caption is not the text of the image's message: %+v", last.MultiContent[0])
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'user' AND content LIKE '%] [photo] what is this?'
+		AND metadata->'media'->0->>'file_id' = $1 AND (metadata->'media'->0->>'width')::int = 800`, large.FileID); n != 1 {
+		t.Errorf("the photo's row does not keep the caption, the marker and the file id")
+	}
+
+	h.Say(jane, "and what color is it?")
+	if imgs := imagesOf(t, h.LLM.Requests()[1]); len(imgs) != 1 || !bytes.Equal(imgs[0], largeBytes) {
+		t.Fatalf("the follow-up carried %d images, want the photo again", len(imgs))
+	}
+	h.Say(jane, "thanks")
+	req := h.LLM.Requests()[2]
+	if imgs := imagesOf(t, req); len(imgs) != 0 {
+		t.Fatalf("past IMAGE_HISTORY the request still carried %d images", len(imgs))
+	}
+	if !strings.Contains(req.Messages[1].Content, "[photo] what is this?") {
+		t.Errorf("past IMAGE_HISTORY the photo's marker is gone: %q", req.Messages[1].Content)
+	}
+	// Only the largest size was ever fetched: once for the photo, once again for the follow-up.
+	downloads := h.TG.Calls(telegramfake.DownloadMethod)
+	if len(downloads) != 2 || downloads[0].Params["file_path"] != large.Path || downloads[1].Params["file_path"] != large.Path {
+		t.Errorf("downloads: %+v", downloads)
+	}
+}
+
+// An album (photos sharing a media_group_id) is one turn: one model call
+// that shows every photo, one answer.
+func TestAnAlbumIsAnsweredAsOneTurn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	first := h.TG.AddFile("photos/a.jpg", []byte("\xff\xd8\xff first"))
+	second := h.TG.AddFile("photos/b.jpg", []byte("\xff\xd8\xff second"))
+	album := func(f telegramfake.FileRef, caption string) int64 {
+		m := telegramfake.Media(jane.ID, "private", jane, "photo", telegramfake.PhotoSizes(f), caption)
+		m["media_group_id"] = "album-1"
+		return h.TG.AddUpdate("message", m)
+	}
+	album(first, "compare these")
+	h.WaitDone(album(second, ""))
+	h.WaitIdle()
+	reqs := h.LLM.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the album made %d model calls, want 1", len(reqs))
+	}
+	if imgs := imagesOf(t, reqs[0]); len(imgs) != 2 || string(imgs[0]) != "\xff\xd8\xff first" || string(imgs[1]) != "\xff\xd8\xff second" {
+		t.Fatalf("the album's request carried %d images", len(imgs))
+	}
+	if msgs := h.TG.Messages(jane.ID); len(msgs) != 1 {
+		t.Fatalf("the album got %d answers, want 1: %+v", len(msgs), msgs)
+	}
+}
+
+// A model that cannot see (the server refuses images) gets the caption and
+// a note instead; the refusal is learned, and the user is told why the
+// model did not look, with no error and no loop.
+func TestANonVisionModelGetsTheCaptionAndTheUserIsTold(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.LLM = openaifake.NewDialect(openaifake.DialectNamed("vllm"))
+	t.Cleanup(h.LLM.Close)
+	h.Env["OPENAI_BASE_URL"] = h.LLM.URL()
+	h.Start()
+	photo := telegramfake.PhotoSizes(h.TG.AddFile("photos/p.jpg", []byte("\xff\xd8\xff jpeg")))
+	refusals := 0
+	for i, caption := range []string{"what is this?", "and this?"} {
+		got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "photo", photo, caption) }).Text
+		if !strings.Contains(got, "[photo] "+caption) || !strings.Contains(got, "cannot see images") {
+			t.Fatalf("photo %d answered %q", i+1, got)
+		}
+		if i == 0 {
+			refusals = h.LLM.Refusals() // the tools, then the image (this server takes neither)
+		}
+	}
+	if n := h.LLM.Refusals(); n != refusals || n != 2 {
+		t.Errorf("the server refused %d requests, want 2, both for the first photo (the refusal is learned)", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM updates WHERE error IS NOT NULL`); n != 0 {
+		t.Errorf("%d updates failed", n)
+	}
+}
+
+// VISION=off: nothing is downloaded; a photo without a caption is answered
+// without the model.
+func TestVisionOffFetchesNothing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["VISION"] = "off"
+	h.Start()
+	photo := telegramfake.PhotoSizes(h.TG.AddFile("photos/p.jpg", []byte("\xff\xd8\xff jpeg")))
+	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "photo", photo, "") }).Text; !strings.HasPrefix(got, "I cannot see images here") {
+		t.Fatalf("photo answered %q", got)
+	}
+	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "photo", photo, "a cat?") }).Text; !strings.Contains(got, "cannot see images") || !strings.Contains(got, "[photo] a cat?") {
+		t.Fatalf("photo with caption answered %q", got)
+	}
+	if n := len(h.TG.Calls("getFile")); n != 0 {
+		t.Errorf("%d getFile calls with VISION=off", n)
+	}
+}
+
+// A text file and a PDF reach the model with their names; a file past
+// FILE_CHARS is cut with a visible note; an unsupported file gets an
+// answer naming what is supported, and is not downloaded.
+func TestDocumentsAreReadAndGivenToTheModel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["FILE_CHARS"] = "500"
+	h.Start()
+	notes := h.TG.AddFile("docs/notes.md", []byte("# Plan\n\nShip the release on Friday."))
+	got := h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(notes, "notes.md", "text/markdown"), "summarize")
+	}).Text
+	if !strings.Contains(got, "[file notes.md] summarize") || !strings.Contains(got, "Ship the release on Friday.") {
+		t.Fatalf("the text file answered %q", got)
+	}
+
+	pdf := h.TG.AddFile("docs/report.pdf", testkit.PDF("Quarterly revenue was 42 million"))
+	h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(pdf, "report.pdf", "application/pdf"), "")
+	})
+	reqs := h.LLM.Requests()
+	if content := openaifake.LastUserContent(reqs[len(reqs)-1]); !strings.Contains(content, "[file report.pdf]") ||
+		!strings.Contains(content, "Quarterly revenue was 42 million") {
+		t.Fatalf("the model got %q for the PDF", content)
+	}
+
+	long := h.TG.AddFile("docs/long.log", []byte(strings.Repeat("line of the log\n", 100)))
+	h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(long, "long.log", "text/plain"), "")
+	})
+	reqs = h.LLM.Requests()
+	if content := openaifake.LastUserContent(reqs[len(reqs)-1]); !strings.Contains(content, "[The file is cut here: only its first 500 characters are shown.]") {
+		t.Fatalf("the long file has no visible cut: %q", content)
+	}
+
+	downloads := len(h.TG.Calls(telegramfake.DownloadMethod))
+	exe := h.TG.AddFile("docs/setup.exe", []byte("MZ\x90\x00"))
+	got = h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(exe, "setup.exe", "application/x-msdownload"), "")
+	}).Text
+	if !strings.HasPrefix(got, "I cannot read setup.exe.") || !strings.Contains(got, "PDFs") {
+		t.Fatalf("the unsupported file answered %q", got)
+	}
+	if n := len(h.TG.Calls(telegramfake.DownloadMethod)); n != downloads {
+		t.Errorf("the unsupported file was downloaded")
+	}
+}
+
+// A stranger's photo, voice message and file are never fetched: the gate
+// runs before any download.
+func TestAStrangersMediaIsNeverDownloaded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["ALLOWED_USER_IDS"] = "502"
+	h.Start()
+	photo := telegramfake.PhotoSizes(h.TG.AddFile("photos/p.jpg", []byte("\xff\xd8\xff jpeg")))
+	voice := telegramfake.Voice(h.TG.AddFile("voice/v.oga", []byte("hello")), 1)
+	h.Expect(ivan.ID, func() int64 { return h.TG.SendMedia(ivan, "photo", photo, "look") })
+	h.WaitDone(h.TG.SendMedia(ivan, "voice", voice, ""))
+	h.WaitIdle()
+	if n := len(h.TG.Calls("getFile")) + len(h.TG.Calls(telegramfake.DownloadMethod)); n != 0 {
+		t.Fatalf("%d getFile or download calls for a stranger", n)
+	}
+	if n := len(h.LLM.Transcriptions()) + len(h.LLM.Requests()); n != 0 {
+		t.Fatalf("the model servers were asked %d times for a stranger", n)
+	}
+}
+
+// Files count against the limits: past RATE_LIMIT_PER_MINUTE a voice
+// message is stopped before it is fetched, and so is everything past
+// DAILY_TOKEN_LIMIT, which transcriptions count towards.
+func TestMediaCountsAgainstTheLimits(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["RATE_LIMIT_PER_MINUTE"] = "1"
+	h.Start()
+	voice := telegramfake.Voice(h.TG.AddFile("voice/v.oga", []byte("hello there")), 1)
+	h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", voice, "") })
+	downloads := len(h.TG.Calls(telegramfake.DownloadMethod))
+	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", voice, "") }).Text; !strings.Contains(got, "at most 1 message a minute") {
+		t.Fatalf("the second voice message in a minute answered %q", got)
+	}
+	if n := len(h.TG.Calls(telegramfake.DownloadMethod)); n != downloads || len(h.LLM.Transcriptions()) != 1 {
+		t.Errorf("a voice message over the rate limit was fetched or transcribed")
+	}
+
+	tokens := newHarness(t)
+	tokens.Env["DAILY_TOKEN_LIMIT"] = "1"
+	tokens.Start()
+	voice = telegramfake.Voice(tokens.TG.AddFile("voice/v.oga", []byte("hello there")), 1)
+	tokens.Expect(jane.ID, func() int64 { return tokens.TG.SendMedia(jane, "voice", voice, "") })
+	if got := tokens.Expect(jane.ID, func() int64 { return tokens.TG.SendMedia(jane, "voice", voice, "") }).Text; !strings.Contains(got, "limit of 1 token") {
+		t.Fatalf("over the token limit a voice message answered %q", got)
+	}
+	if n := len(tokens.LLM.Transcriptions()); n != 1 {
+		t.Errorf("%d transcriptions, want 1 (the second voice message is over the limit)", n)
+	}
+}

@@ -1,0 +1,131 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// The methods below came after the library (Bot API 5.x); they are called
+// through its raw request path with parameters written from the Bot API
+// documentation (core.telegram.org/bots/api):
+//
+//   - sendMessageDraft (9.3; every bot since 9.5): chat_id (a private
+//     chat), draft_id (non-zero; drafts with the same id are animated into
+//     each other), text (0-4096 characters after entities parsing; empty
+//     shows a "Thinking…" placeholder), parse_mode, message_thread_id, and
+//     since 10.3 can_stop (a Stop button; pressing it sends the bot a
+//     stopped_message_generation update) and keep_on_stop. Returns True.
+//     A draft is shown until the bot sends a message to the chat (or topic),
+//     or for about 30 seconds.
+
+// Draft is one state of a streamed answer's draft.
+type Draft struct {
+	ChatID   int64
+	ThreadID int64 // 0: not in a topic
+	DraftID  int64 // non-zero
+	// Markdown is the model's Markdown, rendered like a sent message; empty
+	// shows Telegram's "Thinking…" placeholder.
+	Markdown string
+	// Plain is shown as it is instead of Markdown when not empty (a status
+	// line such as "searching your history…").
+	Plain   string
+	CanStop bool // show the Stop button
+}
+
+// UnsupportedError is a method the Bot API server does not know (an older
+// self-hosted telegram-bot-api answers 404). First is true for the first
+// such answer of the run, so the caller logs it once.
+type UnsupportedError struct {
+	Method string
+	First  bool
+	err    error
+}
+
+func (e *UnsupportedError) Error() string {
+	return e.Method + ": not supported by the Bot API server: " + e.err.Error()
+}
+func (e *UnsupportedError) Unwrap() error { return e.err }
+
+// IsUnsupported reports whether err says the server does not know a method.
+func IsUnsupported(err error) bool {
+	var u *UnsupportedError
+	return errors.As(err, &u)
+}
+
+// unsupported remembers the methods the server did not know: they are not
+// tried again in this run.
+type unsupported struct {
+	mu      sync.Mutex
+	methods map[string]bool
+}
+
+func (u *unsupported) has(method string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.methods[method]
+}
+
+// note returns err as an UnsupportedError when it is the server's 404 for an
+// unknown method.
+func (u *unsupported) note(method string, err error) error {
+	apiErr, ok := APIError(err)
+	if !ok || apiErr.Code != http.StatusNotFound {
+		return err
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.methods == nil {
+		u.methods = map[string]bool{}
+	}
+	first := !u.methods[method]
+	u.methods[method] = true
+	return &UnsupportedError{Method: method, First: first, err: err}
+}
+
+// Supports reports whether the server has not yet refused method as unknown.
+func (c *Client) Supports(method string) bool { return !c.unknown.has(method) }
+
+// raw makes one call of a method the library does not know, with retries.
+// A 404 (the server does not know the method) becomes an UnsupportedError,
+// and the method is not tried again in this run.
+func (c *Client) raw(ctx context.Context, method string, params tgbotapi.Params) ([]byte, error) {
+	if c.unknown.has(method) {
+		return nil, &UnsupportedError{Method: method, err: errors.New("refused earlier")}
+	}
+	result, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest(method, params) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, c.unknown.note(method, err))
+	}
+	return result, nil
+}
+
+// SendMessageDraft shows (or updates) a draft. Markdown that Telegram
+// cannot parse goes as the plain text it was written as.
+func (c *Client) SendMessageDraft(ctx context.Context, d Draft) error {
+	params := tgbotapi.Params{"chat_id": strconv.FormatInt(d.ChatID, 10), "draft_id": strconv.FormatInt(d.DraftID, 10)}
+	if d.ThreadID != 0 {
+		params["message_thread_id"] = strconv.FormatInt(d.ThreadID, 10)
+	}
+	if d.CanStop {
+		params["can_stop"] = "true"
+	}
+	text := d.Plain
+	if text == "" && d.Markdown != "" {
+		params["text"], params["parse_mode"] = RenderMarkdown(d.Markdown), tgbotapi.ModeHTML
+		_, err := c.raw(ctx, "sendMessageDraft", params)
+		if apiErr, ok := APIError(err); !ok || apiErr.Code != http.StatusBadRequest || !aboutTheText(apiErr.Message) {
+			return err
+		}
+		delete(params, "parse_mode")
+		text = d.Markdown
+	}
+	params["text"] = text
+	_, err := c.raw(ctx, "sendMessageDraft", params)
+	return err
+}

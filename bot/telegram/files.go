@@ -1,0 +1,110 @@
+package telegram
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+)
+
+// MaxDownloadBytes is the largest file the Bot API lets a bot download
+// (20 MB, core.telegram.org/bots/api#getfile).
+const MaxDownloadBytes = 20 << 20
+
+// ErrFileTooBig is a file larger than the bound a download was given: it
+// was not fetched, or not past the bound.
+var ErrFileTooBig = errors.New("the file is larger than a bot may download")
+
+// File is what getFile returns: where a file can be downloaded from.
+type File struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	FileSize     int64  `json:"file_size"`
+	FilePath     string `json:"file_path"`
+}
+
+// GetFile asks Telegram for a file's download path.
+func (c *Client) GetFile(ctx context.Context, fileID string) (File, error) {
+	var f File
+	raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) {
+		return c.api.MakeRequest("getFile", tgbotapi.Params{"file_id": fileID})
+	})
+	if err != nil {
+		return f, fmt.Errorf("getFile: %w", err)
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return f, fmt.Errorf("getFile: decode result: %w", err)
+	}
+	return f, nil
+}
+
+// Download fetches a file by its id, at most limit bytes (MaxDownloadBytes
+// when 0 or more). size is what the update said of the file (0: unknown):
+// a file known to be larger is refused before anything is asked, one that
+// getFile says is larger before it is fetched, and a body that runs past
+// limit is cut off. All three are ErrFileTooBig.
+func (c *Client) Download(ctx context.Context, fileID string, size, limit int64) ([]byte, error) {
+	if limit <= 0 || limit > MaxDownloadBytes {
+		limit = MaxDownloadBytes
+	}
+	if size > limit {
+		return nil, ErrFileTooBig
+	}
+	f, err := c.GetFile(ctx, fileID)
+	if err != nil {
+		return nil, err
+	}
+	if f.FileSize > limit {
+		return nil, ErrFileTooBig
+	}
+	if f.FilePath == "" {
+		return nil, fmt.Errorf("getFile: no file_path for the file: %w", &CallError{err: &tgbotapi.Error{Code: http.StatusBadRequest, Message: "no file_path"}})
+	}
+	data, err := c.fetch(ctx, f.FilePath, limit)
+	if err != nil {
+		return nil, fmt.Errorf("download file: %w", c.redact(err))
+	}
+	return data, nil
+}
+
+// fetch downloads {API}/file/bot<token>/<path>, reading at most limit bytes.
+// Its failures are CallErrors, so network trouble and server errors make
+// the update be handled again later, and a refusal (4xx) is final.
+func (c *Client) fetch(ctx context.Context, path string, limit int64) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.fileTimeout)
+	defer cancel()
+	escaped := (&url.URL{Path: strings.TrimLeft(path, "/")}).EscapedPath()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.fileURL+escaped, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.files.Do(req)
+	if err != nil {
+		return nil, &CallError{err: err}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		return nil, &CallError{err: &tgbotapi.Error{Code: resp.StatusCode, Message: resp.Status}}
+	}
+	if resp.ContentLength > limit {
+		return nil, ErrFileTooBig
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(resp.Body, limit+1))
+	switch {
+	case err != nil:
+		return nil, &CallError{err: err}
+	case n > limit:
+		return nil, ErrFileTooBig
+	}
+	c.reached()
+	return buf.Bytes(), nil
+}

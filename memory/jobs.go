@@ -1,0 +1,168 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The background work after turns (issue 15): message embeddings, facts
+// extracted from exchanges, summaries of what left the window. Each job has
+// a cursor row in memory_jobs (the id of the last message it has done) and
+// a lease, so its progress survives restarts and replicas take turns.
+
+// Jobs of memory_jobs.
+const (
+	JobEmbeddings = "embeddings"
+	JobAfterTurn  = "after_turn"
+)
+
+// EnableVectors creates pgvector's extension and the message_embeddings
+// table when the server has pgvector and the role may (see migration
+// 00019), and says whether semantic recall is possible. Until it has said
+// yes, searches are full-text alone.
+func (s *Store) EnableVectors(ctx context.Context) (bool, error) {
+	var ok bool
+	if err := s.pool.QueryRow(ctx, `SELECT membot_enable_vectors()`).Scan(&ok); err != nil {
+		return false, fmt.Errorf("enable vectors: %w", translate(err))
+	}
+	s.vectors.Store(ok)
+	return ok, nil
+}
+
+// Vectors says whether searches may use the message embeddings.
+func (s *Store) Vectors() bool { return s.vectors.Load() }
+
+// LeaseJob takes job for d and returns its cursor; ok is false while
+// another process holds it.
+func (s *Store) LeaseJob(ctx context.Context, job string, d time.Duration) (cursor int64, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `UPDATE memory_jobs SET leased_until = clock_timestamp() + $2::interval
+		WHERE job = $1 AND (leased_until IS NULL OR leased_until < clock_timestamp()) RETURNING last_message_id`,
+		job, d).Scan(&cursor)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("lease job %s: %w", job, translate(err))
+	}
+	return cursor, true, nil
+}
+
+// ReleaseJob gives job back, its cursor moved to at least cursor.
+func (s *Store) ReleaseJob(ctx context.Context, job string, cursor int64) error {
+	_, err := s.pool.Exec(ctx, `UPDATE memory_jobs SET leased_until = NULL, updated_at = now(),
+		last_message_id = greatest(last_message_id, $2) WHERE job = $1`, job, cursor)
+	if err != nil {
+		return fmt.Errorf("release job %s: %w", job, translate(err))
+	}
+	return nil
+}
+
+// queueCursor adds to batch moving job's cursor to at least cursor.
+func queueCursor(batch *pgx.Batch, job string, cursor int64) {
+	batch.Queue(`UPDATE memory_jobs SET last_message_id = greatest(last_message_id, $2), updated_at = now() WHERE job = $1`, job, cursor)
+}
+
+// settledSQL keeps a background job off rows younger than $settle: row ids
+// are handed out before their transactions commit, so a younger row with a
+// smaller id may still appear; a turn's batch commits within milliseconds.
+const settledSQL = `created_at < clock_timestamp() - $3::interval`
+
+// TextRow is the text of a user or assistant row, for the embeddings job.
+type TextRow struct {
+	ID             int64  `db:"id"`
+	ConversationID string `db:"conversation_id"`
+	Text           string `db:"text"`
+}
+
+// maxEmbeddedChars bounds the text of one row sent to the embeddings model.
+const maxEmbeddedChars = 4000
+
+// RowsToEmbed returns up to limit user and assistant rows after row
+// cursor, oldest first, settled for settle; their texts are bounded.
+func (s *Store) RowsToEmbed(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]TextRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, conversation_id::text, left(membot_plain_text(content), $4) AS text FROM messages
+		WHERE id > $1 AND role IN ('user', 'assistant') AND `+settledSQL+` ORDER BY id LIMIT $2`,
+		cursor, limit, settle, maxEmbeddedChars)
+	if err != nil {
+		return nil, fmt.Errorf("rows to embed: %w", translate(err))
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowToStructByName[TextRow])
+	if err != nil {
+		return nil, fmt.Errorf("rows to embed: %w", translate(err))
+	}
+	return found, nil
+}
+
+// SaveEmbeddings stores the embeddings of rows (vecs[i] is rows[i]'s; a
+// nil one is skipped), the model call, and moves the embeddings job's
+// cursor to cursor, in one round trip.
+func (s *Store) SaveEmbeddings(ctx context.Context, model string, rows []TextRow, vecs [][]float32, call LLMCall, cursor int64) error {
+	batch := &pgx.Batch{}
+	if s.Vectors() {
+		for i, r := range rows {
+			if i < len(vecs) && vecs[i] != nil {
+				batch.Queue(`INSERT INTO message_embeddings (message_id, conversation_id, model, embedding)
+					VALUES ($1, $2::uuid, $3, $4::text::vector) ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`,
+					r.ID, r.ConversationID, model, vectorLiteral(vecs[i]))
+			}
+		}
+	}
+	if call.Model != "" {
+		queueLLMCall(batch, call)
+	}
+	queueCursor(batch, JobEmbeddings, cursor)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("save embeddings: %w", translate(err))
+	}
+	return nil
+}
+
+// Exchange is one answered turn, for the after-turn job: the assistant's
+// final answer and the user row it answered.
+type Exchange struct {
+	AnswerID       int64     `db:"answer_id"`
+	ConversationID string    `db:"conversation_id"`
+	ChatID         int64     `db:"chat_id"`
+	UserID         int64     `db:"user_id"` // the user row's author
+	UserMessageID  int64     `db:"user_message_id"`
+	UserText       string    `db:"user_text"`
+	AnswerText     string    `db:"answer_text"`
+	At             time.Time `db:"at"`
+}
+
+// maxExchangeChars bounds each side of an exchange given to the model.
+const maxExchangeChars = 4000
+
+// AnsweredTurns returns up to limit final answers after row cursor, oldest
+// first, settled for settle, each with the user row before it.
+func (s *Store) AnsweredTurns(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]Exchange, error) {
+	rows, err := s.pool.Query(ctx, `SELECT a.id AS answer_id, a.conversation_id::text AS conversation_id, c.chat_id,
+		coalesce((u.metadata->>'author_id')::bigint, c.telegram_user_id) AS user_id, coalesce(u.id, 0) AS user_message_id,
+		left(coalesce(membot_plain_text(u.content), ''), $4) AS user_text, left(a.content, $4) AS answer_text, a.created_at AS at
+	FROM messages a JOIN conversations c ON c.id = a.conversation_id
+	LEFT JOIN LATERAL (SELECT id, content, metadata FROM messages
+		WHERE conversation_id = a.conversation_id AND role = 'user' AND id < a.id ORDER BY id DESC LIMIT 1) u ON true
+	WHERE a.id > $1 AND a.role = 'assistant' AND a.tool_calls IS NULL AND a.`+settledSQL+`
+	ORDER BY a.id LIMIT $2`, cursor, limit, settle, maxExchangeChars)
+	if err != nil {
+		return nil, fmt.Errorf("answered turns: %w", translate(err))
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowToStructByName[Exchange])
+	if err != nil {
+		return nil, fmt.Errorf("answered turns: %w", translate(err))
+	}
+	return found, nil
+}
+
+// NewestMessageID is the id of the newest message (0 when there is none).
+func (s *Store) NewestMessageID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM messages`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("newest message: %w", translate(err))
+	}
+	return id, nil
+}

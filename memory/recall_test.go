@@ -1,0 +1,288 @@
+package memory_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/memory"
+)
+
+// issue 15: recall, facts that change, summaries, the background cursors.
+
+func say(t *testing.T, store *memory.Store, conv string, texts ...string) []int64 {
+	t.Helper()
+	var msgs []memory.Message
+	for i, text := range texts {
+		role := memory.RoleUser
+		if i%2 == 1 {
+			role = memory.RoleAssistant
+		}
+		msgs = append(msgs, memory.Message{Role: role, Content: text})
+	}
+	ids, err := store.AppendMessages(context.Background(), conv, msgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func found(t *testing.T, store *memory.Store, q memory.Search) []int64 {
+	t.Helper()
+	if q.Limit == 0 {
+		q.Limit = 5
+	}
+	snippets, err := store.SearchMessages(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, s := range snippets {
+		ids = append(ids, s.MessageID)
+	}
+	return ids
+}
+
+func TestSearchStemsEachMessageInItsLanguageAndSkipsStopWords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	ids := say(t, store, conv,
+		"[Текущее время: 2026-01-05 10:00] My cat sleeps on the sofa",
+		"What a lovely cat!",
+		"[Текущее время: 2026-01-06 10:00] Летом была поездка в Казань",
+		"Отличная поездка!",
+		"[Текущее время: 2026-01-07 10:00] The weather is what it is",
+		"And so it goes")
+	if got := found(t, store, memory.Search{ConversationID: conv, Text: "cats"}); len(got) != 2 || got[0] != ids[0] && got[0] != ids[1] {
+		t.Fatalf("cats found %v; want the two rows about the cat", got)
+	}
+	if got := found(t, store, memory.Search{ConversationID: conv, Text: "поездки в Казани"}); len(got) != 2 || got[0] != ids[2] {
+		t.Fatalf("поездки в Казани found %v; want the trip, the row with both words first", got)
+	}
+	// Stop words match nothing, in either language.
+	for _, q := range []string{"what is the", "и в на"} {
+		if got := found(t, store, memory.Search{ConversationID: conv, Text: q}); len(got) != 0 {
+			t.Errorf("%q found %v", q, got)
+		}
+	}
+}
+
+// withVectors is a store whose searches may use message_embeddings.
+func withVectors(t *testing.T) *memory.Store {
+	t.Helper()
+	store := open(t)
+	ok, err := store.EnableVectors(context.Background())
+	if err != nil || !ok {
+		t.Fatalf("pgvector in the test database: %v, %v (scripts/test.sh installs it)", ok, err)
+	}
+	return store
+}
+
+func TestSearchFusesFullTextAndEmbeddings(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := withVectors(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	ids := say(t, store, conv, "Я ездил в Казань в мае", "Как прошло?", "Погода в Казани была хорошая", "Отлично")
+	rows, err := store.RowsToEmbed(ctx, 0, 10, 0)
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("rows to embed = %v, %v", rows, err)
+	}
+	// Hand-made vectors: the trip row is close to the query's meaning.
+	vecs := [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}}
+	if err := store.SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{Model: "m", Purpose: memory.PurposeEmbeddings}, rows[3].ID); err != nil {
+		t.Fatal(err)
+	}
+	// "поездка" shares no stem with "ездил": full-text alone finds nothing.
+	if got := found(t, store, memory.Search{ConversationID: conv, Text: "поездка"}); len(got) != 0 {
+		t.Fatalf("full-text alone found %v", got)
+	}
+	q := memory.Search{ConversationID: conv, Text: "поездка", Embedding: []float32{0.9, 0.1, 0}, EmbeddingModel: "m", Limit: 1}
+	if got := found(t, store, q); len(got) != 1 || got[0] != ids[0] {
+		t.Fatalf("semantic search found %v; want %d", got, ids[0])
+	}
+	// A row both rankings put high wins the fusion: "Казань" matches rows
+	// 0 and 2 by words, and the vector is nearest row 2.
+	q = memory.Search{ConversationID: conv, Text: "Казань", Embedding: []float32{0, 0.1, 1}, EmbeddingModel: "m", Limit: 2}
+	if got := found(t, store, q); len(got) != 2 || got[0] != ids[2] || got[1] != ids[0] {
+		t.Fatalf("fused search found %v; want %d then %d", got, ids[2], ids[0])
+	}
+	// Another model's vectors are not compared.
+	q.EmbeddingModel = "other"
+	if got := found(t, store, q); len(got) != 2 {
+		t.Fatalf("search with another model found %v", got)
+	}
+	// Deleting messages deletes their embeddings.
+	if _, err := store.Pool().Exec(ctx, `DELETE FROM messages WHERE id = $1`, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	store.Pool().QueryRow(ctx, `SELECT count(*) FROM message_embeddings`).Scan(&n)
+	if n != 3 {
+		t.Fatalf("embeddings after a delete = %d; want 3", n)
+	}
+}
+
+func TestRecallWorksWithoutPgvector(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := pgtest.New(t)
+	store, err := memory.Open(ctx, dsn, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	// A server without pgvector: the table and the extension are gone.
+	if _, err := store.Pool().Exec(ctx, `DROP TABLE message_embeddings; DROP EXTENSION vector`); err != nil {
+		t.Fatal(err)
+	}
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	ids := say(t, store, conv, "We adopted two puppies", "Congratulations")
+	// Embeddings given to a store without vectors are ignored: full-text alone.
+	q := memory.Search{ConversationID: conv, Text: "puppy", Embedding: []float32{1, 0}, EmbeddingModel: "m"}
+	if got := found(t, store, q); len(got) != 1 || got[0] != ids[0] {
+		t.Fatalf("full-text search without pgvector found %v", got)
+	}
+	rows, _ := store.RowsToEmbed(ctx, 0, 10, 0)
+	if err := store.SaveEmbeddings(ctx, "m", rows, [][]float32{{1, 0}, {0, 1}}, memory.LLMCall{}, rows[1].ID); err != nil {
+		t.Fatalf("saving embeddings without pgvector: %v", err)
+	}
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, Content: "puppies?", HistoryLimit: 1,
+		Recall: memory.Recall{Limit: 3, Text: "puppies?", Embedding: []float32{1, 0}, EmbeddingModel: "m"}})
+	if err != nil || len(turn.Recalled) != 1 || turn.Recalled[0].MessageID != ids[0] {
+		t.Fatalf("auto-recall without pgvector = %+v, %v", turn, err)
+	}
+}
+
+func TestMigrationsPassWithoutTheRightToCreatePgvector(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	// What migration 00019 does on a server where the role may not create
+	// the extension: it says no instead of failing.
+	var ok bool
+	err := store.Pool().QueryRow(ctx, `SELECT membot_enable_vectors()`).Scan(&ok)
+	if err != nil || !ok {
+		t.Fatalf("enable vectors as a superuser = %v, %v", ok, err)
+	}
+	if _, err := store.Pool().Exec(ctx, `DROP TABLE message_embeddings; DROP EXTENSION vector`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := store.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `CREATE ROLE membot_plain_role_in_tx NOLOGIN; GRANT ALL ON SCHEMA public TO membot_plain_role_in_tx;
+		SET LOCAL ROLE membot_plain_role_in_tx`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRow(ctx, `SELECT membot_enable_vectors()`).Scan(&ok); err != nil || ok {
+		t.Fatalf("enable vectors as a plain role = %v, %v; want false, no error", ok, err)
+	}
+}
+
+func TestFactsAreSupersededAndForgottenWithTheirHistory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	bob := memory.User{TelegramUserID: 7, FirstName: "Bob"}
+	if _, err := store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 7, Content: "hi", HistoryLimit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	conv, _ := store.CurrentConversation(ctx, 7, 7)
+	ids := say(t, store, conv, "I live in Kazan", "Noted", "I moved to Perm", "Nice")
+	ex := memory.Exchange{AnswerID: ids[1], ConversationID: conv, ChatID: 7, UserID: 7, UserMessageID: ids[0]}
+	if err := store.SaveExtracted(ctx, ex, []memory.FactChange{{Text: "Lives in Kazan"}, {Text: "Is called Bob"}},
+		memory.LLMCall{Model: "mm", Purpose: memory.PurposeFacts}); err != nil {
+		t.Fatal(err)
+	}
+	facts, _ := store.Facts(ctx, 7)
+	if len(facts) != 2 || facts[0].Origin != memory.OriginAuto || facts[0].SourceMessageID != ids[0] {
+		t.Fatalf("extracted facts = %+v", facts)
+	}
+	kazan := facts[0].ID
+	if facts[0].Content != "Lives in Kazan" {
+		kazan = facts[1].ID
+	}
+	ex = memory.Exchange{AnswerID: ids[3], ConversationID: conv, ChatID: 7, UserID: 7, UserMessageID: ids[2]}
+	if err := store.SaveExtracted(ctx, ex, []memory.FactChange{{ID: kazan, Text: "Lives in Perm"}}, memory.LLMCall{}); err != nil {
+		t.Fatal(err)
+	}
+	facts, _ = store.Facts(ctx, 7)
+	if got := contents(facts); got != "Lives in Perm|Is called Bob" {
+		t.Fatalf("current facts = %s", got)
+	}
+	var supersededBy, source int64
+	var until *time.Time
+	store.Pool().QueryRow(ctx, `SELECT superseded_by, valid_until, source_message_id FROM memories WHERE id = $1`, kazan).Scan(&supersededBy, &until, &source)
+	if supersededBy != facts[0].ID || until == nil || source != ids[0] || facts[0].SourceMessageID != ids[2] {
+		t.Fatalf("the old fact: superseded_by %d, valid_until %v, source %d; new %+v", supersededBy, until, source, facts[0])
+	}
+	// The cursor moved past both exchanges, and the calls say what they were for.
+	var cursor int64
+	var purposes string
+	store.Pool().QueryRow(ctx, `SELECT last_message_id FROM memory_jobs WHERE job = 'after_turn'`).Scan(&cursor)
+	store.Pool().QueryRow(ctx, `SELECT string_agg(purpose, ',') FROM llm_calls`).Scan(&purposes)
+	if cursor != ids[3] || purposes != "facts" {
+		t.Fatalf("cursor %d (want %d), purposes %q", cursor, ids[3], purposes)
+	}
+	if got, _ := store.AnsweredTurns(ctx, cursor, 10, 0); len(got) != 0 {
+		t.Fatalf("answered turns after the cursor = %+v", got)
+	}
+	// Forgetting the current fact takes its history too.
+	if _, err := store.ForgetFactNumber(ctx, 7, 1); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	store.Pool().QueryRow(ctx, `SELECT count(*) FROM memories WHERE telegram_user_id = 7`).Scan(&left)
+	if left != 1 {
+		t.Fatalf("rows left after forgetting the changed fact = %d; want 1", left)
+	}
+}
+
+func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	bob := memory.User{TelegramUserID: 8}
+	if _, err := store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 8, Content: "start", HistoryLimit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	conv, _ := store.CurrentConversation(ctx, 8, 8)
+	var texts []string
+	for range 12 {
+		texts = append(texts, "q", "a")
+	}
+	ids := say(t, store, conv, texts...)
+	prev, rows, err := store.Unsummarised(ctx, conv, 10, 8)
+	if err != nil || prev != "" || len(rows) != 8 {
+		t.Fatalf("unsummarised = %q, %d rows, %v", prev, len(rows), err)
+	}
+	sum := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[0].ID, ToMessageID: rows[7].ID, Content: "They said q and a.", Model: "mm"}
+	if err := store.SaveSummary(ctx, sum, memory.LLMCall{Model: "mm", Purpose: memory.PurposeSummary}); err != nil {
+		t.Fatal(err)
+	}
+	prev, rows, _ = store.Unsummarised(ctx, conv, 10, 100)
+	// 25 rows, 10 in the window, 8 summarised: 7 left, from after the summary.
+	if prev != "They said q and a." || len(rows) != 7 || rows[0].ID != sum.ToMessageID+1 || rows[6].ID >= ids[len(ids)-10] {
+		t.Fatalf("after a summary: %q, %+v", prev, rows)
+	}
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 8, Content: "next", HistoryLimit: 10})
+	if err != nil || turn.Summary != "They said q and a." {
+		t.Fatalf("the turn's summary = %q, %v", turn.Summary, err)
+	}
+	if _, err := store.Reset(ctx, 8, 8); err != nil {
+		t.Fatal(err)
+	}
+	store.Pool().Exec(ctx, `DELETE FROM conversations WHERE reset_at IS NOT NULL`)
+	var n int
+	store.Pool().QueryRow(ctx, `SELECT count(*) FROM conversation_summaries`).Scan(&n)
+	turn, _ = store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 8, Content: "fresh", HistoryLimit: 10})
+	if n != 0 || turn.Summary != "" {
+		t.Fatalf("after /new: %d summaries, the turn's %q", n, turn.Summary)
+	}
+}
