@@ -26,13 +26,26 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "membot:", err)
-		var cfgErr *configError
-		if errors.As(err, &cfgErr) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+		os.Exit(fatal(os.Stderr, os.LookupEnv, err))
 	}
+}
+
+// fatal reports the error that stopped membot, as one JSON log line when
+// LOG_FORMAT=json (so a log collector reads it like every other line),
+// otherwise as "membot: <error>"; it returns the exit code: 2 for a bad
+// setting or command line, 1 otherwise.
+func fatal(stderr io.Writer, getenv app.Getenv, err error) int {
+	code := 1
+	var cfgErr *configError
+	if errors.As(err, &cfgErr) {
+		code = 2
+	}
+	if app.LogFormat(getenv) == "json" {
+		slog.New(slog.NewJSONHandler(stderr, nil)).Error("membot stopped", "err", err.Error(), "exit_code", code)
+	} else {
+		fmt.Fprintln(stderr, "membot:", err)
+	}
+	return code
 }
 
 const usage = `usage:

@@ -174,6 +174,16 @@ func newEnv(getenv Getenv) (*env, error) {
 	return e, nil
 }
 
+// LogFormat is LOG_FORMAT as the environment and .env set it ("text" when
+// unset or unreadable), for reporting an error that stopped start-up in
+// the form the logs have.
+func LogFormat(getenv Getenv) string {
+	if e, err := newEnv(getenv); err == nil && e.lookup("LOG_FORMAT") == "json" {
+		return "json"
+	}
+	return "text"
+}
+
 // retentionDays reads RETENTION_DAYS: 0 keeps the operational rows for
 // ever; otherwise at least 35 days, so this month's /usage stays whole.
 func retentionDays(e *env) time.Duration {

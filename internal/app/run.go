@@ -275,7 +275,7 @@ func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() err
 			return err
 		}
 		if !memory.IsUnavailable(err) {
-			return fmt.Errorf("%s: %w", what, err)
+			return err // fn's error says what failed: wrapped again, it said so twice
 		}
 		log.Warn("database unreachable; retrying", "step", what, "err", err, "retry_in", wait.Peek())
 		if !wait.Sleep(ctx) {
