@@ -182,6 +182,9 @@ type Reply struct {
 	// Stopped is true when the user stopped the answer: Text is what the
 	// model had written by then, stored as it is (see ErrStopped).
 	Stopped bool
+	// Tokens is what this turn's model calls took, prompt and completion
+	// (for the log line of the turn).
+	Tokens int
 }
 
 // factChars is how much of the user's long-term facts a turn in chatID
@@ -292,6 +295,7 @@ type turnState struct {
 	// images are the image parts of the window's rows, by row id.
 	fresh  []Attachment
 	images map[int64][]llm.Part
+	tokens int // of the model calls so far
 }
 
 // loop calls the model, runs the tools it asks for and calls it again until
@@ -309,6 +313,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
 		}
+		t.tokens += llmCall.PromptTokens + llmCall.CompletionTokens
 		meta := callMeta(llmCall)
 		reasoningMeta(meta, resp)
 		msg := resp.Message
@@ -339,7 +344,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			if err != nil {
 				return nil, err
 			}
-			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
+			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used, Tokens: t.tokens}, nil
 		}
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
 			if stopped(ctx) {
@@ -371,7 +376,7 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 	for _, note := range t.notes {
 		text = joinText(text, note)
 	}
-	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning}, nil
+	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning, Tokens: t.tokens}, nil
 }
 
 // resumedReply is the answer an earlier, interrupted attempt already stored.
