@@ -174,14 +174,17 @@ type Reply struct {
 	Approvals []memory.Approval
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
+	// Speak: the chat has its answers spoken too (/voice; Agent.Speak).
+	Speak bool
 	// First is true for the first exchange of a conversation: the user's
 	// message had nothing before it.
 	First bool
-	// Speak: the chat has its answers spoken too (/voice; Agent.Speak).
-	Speak bool
 	// Stopped is true when the user stopped the answer: Text is what the
 	// model had written by then, stored as it is (see ErrStopped).
 	Stopped bool
+	// Tokens is what this turn's model calls took, prompt and completion
+	// (for the log line of the turn).
+	Tokens int
 }
 
 // factChars is how much of the user's long-term facts a turn in chatID
@@ -201,7 +204,9 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 		// Embedding the message is a call to the embeddings server, not to
 		// the database: the turn still talks to PostgreSQL four times.
 		start.Recall = memory.Recall{Limit: a.cfg.Recall, Text: req.Text}
-		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text)
+		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text, func(err error) {
+			a.warnOnce("embed-query", "recall: embedding the message failed; full-text search alone until it works again", "err", err)
+		})
 	}
 	turn, err := a.store.StartTurn(ctx, start)
 	if err != nil {
@@ -269,8 +274,8 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	}
 	r, err := a.loop(ctx, t, turn.History, nil)
 	if r != nil {
-		r.First = len(turn.History) == 1 // the user's row alone
 		r.Speak = turn.VoiceReplies
+		r.First = len(turn.History) == 1 // the user's row alone
 	}
 	return r, err
 }
@@ -290,6 +295,7 @@ type turnState struct {
 	// images are the image parts of the window's rows, by row id.
 	fresh  []Attachment
 	images map[int64][]llm.Part
+	tokens int // of the model calls so far
 }
 
 // loop calls the model, runs the tools it asks for and calls it again until
@@ -307,6 +313,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
 		}
+		t.tokens += llmCall.PromptTokens + llmCall.CompletionTokens
 		meta := callMeta(llmCall)
 		reasoningMeta(meta, resp)
 		msg := resp.Message
@@ -337,7 +344,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			if err != nil {
 				return nil, err
 			}
-			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
+			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used, Tokens: t.tokens}, nil
 		}
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
 			if stopped(ctx) {
@@ -369,7 +376,7 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 	for _, note := range t.notes {
 		text = joinText(text, note)
 	}
-	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning}, nil
+	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning, Tokens: t.tokens}, nil
 }
 
 // resumedReply is the answer an earlier, interrupted attempt already stored.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
 	"github.com/membot/membot/memory"
 )
 
@@ -38,7 +40,28 @@ func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
 	if name == "" {
 		name = in.user.Username
 	}
-	return h.reply(ctx, in, tr(in.lang()).Start(name))
+	return h.reply(ctx, in, tr(in.lang()).Start(name)+"\n\n"+idsOf(in))
+}
+
+// addedMe tells whether msg is the service message of the bot's being
+// added to a group.
+func addedMe(msg *tgbotapi.Message, self *tgbotapi.User) bool {
+	for _, u := range msg.NewChatMembers {
+		if u.ID == self.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// idsOf tells the ids the allowlist settings want: the sender's, and in a
+// group the group's (first-run help: no other way to learn them).
+func idsOf(in *incoming) string {
+	ids := tr(in.lang()).YourID(in.user.TelegramUserID)
+	if !in.msg.Chat.IsPrivate() {
+		ids = tr(in.lang()).GroupID(in.msg.Chat.ID) + "\n" + ids
+	}
+	return ids
 }
 
 // cmdNew deletes the chat's conversation and opens a fresh one, in the

@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -115,6 +114,10 @@ type incoming struct {
 	// for the message_received event.
 	attachments []agent.Attachment
 	kind        string
+	// tokens the turn's model calls took, and whether it waits for an
+	// approval (for its log line, turnlog.go).
+	tokens int
+	paused bool
 }
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
@@ -210,15 +213,13 @@ func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error
 	if Transient(err) || ctx.Err() != nil {
 		return err // handled again later: no apology
 	}
-	if sendErr := h.reply(ctx, in, tr(in.lang()).Apology); sendErr != nil {
-		return sendErr
-	}
-	return fmt.Errorf("turn failed (apology sent): %w", err)
+	return h.apologise(ctx, in, err)
 }
 
 // deliver sends what a turn came to: its answer, or the buttons of the tool
 // calls it waits on. stream, when not nil, has been showing the answer.
 func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, stream *streamer) (*memory.Delivery, error) {
+	in.tokens, in.paused = r.Tokens, r.Paused
 	if r.Paused {
 		return nil, h.askApproval(ctx, in, r.Approvals)
 	}

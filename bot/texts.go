@@ -134,6 +134,12 @@ type texts struct {
 	VoiceRepliesOn      string
 	VoiceRepliesOff     string
 	VoiceUnavailable    string
+
+	// issue 16: first-run help (the ids the settings want) and the apology
+	// for a model server that refuses the bot's settings.
+	YourID        func(a1 any) string
+	GroupID       func(a1 any) string
+	ApologyConfig string
 }
 
 // toolStatus is the line a draft shows while tools run.

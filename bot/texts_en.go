@@ -220,4 +220,14 @@ var english = texts{
 	VoiceRepliesOn:   "🔊 I will also answer with voice messages in this chat. /voice again turns it off.",
 	VoiceRepliesOff:  "🔇 No more voice answers in this chat.",
 	VoiceUnavailable: "Voice answers are not set up on this bot (TTS_MODEL is empty).",
+
+	// issue 16: first-run help and the apology for settings the model server refuses
+	YourID: func(a1 any) string {
+		return fmt.Sprintf("Your Telegram id: %d (the bot's owner puts it in ALLOWED_USER_IDS, or ADMIN_USER_IDS).", a1)
+	},
+	GroupID: func(a1 any) string {
+		return fmt.Sprintf("This group's chat id: %d (the bot's owner puts it in ALLOWED_CHAT_IDS to let everyone here use the bot).", a1)
+	},
+	ApologyConfig: "Sorry, I can't answer: the model server refuses the bot's settings (its key, model or address). " +
+		"Trying again won't help — please tell the bot's admin.",
 }

@@ -238,4 +238,14 @@ var russian = texts{
 	VoiceRepliesOn:   "🔊 В этом чате я буду отвечать и голосом. Повторный /voice выключит.",
 	VoiceRepliesOff:  "🔇 Больше не отвечаю голосом в этом чате.",
 	VoiceUnavailable: "Голосовые ответы на этом боте не настроены (TTS_MODEL не задан).",
+
+	// issue 16: first-run help and the apology for settings the model server refuses
+	YourID: func(a1 any) string {
+		return fmt.Sprintf("Ваш Telegram id: %d (владелец бота добавляет его в ALLOWED_USER_IDS или ADMIN_USER_IDS).", a1)
+	},
+	GroupID: func(a1 any) string {
+		return fmt.Sprintf("Id этой группы: %d (владелец бота добавляет его в ALLOWED_CHAT_IDS, чтобы ботом могли пользоваться все её участники).", a1)
+	},
+	ApologyConfig: "Извините, не могу ответить: сервер модели не принимает настройки бота (ключ, модель или адрес). " +
+		"Повторять бесполезно — пожалуйста, сообщите администратору бота.",
 }

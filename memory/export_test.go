@@ -10,4 +10,5 @@ var (
 	ClaimFreeSQL    = claimFreeSQL
 	VoiceRepliesSQL = `SELECT ` + voiceRepliesSQL
 	LaterInAlbumSQL = laterInAlbumSQL
+	TurnRecallSQL   = bindThread(turnRecallSQL(false), 6)
 )

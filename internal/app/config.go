@@ -121,6 +121,9 @@ type Config struct {
 	// issue 13: drafts in private chats and Stop.
 	DraftEvery time.Duration // between two drafts of a streamed answer
 	StopEvery  time.Duration // how often a running answer looks for a stop request
+
+	// issue 16: where the embedded PostgreSQL lives when DATABASE_URL is unset.
+	DataDir string
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -327,9 +330,9 @@ func (e *env) location() *time.Location {
 	return loc
 }
 
-// databaseURL reads DATABASE_URL.
+// databaseURL reads DATABASE_URL; unset, membot runs PostgreSQL itself (DATA_DIR).
 func (e *env) databaseURL() string {
-	dsn := e.required("DATABASE_URL")
+	dsn := e.str("DATABASE_URL", "")
 	if _, err := pgx.ParseConfig(dsn); err != nil && dsn != "" {
 		e.fail("DATABASE_URL", "is not a valid PostgreSQL URL (postgres://user:password@host:5432/db)")
 	}
@@ -396,6 +399,8 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		// issue 13
 		DraftEvery: e.duration("STREAM_DRAFT_INTERVAL", 300*time.Millisecond),
 		StopEvery:  e.duration("STOP_CHECK_INTERVAL", 500*time.Millisecond),
+
+		DataDir: dataDir(e),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
@@ -517,6 +522,7 @@ func (c *Config) checkWebhook(e *env) {
 type AdminConfig struct {
 	DatabaseURL string
 	Location    *time.Location
+	DataDir     string // issue 16: the embedded PostgreSQL's, when DATABASE_URL is unset
 }
 
 // LoadAdminConfig reads the settings `membot admin` needs.
@@ -525,7 +531,7 @@ func LoadAdminConfig(getenv Getenv) (*AdminConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &AdminConfig{DatabaseURL: e.databaseURL(), Location: e.location()}
+	c := &AdminConfig{DatabaseURL: e.databaseURL(), Location: e.location(), DataDir: dataDir(e)}
 	if e.err != nil {
 		return nil, e.err
 	}
