@@ -4,7 +4,10 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/membot ./cmd/membot
+# What `membot version` prints (the build context has no .git to read it from):
+# docker build --build-arg VERSION=$(git describe --tags --always) .
+ARG VERSION=devel
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/membot ./cmd/membot
 
 # Run: nothing but the binary, CA certificates and zoneinfo, as a non-root user.
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -75,6 +75,11 @@ type Config struct {
 	// unset: recordings are not transcribed.
 	Transcriber        Transcriber
 	TranscriptionModel string
+	// Speaker, TTSModel and TTSVoice speak answers (/voice); either of the
+	// first two unset: answers are not spoken.
+	Speaker  Speaker
+	TTSModel string
+	TTSVoice string
 
 	// Recall is how many older messages matching the user's message each
 	// turn puts into the prompt by itself (AUTO_RECALL); 0: none.
@@ -169,9 +174,17 @@ type Reply struct {
 	Approvals []memory.Approval
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
+	// Speak: the chat has its answers spoken too (/voice; Agent.Speak).
+	Speak bool
+	// First is true for the first exchange of a conversation: the user's
+	// message had nothing before it.
+	First bool
 	// Stopped is true when the user stopped the answer: Text is what the
 	// model had written by then, stored as it is (see ErrStopped).
 	Stopped bool
+	// Tokens is what this turn's model calls took, prompt and completion
+	// (for the log line of the turn).
+	Tokens int
 }
 
 // factChars is how much of the user's long-term facts a turn in chatID
@@ -241,7 +254,9 @@ func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 // stores every step. A turn whose answer is already stored is not run again.
 func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Reply, error) {
 	if turn.Answer != nil {
-		return resumedReply(turn.Answer), nil
+		r := resumedReply(turn.Answer)
+		r.Speak = turn.VoiceReplies
+		return r, nil
 	}
 	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
 		// An earlier attempt paused this turn for approval and was cut short,
@@ -257,7 +272,12 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 		lang:   req.User.LanguageCode,
 		fresh:  req.Attachments,
 	}
-	return a.loop(ctx, t, turn.History, nil)
+	r, err := a.loop(ctx, t, turn.History, nil)
+	if r != nil {
+		r.Speak = turn.VoiceReplies
+		r.First = len(turn.History) == 1 // the user's row alone
+	}
+	return r, err
 }
 
 // turnState is what the steps of one turn share.
@@ -275,6 +295,7 @@ type turnState struct {
 	// images are the image parts of the window's rows, by row id.
 	fresh  []Attachment
 	images map[int64][]llm.Part
+	tokens int // of the model calls so far
 }
 
 // loop calls the model, runs the tools it asks for and calls it again until
@@ -292,6 +313,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			a.recordFailure(ctx, &t.info, llmCall)
 			return nil, err
 		}
+		t.tokens += llmCall.PromptTokens + llmCall.CompletionTokens
 		meta := callMeta(llmCall)
 		reasoningMeta(meta, resp)
 		msg := resp.Message
@@ -314,14 +336,20 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			used = appendOnce(used, r.ToolName)
 		}
 		step := memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{llmCall}, Events: toolEvents(&t.info, rows[1:])}
+		if stopped(ctx) && len(requests) == 0 { // during the tools
+			return a.stopAfterTools(ctx, t, step, used)
+		}
 		if len(requests) > 0 {
 			approvals, err := a.store.PauseForApproval(ctx, t.info.ConversationID, step, requests)
 			if err != nil {
 				return nil, err
 			}
-			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used}, nil
+			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used, Tokens: t.tokens}, nil
 		}
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
+			if stopped(ctx) {
+				return a.stopAfterTools(ctx, t, step, used)
+			}
 			return nil, err
 		}
 		history = append(history, rows...)
@@ -348,7 +376,7 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 	for _, note := range t.notes {
 		text = joinText(text, note)
 	}
-	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning}, nil
+	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning, Tokens: t.tokens}, nil
 }
 
 // resumedReply is the answer an earlier, interrupted attempt already stored.

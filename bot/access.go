@@ -131,7 +131,11 @@ func (h *Handler) refuse(ctx context.Context, in *incoming) error {
 	if !answer {
 		return nil
 	}
-	return h.reply(ctx, in, tr(in.lang()).AccessDenied(userID))
+	text := tr(in.lang()).AccessDenied(userID)
+	if !in.msg.Chat.IsPrivate() {
+		text += "\n" + tr(in.lang()).GroupID(chatID)
+	}
+	return h.reply(ctx, in, text)
 }
 
 // limited records a message stopped by a limit and, when tell, says why.

@@ -2,8 +2,11 @@ package bot
 
 import (
 	"context"
+	"github.com/membot/membot/bot/telegram"
 	"strconv"
 	"strings"
+
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/memory"
 )
@@ -37,7 +40,28 @@ func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
 	if name == "" {
 		name = in.user.Username
 	}
-	return h.reply(ctx, in, tr(in.lang()).Start(name))
+	return h.reply(ctx, in, tr(in.lang()).Start(name)+"\n\n"+idsOf(in))
+}
+
+// addedMe tells whether msg is the service message of the bot's being
+// added to a group.
+func addedMe(msg *tgbotapi.Message, self *tgbotapi.User) bool {
+	for _, u := range msg.NewChatMembers {
+		if u.ID == self.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// idsOf tells the ids the allowlist settings want: the sender's, and in a
+// group the group's (first-run help: no other way to learn them).
+func idsOf(in *incoming) string {
+	ids := tr(in.lang()).YourID(in.user.TelegramUserID)
+	if !in.msg.Chat.IsPrivate() {
+		ids = tr(in.lang()).GroupID(in.msg.Chat.ID) + "\n" + ids
+	}
+	return ids
 }
 
 // cmdNew deletes the chat's conversation and opens a fresh one, in the
@@ -58,7 +82,7 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 	if cancelled > 0 {
 		text += "\n" + tr(in.lang()).ApprovalsCanceled(cancelled)
 	}
-	return h.reply(ctx, in, text)
+	return h.reply(ctx, in, text, telegram.SendOptions{Buttons: h.newThreadButtons(in)})
 }
 
 // numberArgs reads a command's arguments as list numbers ("2", "1 3",

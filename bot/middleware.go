@@ -116,6 +116,7 @@ func (h *Handler) measured(next step) step {
 		case err != nil && !Transient(err) && ctx.Err() == nil:
 			orNone(h.Metrics).Turn("failed", time.Since(start))
 		}
+		h.logTurn(ctx, in, delivery, err, time.Since(start))
 		return delivery, err
 	}
 }

@@ -71,6 +71,11 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 		return route{action: ignore, reason: "sent by a bot"}
 	}
 	private := msg.Chat.IsPrivate()
+	if !private && addedMe(msg, self) && !edited {
+		// Added to a group: its /start greets the group with the ids the
+		// settings want (or the refusal does, naming the group).
+		return route{action: runCommand, msg: msg, command: "start"}
+	}
 
 	if name, target, ok := commandOf(msg); ok {
 		switch {

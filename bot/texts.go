@@ -102,8 +102,14 @@ type texts struct {
 
 	// issue 13: drafts and Stop
 	StoppedEmpty string
+	StopButton   string
 	ToolRound    func(tool any) string
 	ToolStatus   map[string]string // a tool's own status line, by name
+	// issue 13: threads
+	NewThreadButton string
+	NewThreadName   string
+	NewThreadHello  string
+	NewThreadFailed string
 
 	// Help is each command's one-line description, by name (/help and the menu).
 	Help map[string]string
@@ -128,6 +134,12 @@ type texts struct {
 	VoiceRepliesOn      string
 	VoiceRepliesOff     string
 	VoiceUnavailable    string
+
+	// issue 16: first-run help (the ids the settings want) and the apology
+	// for a model server that refuses the bot's settings.
+	YourID        func(a1 any) string
+	GroupID       func(a1 any) string
+	ApologyConfig string
 }
 
 // toolStatus is the line a draft shows while tools run.

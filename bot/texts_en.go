@@ -147,6 +147,7 @@ var english = texts{
 	},
 	Thinking: "💭 How the model thought about it",
 	// issue 13: drafts and Stop
+	StopButton:   "⏹ Stop",
 	StoppedEmpty: "⏹ Stopped before any text was written.",
 	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Using %s…", tool) },
 	ToolStatus: map[string]string{
@@ -158,6 +159,11 @@ var english = texts{
 		"set_reminder":   "⏰ Setting a reminder…",
 		"current_time":   "🕒 Checking the time…",
 	},
+	// issue 13: threads
+	NewThreadButton: "🧵 New thread",
+	NewThreadName:   "New thread",
+	NewThreadHello:  "A new thread: write here, and this conversation starts from nothing (what I remember about you stays).",
+	NewThreadFailed: "I could not open a new thread here. You can start one from the chat's menu.",
 	Help: map[string]string{
 		"stop":            "stop the answer being written",
 		"stats":           "admins: users, activity and tokens today",
@@ -177,6 +183,7 @@ var english = texts{
 		"mode":            "the assistant's modes; /mode NAME switches",
 		"export":          "this conversation as Markdown and JSON files",
 		"usage":           "your messages and tokens today and this month",
+		"voice":           "answer with voice messages too (again: stop)",
 	},
 	Mode: map[string]string{
 		"default":    "the general assistant",
@@ -213,4 +220,14 @@ var english = texts{
 	VoiceRepliesOn:   "🔊 I will also answer with voice messages in this chat. /voice again turns it off.",
 	VoiceRepliesOff:  "🔇 No more voice answers in this chat.",
 	VoiceUnavailable: "Voice answers are not set up on this bot (TTS_MODEL is empty).",
+
+	// issue 16: first-run help and the apology for settings the model server refuses
+	YourID: func(a1 any) string {
+		return fmt.Sprintf("Your Telegram id: %d (the bot's owner puts it in ALLOWED_USER_IDS, or ADMIN_USER_IDS).", a1)
+	},
+	GroupID: func(a1 any) string {
+		return fmt.Sprintf("This group's chat id: %d (the bot's owner puts it in ALLOWED_CHAT_IDS to let everyone here use the bot).", a1)
+	},
+	ApologyConfig: "Sorry, I can't answer: the model server refuses the bot's settings (its key, model or address). " +
+		"Trying again won't help — please tell the bot's admin.",
 }

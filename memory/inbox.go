@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,6 +29,9 @@ type InboxUpdate struct {
 type Delivery struct {
 	MessageID          int64   // the assistant row
 	TelegramMessageIDs []int64 // the messages it was sent as, in order
+	// ShownAs is how it was shown: "rich" (a rich message) or "html"
+	// (Telegram HTML, or its plain text); kept in metadata.shown_as.
+	ShownAs string
 }
 
 // SaveUpdates stores updates in the inbox, atomically. Updates already there
@@ -48,21 +52,47 @@ var ErrUpdateRefused = errors.New("update refused by the inbox")
 // unless the same update of the same bot is there already (bot_id and
 // digest). When an earlier update holds its id — another bot's, or one from
 // before the Bot API's ids started again — it is stored under the next free
-// id, after every other, so the chat's order holds. It returns the id it
-// was stored under (NULL when not stored) and whether it was there already.
-const saveUpdateSQL = `WITH v AS (
+// id, after every other, so the chat's order holds. An id is held while any
+// row names it: the inbox's, or (after the retention purge took the inbox
+// row) a message, rollback or once-per-update event of that update, which
+// the new update would otherwise be taken for. It returns the id it was
+// stored under (NULL when not stored) and whether it was there already.
+var saveUpdateSQL = `WITH v AS (
 	SELECT $4::jsonb AS payload, md5($2::bigint::text || ':' || $4::jsonb::text)::uuid AS digest
 ), there AS (
 	SELECT 1 FROM updates, v WHERE updates.bot_id = $1 AND updates.digest = v.digest
 ), stored AS (
 	INSERT INTO updates (bot_id, update_id, chat_id, payload, digest)
-	SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM updates WHERE update_id = $2)
-		THEN (SELECT max(update_id) + 1 FROM updates) ELSE $2 END, $3, v.payload, v.digest
+	SELECT $1, CASE WHEN ` + updateIDHeldSQL + ` THEN ` + nextUpdateIDSQL + ` ELSE $2 END, $3, v.payload, v.digest
 	FROM v WHERE NOT EXISTS (SELECT 1 FROM there)
 	ON CONFLICT DO NOTHING
 	RETURNING update_id
 )
 SELECT (SELECT update_id FROM stored), EXISTS (SELECT 1 FROM there)`
+
+// onceEventTypes are the events stored once per update (events_once_per_update).
+var onceEventTypes = []string{"message_received", "reply_sent", "access_denied", "rate_limited"}
+
+// updateIDHeldSQL tells whether a row names update id $2 (each an index probe).
+var updateIDHeldSQL = func() string {
+	held := []string{`EXISTS (SELECT 1 FROM updates WHERE update_id = $2)`,
+		`EXISTS (SELECT 1 FROM messages WHERE update_id = $2)`,
+		`EXISTS (SELECT 1 FROM conversation_rollbacks WHERE update_id = $2)`}
+	for _, t := range onceEventTypes {
+		held = append(held, `EXISTS (SELECT 1 FROM events WHERE type = '`+t+`' AND update_id = $2)`)
+	}
+	return "(" + strings.Join(held, " OR ") + ")"
+}()
+
+// nextUpdateIDSQL is the id after every id any row names.
+var nextUpdateIDSQL = func() string {
+	highest := []string{`(SELECT max(update_id) FROM updates)`, `(SELECT max(update_id) FROM messages)`,
+		`(SELECT max(update_id) FROM conversation_rollbacks)`}
+	for _, t := range onceEventTypes {
+		highest = append(highest, `(SELECT max(update_id) FROM events WHERE type = '`+t+`')`)
+	}
+	return "(greatest(" + strings.Join(highest, ", ") + ") + 1)"
+}()
 
 // queueSave adds the statements of SaveUpdates to batch. Each update's
 // StoredAs is set once the batch has run.
@@ -184,8 +214,9 @@ func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errTe
 func queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, errText string) {
 	if d != nil && len(d.TelegramMessageIDs) > 0 {
 		batch.Queue(`UPDATE messages SET telegram_message_id = $2,
-			metadata = metadata || jsonb_build_object('telegram_message_ids', $3::bigint[]) WHERE id = $1`,
-			d.MessageID, d.TelegramMessageIDs[0], d.TelegramMessageIDs)
+			metadata = metadata || jsonb_strip_nulls(jsonb_build_object('telegram_message_ids', $3::bigint[],
+				'shown_as', NULLIF($4, ''))) WHERE id = $1`,
+			d.MessageID, d.TelegramMessageIDs[0], d.TelegramMessageIDs, d.ShownAs)
 		batch.Queue(replySentSQL, d.MessageID, updateID, d.TelegramMessageIDs)
 	}
 	batch.Queue(`UPDATE updates SET state = 'done', done_at = now(), error = NULLIF($2, '') WHERE update_id = $1`,

@@ -159,6 +159,8 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 			"stored answer":            {memory.TurnAnswerSQL, "messages", []any{update}},
 			"claim":                    {memory.ClaimSQL, "updates", []any{res.FirstChatID, 1}},
 			"claim if free":            {memory.ClaimFreeSQL, "updates", []any{res.FirstChatID, 1}},
+			"voice replies":            {memory.VoiceRepliesSQL, "chat_settings", []any{res.FirstChatID}},
+			"later in album":           {memory.LaterInAlbumSQL, "updates", []any{res.FirstChatID, 1, "album"}},
 		} {
 			checkIndexScansOnly(t, name+", "+mode, explain(t, pool, mode, q.sql, q.args...).scansOf(q.table))
 		}

@@ -8,6 +8,8 @@
 # For that server it installs pgvector, Debian's postgresql-NN-pgvector (NN is
 # the server's major version), so the template database gets the `vector`
 # extension (migration 00019); with CI=true a server without it fails the tests.
+# The binaries are needed either way: internal/embeddedpg and the binary's
+# start without DATABASE_URL run a PostgreSQL of their own from them.
 # Extra arguments go to `go test` (e.g. scripts/test.sh -run TestName ./memory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,17 +24,28 @@ can_connect() {
 	fi
 }
 
-start_throwaway_cluster() {
+# postgres_bindir prints the newest PostgreSQL bin directory, installing
+# Debian's postgresql package when there is none.
+postgres_bindir() {
 	local bindir
 	bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+	if [ -z "$bindir" ] && command -v initdb >/dev/null; then
+		bindir=$(dirname "$(command -v initdb)")
+	fi
 	if [ -z "$bindir" ]; then
 		log "no PostgreSQL binaries; installing Debian's postgresql package"
 		local sudo=""
 		[ "$(id -u)" = 0 ] || sudo="sudo"
-		$sudo apt-get update -qq
+		$sudo apt-get update -qq >&2
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
 		bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 	fi
+	echo "$bindir"
+}
+
+start_throwaway_cluster() {
+	local bindir
+	bindir=$(postgres_bindir)
 	local dir port as=()
 	dir=$(mktemp -d /tmp/membot-pg.XXXXXX)
 	port=$((20000 + RANDOM % 20000))
@@ -77,6 +90,7 @@ install_pgvector() {
 	fi
 }
 install_pgvector
+postgres_bindir >/dev/null # for the embedded PostgreSQL's tests
 
 # With CI=true a missing database, or a server without pgvector, fails the
 # tests instead of skipping them (internal/pgtest).

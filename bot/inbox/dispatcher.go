@@ -164,6 +164,9 @@ func (d *Dispatcher) drain(chat int64, u *memory.InboxUpdate) (handled int64) {
 // failures are retried with backoff for as long as work lasts. It returns
 // the chat's next update, claimed with the completion, or nil.
 func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory.InboxUpdate {
+	if u.Attempts > 1 { // claimed before by a run that did not finish it
+		d.Log.Info("taking over an update a stopped or crashed run left unfinished", "update_id", u.UpdateID, "chat_id", u.ChatID, "attempt", u.Attempts)
+	}
 	b := backoff.New(500*time.Millisecond, 30*time.Second)
 	d.Stuck.begin(u.ChatID)
 	defer func() {

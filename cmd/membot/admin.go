@@ -68,7 +68,12 @@ func admin(ctx context.Context, getenv app.Getenv, args []string, stdout, stderr
 	if err != nil {
 		return err
 	}
-	store, err := memory.Open(ctx, cfg.DatabaseURL, 2)
+	dsn, stopDatabase, err := database(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopDatabase()
+	store, err := memory.Open(ctx, dsn, 2)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}

@@ -32,7 +32,7 @@ func TestBadConfigurationStopsWithOneLine(t *testing.T) {
 	t.Parallel()
 	cases := map[string]map[string]string{
 		"TELEGRAM_BOT_TOKEN": {"DATABASE_URL": "postgres://x@localhost/db"},
-		"DATABASE_URL":       {"TELEGRAM_BOT_TOKEN": "1:a"},
+		"DATABASE_URL":       {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "not a url"},
 		"HISTORY_LIMIT":      {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "HISTORY_LIMIT": "many"},
 		"TIMEZONE":           {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TIMEZONE": "Mars/Base"},
 		"OPENAI_BASE_URL":    {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "OPENAI_BASE_URL": "localhost:11434"},

@@ -4,6 +4,7 @@
 //	membot migrate [up]   apply the database migrations and exit
 //	membot migrate status list the migrations and whether they are applied
 //	membot admin ...      inspect the database, export or forget a user
+//	membot version        the version, commit and Go toolchain
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -24,13 +26,26 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "membot:", err)
-		var cfgErr *configError
-		if errors.As(err, &cfgErr) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+		os.Exit(fatal(os.Stderr, os.LookupEnv, err))
 	}
+}
+
+// fatal reports the error that stopped membot, as one JSON log line when
+// LOG_FORMAT=json (so a log collector reads it like every other line),
+// otherwise as "membot: <error>"; it returns the exit code: 2 for a bad
+// setting or command line, 1 otherwise.
+func fatal(stderr io.Writer, getenv app.Getenv, err error) int {
+	code := 1
+	var cfgErr *configError
+	if errors.As(err, &cfgErr) {
+		code = 2
+	}
+	if app.LogFormat(getenv) == "json" {
+		slog.New(slog.NewJSONHandler(stderr, nil)).Error("membot stopped", "err", err.Error(), "exit_code", code)
+	} else {
+		fmt.Fprintln(stderr, "membot:", err)
+	}
+	return code
 }
 
 const usage = `usage:
@@ -38,6 +53,7 @@ const usage = `usage:
   membot migrate [up]     apply the database migrations and exit
   membot migrate status   list the migrations and whether they are applied
   membot admin stats|history|export|forget   inspection (membot admin for details)
+  membot version          print the version and exit
 
 Settings come from the environment and from .env (see .env.example).
 `
@@ -59,6 +75,9 @@ func run(ctx context.Context, args []string, getenv app.Getenv, stdout, stderr i
 		return nil
 	}
 	switch cmd {
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, versionLine())
+		return nil
 	case "admin":
 		return admin(ctx, getenv, args[2:], stdout, stderr)
 	case "run", "migrate":
@@ -72,13 +91,25 @@ func run(ctx context.Context, args []string, getenv app.Getenv, stdout, stderr i
 		if err != nil {
 			return err
 		}
-		return migrate(ctx, cfg.DatabaseURL, args[2:], stdout)
+		dsn, stopDatabase, err := database(ctx, cfg, stderr)
+		if err != nil {
+			return err
+		}
+		defer stopDatabase()
+		return migrate(ctx, dsn, args[2:], stdout)
 	}
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return err
 	}
 	return app.Run(ctx, cfg, app.NewLogger(cfg, stderr))
+}
+
+// database is DATABASE_URL, or the embedded PostgreSQL of DATA_DIR, for
+// the commands that only read or migrate (their log: warnings only).
+func database(ctx context.Context, cfg *app.AdminConfig, stderr io.Writer) (string, func(), error) {
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return app.Database(ctx, cfg.DatabaseURL, cfg.DataDir, log)
 }
 
 func migrate(ctx context.Context, databaseURL string, args []string, stdout io.Writer) error {

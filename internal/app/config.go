@@ -121,6 +121,9 @@ type Config struct {
 	// issue 13: drafts in private chats and Stop.
 	DraftEvery time.Duration // between two drafts of a streamed answer
 	StopEvery  time.Duration // how often a running answer looks for a stop request
+
+	// issue 16: where the embedded PostgreSQL lives when DATABASE_URL is unset.
+	DataDir string
 }
 
 const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
@@ -129,7 +132,8 @@ Answer in the language the user writes in. Be concise and concrete; Telegram is 
 Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.
 You have a long-term memory of the user: save lasting facts about them (name, preferences, plans) with remember, correct or delete them with remember and forget; they are shown to you on every turn.
 When the user refers to something said long ago, look it up with search_history. Set reminders with set_reminder.
-fetch_url reads web pages. Some tools need the user's approval: such a call waits until they press Approve or Reject.`
+fetch_url reads web pages. Some tools need the user's approval: such a call waits until they press Approve or Reject.
+What people send besides text comes marked: [voice 0:12] is a voice message transcribed by machine (it may mishear words), [photo] an image shown to you with the message, [file name] a file whose text follows.`
 
 // ConfigError is a missing or malformed setting; main exits with code 2.
 type ConfigError struct{ msg string }
@@ -169,6 +173,16 @@ func newEnv(getenv Getenv) (*env, error) {
 		return nil, &ConfigError{fmt.Sprintf("cannot read %s: %v", path, err)}
 	}
 	return e, nil
+}
+
+// LogFormat is LOG_FORMAT as the environment and .env set it ("text" when
+// unset or unreadable), for reporting an error that stopped start-up in
+// the form the logs have.
+func LogFormat(getenv Getenv) string {
+	if e, err := newEnv(getenv); err == nil && e.lookup("LOG_FORMAT") == "json" {
+		return "json"
+	}
+	return "text"
 }
 
 // retentionDays reads RETENTION_DAYS: 0 keeps the operational rows for
@@ -316,9 +330,9 @@ func (e *env) location() *time.Location {
 	return loc
 }
 
-// databaseURL reads DATABASE_URL.
+// databaseURL reads DATABASE_URL; unset, membot runs PostgreSQL itself (DATA_DIR).
 func (e *env) databaseURL() string {
-	dsn := e.required("DATABASE_URL")
+	dsn := e.str("DATABASE_URL", "")
 	if _, err := pgx.ParseConfig(dsn); err != nil && dsn != "" {
 		e.fail("DATABASE_URL", "is not a valid PostgreSQL URL (postgres://user:password@host:5432/db)")
 	}
@@ -385,6 +399,8 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		// issue 13
 		DraftEvery: e.duration("STREAM_DRAFT_INTERVAL", 300*time.Millisecond),
 		StopEvery:  e.duration("STOP_CHECK_INTERVAL", 500*time.Millisecond),
+
+		DataDir: dataDir(e),
 	}
 	if strings.ContainsAny(c.TelegramToken, " /?#%") {
 		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
@@ -506,6 +522,7 @@ func (c *Config) checkWebhook(e *env) {
 type AdminConfig struct {
 	DatabaseURL string
 	Location    *time.Location
+	DataDir     string // issue 16: the embedded PostgreSQL's, when DATABASE_URL is unset
 }
 
 // LoadAdminConfig reads the settings `membot admin` needs.
@@ -514,7 +531,7 @@ func LoadAdminConfig(getenv Getenv) (*AdminConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &AdminConfig{DatabaseURL: e.databaseURL(), Location: e.location()}
+	c := &AdminConfig{DatabaseURL: e.databaseURL(), Location: e.location(), DataDir: dataDir(e)}
 	if e.err != nil {
 		return nil, e.err
 	}

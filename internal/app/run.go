@@ -27,17 +27,24 @@ import (
 // Run wires the bot together and runs it until ctx ends, then shuts down:
 // intake stops at once, turns in flight get ShutdownTimeout to finish.
 func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
-	log.Info("membot starting", "mode", cfg.Mode, "model", cfg.OpenAIModel, "llm", cfg.OpenAIBaseURL, "timezone", cfg.Location.String(),
+	log.Info("membot starting", append([]any{"mode", cfg.Mode, "model", cfg.OpenAIModel, "llm", cfg.OpenAIBaseURL, "timezone", cfg.Location.String(),
 		"history_limit", cfg.HistoryLimit, "context_tokens", cfg.ContextTokens, "max_answer_tokens", cfg.MaxAnswerTokens,
-		"models", len(cfg.Models), "workers", cfg.Workers, "streaming", cfg.Streaming, "assistant_modes", len(cfg.Modes.List()))
+		"models", len(cfg.Models), "workers", cfg.Workers, "streaming", cfg.Streaming, "assistant_modes", len(cfg.Modes.List()),
+		"database", databaseKind(cfg)}, accessAttrs(cfg)...)...)
 	if len(cfg.AllowedUserIDs) == 0 && len(cfg.AllowedChatIDs) == 0 {
 		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
 	}
 
+	dsn, stopDatabase, err := Database(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	if err != nil {
+		return startErr(ctx, err)
+	}
+	defer stopDatabase() // after the store closes
+
 	// Until the database answers there is nothing to do; wait for it rather
 	// than crash-loop (in docker compose it often starts a moment later).
 	if err := untilDone(ctx, log, "apply migrations", func() error {
-		applied, err := migrations.Up(ctx, cfg.DatabaseURL)
+		applied, err := migrations.Up(ctx, dsn)
 		for _, name := range applied {
 			log.Info("migration applied", "file", name)
 		}
@@ -47,7 +54,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	var store *memory.Store
 	if err := untilDone(ctx, log, "open database", func() (err error) {
-		store, err = memory.Open(ctx, cfg.DatabaseURL, poolSize(cfg.Workers), cfg.ConfigurePool)
+		store, err = memory.Open(ctx, dsn, poolSize(cfg.Workers), cfg.ConfigurePool)
 		return err
 	}); err != nil {
 		return startErr(ctx, err)
@@ -106,6 +113,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 			{Name: "database", Probe: store.Ping},
 			{Name: "telegram", Probe: client.Reachable},
 			{Name: "intake", Probe: func(context.Context) error { return context.Cause(ctx) }}, // not ready once shutting down
+			met.ModelCheck(), // a model server that fails every call
 		}
 		srv, err := startServer(log, "metrics", cfg.MetricsAddr, met.Handler(checks...), "", "")
 		if err != nil {
@@ -145,7 +153,9 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Vision: cfg.Vision, ImageHistory: cfg.ImageHistory, Files: bot.ImageFiles{Client: client},
 		Transcriber:        &llm.Client{BaseURL: cfg.TranscriptionBaseURL, APIKey: cfg.TranscriptionKey, HTTP: llmHTTP},
 		TranscriptionModel: cfg.TranscriptionModel,
-		Recall:             cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
+		Speaker:            &llm.Client{BaseURL: cfg.TTSBaseURL, APIKey: cfg.TTSKey, HTTP: llmHTTP},
+		TTSModel:           cfg.TTSModel, TTSVoice: cfg.TTSVoice,
+		Recall: cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
@@ -267,7 +277,7 @@ func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() err
 			return err
 		}
 		if !memory.IsUnavailable(err) {
-			return fmt.Errorf("%s: %w", what, err)
+			return err // fn's error says what failed: wrapped again, it said so twice
 		}
 		log.Warn("database unreachable; retrying", "step", what, "err", err, "retry_in", wait.Peek())
 		if !wait.Sleep(ctx) {

@@ -25,6 +25,7 @@ type Metrics struct {
 	telegramRetries *prometheus.CounterVec
 	telegram429     prometheus.Counter
 	renumbered      prometheus.Counter
+	models          modelHealth // for ModelCheck (model.go)
 }
 
 // slowBuckets fit turns and model calls: 50 ms to about 100 s.
@@ -95,6 +96,7 @@ func (m *Metrics) Turn(outcome string, took time.Duration) {
 // LLMRequest observes one model request attempt.
 func (m *Metrics) LLMRequest(model, status string, took time.Duration) {
 	m.llmDuration.WithLabelValues(model).Observe(took.Seconds())
+	m.models.record(model, status)
 	if status != "ok" {
 		m.llmErrors.WithLabelValues(status).Inc()
 	}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/telegramfake"
+)
+
+// The quick start without Docker: the built binary given only the two
+// tokens (and, here, the fakes' URLs) and a DATA_DIR runs PostgreSQL
+// itself, answers, stops it when stopped, and after a restart — and after
+// kill -9 — still has the conversation.
+func TestTheBinaryRunsOnItsOwnPostgreSQL(t *testing.T) {
+	t.Parallel()
+	bin := buildBinary(t)
+	tg, llm := telegramfake.New(testToken), openaifake.New()
+	t.Cleanup(tg.Close)
+	t.Cleanup(llm.Close)
+	dataDir := reachableTempDir(t)
+	env := []string{"PATH=" + os.Getenv("PATH"), "TELEGRAM_BOT_TOKEN=" + testToken, "OPENAI_API_KEY=sk-test",
+		"TELEGRAM_API_URL=" + tg.URL(), "OPENAI_BASE_URL=" + llm.URL(), "DATA_DIR=" + dataDir}
+
+	// runOnce starts membot, has it answer text and stops it with stop.
+	runOnce := func(text string, stop syscall.Signal) string {
+		t.Helper()
+		var logs syncBuffer
+		cmd := startBinary(t, bin, env, &logs)
+		tg.SendText(jane, text)
+		want := "echo: " + text
+		answered := func(m telegramfake.Message) bool { return m.Text == want }
+		for deadline := time.Now().Add(60 * time.Second); !slices.ContainsFunc(tg.Messages(jane.ID), answered); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no answer %q within 60 s; logs:\n%s", want, logs.String())
+			}
+		}
+		cmd.Process.Signal(stop)
+		if err := cmd.Wait(); err != nil && stop != syscall.SIGKILL {
+			t.Fatalf("membot exited with %v; logs:\n%s", err, logs.String())
+		}
+		return logs.String()
+	}
+	pidFile := filepath.Join(dataDir, "pgdata", "postmaster.pid")
+
+	logs := runOnce("my name is Jane", syscall.SIGTERM)
+	if !strings.Contains(logs, "embedded PostgreSQL started") || !strings.Contains(logs, "migration applied") ||
+		!strings.Contains(logs, "embedded PostgreSQL stopped") {
+		t.Fatalf("the first run did not start, migrate and stop its PostgreSQL:\n%s", logs)
+	}
+	if _, err := os.Stat(pidFile); !os.IsNotExist(err) {
+		t.Fatalf("PostgreSQL still runs after membot stopped (postmaster.pid: %v)", err)
+	}
+
+	// Killed, membot leaves its PostgreSQL running; the next start takes it
+	// over and stops it when it stops.
+	runOnce("what is my name?", syscall.SIGKILL)
+	if _, err := os.Stat(pidFile); err != nil {
+		t.Fatalf("PostgreSQL did not outlive the killed membot: %v", err)
+	}
+	logs = runOnce("and now?", syscall.SIGTERM)
+	if !strings.Contains(logs, "taking over the embedded PostgreSQL") {
+		t.Errorf("the start after kill -9 did not take the running PostgreSQL over:\n%s", logs)
+	}
+	if _, err := os.Stat(pidFile); !os.IsNotExist(err) {
+		t.Fatalf("PostgreSQL still runs after the membot that took it over stopped (postmaster.pid: %v)", err)
+	}
+	if strings.Contains(logs, "creating the embedded PostgreSQL cluster") || strings.Contains(logs, "migration applied") {
+		t.Errorf("the second run made the database anew:\n%s", logs)
+	}
+	reqs := llm.Requests()
+	last := reqs[len(reqs)-1]
+	if !slices.ContainsFunc(last.Messages, func(m openai.ChatCompletionMessage) bool { return strings.Contains(m.Content, "my name is Jane") }) {
+		t.Fatalf("after the restart the model did not see the earlier conversation: %+v", last.Messages)
+	}
+}
+
+// reachableTempDir is a DATA_DIR for a test. As root the embedded server
+// runs as user postgres, which must pass through the test's directories.
+func reachableTempDir(t *testing.T) string {
+	t.Helper()
+	base := t.TempDir()
+	if os.Geteuid() == 0 {
+		for d := base; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return filepath.Join(base, "data")
+}

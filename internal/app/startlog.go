@@ -1,0 +1,45 @@
+package app
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// accessAttrs are the access settings for the start line, so an operator
+// sees at once who the bot serves: the allowlists, the admins and the
+// limits ("open" when there is no allowlist).
+func accessAttrs(cfg *Config) []any {
+	access := "allowlist"
+	if len(cfg.AllowedUserIDs) == 0 && len(cfg.AllowedChatIDs) == 0 {
+		access = "open"
+	}
+	return []any{"access", access, "allowed_users", idList(cfg.AllowedUserIDs), "allowed_chats", idList(cfg.AllowedChatIDs),
+		"admins", idList(cfg.AdminUserIDs), "daily_token_limit", cfg.DailyTokenLimit, "rate_limit_per_minute", cfg.RatePerMinute}
+}
+
+// idList is a set of ids, sorted and comma-separated.
+func idList(ids map[int64]bool) string {
+	var list []int64
+	for id := range ids {
+		list = append(list, id)
+	}
+	slices.Sort(list)
+	var b strings.Builder
+	for i, id := range list {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(id, 10))
+	}
+	return b.String()
+}
+
+// databaseKind says which database the start line names: DATABASE_URL's
+// (never the URL: it may hold a password) or membot's own in DATA_DIR.
+func databaseKind(cfg *Config) string {
+	if cfg.DatabaseURL != "" {
+		return "DATABASE_URL"
+	}
+	return "embedded in " + cfg.DataDir
+}
