@@ -75,6 +75,11 @@ type Config struct {
 	// unset: recordings are not transcribed.
 	Transcriber        Transcriber
 	TranscriptionModel string
+	// Speaker, TTSModel and TTSVoice speak answers (/voice); either of the
+	// first two unset: answers are not spoken.
+	Speaker  Speaker
+	TTSModel string
+	TTSVoice string
 
 	// Recall is how many older messages matching the user's message each
 	// turn puts into the prompt by itself (AUTO_RECALL); 0: none.
@@ -169,6 +174,11 @@ type Reply struct {
 	Approvals []memory.Approval
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
+	// Speak: the chat has its answers spoken too (/voice; Agent.Speak).
+	Speak bool
+	// First is true for the first exchange of a conversation: the user's
+	// message had nothing before it.
+	First bool
 	// Stopped is true when the user stopped the answer: Text is what the
 	// model had written by then, stored as it is (see ErrStopped).
 	Stopped bool
@@ -194,7 +204,9 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 		// Embedding the message is a call to the embeddings server, not to
 		// the database: the turn still talks to PostgreSQL four times.
 		start.Recall = memory.Recall{Limit: a.cfg.Recall, Text: req.Text}
-		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text)
+		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text, func(err error) {
+			a.warnOnce("embed-query", "recall: embedding the message failed; full-text search alone until it works again", "err", err)
+		})
 	}
 	turn, err := a.store.StartTurn(ctx, start)
 	if err != nil {
@@ -242,7 +254,9 @@ func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 // stores every step. A turn whose answer is already stored is not run again.
 func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Reply, error) {
 	if turn.Answer != nil {
-		return resumedReply(turn.Answer), nil
+		r := resumedReply(turn.Answer)
+		r.Speak = turn.VoiceReplies
+		return r, nil
 	}
 	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
 		// An earlier attempt paused this turn for approval and was cut short,
@@ -258,7 +272,12 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 		lang:   req.User.LanguageCode,
 		fresh:  req.Attachments,
 	}
-	return a.loop(ctx, t, turn.History, nil)
+	r, err := a.loop(ctx, t, turn.History, nil)
+	if r != nil {
+		r.Speak = turn.VoiceReplies
+		r.First = len(turn.History) == 1 // the user's row alone
+	}
+	return r, err
 }
 
 // turnState is what the steps of one turn share.
@@ -317,6 +336,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			used = appendOnce(used, r.ToolName)
 		}
 		step := memory.Step{Messages: rows, LLMCalls: []memory.LLMCall{llmCall}, Events: toolEvents(&t.info, rows[1:])}
+		if stopped(ctx) && len(requests) == 0 { // during the tools
+			return a.stopAfterTools(ctx, t, step, used)
+		}
 		if len(requests) > 0 {
 			approvals, err := a.store.PauseForApproval(ctx, t.info.ConversationID, step, requests)
 			if err != nil {
@@ -325,6 +347,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used, Tokens: t.tokens}, nil
 		}
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
+			if stopped(ctx) {
+				return a.stopAfterTools(ctx, t, step, used)
+			}
 			return nil, err
 		}
 		history = append(history, rows...)

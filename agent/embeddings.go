@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -74,15 +75,16 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 const queryEmbedTimeout = 3 * time.Second
 
 // embedQuery embeds a search's text with e, when there is one; a failure
-// leaves the search full-text (nil).
-func embedQuery(ctx context.Context, e Embedder, text string) ([]float32, string) {
-	if e == nil || text == "" {
+// leaves the search full-text (nil), and is told to onErr.
+func embedQuery(ctx context.Context, e Embedder, text string, onErr func(error)) ([]float32, string) {
+	if e == nil || strings.TrimSpace(text) == "" {
 		return nil, ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 	defer cancel()
 	vecs, _, err := e.Embed(ctx, []string{truncate(text, maxEmbeddedQuery)})
 	if err != nil {
+		onErr(err)
 		return nil, ""
 	}
 	return vecs[0], e.Model()

@@ -130,7 +130,7 @@ func (a *Agent) images(ctx context.Context, t *turnState, rows []memory.Message,
 			messages++
 		}
 		lastAlbum = album
-		if messages > a.cfg.ImageHistory {
+		if messages > max(a.cfg.ImageHistory, 1) { // the turn's own message always shows its images
 			break
 		}
 		for _, att := range atts {
@@ -204,17 +204,13 @@ func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, 
 	}
 	model := a.cfg.TranscriptionModel
 	call := memory.LLMCall{UserID: req.User.TelegramUserID, ChatID: req.ChatID, UpdateID: req.UpdateID, Model: model,
-		Purpose: memory.PurposeTranscription, Status: "ok", AudioSeconds: float64(req.Audio.Duration)}
-	start := time.Now()
+		Purpose: memory.PurposeTranscription, AudioSeconds: float64(req.Audio.Duration)}
 	var out *llm.Transcription
-	err := a.withRetry(ctx, model, func(ctx context.Context) (err error) {
+	err := a.audioCall(ctx, &call, func(ctx context.Context) (err error) {
 		out, err = a.cfg.Transcriber.Transcribe(ctx, model, audioFileName(req.Audio), req.Audio.MimeType, req.Audio.Data)
-		return err
-	})
-	call.Latency = time.Since(start)
-	if err != nil {
-		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
-	} else {
+		if err != nil {
+			return err
+		}
 		if out.Seconds > 0 {
 			call.AudioSeconds = out.Seconds
 		}
@@ -222,16 +218,34 @@ func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, 
 		if out.InputTokens == 0 && out.OutputTokens == 0 {
 			call.CompletionTokens, call.UsageEstimated = estimateTokens(out.Text), true
 		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
-	if ctx.Err() == nil {
-		if _, saveErr := a.store.SaveStep(ctx, "", memory.Step{LLMCalls: []memory.LLMCall{call}}); saveErr != nil && err == nil {
-			return "", saveErr
+	return out.Text, nil
+}
+
+// audioCall makes a call of an audio endpoint with the retries of model
+// calls, and records it in llm_calls whatever came of it (do fills in the
+// usage), so that it counts against the user's daily tokens.
+func (a *Agent) audioCall(ctx context.Context, call *memory.LLMCall, do func(ctx context.Context) error) error {
+	call.Status = "ok"
+	start := time.Now()
+	err := a.withRetry(ctx, call.Model, do)
+	call.Latency = time.Since(start)
+	if err != nil {
+		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+	}
+	if ctx.Err() == nil { // shutting down: the update is handled again, nothing happened for good
+		if _, saveErr := a.store.SaveStep(ctx, "", memory.Step{LLMCalls: []memory.LLMCall{*call}}); saveErr != nil && err == nil {
+			return saveErr
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("%w: transcription: %w", ErrModel, err)
+		return fmt.Errorf("%w: %s: %w", ErrModel, call.Purpose, err)
 	}
-	return out.Text, nil
+	return nil
 }
 
 // audioFileName names a recording for the server, which tells the format
@@ -250,4 +264,45 @@ func audioFileName(att Attachment) string {
 		return "audio.ogg"
 	}
 	return "voice.ogg"
+}
+
+// Speaker turns text into speech (/audio/speech); *llm.Client is one.
+type Speaker interface {
+	Speak(ctx context.Context, model, voice, text string) ([]byte, error)
+}
+
+// SpeakRequest is an answer to say aloud.
+type SpeakRequest struct {
+	UserID   int64
+	ChatID   int64
+	UpdateID int64
+	Text     string
+}
+
+// maxSpokenRunes bounds what is spoken of an answer (OpenAI's speech
+// endpoint takes 4,096 characters).
+const maxSpokenRunes = 4000
+
+// CanSpeak tells whether answers can be spoken (TTS_MODEL is set).
+func (a *Agent) CanSpeak() bool { return a.cfg.Speaker != nil && a.cfg.TTSModel != "" }
+
+// Speak says an answer aloud and returns the audio, OGG/Opus. The call is
+// recorded in llm_calls (purpose "speech", the text's estimated tokens),
+// so it counts against the user's daily tokens.
+func (a *Agent) Speak(ctx context.Context, req SpeakRequest) ([]byte, error) {
+	if !a.CanSpeak() {
+		return nil, fmt.Errorf("speech is off (TTS_MODEL is empty)")
+	}
+	text := []rune(req.Text)
+	if len(text) > maxSpokenRunes {
+		text = text[:maxSpokenRunes]
+	}
+	call := memory.LLMCall{UserID: req.UserID, ChatID: req.ChatID, UpdateID: req.UpdateID, Model: a.cfg.TTSModel,
+		Purpose: memory.PurposeSpeech, PromptTokens: estimateTokens(string(text)), UsageEstimated: true}
+	var audio []byte
+	err := a.audioCall(ctx, &call, func(ctx context.Context) (err error) {
+		audio, err = a.cfg.Speaker.Speak(ctx, a.cfg.TTSModel, a.cfg.TTSVoice, string(text))
+		return err
+	})
+	return audio, err
 }

@@ -30,6 +30,7 @@ type MemorizerStore interface {
 	SaveExtracted(ctx context.Context, ex memory.Exchange, changes []memory.FactChange, call memory.LLMCall) error
 	Unsummarised(ctx context.Context, conversationID string, window, limit int) (string, []memory.SummaryRow, error)
 	SaveSummary(ctx context.Context, sum memory.Summary, call memory.LLMCall) error
+	NewestMessageID(ctx context.Context) (int64, error)
 }
 
 // Memorizer does the memory work that follows turns, in the background and
@@ -90,8 +91,18 @@ func (m *Memorizer) Run(ctx context.Context) {
 		wg.Add(1)
 		go func() { defer wg.Done(); m.loop(ctx, &m.wakeEmbed, func() bool { return m.embedStep(ctx, limit) }) }()
 	}
-	limit := limiter(m.CallsPerMinute)
-	m.loop(ctx, &m.wakeFacts, func() bool { return m.afterTurnStep(ctx, limit) })
+	if m.AutoMemory || m.Summaries {
+		limit := limiter(m.CallsPerMinute)
+		m.loop(ctx, &m.wakeFacts, func() bool { return m.afterTurnStep(ctx, limit) })
+	} else {
+		// Nothing to do after turns; were it turned on later, it begins
+		// with the turns from then on, not with those of the meantime.
+		newest, err := m.Store.NewestMessageID(ctx)
+		if err == nil {
+			err = m.Store.ReleaseJob(ctx, memory.JobAfterTurn, newest)
+		}
+		m.logErr(ctx, "memory: moving the after-turn job to the newest message failed", err)
+	}
 	wg.Wait()
 }
 

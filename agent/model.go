@@ -187,11 +187,28 @@ func (a *Agent) client(model string) LLM {
 	return a.llm
 }
 
-// estimatePrompt estimates a request's prompt tokens from its size.
+// estimatePrompt estimates a request's prompt tokens from its size; an
+// image counts as tokensPerImage, not as the length of its data URL.
 func estimatePrompt(req llm.Request) int {
-	data, _ := json.Marshal(req.Messages)
+	msgs := make([]llm.Message, len(req.Messages))
+	images := 0
+	for i, m := range req.Messages {
+		msgs[i] = m
+		if len(m.Parts) == 0 {
+			continue
+		}
+		msgs[i].Parts = nil
+		for _, p := range m.Parts {
+			if p.ImageURL != nil {
+				images++
+			} else {
+				msgs[i].Content = joinText(msgs[i].Content, p.Text)
+			}
+		}
+	}
+	data, _ := json.Marshal(msgs)
 	tools, _ := json.Marshal(req.Tools)
-	return estimateTokens(string(data)) + estimateTokens(string(tools))
+	return estimateTokens(string(data)) + estimateTokens(string(tools)) + images*tokensPerImage
 }
 
 // estimateAnswer estimates an answer's tokens, its thinking included.

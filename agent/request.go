@@ -50,7 +50,7 @@ type Context struct {
 func (c Context) build(sendReasoning bool) []llm.Message {
 	rows := validWindow(c.Rows)
 	if c.Tokens > 0 {
-		rows = fitTokens(rows, c.Tokens-estimateTokens(c.System))
+		rows = fitTokens(rows, c.Tokens-estimateTokens(c.System), c.imageTokens)
 	}
 	var notes []string
 	msgs := []llm.Message{{Role: llm.RoleSystem}}
@@ -158,7 +158,8 @@ func joinText(a, b string) string {
 // fitTokens keeps the newest rows whose estimated size fits budget. The
 // last user row and the rows after it (the turn at hand) are always kept;
 // a cut never separates an assistant row from its tool results.
-func fitTokens(rows []memory.Message, budget int) []memory.Message {
+func fitTokens(rows []memory.Message, budget int, extra func(memory.Message) int) []memory.Message {
+	size := func(r memory.Message) int { return rowTokens(r) + extra(r) }
 	keepFrom := len(rows)
 	for i := len(rows) - 1; i >= 0; i-- {
 		keepFrom = i
@@ -168,12 +169,12 @@ func fitTokens(rows []memory.Message, budget int) []memory.Message {
 	}
 	used := 0
 	for i := len(rows) - 1; i >= keepFrom; i-- {
-		used += rowTokens(rows[i])
+		used += size(rows[i])
 	}
 	start := keepFrom
-	for start > 0 && used+rowTokens(rows[start-1]) <= budget {
+	for start > 0 && used+size(rows[start-1]) <= budget {
 		start--
-		used += rowTokens(rows[start])
+		used += size(rows[start])
 	}
 	for start < keepFrom && rows[start].Role == memory.RoleTool {
 		start++ // its assistant row did not fit
@@ -196,6 +197,15 @@ func rowTokens(r memory.Message) int {
 		n += 8 + estimateTokens(c.Name) + estimateTokens(c.Arguments)
 	}
 	return n
+}
+
+// tokensPerImage estimates what an image costs a request: OpenAI counts
+// 85 to about 1,100 tokens for an image of up to 2048 px at detail "auto".
+const tokensPerImage = 1100
+
+// imageTokens is the estimated size of the images shown with a row.
+func (c Context) imageTokens(r memory.Message) int {
+	return tokensPerImage * len(c.Images[r.ID])
 }
 
 // imageOmitted stands for an image in a request to a model that takes none.

@@ -140,3 +140,35 @@ func TestAModelWithoutImagesGetsANoteInstead(t *testing.T) {
 		t.Fatal("learned twice")
 	}
 }
+
+// Image parts survive the builder: a row with images becomes a message of
+// parts (its text first), merged with an unanswered user row before it;
+// the window's size counts each image, not its data URL's length.
+func TestImagePartsSurviveTheRequestBuilder(t *testing.T) {
+	first, photo, answer, next := user("look:"), user("[photo] what is it?"), assistant("a cat"), user("and its color?")
+	first.ID, photo.ID, answer.ID, next.ID = 1, 2, 3, 4
+	img := llm.Part{Type: "image_url", ImageURL: &llm.ImageURL{URL: "data:image/jpeg;base64," + strings.Repeat("A", 30000)}}
+	c := Context{System: "sys", Rows: []memory.Message{first, photo, answer, next}, Images: map[int64][]llm.Part{2: {img}}}
+	msgs := c.build(true)
+	if got := roles(t, msgs); got != "system,user,assistant,user" {
+		t.Fatalf("roles = %s", got)
+	}
+	parts := msgs[1].Parts
+	if len(parts) != 3 || parts[0].Text != "look:" || parts[1].Text != "[photo] what is it?" || parts[2].ImageURL == nil || msgs[1].Content != "" {
+		t.Fatalf("the merged user message = %+v", msgs[1])
+	}
+	// The image counts tokensPerImage towards the window: with room for
+	// less, its row is left out; with room for more, it is in.
+	c.Tokens = 1000
+	if msgs := c.build(true); len(msgs) != 2 || msgs[1].Content != "and its color?" {
+		t.Fatalf("with room for the question only, the request is %+v", msgs)
+	}
+	c.Tokens = 3000
+	if msgs := c.build(true); len(msgs) != 4 {
+		t.Fatalf("with room for the image, the request has %d messages", len(msgs))
+	}
+	// 30,000 bytes of data URL would be estimated at 10,000 tokens.
+	if n := estimatePrompt(llm.Request{Messages: msgs}); n > 2*tokensPerImage {
+		t.Errorf("a request with one image is estimated at %d tokens", n)
+	}
+}

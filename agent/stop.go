@@ -114,3 +114,22 @@ func (a *Agent) stop(ctx context.Context, t *turnState, call memory.LLMCall, use
 	r.Stopped = true
 	return r, nil
 }
+
+// stopAfterTools ends a turn stopped while its tools ran: their round is
+// kept as it came out (what ran, ran), and the answer is empty, marked
+// stopped.
+func (a *Agent) stopAfterTools(ctx context.Context, t *turnState, step memory.Step, used []string) (*Reply, error) {
+	ctx = context.WithoutCancel(ctx)
+	if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
+		return nil, err
+	}
+	rows := []memory.Message{{Role: memory.RoleAssistant, UpdateID: t.info.UpdateID, Metadata: map[string]any{"stopped": true}}}
+	if len(used) > 0 {
+		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: t.info.UpdateID})
+	}
+	ids, err := a.store.SaveStep(ctx, t.info.ConversationID, memory.Step{Messages: rows, FlushLater: true})
+	if err != nil {
+		return nil, err
+	}
+	return &Reply{MessageID: ids[0], ToolsUsed: used, Stopped: true}, nil
+}

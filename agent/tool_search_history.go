@@ -42,7 +42,7 @@ func newSearchHistory(env ToolEnv) Tool {
 				args.Limit = 5
 			}
 			q := memory.Search{ConversationID: turn.ConversationID, Text: args.Query, BeforeID: turn.UserMessageID, Limit: args.Limit}
-			q.Embedding, q.EmbeddingModel = embedQuery(ctx, env.Embedder, args.Query)
+			q.Embedding, q.EmbeddingModel = embedQuery(ctx, env.Embedder, args.Query, func(error) {}) // full-text alone then
 			found, err := env.Store.SearchMessages(ctx, q)
 			if err != nil {
 				return "", err

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"github.com/membot/membot/bot/telegram"
 	"strconv"
 	"strings"
 
@@ -81,7 +82,7 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 	if cancelled > 0 {
 		text += "\n" + tr(in.lang()).ApprovalsCanceled(cancelled)
 	}
-	return h.reply(ctx, in, text)
+	return h.reply(ctx, in, text, telegram.SendOptions{Buttons: h.newThreadButtons(in)})
 }
 
 // numberArgs reads a command's arguments as list numbers ("2", "1 3",

@@ -187,3 +187,31 @@ func TestSlashStopInAGroupStopsTheEditedAnswer(t *testing.T) {
 		t.Fatalf("stored %q, the group shows %+v; want the words written before /stop, marked stopped", stored, msgs)
 	}
 }
+
+func TestTheStopButtonOfAGroupAnswerStopsIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["STOP_CHECK_INTERVAL"] = "100ms"
+	gone, partial := stopTurn(h)
+	h.Start()
+
+	const group = -100516
+	update := h.TG.SendMessage(group, "group", jane, "@"+h.TG.Username+" write me a long story")
+	h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
+		return len(sent) > 0 && sent[len(sent)-1].Text == strings.TrimSpace(partial)
+	})
+	msgs := h.TG.Messages(group)
+	if len(msgs) != 1 || len(msgs[0].Buttons()) != 1 {
+		t.Fatalf("the group shows %+v; want the answer being written, with a Stop button", msgs)
+	}
+	h.TG.Press(ivan, msgs[0], msgs[0].Buttons()[0].Data)
+	if !closedWithin(gone) {
+		t.Fatal("the model's request was not closed within 2 s of the press")
+	}
+	h.WaitDone(update)
+	msgs = h.TG.Messages(group)
+	if stored, _, _ := storedAnswer(h, group); len(msgs) != 1 || msgs[0].Text != strings.TrimSpace(stored) || stored != partial ||
+		len(msgs[0].Buttons()) != 0 || !storedStopped(h, group) {
+		t.Fatalf("the group shows %+v, stored %q; want the words written before the press, without the button, marked stopped", msgs, stored)
+	}
+}

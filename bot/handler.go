@@ -13,6 +13,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/backoff"
+	"github.com/membot/membot/internal/topic"
 	"github.com/membot/membot/memory"
 )
 
@@ -28,6 +29,9 @@ type Agent interface {
 	// without answering it (an album's photos before its last).
 	Transcribe(ctx context.Context, req agent.TranscribeRequest) (string, error)
 	Keep(ctx context.Context, req agent.Request) error
+	// CanSpeak and Speak say answers aloud (/voice).
+	CanSpeak() bool
+	Speak(ctx context.Context, req agent.SpeakRequest) ([]byte, error)
 }
 
 // Memory is what the handler, its gate, its commands and its buttons read
@@ -43,6 +47,7 @@ type Memory interface {
 	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
 	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
 	LaterInAlbum(ctx context.Context, chatID, updateID int64, album string) (bool, error)
+	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
 	StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error)
 	ControlStore
 	FactStore
@@ -121,6 +126,7 @@ func (in *incoming) lang() string { return in.user.LanguageCode }
 // answered and how is decided by routeUpdate (routing.go); every update it
 // answers then goes through the middleware chain (middleware.go).
 func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
+	ctx = topic.With(ctx, h.topicOf(u.Payload)) // in a private chat's topic, its conversation (threads.go)
 	in := &incoming{update: u}
 	return h.chain(h.act)(ctx, in)
 }
@@ -228,23 +234,31 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		text = tr(in.lang()).Empty
 	}
 	var ids []int64
+	var shownAs string
 	var err error
 	if stream != nil {
 		ids, err = stream.finish(ctx, text)
+		shownAs = stream.shownAs
 	} else {
-		ids, err = h.send(ctx, in, text, telegram.SendOptions{Markdown: true})
+		ids, shownAs, err = h.sendAnswer(ctx, in, text)
 	}
 	if err != nil {
 		if len(ids) > 0 { // what was shown is the answer's: never sent again
-			return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, err
+			return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shownAs}, err
 		}
 		return nil, err
 	}
 	orNone(h.Metrics).ReplySent("answer")
+	if r.First {
+		h.nameTopic(ctx, in, in.route.text)
+	}
 	if h.ShowReasoning && r.Reasoning != "" && len(ids) > 0 {
 		h.showReasoning(ctx, in, ids[0], r.Reasoning)
 	}
-	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids}, nil
+	if r.Speak && len(ids) > 0 && h.Agent.CanSpeak() {
+		h.speak(ctx, in, text, ids[0])
+	}
+	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shownAs}, nil
 }
 
 // reply sends one of the bot's own texts.

@@ -93,7 +93,10 @@ func TestSearchHistoryFindsAMessageOutsideTheWindow(t *testing.T) {
 	}
 	result := answered.Messages[len(answered.Messages)-1]
 	var stamp string
-	h.DB.QueryRow(context.Background(), `SELECT substring(content from 17 for 16) FROM messages WHERE content LIKE '%locker code%'`).Scan(&stamp)
+	// The result is dated by the row (created_at, in TIMEZONE); the stamp in
+	// the text is when the person wrote, which may be a minute earlier.
+	h.DB.QueryRow(context.Background(), `SELECT to_char(created_at AT TIME ZONE 'Europe/Moscow', 'YYYY-MM-DD HH24:MI')
+		FROM messages WHERE content LIKE '%locker code%'`).Scan(&stamp)
 	want := "[" + stamp + "] user: my «locker» code is 4711, next to the zebra poster"
 	if result.Role != "tool" || !strings.Contains(result.Content, want) {
 		t.Fatalf("search result = %q\nwant it to contain %q", result.Content, want)

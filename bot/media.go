@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"path"
 	"strings"
 	"time"
@@ -77,13 +78,17 @@ func attachmentOf(msg *tgbotapi.Message) (agent.Attachment, bool) {
 		d := msg.Document
 		a = agent.Attachment{Kind: agent.KindDocument, FileID: d.FileID, FileUniqueID: d.FileUniqueID, FileName: d.FileName,
 			MimeType: d.MimeType, Size: int64(d.FileSize)}
-		if isImageType(d.MimeType) {
+		switch {
+		case isImageType(d.MimeType):
 			a.Kind = agent.KindImage
+		case strings.HasPrefix(strings.ToLower(d.MimeType), "audio/"):
+			a.Kind = agent.KindAudio // a recording sent as a file: heard like one
 		}
 	default:
 		return a, false
 	}
 	a.Album = msg.MediaGroupID
+	a.Duration = min(max(a.Duration, 0), 24*3600) // as the update says: bounded for the marker
 	return a, a.FileID != ""
 }
 
@@ -162,7 +167,11 @@ func (h *Handler) hear(ctx context.Context, in *incoming, att agent.Attachment) 
 			return nil, err
 		}
 	}
-	content := fmt.Sprintf("[%s %d:%02d] %s", recordingName(att.Kind), att.Duration/60, att.Duration%60, text)
+	marker := recordingName(att.Kind)
+	if att.Duration > 0 {
+		marker += fmt.Sprintf(" %d:%02d", att.Duration/60, att.Duration%60)
+	}
+	content := "[" + marker + "] " + text
 	if caption := strings.TrimSpace(in.route.text); caption != "" {
 		content += "\n\n" + caption
 	}
@@ -209,6 +218,10 @@ func (h *Handler) see(ctx context.Context, in *incoming, att agent.Attachment) (
 	}
 	if ok, err := h.download(ctx, in, &att, MaxImageBytes); !ok {
 		return nil, err
+	}
+	if !isImageType(http.DetectContentType(att.Data)) && att.Kind == agent.KindImage {
+		// A file that says it is an image and is not: the model server would refuse the turn.
+		return nil, h.reply(ctx, in, tr(in.lang()).FileUnreadable(fileLabel(att)))
 	}
 	return h.answerWith(ctx, in, content, att)
 }

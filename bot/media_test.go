@@ -52,6 +52,20 @@ func TestAVoiceMessageIsTranscribedStoredAndAnswered(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'message_received' AND payload->>'kind' = 'voice'`); n != 1 {
 		t.Errorf("the voice message's arrival is not recorded as one")
 	}
+	// A recording sent as a file is heard too.
+	memo := h.TG.AddFile("docs/memo.m4a", []byte("call the bank"))
+	if got := h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(memo, "memo.m4a", "audio/mp4"), "")
+	}).Text; got != "🎙 I heard: “call the bank”" {
+		t.Fatalf("an audio file answered %q first", got)
+	}
+	h.WaitIdle()
+	if heard := h.LLM.Transcriptions(); len(heard) != 2 || heard[1].FileName != "memo.m4a" || string(heard[1].Audio) != "call the bank" {
+		t.Errorf("the audio file's transcription request: %+v", heard[len(heard)-1])
+	}
+	if last := h.TG.Messages(jane.ID); last[len(last)-1].Text != "echo: [audio] call the bank" {
+		t.Errorf("the audio file was answered %q", last[len(last)-1].Text)
+	}
 }
 
 // A voice message over the 20 MB a bot may download is answered politely
@@ -331,5 +345,82 @@ func TestMediaCountsAgainstTheLimits(t *testing.T) {
 	}
 	if n := len(tokens.LLM.Transcriptions()); n != 1 {
 		t.Errorf("%d transcriptions, want 1 (the second voice message is over the limit)", n)
+	}
+}
+
+// /voice: the chat's answers are also spoken (/v1/audio/speech) and sent as
+// a voice message after the text, replying to it; /voice again stops it.
+// Off by default; without TTS_MODEL, /voice says so.
+func TestVoiceRepliesAreToggledPerChat(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	h.Say(jane, "no voice yet")
+	if got := h.Say(jane, "/voice"); !strings.HasPrefix(got, "🔊") {
+		t.Fatalf("/voice answered %q", got)
+	}
+	answer := h.Say(jane, "speak to me")
+	h.WaitIdle()
+	voices := h.TG.Voices()
+	if len(voices) != 1 || string(voices[0].Audio) != openaifake.SpokenPrefix+answer || voices[0].ChatID != jane.ID ||
+		voices[0].ReplyTo != h.TG.Messages(jane.ID)[len(h.TG.Messages(jane.ID))-1].ID {
+		t.Fatalf("voices sent: %+v", voices)
+	}
+	speech := h.LLM.Speeches()
+	if len(speech) != 1 || speech[0].Model != "tts-1" || speech[0].Voice != "alloy" || speech[0].Format != "opus" || speech[0].Input != answer {
+		t.Fatalf("speech requests: %+v", speech)
+	}
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'speech' AND prompt_tokens > 0`); n != 1 {
+		t.Errorf("%d speech calls recorded, want 1", n)
+	}
+	if got := h.Say(jane, "/voice"); !strings.HasPrefix(got, "🔇") {
+		t.Fatalf("/voice again answered %q", got)
+	}
+	h.Say(jane, "quiet now")
+	h.WaitIdle()
+	if n := len(h.TG.Voices()); n != 1 {
+		t.Errorf("%d voice messages after /voice turned them off, want 1", n)
+	}
+	// Another chat was never asked: its answers stay text.
+	h.Say(ivan, "привет")
+	h.WaitIdle()
+	if n := len(h.TG.Voices()); n != 1 {
+		t.Errorf("another chat got voice answers")
+	}
+
+	off := newHarness(t)
+	off.Env["TTS_MODEL"] = ""
+	off.Start()
+	if got := off.Say(jane, "/voice"); !strings.Contains(got, "TTS_MODEL") {
+		t.Fatalf("/voice without TTS_MODEL answered %q", got)
+	}
+}
+
+// An image sent as a file is shown as an image of its own type; a file
+// that says it is an image and is not gets a clear answer, not a refused turn.
+func TestAnImageFileIsShownAndAFakeOneIsRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0}, 32)...)
+	f := h.TG.AddFile("docs/chart.png", png)
+	if got := h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(f, "chart.png", "image/png"), "explain")
+	}).Text; got != "echo: [image chart.png] explain" {
+		t.Fatalf("the image file answered %q", got)
+	}
+	last := h.LLM.Requests()[0].Messages[1]
+	if len(last.MultiContent) != 2 || last.MultiContent[1].ImageURL == nil ||
+		last.MultiContent[1].ImageURL.URL != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(png) {
+		t.Fatalf("the model got %+v", last.MultiContent)
+	}
+	fake := h.TG.AddFile("docs/fake.png", []byte("not a picture at all"))
+	if got := h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(fake, "fake.png", "image/png"), "")
+	}).Text; !strings.HasPrefix(got, "I could not read fake.png") {
+		t.Fatalf("the fake image answered %q", got)
+	}
+	if n := len(h.LLM.Requests()); n != 1 {
+		t.Errorf("the model was asked %d times, want once", n)
 	}
 }

@@ -71,6 +71,7 @@ func newRoutes() *routes {
 			{name: "cancel_reminder", run: cmdCancelReminder}, // a member: their own (ownRowsOnly)
 			{name: "approvals", run: cmdApprovals},            // a member: their own (ownRowsOnly)
 			{name: "usage", run: cmdUsage},
+			{name: "voice", run: cmdVoice, groupAdmins: true},
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
 		},
@@ -79,6 +80,8 @@ func newRoutes() *routes {
 			"reject":  {run: decide(memory.ApprovalRejected), callsModel: true},
 			"mode":    {run: pressMode, groupAdmins: true},
 			"model":   {run: pressModel, groupAdmins: true},
+			"thread":  {run: pressNewThread},
+			"stop":    {run: pressStop},
 		},
 	}
 }

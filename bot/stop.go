@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/memory"
 )
 
 // Stopping an answer. The user asks with the Stop button of a draft
-// (Telegram sends the bot a stopped_message_generation update), or with
-// /stop where answers are not drafts (groups, STREAMING=false, a server
-// without drafts). Either request is an update of the chat, and the chat's
+// (Telegram sends the bot a stopped_message_generation update), with the
+// Stop button of a message being edited (groups, a server without drafts),
+// or with /stop anywhere. Each request is an update of the chat, and the chat's
 // updates are handled one at a time: it waits in the inbox behind the turn
 // it should stop, perhaps stored by another process (webhook replicas). So
 // the running turn looks for it there, every StopEvery, with one indexed
@@ -51,6 +52,13 @@ func (h *Handler) stoppable(ctx context.Context, in *incoming) (turnCtx context.
 		}
 	}()
 	return turnCtx, func() { cancel(nil); <-done }
+}
+
+// pressStop is the Stop button of a message being edited: like /stop, the
+// running answer has seen it already.
+func pressStop(ctx context.Context, h *Handler, in *incoming, _ string) (*memory.Delivery, error) {
+	h.notify(ctx, in, "")
+	return nil, nil
 }
 
 // cmdStop is /stop: a running answer has seen it already (stoppable), so

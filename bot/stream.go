@@ -39,9 +39,14 @@ type streamer struct {
 	// draft, when not nil, is the draft the answer is shown in until send
 	// delivers it; nil: the answer is shown in messages that are edited.
 	draft *telegram.Draft
-	send  func(ctx context.Context, text string) ([]int64, error)
+	send  func(ctx context.Context, text string) ([]int64, string, error)
+	// shownAs is how the final answer was shown (shownRich, shownHTML).
+	shownAs string
 	// toolStatus says which tools a round runs, in the user's language.
 	toolStatus func(names []string) string
+	// stopButton is the Stop button of a message being edited (a draft has
+	// Telegram's own).
+	stopButton [][]telegram.Button
 
 	mu     sync.Mutex
 	text   string // the answer so far
@@ -68,9 +73,8 @@ func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func(
 	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, replyTo: replyTo(in), every: every, editEvery: every, log: h.Log,
 		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 		toolStatus: tr(in.lang()).toolStatus,
-		send: func(ctx context.Context, text string) ([]int64, error) {
-			return h.send(ctx, in, text, telegram.SendOptions{Markdown: true})
-		}}
+		stopButton: [][]telegram.Button{{{Text: tr(in.lang()).StopButton, Data: "stop"}}},
+		send:       func(ctx context.Context, text string) ([]int64, string, error) { return h.sendAnswer(ctx, in, text) }}
 	// What an earlier attempt left showing is edited (their text unknown).
 	s.ids, s.shown = slices.Clone(in.update.Shown), make([]string, len(in.update.Shown))
 	s.note = func(ids []int64) {
@@ -182,6 +186,14 @@ func (s *streamer) run(ctx context.Context) {
 func (s *streamer) showDraft(ctx context.Context, text, status string) error {
 	d := *s.draft
 	d.Plain = status
+	if strings.TrimSpace(text) != "" && richFor(s.client, text) && s.client.Supports(telegram.RichDraftMethod) {
+		d.Markdown = text
+		err := s.client.SendRichMessageDraft(ctx, d)
+		s.last = time.Now()
+		if err == nil || !richRefused(s.log, s.chatID, err) {
+			return err
+		}
+	}
 	if strings.TrimSpace(text) != "" {
 		parts := telegram.SplitMarkdown(text, telegram.MaxMessageLength)
 		d.Markdown, d.Plain = parts[len(parts)-1], ""
@@ -218,8 +230,14 @@ func (s *streamer) fallBack(err error) bool {
 // normal message.
 func (s *streamer) finish(ctx context.Context, final string) ([]int64, error) {
 	s.stop()
+	s.shownAs = shownHTML
 	if s.draft != nil && len(s.ids) == 0 {
-		return s.send(ctx, final)
+		ids, as, err := s.send(ctx, final)
+		s.shownAs = as
+		return ids, err
+	}
+	if ids, ok, err := s.finishRich(ctx, final); ok {
+		return ids, err
 	}
 	if !s.pace(ctx, nil) {
 		return s.ids, ctx.Err()
@@ -277,14 +295,20 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 		parts = telegram.SplitMarkdown(text, telegram.MaxMessageLength)
 	}
 	for i, part := range parts {
+		// While it is written, the first message has a Stop button (the
+		// final text goes without): what it shows is the part and the button.
+		key, opts := part, telegram.SendOptions{Markdown: true}
+		if i == 0 && !final && s.stopButton != nil {
+			key, opts.Buttons = part+"\x00stop", s.stopButton
+		}
 		switch {
-		case i < len(s.ids) && s.shown[i] == part:
+		case i < len(s.ids) && s.shown[i] == key:
 			continue
 		case i < len(s.ids):
-			err := s.client.EditText(ctx, s.chatID, s.ids[i], part, telegram.SendOptions{Markdown: true})
+			err := s.client.EditText(ctx, s.chatID, s.ids[i], part, opts)
 			s.last = time.Now()
 			if err == nil {
-				s.shown[i] = part
+				s.shown[i] = key
 				continue
 			}
 			if !telegram.IsPermanent(err) {
@@ -296,15 +320,15 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 		if i == 0 {
 			to = s.replyTo
 		}
-		id, err := s.client.SendMarkdownPart(ctx, s.chatID, to, part)
+		id, err := s.sendPart(ctx, to, part, opts)
 		s.last = time.Now()
 		if err != nil {
 			return err
 		}
 		if i < len(s.ids) {
-			s.ids[i], s.shown[i] = id, part
+			s.ids[i], s.shown[i] = id, key
 		} else {
-			s.ids, s.shown = append(s.ids, id), append(s.shown, part)
+			s.ids, s.shown = append(s.ids, id), append(s.shown, key)
 		}
 		s.note(slices.Clone(s.ids))
 	}
@@ -317,4 +341,16 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 		s.ids, s.shown = s.ids[:len(parts)], s.shown[:len(parts)]
 	}
 	return nil
+}
+
+// sendPart sends one part of the answer (split already), with its buttons.
+func (s *streamer) sendPart(ctx context.Context, replyTo int, part string, opts telegram.SendOptions) (int64, error) {
+	if opts.Buttons == nil {
+		return s.client.SendMarkdownPart(ctx, s.chatID, replyTo, part)
+	}
+	ids, err := s.client.SendText(ctx, s.chatID, replyTo, part, opts)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	return ids[0], nil
 }

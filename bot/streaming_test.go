@@ -136,6 +136,7 @@ const markdownAnswer = "Use `a < b && c > d` in **Go**:\n\n```go\nif a < b && fl
 func TestMarkdownAnswersRenderAsTelegramHTML(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.TG.NoRich(true) // with rich messages, its code block would make it one (rich_test.go)
 	h.LLM.Script(openaifake.Reply{Content: markdownAnswer})
 	h.Start()
 	msg := h.SayAll(jane, "show me code")[0]
@@ -162,6 +163,7 @@ func TestARejectedFormattingFallsBackToThePlainText(t *testing.T) {
 	for _, streaming := range []string{"true", "false"} {
 		t.Run("STREAMING="+streaming, func(t *testing.T) {
 			h := newHarness(t)
+			h.TG.NoRich(true) // the HTML path is the one refused
 			h.Env["STREAMING"] = streaming
 			html := func(c telegramfake.Call) bool { return c.Params["parse_mode"] == "HTML" }
 			for _, method := range []string{"sendMessage", "editMessageText"} {

@@ -102,8 +102,14 @@ type texts struct {
 
 	// issue 13: drafts and Stop
 	StoppedEmpty string
+	StopButton   string
 	ToolRound    func(tool any) string
 	ToolStatus   map[string]string // a tool's own status line, by name
+	// issue 13: threads
+	NewThreadButton string
+	NewThreadName   string
+	NewThreadHello  string
+	NewThreadFailed string
 
 	// Help is each command's one-line description, by name (/help and the menu).
 	Help map[string]string

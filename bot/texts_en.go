@@ -147,6 +147,7 @@ var english = texts{
 	},
 	Thinking: "💭 How the model thought about it",
 	// issue 13: drafts and Stop
+	StopButton:   "⏹ Stop",
 	StoppedEmpty: "⏹ Stopped before any text was written.",
 	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Using %s…", tool) },
 	ToolStatus: map[string]string{
@@ -158,6 +159,11 @@ var english = texts{
 		"set_reminder":   "⏰ Setting a reminder…",
 		"current_time":   "🕒 Checking the time…",
 	},
+	// issue 13: threads
+	NewThreadButton: "🧵 New thread",
+	NewThreadName:   "New thread",
+	NewThreadHello:  "A new thread: write here, and this conversation starts from nothing (what I remember about you stays).",
+	NewThreadFailed: "I could not open a new thread here. You can start one from the chat's menu.",
 	Help: map[string]string{
 		"stop":            "stop the answer being written",
 		"stats":           "admins: users, activity and tokens today",
@@ -177,6 +183,7 @@ var english = texts{
 		"mode":            "the assistant's modes; /mode NAME switches",
 		"export":          "this conversation as Markdown and JSON files",
 		"usage":           "your messages and tokens today and this month",
+		"voice":           "answer with voice messages too (again: stop)",
 	},
 	Mode: map[string]string{
 		"default":    "the general assistant",

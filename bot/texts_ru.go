@@ -163,6 +163,7 @@ var russian = texts{
 	},
 	Thinking: "💭 Как модель рассуждала",
 	// issue 13: drafts and Stop
+	StopButton:   "⏹ Стоп",
 	StoppedEmpty: "⏹ Остановлено до того, как появился текст.",
 	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Использую %s…", tool) },
 	ToolStatus: map[string]string{
@@ -174,6 +175,11 @@ var russian = texts{
 		"set_reminder":   "⏰ Ставлю напоминание…",
 		"current_time":   "🕒 Смотрю время…",
 	},
+	// issue 13: threads
+	NewThreadButton: "🧵 Новая ветка",
+	NewThreadName:   "Новая ветка",
+	NewThreadHello:  "Новая ветка: пишите сюда, этот разговор начнётся с чистого листа (то, что я помню о вас, останется).",
+	NewThreadFailed: "Не получилось открыть новую ветку. Её можно начать из меню чата.",
 	Help: map[string]string{
 		"stop":            "остановить ответ, который пишется",
 		"stats":           "для админов: пользователи, активность и токены за сегодня",
@@ -193,6 +199,7 @@ var russian = texts{
 		"mode":            "режимы ассистента; /mode ИМЯ переключает",
 		"export":          "этот разговор файлами Markdown и JSON",
 		"usage":           "ваши сообщения и токены за сегодня и за месяц",
+		"voice":           "отвечать и голосовыми сообщениями (повторно: выключить)",
 	},
 	Mode: map[string]string{
 		"default":    "обычный ассистент",

@@ -161,10 +161,16 @@ func (s *Store) SetApprovalMessage(ctx context.Context, id, telegramMessageID in
 	return nil
 }
 
-// ChatApprovals returns the chat's pending approvals, oldest first.
+// inThisThread keeps, in a topic, the approvals its conversations asked for.
+const inThisThread = `(` + threadParam + `::bigint = 0 OR conversation_id IN (
+	SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id = ` + threadParam + `))`
+
+// ChatApprovals returns the chat's pending approvals (in a topic: the
+// topic's), oldest first.
 func (s *Store) ChatApprovals(ctx context.Context, chatID int64) ([]Approval, error) {
-	list, err := collectApprovals(s.pool.Query(ctx, `SELECT `+approvalColumns+` FROM pending_approvals
-		WHERE chat_id = $1 AND status = 'pending' ORDER BY id`, chatID))
+	sql, args := scoped(ctx, `SELECT `+approvalColumns+` FROM pending_approvals
+		WHERE chat_id = $1 AND status = 'pending' AND `+inThisThread+` ORDER BY id`, chatID)
+	list, err := collectApprovals(s.pool.Query(ctx, sql, args...))
 	if err != nil {
 		return nil, fmt.Errorf("chat approvals: %w", err)
 	}
@@ -173,10 +179,11 @@ func (s *Store) ChatApprovals(ctx context.Context, chatID int64) ([]Approval, er
 
 // CancelApprovals cancels the chat's pending approvals and returns them.
 func (s *Store) CancelApprovals(ctx context.Context, chatID int64, reason string) ([]Approval, error) {
-	list, err := collectApprovals(s.pool.Query(ctx, `WITH decided AS (
+	sql, args := scoped(ctx, `WITH decided AS (
 		UPDATE pending_approvals SET status = 'cancelled', decision_at = now(), decision_reason = $2
-		WHERE chat_id = $1 AND status = 'pending' RETURNING *
-	), `+logDecisionsCTE+` SELECT `+approvalColumns+` FROM decided ORDER BY id`, chatID, reason))
+		WHERE chat_id = $1 AND status = 'pending' AND `+inThisThread+` RETURNING *
+	), `+logDecisionsCTE+` SELECT `+approvalColumns+` FROM decided ORDER BY id`, chatID, reason)
+	list, err := collectApprovals(s.pool.Query(ctx, sql, args...))
 	if err != nil {
 		return nil, fmt.Errorf("cancel approvals: %w", err)
 	}

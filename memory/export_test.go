@@ -8,4 +8,7 @@ var (
 	TurnAnswerSQL   = turnAnswerSQL
 	ClaimSQL        = claimSQL
 	ClaimFreeSQL    = claimFreeSQL
+	VoiceRepliesSQL = `SELECT ` + voiceRepliesSQL
+	LaterInAlbumSQL = laterInAlbumSQL
+	TurnRecallSQL   = bindThread(turnRecallSQL(false), 6)
 )

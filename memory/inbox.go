@@ -29,6 +29,9 @@ type InboxUpdate struct {
 type Delivery struct {
 	MessageID          int64   // the assistant row
 	TelegramMessageIDs []int64 // the messages it was sent as, in order
+	// ShownAs is how it was shown: "rich" (a rich message) or "html"
+	// (Telegram HTML, or its plain text); kept in metadata.shown_as.
+	ShownAs string
 }
 
 // SaveUpdates stores updates in the inbox, atomically. Updates already there
@@ -211,8 +214,9 @@ func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errTe
 func queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, errText string) {
 	if d != nil && len(d.TelegramMessageIDs) > 0 {
 		batch.Queue(`UPDATE messages SET telegram_message_id = $2,
-			metadata = metadata || jsonb_build_object('telegram_message_ids', $3::bigint[]) WHERE id = $1`,
-			d.MessageID, d.TelegramMessageIDs[0], d.TelegramMessageIDs)
+			metadata = metadata || jsonb_strip_nulls(jsonb_build_object('telegram_message_ids', $3::bigint[],
+				'shown_as', NULLIF($4, ''))) WHERE id = $1`,
+			d.MessageID, d.TelegramMessageIDs[0], d.TelegramMessageIDs, d.ShownAs)
 		batch.Queue(replySentSQL, d.MessageID, updateID, d.TelegramMessageIDs)
 	}
 	batch.Queue(`UPDATE updates SET state = 'done', done_at = now(), error = NULLIF($2, '') WHERE update_id = $1`,

@@ -159,8 +159,20 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 			"stored answer":            {memory.TurnAnswerSQL, "messages", []any{update}},
 			"claim":                    {memory.ClaimSQL, "updates", []any{res.FirstChatID, 1}},
 			"claim if free":            {memory.ClaimFreeSQL, "updates", []any{res.FirstChatID, 1}},
+			"voice replies":            {memory.VoiceRepliesSQL, "chat_settings", []any{res.FirstChatID}},
+			"later in album":           {memory.LaterInAlbumSQL, "updates", []any{res.FirstChatID, 1, "album"}},
 		} {
 			checkIndexScansOnly(t, name+", "+mode, explain(t, pool, mode, q.sql, q.args...).scansOf(q.table))
+		}
+		// Auto-recall (issue 15) searches the full-text index: bitmap scans
+		// of it and of the conversation's rows, never the whole table.
+		for _, chat := range []int64{res.FirstChatID, res.LastChatID} {
+			plan := explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, "сегодня работу поездка", 3, 0)
+			for _, s := range plan.scansOf("messages") {
+				if s.NodeType == "Seq Scan" {
+					t.Errorf("auto-recall, chat %d, %s: %v", chat, mode, s)
+				}
+			}
 		}
 	}
 }

@@ -258,10 +258,15 @@ func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
 		texts = append(texts, "q", "a")
 	}
 	ids := say(t, store, conv, texts...)
-	prev, rows, err := store.Unsummarised(ctx, conv, 10, 8)
-	if err != nil || prev != "" || len(rows) != 8 {
-		t.Fatalf("unsummarised = %q, %d rows, %v", prev, len(rows), err)
+	prev, all, err := store.Unsummarised(ctx, conv, 10, 100)
+	if err != nil || prev != "" || len(all) != 15 {
+		t.Fatalf("unsummarised = %q, %d rows, %v", prev, len(all), err)
 	}
+	// A long backlog is summarised from its newest rows.
+	if _, newest, _ := store.Unsummarised(ctx, conv, 10, 8); len(newest) != 8 || newest[0].ID != all[7].ID || newest[7].ID != all[14].ID {
+		t.Fatalf("the newest 8 = %+v", newest)
+	}
+	rows := all[:8]
 	sum := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[0].ID, ToMessageID: rows[7].ID, Content: "They said q and a.", Model: "mm"}
 	if err := store.SaveSummary(ctx, sum, memory.LLMCall{Model: "mm", Purpose: memory.PurposeSummary}); err != nil {
 		t.Fatal(err)

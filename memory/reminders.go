@@ -21,7 +21,7 @@ type Reminder struct {
 	Attempts        int       `db:"attempts"`
 	LanguageCode    string    `db:"language_code"` // of the user who set it
 	// ThreadID is the topic of the private chat it was set in (0: none):
-	// it is sent there. AddReminder takes it from the context (WithThread).
+	// it is sent there. AddReminder takes it from the context (internal/topic).
 	ThreadID int64 `db:"message_thread_id"`
 }
 

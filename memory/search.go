@@ -60,12 +60,12 @@ func recallSQL(scope string, vectors bool, text, limit, vec, model string) strin
 		union = ` UNION ALL SELECT id, r FROM sem`
 	}
 	sql := `WITH scope AS (` + scope + `),
-q AS (SELECT membot_search_query({text}) AS q),
+q AS (SELECT membot_search_query({text}) AS q, membot_search_query({text}, membot_search_prefix(scope.conversation_id)) AS keys FROM scope),
 fts AS (
 	SELECT m.id, row_number() OVER (ORDER BY ts_rank_cd(membot_search_vector(m.content), q.q, 1) DESC, m.id DESC) AS r
 	FROM scope, q, messages m
 	WHERE m.conversation_id = scope.conversation_id AND m.role IN ('user', 'assistant') AND m.id < scope.before_id
-	  AND membot_search_vector(m.content) @@ q.q
+	  AND membot_search_keys(m.conversation_id, m.content) @@ q.keys
 	ORDER BY r LIMIT ` + strconv.Itoa(recallCandidates) + `),
 ` + sem + `fused AS (
 	SELECT id, sum(1.0 / (` + strconv.Itoa(rrfK) + ` + r)) AS score

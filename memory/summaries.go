@@ -39,17 +39,23 @@ const maxSummarisedChars = 1500
 const newestSummarySQL = `SELECT content, to_message_id FROM conversation_summaries
 	WHERE conversation_id = $1 ORDER BY to_message_id DESC LIMIT 1`
 
-// unsummarisedSQL is up to $3 user and assistant rows of conversation $1
-// that are older than its newest $2 rows (the window) and newer than its
-// newest summary, oldest first.
-const unsummarisedSQL = `SELECT m.id, m.role, left(membot_plain_text(m.content), $4) AS text, m.created_at FROM messages m
-WHERE m.conversation_id = $1 AND m.role IN ('user', 'assistant') AND m.content <> ''
-  AND m.id < (SELECT coalesce(min(id), 0) FROM (SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2) w)
-  AND m.id > coalesce((SELECT to_message_id FROM conversation_summaries WHERE conversation_id = $1 ORDER BY to_message_id DESC LIMIT 1), 0)
-ORDER BY m.id LIMIT $3`
+// unsummarisedSQL is the newest $3 user and assistant rows of
+// conversation $1 that are older than its newest $2 rows (the window) and
+// newer than its newest summary, oldest first. The newest: a conversation
+// older than the summaries (a bot upgraded with long histories) is
+// summarised from where it stands, not from its first row; afterwards
+// rows leave the window a turn at a time, and each chunk takes them all.
+const unsummarisedSQL = `SELECT * FROM (
+	SELECT m.id, m.role, left(membot_plain_text(m.content), $4) AS text, m.created_at FROM messages m
+	WHERE m.conversation_id = $1 AND m.role IN ('user', 'assistant') AND m.content <> ''
+	  AND m.id < (SELECT coalesce(min(id), 0) FROM (SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2) w)
+	  AND m.id > coalesce((SELECT to_message_id FROM conversation_summaries WHERE conversation_id = $1 ORDER BY to_message_id DESC LIMIT 1), 0)
+	ORDER BY m.id DESC LIMIT $3) newest
+ORDER BY id`
 
 // Unsummarised returns the conversation's newest summary ("" when none)
-// and up to limit rows that left its window of window rows since.
+// and the newest limit rows (at most) that left its window of window rows
+// since, oldest first.
 func (s *Store) Unsummarised(ctx context.Context, conversationID string, window, limit int) (string, []SummaryRow, error) {
 	var prev string
 	var rows []SummaryRow

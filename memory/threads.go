@@ -6,31 +6,17 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/internal/topic"
 )
 
 // Threads: in a private chat with topics, each topic is a conversation of
 // its own (conversations.message_thread_id). Everything the bot does for
 // an update happens in the update's topic, so the topic travels with the
-// update's context (WithThread) rather than through every method: the
+// update's context (internal/topic) rather than through every method: the
 // statements that find a chat's current conversation match it too, and a
 // context without one (groups, chats without topics, background jobs)
 // means no topic, as before topics existed.
-
-type threadKey struct{}
-
-// WithThread returns ctx for work in topic thread of a chat (0: none).
-func WithThread(ctx context.Context, thread int64) context.Context {
-	if thread == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, threadKey{}, thread)
-}
-
-// ThreadOf is the topic ctx works in; 0 when none.
-func ThreadOf(ctx context.Context) int64 {
-	thread, _ := ctx.Value(threadKey{}).(int64)
-	return thread
-}
 
 // threadParam stands for the topic in a statement; scoped makes it the
 // statement's last parameter.
@@ -48,7 +34,7 @@ func scoped(ctx context.Context, sql string, args ...any) (string, []any) {
 	if !strings.Contains(sql, threadParam) {
 		return sql, args
 	}
-	return bindThread(sql, len(args)+1), append(args, ThreadOf(ctx))
+	return bindThread(sql, len(args)+1), append(args, topic.Of(ctx))
 }
 
 // bindThread numbers threadParam in sql as parameter n.

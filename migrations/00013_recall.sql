@@ -27,23 +27,45 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 -- +goose StatementEnd
 
--- membot_search_query turns words into a query matching any of their stems;
--- stop words give nothing. The stems are compared as 'simple' lexemes, so a
--- query in one language finds a message indexed with another's
--- configuration when their stems agree. No word beginnings (:*): stemming
--- finds the forms of a word, and a beginning expands over every lexeme of
--- the whole index that starts with it, which at 10M messages alone took
--- 16-25 ms (BENCHMARKS.md).
+-- membot_search_query turns words into a query matching any of their stems,
+-- each written after prefix (read as they are: tsquery's input, not a
+-- parser); stop words give nothing. The stems are compared
+-- as 'simple' lexemes, so a query in one language finds a message indexed
+-- with another's configuration when their stems agree. No word beginnings
+-- (:*): stemming finds the forms of a word, and a beginning expands over
+-- every lexeme of the index that starts with it.
 -- +goose StatementBegin
-CREATE FUNCTION membot_search_query(words text) RETURNS tsquery
+CREATE FUNCTION membot_search_query(words text, prefix text DEFAULT '') RETURNS tsquery
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT coalesce(to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')), ''::tsquery)
+    SELECT coalesce(string_agg(quote_literal(prefix || lexeme), ' | ')::tsquery, ''::tsquery)
     FROM unnest(to_tsvector(membot_ts_config(words), words))
 $$;
 -- +goose StatementEnd
 
+-- The index keys are the stems written after the first 8 characters of
+-- the conversation's id: a search, which is always within one
+-- conversation, reads only that conversation's entries, whatever the size
+-- of the table (with plain stems, a frequent one made every search read
+-- its entries for all conversations: 54 ms at 2M messages, BENCHMARKS.md).
+-- The prefix is a filter, not the key of correctness: the queries also
+-- compare conversation_id.
+-- +goose StatementBegin
+CREATE FUNCTION membot_search_prefix(conversation_id uuid) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT left(conversation_id::text, 8) || '/'
+$$;
+-- +goose StatementEnd
+
+-- +goose StatementBegin
+CREATE FUNCTION membot_search_keys(conversation_id uuid, content text) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(array_to_tsvector(array_agg(membot_search_prefix(conversation_id) || lexeme)), ''::tsvector)
+    FROM unnest(membot_search_vector(content))
+$$;
+-- +goose StatementEnd
+
 DROP INDEX messages_search;
-CREATE INDEX messages_search ON messages USING gin (membot_search_vector(content))
+CREATE INDEX messages_search ON messages USING gin (membot_search_keys(conversation_id, content))
     WHERE role IN ('user', 'assistant');
 
 -- Facts: a fact that changed is not overwritten. The new row is added and
@@ -104,6 +126,8 @@ DROP INDEX messages_search;
 CREATE INDEX messages_search ON messages
     USING gin (to_tsvector('simple'::regconfig, membot_plain_text(content)))
     WHERE role IN ('user', 'assistant');
-DROP FUNCTION membot_search_query(text);
+DROP FUNCTION membot_search_keys(uuid, text);
+DROP FUNCTION membot_search_prefix(uuid);
+DROP FUNCTION membot_search_query(text, text);
 DROP FUNCTION membot_search_vector(text);
 DROP FUNCTION membot_ts_config(text);

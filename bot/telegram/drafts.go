@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/internal/topic"
 )
 
 // The methods below came after the library (Bot API 5.x); they are called
@@ -108,13 +110,7 @@ func (c *Client) raw(ctx context.Context, method string, params tgbotapi.Params)
 // SendMessageDraft shows (or updates) a draft. Markdown that Telegram
 // cannot parse goes as the plain text it was written as.
 func (c *Client) SendMessageDraft(ctx context.Context, d Draft) error {
-	params := tgbotapi.Params{"chat_id": strconv.FormatInt(d.ChatID, 10), "draft_id": strconv.FormatInt(d.DraftID, 10)}
-	if d.ThreadID != 0 {
-		params["message_thread_id"] = strconv.FormatInt(d.ThreadID, 10)
-	}
-	if d.CanStop {
-		params["can_stop"] = "true"
-	}
+	params := draftParams(ctx, d)
 	text := d.Plain
 	if text == "" && d.Markdown != "" {
 		params["text"], params["parse_mode"] = RenderMarkdown(d.Markdown), tgbotapi.ModeHTML
@@ -128,4 +124,20 @@ func (c *Client) SendMessageDraft(ctx context.Context, d Draft) error {
 	params["text"] = text
 	_, err := c.raw(ctx, "sendMessageDraft", params)
 	return err
+}
+
+// draftParams are the parameters every draft has: its chat, topic (the
+// context's when the draft names none), id and Stop button.
+func draftParams(ctx context.Context, d Draft) tgbotapi.Params {
+	params := tgbotapi.Params{"chat_id": strconv.FormatInt(d.ChatID, 10), "draft_id": strconv.FormatInt(d.DraftID, 10)}
+	if d.ThreadID == 0 {
+		d.ThreadID = topic.Of(ctx)
+	}
+	if d.ThreadID != 0 {
+		params["message_thread_id"] = strconv.FormatInt(d.ThreadID, 10)
+	}
+	if d.CanStop {
+		params["can_stop"] = "true"
+	}
+	return params
 }

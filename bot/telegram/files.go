@@ -58,6 +58,9 @@ func (c *Client) Download(ctx context.Context, fileID string, size, limit int64)
 		return nil, ErrFileTooBig
 	}
 	f, err := c.GetFile(ctx, fileID)
+	if apiErr, ok := APIError(err); ok && strings.Contains(strings.ToLower(apiErr.Message), "file is too big") {
+		return nil, ErrFileTooBig // the update said no size, or a wrong one
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -107,4 +110,19 @@ func (c *Client) fetch(ctx context.Context, path string, limit int64) ([]byte, e
 	}
 	c.reached()
 	return buf.Bytes(), nil
+}
+
+// SendVoice sends audio (OGG/Opus) to a chat as a voice message, replying
+// to replyTo when not 0, and returns the message's id.
+func (c *Client) SendVoice(ctx context.Context, chatID int64, replyTo int, audio []byte) (int64, error) {
+	if err := c.limit.wait(ctx, chatID); err != nil {
+		return 0, fmt.Errorf("sendVoice: %w", err)
+	}
+	voice := tgbotapi.NewVoice(chatID, tgbotapi.FileBytes{Name: "answer.ogg", Bytes: audio})
+	if replyTo != 0 {
+		voice.ReplyToMessageID = replyTo
+		voice.AllowSendingWithoutReply = true
+	}
+	raw, err := c.send(ctx, voice)
+	return sentMessageID("sendVoice", raw, err)
 }

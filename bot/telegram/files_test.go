@@ -34,6 +34,11 @@ func TestDownloadFetchesTheBytesAndRefusesWhatIsTooBig(t *testing.T) {
 	if _, err := c.Download(ctx, big.FileID, 0, 4000); !errors.Is(err, ErrFileTooBig) {
 		t.Fatalf("oversized by getFile: %v", err)
 	}
+	// getFile refuses it (Telegram's "file is too big"), the update having said no size.
+	huge := fake.AddFileOfSize("huge.bin", []byte("x"), MaxDownloadBytes+1)
+	if _, err := c.Download(ctx, huge.FileID, 0, 0); !errors.Is(err, ErrFileTooBig) {
+		t.Fatalf("refused by getFile as too big: %v", err)
+	}
 	// The body runs past the bound although getFile said it would not.
 	liar := fake.AddFileOfSize("liar.bin", bytes.Repeat([]byte("y"), 5000), 10)
 	if _, err := c.Download(ctx, liar.FileID, 0, 4000); !errors.Is(err, ErrFileTooBig) {

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/internal/topic"
 )
 
 // MaxMessageLength is Telegram's limit for one message, in UTF-16 code units.
@@ -121,6 +124,11 @@ func (c *Client) sendFormatted(ctx context.Context, call tgbotapi.Chattable, tex
 
 // Typing shows "typing…" in the chat for about five seconds.
 func (c *Client) Typing(ctx context.Context, chatID int64) error {
+	if thread := topic.Of(ctx); thread != 0 {
+		_, err := c.api.MakeRequest("sendChatAction", tgbotapi.Params{"chat_id": strconv.FormatInt(chatID, 10),
+			"message_thread_id": strconv.FormatInt(thread, 10), "action": tgbotapi.ChatTyping})
+		return c.redact(err)
+	}
 	_, err := c.api.Request(tgbotapi.NewChatAction(chatID, tgbotapi.ChatTyping))
 	return c.redact(err)
 }

@@ -36,6 +36,7 @@ type Client struct {
 	lastOK  atomic.Int64 // unix nanoseconds of the last successful call
 	limit   *sendLimiter // nil when rate limiting is off
 	unknown unsupported  // methods the server answered 404 to
+	topics  bool         // getMe's has_topics_enabled
 	// Downloads (files.go): {APIURL}/file/bot<token>/, their client and
 	// how long one may take.
 	fileURL     string
@@ -127,6 +128,11 @@ func (c *Client) Connect(ctx context.Context) error {
 	for {
 		raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getMe", nil) })
 		if err == nil {
+			var extra struct {
+				HasTopicsEnabled bool `json:"has_topics_enabled"`
+			}
+			json.Unmarshal(raw, &extra) // a field the library does not know
+			c.topics = extra.HasTopicsEnabled
 			return json.Unmarshal(raw, &c.Self)
 		}
 		// Telegram (or the network to it) being down is no reason to exit: a
@@ -139,6 +145,9 @@ func (c *Client) Connect(ctx context.Context) error {
 
 // send makes one call with c.api, with retries, and returns the raw result.
 func (c *Client) send(ctx context.Context, call tgbotapi.Chattable) (json.RawMessage, error) {
+	if do, ok := c.inThread(ctx, call); ok {
+		return c.request(ctx, do)
+	}
 	return c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.Request(call) })
 }
 

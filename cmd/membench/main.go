@@ -95,6 +95,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.DurationVar(&cfg.Timeout, "timeout", 30*time.Second, "longest wait for one reply")
 	fs.Var(&extra, "env", "KEY=VALUE: another setting for the bot (repeatable)")
 	fs.BoolVar(&verbose, "v", false, "also list the database calls per turn")
+	fs.BoolVar(&cfg.NoDrafts, "no-drafts", false, "the fake Telegram does not know drafts: streamed answers are edited (with -env STREAMING=true)")
 	profile := fs.String("cpuprofile", "", "write the bot's CPU profile to this file (go tool pprof reads it)")
 	if err := fs.Parse(args); err != nil {
 		return err

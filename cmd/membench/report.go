@@ -36,6 +36,12 @@ func printReport(w io.Writer, r *loadResult, verbose bool) {
 		row("bot peak RSS", "%.1f MB", float64(r.Bot.MaxRSS)/1024)
 		row("DB statements per turn", "%.2f", float64(r.Bot.Statements)/turns)
 		row("DB round trips per turn", "%.2f", float64(r.Bot.RoundTrips)/turns)
+		if len(r.FirstDraft) > 0 {
+			row("first draft after message", "p50 %s  p90 %s  max %s (%d of %d turns)",
+				ms(percentile(r.FirstDraft, 0.50)), ms(percentile(r.FirstDraft, 0.90)), ms(r.FirstDraft[len(r.FirstDraft)-1]),
+				len(r.FirstDraft), r.Turns)
+		}
+		row("Telegram calls per turn", "%s", perTurn(r.TelegramCalls, turns))
 	}
 	if len(r.Problems) == 0 {
 		row("replies", "OK: %d for %d messages, each answered exactly once, in order", r.RepliesTotal, r.RepliesTotal)
@@ -77,4 +83,20 @@ func thousands(n int64) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// perTurn writes call counts per turn: the total, then each method's.
+func perTurn(counts map[string]int, turns float64) string {
+	total := 0
+	methods := make([]string, 0, len(counts))
+	for m, n := range counts {
+		total += n
+		methods = append(methods, m)
+	}
+	slices.SortFunc(methods, func(a, b string) int { return counts[b] - counts[a] })
+	parts := make([]string, 0, len(methods))
+	for _, m := range methods {
+		parts = append(parts, fmt.Sprintf("%s %.2f", m, float64(counts[m])/turns))
+	}
+	return fmt.Sprintf("%.2f (%s)", float64(total)/turns, strings.Join(parts, ", "))
 }

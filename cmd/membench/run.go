@@ -30,6 +30,7 @@ type loadConfig struct {
 	Bot       botSettings   // HistoryLimit, Workers and Extra; the rest is filled in
 	Timeout   time.Duration // longest wait for one reply
 	BotLog    io.Writer
+	NoDrafts  bool // the fake Telegram does not know sendMessageDraft (an older Bot API server)
 }
 
 // loadResult is what a run measured.
@@ -45,6 +46,13 @@ type loadResult struct {
 	LoadCPU      time.Duration // membench's own (the fakes and the chats), during the measured turns
 	Problems     []string      // correctness failures; empty when every reply came once, in order
 	RepliesTotal int
+	// FirstDraft is, for each measured turn that showed a draft, how long
+	// after its message reached Telegram the first draft (the "Thinking…"
+	// placeholder) came, sorted; empty without drafts.
+	FirstDraft []time.Duration
+	// TelegramCalls counts the measured turns' calls to Telegram by method
+	// (getUpdates left out).
+	TelegramCalls map[string]int
 }
 
 // chatLoad is one simulated chat: it sends a message, waits for the reply,
@@ -54,6 +62,8 @@ type chatLoad struct {
 	replies chan telegramfake.Sent
 	sent    int
 	lat     []time.Duration
+	sentAt  []time.Time // of each measured message
+	replyAt []time.Time // when its reply showed whole
 }
 
 func (c *chatLoad) text(n int) string {
@@ -88,6 +98,7 @@ func runLoad(ctx context.Context, cfg loadConfig) (*loadResult, error) {
 
 	tg := telegramfake.New(benchToken)
 	defer tg.Close()
+	tg.NoDrafts(cfg.NoDrafts)
 	llm := openaifake.New()
 	defer llm.Close()
 	llm.DiscardRequests()
@@ -142,6 +153,7 @@ func runLoad(ctx context.Context, cfg loadConfig) (*loadResult, error) {
 	}
 	res.Turns = len(res.Latencies)
 	res.Elapsed = lastReply(tg.Sent()).Sub(start)
+	res.FirstDraft, res.TelegramCalls = telegramActivity(tg.Calls(""), chats, start)
 	// The last replies are out; their turns are done once marked done.
 	if err := waitIdle(ctx, pool, firstUpdate); err != nil {
 		return nil, err
@@ -282,6 +294,7 @@ func drive(tg *telegramfake.Server, chats []*chatLoad, n int, cfg loadConfig, re
 				}
 				if record {
 					c.lat = append(c.lat, at.Sub(sentAt)-cfg.LLMDelay)
+					c.sentAt, c.replyAt = append(c.sentAt, sentAt), append(c.replyAt, at)
 				}
 			}
 		}()
@@ -289,4 +302,34 @@ func drive(tg *telegramfake.Server, chats []*chatLoad, n int, cfg loadConfig, re
 	wg.Wait()
 	close(errs)
 	return <-errs // the first problem, or nil
+}
+
+// telegramActivity counts the calls to Telegram from start on by method
+// (getUpdates left out) and finds each measured turn's first draft.
+func telegramActivity(calls []telegramfake.Call, chats []*chatLoad, start time.Time) ([]time.Duration, map[string]int) {
+	counts := map[string]int{}
+	drafts := map[string][]time.Time{} // by chat id, in order
+	for _, c := range calls {
+		if c.At.Before(start) || c.Method == "getUpdates" {
+			continue
+		}
+		counts[c.Method]++
+		if c.Method == "sendMessageDraft" || c.Method == "sendRichMessageDraft" {
+			drafts[c.Params["chat_id"]] = append(drafts[c.Params["chat_id"]], c.At)
+		}
+	}
+	var first []time.Duration
+	for _, c := range chats {
+		times := drafts[fmt.Sprint(c.user.ID)]
+		for i, sent := range c.sentAt {
+			for _, at := range times {
+				if !at.Before(sent) && !at.After(c.replyAt[i]) {
+					first = append(first, at.Sub(sent))
+					break
+				}
+			}
+		}
+	}
+	slices.Sort(first)
+	return first, counts
 }

@@ -132,7 +132,8 @@ Answer in the language the user writes in. Be concise and concrete; Telegram is 
 Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.
 You have a long-term memory of the user: save lasting facts about them (name, preferences, plans) with remember, correct or delete them with remember and forget; they are shown to you on every turn.
 When the user refers to something said long ago, look it up with search_history. Set reminders with set_reminder.
-fetch_url reads web pages. Some tools need the user's approval: such a call waits until they press Approve or Reject.`
+fetch_url reads web pages. Some tools need the user's approval: such a call waits until they press Approve or Reject.
+What people send besides text comes marked: [voice 0:12] is a voice message transcribed by machine (it may mishear words), [photo] an image shown to you with the message, [file name] a file whose text follows.`
 
 // ConfigError is a missing or malformed setting; main exits with code 2.
 type ConfigError struct{ msg string }

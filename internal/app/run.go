@@ -156,7 +156,9 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Vision: cfg.Vision, ImageHistory: cfg.ImageHistory, Files: bot.ImageFiles{Client: client},
 		Transcriber:        &llm.Client{BaseURL: cfg.TranscriptionBaseURL, APIKey: cfg.TranscriptionKey, HTTP: llmHTTP},
 		TranscriptionModel: cfg.TranscriptionModel,
-		Recall:             cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
+		Speaker:            &llm.Client{BaseURL: cfg.TTSBaseURL, APIKey: cfg.TTSKey, HTTP: llmHTTP},
+		TTSModel:           cfg.TTSModel, TTSVoice: cfg.TTSVoice,
+		Recall: cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
 	}, log)
 
 	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,

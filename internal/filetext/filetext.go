@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
@@ -71,7 +72,7 @@ func Read(kind string, data []byte, maxRunes int) (text string, cut bool, err er
 	case Text:
 		return readText(data, maxRunes)
 	case PDF:
-		return readPDF(data, maxRunes)
+		return readPDFWithin(data, maxRunes, pdfTimeout)
 	}
 	return "", false, fmt.Errorf("files of kind %q are not read", kind)
 }
@@ -111,6 +112,35 @@ func limitRunes(s string, maxRunes int) (string, bool, error) {
 		n++
 	}
 	return s, false, nil
+}
+
+// pdfTimeout bounds the reading of one PDF: a hostile file can make the
+// reader work for long (deep object graphs, huge streams).
+const pdfTimeout = 30 * time.Second
+
+// ErrTooSlow is a file whose reading took longer than allowed.
+var ErrTooSlow = errors.New("reading the file took too long")
+
+// readPDFWithin is readPDF given at most timeout. The reader cannot be
+// interrupted: past the timeout it is left to finish on its own, and its
+// result is dropped; the chat goes on.
+func readPDFWithin(data []byte, maxRunes int, timeout time.Duration) (string, bool, error) {
+	type result struct {
+		text string
+		cut  bool
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		text, cut, err := readPDF(data, maxRunes)
+		done <- result{text, cut, err}
+	}()
+	select {
+	case r := <-done:
+		return r.text, r.cut, r.err
+	case <-time.After(timeout):
+		return "", false, ErrTooSlow
+	}
 }
 
 // readPDF reads the text of a PDF page by page until maxRunes are read.

@@ -96,7 +96,12 @@ func (h *history) sentence(lo, hi int) string {
 		if h.rng.IntN(2) == 0 {
 			b.WriteString(lang.common[h.rng.IntN(len(lang.common))])
 		} else {
-			b.WriteString(lang.word(int(h.zipf.Uint64())))
+			rank := int(h.zipf.Uint64())
+			w := lang.realWord(rank, h.rng)
+			if w == "" {
+				w = lang.word(rank)
+			}
+			b.WriteString(w)
 		}
 	}
 	b.WriteByte('.')
@@ -111,6 +116,7 @@ const vocabulary = 20_000
 type language struct {
 	common    []string
 	syllables []string
+	real      *inflected // the most frequent content words, inflected (vocab.go)
 }
 
 // word is the content word of the given frequency rank (0 is the most
@@ -138,6 +144,7 @@ var english = language{
 do my not your at have but or if will about me from so we time day today tomorrow please thanks`),
 	syllables: strings.Fields(`ba be bi bo ca ce co da de di do fa fe fi ga ge go ha he hi ka ke ki la le li lo
 ma me mi mo na ne ni no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi wa we za`),
+	real: &englishWords,
 }
 
 var russian = language{
@@ -145,6 +152,7 @@ var russian = language{
 мне бы когда уже вот ты если да нет был до сегодня завтра время спасибо можно нужно`),
 	syllables: strings.Fields(`ба бе би бо бу ва ве ви во га ге го да де ди до ду жа же за зе зи зо ка ке ки ко ку
 ла ле ли ло лу ма ме ми мо му на не ни но ну па пе пи по ра ре ри ро ру са се си со та те ти то ту ча че чи`),
+	real: &russianWords,
 }
 
 var firstNames = strings.Fields(`Анна Иван Мария Алексей Ольга Дмитрий Елена Сергей Наталья Андрей

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +24,7 @@ type Draft struct {
 	Text     string // as shown: with parse_mode HTML, the tags taken out
 	Entities []Entity
 	CanStop  bool
+	Rich     bool // sendRichMessageDraft: Text is its Markdown source
 	At       time.Time
 	sentSeen int // how many messages had been sent when it came: later ones replace it
 }
@@ -31,6 +33,10 @@ type Draft struct {
 type extras struct {
 	noDrafts bool
 	drafts   []Draft
+	topicsOn atomic.Bool // read by Bot, which runs under s.mu
+	topics   map[int64][]Topic
+	noRich   bool
+	rich     map[[2]int64]bool // chat and message id: a rich message
 }
 
 // NoDrafts makes the fake answer sendMessageDraft as a Bot API server that
@@ -131,6 +137,12 @@ func (s *Server) newer(c Call) (any, *Fault, bool) {
 	switch c.Method {
 	case "sendMessageDraft":
 		res, f := s.sendMessageDraft(c)
+		return res, f, true
+	case "createForumTopic":
+		res, f := s.createForumTopic(c)
+		return res, f, true
+	case "editForumTopic":
+		res, f := s.editForumTopic(c)
 		return res, f, true
 	}
 	return nil, nil, false

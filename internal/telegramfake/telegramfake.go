@@ -152,6 +152,8 @@ type User struct {
 	FirstName    string `json:"first_name"`
 	Username     string `json:"username,omitempty"`
 	LanguageCode string `json:"language_code,omitempty"`
+	// HasTopicsEnabled is getMe's: the bot has topics in private chats.
+	HasTopicsEnabled bool `json:"has_topics_enabled,omitempty"`
 }
 
 // SendText queues a private text message from user and returns its update id.
@@ -200,7 +202,7 @@ func Entities(text string) []map[string]any {
 
 // Bot is the fake's own user, as getMe returns it.
 func (s *Server) Bot() User {
-	return User{ID: BotID, IsBot: true, FirstName: "membot", Username: s.Username}
+	return User{ID: BotID, IsBot: true, FirstName: "membot", Username: s.Username, HasTopicsEnabled: s.ext.topicsOn.Load()}
 }
 
 // BotID is the fake bot's user id.
@@ -522,6 +524,12 @@ func writeFault(w http.ResponseWriter, f *Fault) {
 
 // result answers the methods membot uses.
 func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
+	if f := s.checkThreadParam(c); f != nil {
+		return nil, f
+	}
+	if result, fault, ok := s.rich(c); ok { // rich.go
+		return result, fault
+	}
 	switch c.Method {
 	case "getMe":
 		return s.Bot(), nil

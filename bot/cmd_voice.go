@@ -1,0 +1,38 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/membot/membot/agent"
+)
+
+// /voice turns spoken answers on or off for the chat: each answer is then
+// also sent as a voice message, after its text (chat_settings.voice_replies).
+
+func cmdVoice(ctx context.Context, h *Handler, in *incoming) error {
+	t := tr(in.lang())
+	if !h.Agent.CanSpeak() {
+		return h.reply(ctx, in, t.VoiceUnavailable)
+	}
+	on, err := h.Memory.ToggleVoiceReplies(ctx, in.msg.Chat.ID)
+	if err != nil {
+		return err
+	}
+	if on {
+		return h.reply(ctx, in, t.VoiceRepliesOn)
+	}
+	return h.reply(ctx, in, t.VoiceRepliesOff)
+}
+
+// speak sends the answer text as a voice message too. The text is
+// delivered already: a failure here is logged, and the chat goes on.
+func (h *Handler) speak(ctx context.Context, in *incoming, text string, answerID int64) {
+	audio, err := h.Agent.Speak(ctx, agent.SpeakRequest{UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
+		UpdateID: in.update.UpdateID, Text: text})
+	if err == nil {
+		_, err = h.Client.SendVoice(ctx, in.msg.Chat.ID, int(answerID), audio)
+	}
+	if err != nil {
+		h.Log.Warn("the spoken answer was not sent", "chat_id", in.msg.Chat.ID, "err", err)
+	}
+}

@@ -1,0 +1,98 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode"
+
+	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/internal/topic"
+	"github.com/membot/membot/memory"
+)
+
+// Threads. When the bot has topics enabled (@BotFather; getMe's
+// has_topics_enabled), a private chat may have topics, and each topic is a
+// conversation of its own: the update's topic goes with the context of
+// everything done for it (internal/topic), so the conversation it reads
+// and changes is the topic's and everything sent goes to the topic. Long-term facts stay the user's. A
+// topic is named after its first exchange; /new offers a button that opens
+// a new one. Without topics nothing changes.
+
+// topicOf is the topic of a private chat an update belongs to; 0 when none
+// (or when the bot has no topics).
+func (h *Handler) topicOf(payload []byte) int64 {
+	if !h.Client.TopicsEnabled() {
+		return 0
+	}
+	type msg struct {
+		MessageThreadID int64 `json:"message_thread_id"`
+		Chat            struct {
+			Type string `json:"type"`
+		} `json:"chat"`
+	}
+	var u struct {
+		Message       *msg `json:"message"`
+		EditedMessage *msg `json:"edited_message"`
+		CallbackQuery *struct {
+			Message *msg `json:"message"`
+		} `json:"callback_query"`
+	}
+	if json.Unmarshal(payload, &u) != nil {
+		return 0
+	}
+	m := u.Message
+	switch {
+	case m == nil && u.EditedMessage != nil:
+		m = u.EditedMessage
+	case m == nil && u.CallbackQuery != nil:
+		m = u.CallbackQuery.Message
+	}
+	if m == nil || m.Chat.Type != "private" || m.MessageThreadID < 0 {
+		return 0
+	}
+	return m.MessageThreadID
+}
+
+// maxTopicWords bounds the name a topic gets from its first message.
+const maxTopicWords = 6
+
+// nameTopic names a new topic after its first exchange: the first words of
+// the user's message. It is a courtesy: a failure is only logged.
+func (h *Handler) nameTopic(ctx context.Context, in *incoming, text string) {
+	thread := topic.Of(ctx)
+	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+	if thread == 0 || len(words) == 0 {
+		return
+	}
+	name := strings.Join(words[:min(len(words), maxTopicWords)], " ")
+	if len(words) > maxTopicWords {
+		name += "…"
+	}
+	if err := h.Client.EditForumTopic(ctx, in.msg.Chat.ID, thread, name); err != nil {
+		h.Log.Debug("naming a topic failed", "chat_id", in.msg.Chat.ID, "thread", thread, "err", err)
+	}
+}
+
+// newThreadButtons is the "new thread" button /new offers where the user
+// may have topics.
+func (h *Handler) newThreadButtons(in *incoming) [][]telegram.Button {
+	if !h.Client.TopicsEnabled() || !in.msg.Chat.IsPrivate() {
+		return nil
+	}
+	return [][]telegram.Button{{{Text: tr(in.lang()).NewThreadButton, Data: "thread:new"}}}
+}
+
+// pressNewThread opens a new topic and greets the user in it.
+func pressNewThread(ctx context.Context, h *Handler, in *incoming, _ string) (*memory.Delivery, error) {
+	h.notify(ctx, in, "")
+	thread, err := h.Client.CreateForumTopic(ctx, in.msg.Chat.ID, tr(in.lang()).NewThreadName)
+	if err != nil {
+		if telegram.IsPermanent(err) || telegram.IsUnsupported(err) {
+			return nil, h.reply(ctx, in, tr(in.lang()).NewThreadFailed)
+		}
+		return nil, err
+	}
+	_, err = h.Client.SendText(topic.With(ctx, thread), in.msg.Chat.ID, 0, tr(in.lang()).NewThreadHello)
+	return nil, err
+}
