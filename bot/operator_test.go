@@ -203,3 +203,13 @@ func TestReadyzReportsAModelThatFailsEveryCall(t *testing.T) {
 		t.Fatalf("after a success /readyz = %d %q", code, body)
 	}
 }
+
+// A start held up by a Telegram that does not answer says so (and where it
+// looks for it), instead of falling silent after the migrations.
+func TestAStartWaitingForTelegramSaysSo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["TELEGRAM_API_URL"] = "http://127.0.0.1:1"
+	h.Start()
+	h.WaitLog(`level=WARN msg="still waiting for Telegram to answer getMe: check the network and TELEGRAM_API_URL" api=http://127.0.0.1:1`)
+}

@@ -88,7 +88,10 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	transport := pooledTransport(cfg.Workers)
 	client := telegram.NewClient(work, ctx, telegram.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL,
 		PollTimeout: cfg.PollTimeout, Metrics: met, Transport: transport, RateLimit: cfg.TelegramRateLimit})
-	if err := client.Connect(ctx); err != nil {
+	waiting := whileWaiting(log, "still waiting for Telegram to answer getMe: check the network and TELEGRAM_API_URL", "api", cfg.TelegramAPIURL)
+	err = client.Connect(ctx)
+	waiting()
+	if err != nil {
 		if apiErr, ok := telegram.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
 			return &ConfigError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}
 		}

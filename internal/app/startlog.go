@@ -1,9 +1,11 @@
 package app
 
 import (
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // accessAttrs are the access settings for the start line, so an operator
@@ -42,4 +44,24 @@ func databaseKind(cfg *Config) string {
 		return "DATABASE_URL"
 	}
 	return "embedded in " + cfg.DataDir
+}
+
+// whileWaiting logs msg after 5 s and then every 30 s until the returned
+// function is called: a start held up by a service that does not answer
+// says so instead of falling silent.
+func whileWaiting(log *slog.Logger, msg string, args ...any) (done func()) {
+	stop := make(chan struct{})
+	go func() {
+		wait := 5 * time.Second
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(wait):
+				log.Warn(msg, args...)
+				wait = 30 * time.Second
+			}
+		}
+	}()
+	return func() { close(stop) }
 }
