@@ -10,6 +10,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/pgtest"
 )
 
 // issue 15: what the bot remembers by itself, through the real wiring.
@@ -99,6 +100,7 @@ func TestTheBotExtractsFactsSupersedesThemAndDoesNotReextractForgottenOnes(t *te
 
 func TestTheBotSummarisesWhatLeavesTheWindowAndRecallsByMeaning(t *testing.T) {
 	t.Parallel()
+	pgtest.RequireVectors(t)
 	h := newHarness(t)
 	h.Env["SUMMARIES"] = "on"
 	h.Env["HISTORY_LIMIT"] = "4"

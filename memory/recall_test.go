@@ -73,6 +73,7 @@ func TestSearchStemsEachMessageInItsLanguageAndSkipsStopWords(t *testing.T) {
 // withVectors is a store whose searches may use message_embeddings.
 func withVectors(t *testing.T) *memory.Store {
 	t.Helper()
+	pgtest.RequireVectors(t)
 	store := open(t)
 	ok, err := store.EnableVectors(context.Background())
 	if err != nil || !ok {
@@ -136,7 +137,7 @@ func TestRecallWorksWithoutPgvector(t *testing.T) {
 	}
 	defer store.Close()
 	// A server without pgvector: the table and the extension are gone.
-	if _, err := store.Pool().Exec(ctx, `DROP TABLE message_embeddings; DROP EXTENSION vector`); err != nil {
+	if _, err := store.Pool().Exec(ctx, `DROP TABLE IF EXISTS message_embeddings; DROP EXTENSION IF EXISTS vector`); err != nil {
 		t.Fatal(err)
 	}
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
@@ -159,6 +160,7 @@ func TestRecallWorksWithoutPgvector(t *testing.T) {
 
 func TestMigrationsPassWithoutTheRightToCreatePgvector(t *testing.T) {
 	t.Parallel()
+	pgtest.RequireVectors(t) // the right is what is missing, not the extension
 	ctx := context.Background()
 	store := open(t)
 	// What migration 00019 does on a server where the role may not create
@@ -168,7 +170,7 @@ func TestMigrationsPassWithoutTheRightToCreatePgvector(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("enable vectors as a superuser = %v, %v", ok, err)
 	}
-	if _, err := store.Pool().Exec(ctx, `DROP TABLE message_embeddings; DROP EXTENSION vector`); err != nil {
+	if _, err := store.Pool().Exec(ctx, `DROP TABLE IF EXISTS message_embeddings; DROP EXTENSION IF EXISTS vector`); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := store.Pool().Begin(ctx)

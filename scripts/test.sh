@@ -85,13 +85,21 @@ install_pgvector() {
 	[ "$(id -u)" = 0 ] || sudo="sudo"
 	log "the server has no pgvector; installing $pkg"
 	$sudo apt-get update -qq || true
+	if ! apt-cache show "$pkg" >/dev/null 2>&1; then
+		# Debian ships pgvector from trixie on; bookworm (PostgreSQL 15) has no
+		# package for it. The tests that need it say so by name (pgtest.Vectors)
+		# instead of the whole run failing on a machine that cannot have it.
+		log "WARNING: this machine's apt sources have no $pkg: semantic recall is NOT tested in this run (install pgvector for PostgreSQL $major to test it)"
+		export MEMBOT_TEST_PGVECTOR=unavailable
+		return 0
+	fi
 	if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$pkg" >/dev/null; then
-		log "could not install $pkg (is it in this machine's apt sources?)"
+		log "could not install $pkg"
 	fi
 }
 install_pgvector
 postgres_bindir >/dev/null # for the embedded PostgreSQL's tests
 
-# With CI=true a missing database, or a server without pgvector, fails the
-# tests instead of skipping them (internal/pgtest).
+# With CI=true a missing database, or a server without pgvector that apt could
+# have installed, fails the tests instead of skipping them (internal/pgtest).
 go test -race -count=1 -timeout 20m "${@:-./...}"

@@ -22,6 +22,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/internal/recallset"
 	"github.com/membot/membot/internal/telegramfake"
 	"github.com/membot/membot/internal/testkit"
@@ -172,6 +173,7 @@ func run(t *testing.T, set []recallset.Conversation, semantic bool) *score {
 		h.Env[k] = v
 	}
 	if semantic {
+		pgtest.RequireVectors(t)
 		h.Env["EMBEDDINGS_MODEL"] = "fake-embed"
 	}
 	b := &bench{facts: map[string]recallset.Turn{}, questions: map[string]bool{}, seen: map[string]*seen{}}
