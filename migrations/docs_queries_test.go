@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/membot/membot/internal/pgtest"
 )
 
 // docQuery is one SQL statement of the documentation, titled by the
@@ -95,12 +93,7 @@ func documentedQueries(t *testing.T, file, from string) []docQuery {
 func TestDocumentedQueriesGiveTheirKnownAnswers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := pgtest.New(t)
-	owner, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close(ctx)
+	owner, ro := ownerAndReader(t)
 	f := seedDocsFixture(t, owner)
 
 	queries := append(documentedQueries(t, "../docs/ADMIN.md", "## Ready queries"),
@@ -108,11 +101,6 @@ func TestDocumentedQueriesGiveTheirKnownAnswers(t *testing.T) {
 	if len(queries) < 30 {
 		t.Fatalf("found %d documented queries; the headings moved?", len(queries))
 	}
-	ro, err := pgx.Connect(ctx, pgtest.ReadOnlyURL(t, dsn))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close(ctx)
 	for _, zone := range []string{"UTC", "America/New_York"} {
 		loc, err := time.LoadLocation(zone)
 		if err != nil {

@@ -20,21 +20,10 @@ import (
 func TestReadOnlyRoleReadsButCannotWrite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := pgtest.New(t)
-	owner, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close(ctx)
+	owner, ro := ownerAndReader(t)
 	if _, err := owner.Exec(ctx, `INSERT INTO users (telegram_user_id, username) VALUES (7, 'seven')`); err != nil {
 		t.Fatal(err)
 	}
-
-	ro, err := pgx.Connect(ctx, pgtest.ReadOnlyURL(t, dsn))
-	if err != nil {
-		t.Fatalf("connect as a member of membot_readonly: %v", err)
-	}
-	defer ro.Close(ctx)
 
 	for _, q := range []string{
 		`SELECT count(*) FROM conversation_log`, `SELECT count(*) FROM daily_usage`, `SELECT count(*) FROM tool_usage`,
@@ -119,4 +108,23 @@ func TestMigrationsApplyForAnOrdinaryDatabaseOwner(t *testing.T) {
 	if views != 3 {
 		t.Fatalf("%d admin views, want 3", views)
 	}
+}
+
+// ownerAndReader connects to a fresh migrated database as its owner and as a
+// login role that is a member of membot_readonly, the way docs/ADMIN.md says.
+func ownerAndReader(t *testing.T) (owner, ro *pgx.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	dsn := pgtest.New(t)
+	owner, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.Close(ctx) })
+	ro, err = pgx.Connect(ctx, pgtest.ReadOnlyURL(t, dsn))
+	if err != nil {
+		t.Fatalf("connect as a member of membot_readonly: %v", err)
+	}
+	t.Cleanup(func() { ro.Close(ctx) })
+	return owner, ro
 }
