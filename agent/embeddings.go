@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/agent/llm"
 )
 
 // Embedder turns texts into vectors: an OpenAI-compatible /v1/embeddings
@@ -31,11 +33,18 @@ type OpenAIEmbedder struct {
 func NewEmbedder(baseURL, apiKey, model string, hc *http.Client) *OpenAIEmbedder {
 	cfg := openai.DefaultConfig(apiKey)
 	cfg.BaseURL = baseURL
+	bounded := &http.Client{}
 	if hc != nil {
-		cfg.HTTPClient = hc
+		*bounded = *hc
 	}
+	bounded.Transport = llm.BoundedBodies(bounded.Transport, maxEmbeddingsBody)
+	cfg.HTTPClient = bounded
 	return &OpenAIEmbedder{client: openai.NewClientWithConfig(cfg), model: model}
 }
+
+// maxEmbeddingsBody bounds an embeddings answer: 64 vectors of 8,192
+// dimensions written out in JSON stay well under it.
+const maxEmbeddingsBody = 32 << 20
 
 // Model is the embeddings model's name.
 func (e *OpenAIEmbedder) Model() string { return e.model }

@@ -261,3 +261,32 @@ func shorten(s string, n int) string {
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
+
+// BoundedBodies returns a transport over rt (http.DefaultTransport when nil)
+// whose response bodies fail with ErrBodyTooLarge past max bytes: for model
+// APIs read through other clients (go-openai's embeddings), so a hostile
+// server cannot make membot hold an unbounded answer in memory.
+func BoundedBodies(rt http.RoundTripper, max int64) http.RoundTripper {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	return boundedTransport{rt: rt, max: max}
+}
+
+type boundedTransport struct {
+	rt  http.RoundTripper
+	max int64
+}
+
+func (b boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.rt.RoundTrip(r)
+	if err == nil {
+		resp.Body = boundedBody{Reader: &limitedReader{r: resp.Body, left: b.max}, Closer: resp.Body}
+	}
+	return resp, err
+}
+
+type boundedBody struct {
+	io.Reader
+	io.Closer
+}
