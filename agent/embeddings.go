@@ -10,6 +10,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/internal/redact"
 )
 
 // Embedder turns texts into vectors: an OpenAI-compatible /v1/embeddings
@@ -27,6 +28,7 @@ type Usage struct{ PromptTokens, CompletionTokens int }
 type OpenAIEmbedder struct {
 	client *openai.Client
 	model  string
+	apiKey string // taken out of every error: a server may echo it back
 }
 
 // NewEmbedder returns an embedder of model at baseURL (".../v1").
@@ -39,7 +41,7 @@ func NewEmbedder(baseURL, apiKey, model string, hc *http.Client) *OpenAIEmbedder
 	}
 	bounded.Transport = llm.BoundedBodies(bounded.Transport, maxEmbeddingsBody)
 	cfg.HTTPClient = bounded
-	return &OpenAIEmbedder{client: openai.NewClientWithConfig(cfg), model: model}
+	return &OpenAIEmbedder{client: openai.NewClientWithConfig(cfg), model: model, apiKey: apiKey}
 }
 
 // maxEmbeddingsBody bounds an embeddings answer: 64 vectors of 8,192
@@ -56,7 +58,7 @@ const maxEmbeddingDims = 8192
 func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, Usage, error) {
 	resp, err := e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: texts, Model: openai.EmbeddingModel(e.model)})
 	if err != nil {
-		return nil, Usage{}, fmt.Errorf("embeddings: %w", err)
+		return nil, Usage{}, redact.Error(fmt.Errorf("embeddings: %w", err), "<api key>", e.apiKey)
 	}
 	out := make([][]float32, len(texts))
 	dims := 0

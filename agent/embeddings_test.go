@@ -45,3 +45,18 @@ func TestAnEmbeddingsAnswerIsBounded(t *testing.T) {
 		t.Fatalf("an ordinary answer gave %v, %+v, %v", vecs, usage, err)
 	}
 }
+
+// A server that echoes the key in its error does not get it into membot's
+// errors (which the background work logs).
+func TestAnEmbeddingsErrorNeverShowsTheKey(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"error":{"message":"bad key `+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+`","type":"invalid_request_error"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	_, _, err := agent.NewEmbedder(srv.URL+"/v1", "sk-secret-embed", "m", nil).Embed(context.Background(), []string{"hello"})
+	if err == nil || strings.Contains(err.Error(), "sk-secret-embed") || !strings.Contains(err.Error(), "<api key>") {
+		t.Fatalf("error = %v", err)
+	}
+}
