@@ -107,7 +107,7 @@ recent_hits AS MATERIALIZED (
 	SELECT m.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(m.search_vector) AS len
 	FROM scope, ends, q, messages m, unnest(ts_filter(setweight(m.search_vector, 'A', q.lexemes), '{a}')) u
 	WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id AND m.id >= coalesce(ends.recent_from, 0)
-	  AND tsvector_to_array(m.search_vector) && q.lexemes),
+	  AND m.search_vector @@ q.q),
 est AS MATERIALIZED (
 	SELECT l.lexeme, count(h.id)::float8 AS seen, count(h.id) * rows.n / coalesce(rows.window_rows, greatest(rows.n, 1)) AS est
 	FROM q, rows, unnest(q.lexemes) l (lexeme) LEFT JOIN recent_hits h ON h.lexeme = l.lexeme
