@@ -33,19 +33,21 @@ type Search struct {
 	EmbeddingModel string
 }
 
-// The full-text side's work is bounded whatever the conversation's size:
-// each of the query's stems is looked up in the index for at most
-// probeRows+1 of its rows. A stem with no more is rare: all its rows are
-// candidates and its document frequency is exact. A stem with more is
-// frequent (it says little about which row is meant): its candidates are
-// the matches among the conversation's newest recentRows rows (its probed
-// rows, the first in the table's order, are not), and its frequency is
-// estimated from them. A conversation of more than
-// recentRows rows is not counted for BM25's inverse document frequency:
-// its size is estimated from the ids its newest recentRows span.
+// The full-text side's work is bounded whatever the conversation's size.
+// The conversation's newest recentRows rows are read, and how often each
+// of the query's stems occurs there estimates how often it occurs in the
+// conversation. A stem estimated at no more than lookupBelow rows is then
+// looked up through the index among the older rows, at most probeRows+1
+// of them. With no more, the stem is rare: its rows are candidates and its
+// document frequency is exact. A stem with more, or estimated above
+// lookupBelow, is frequent (it says little about which row is meant): its
+// candidates are its rows among the newest, and its frequency is the
+// estimate. A conversation of more than recentRows rows is not counted:
+// its size is estimated from the ids its newest rows span.
 const (
-	probeRows  = 200
-	recentRows = 1000
+	recentRows  = 1000
+	probeRows   = 200
+	lookupBelow = 5000
 )
 
 // recallCandidates is how many rows each ranking contributes to the fusion.
@@ -69,7 +71,8 @@ const (
 // reciprocal rank. scope is a query of one row (conversation_id,
 // before_id); the {placeholders} are the statement's parameters. The
 // full-text side reads each row's stored stems (messages.search_vector)
-// and at most len(stems) × probeRows + recentRows rows (see probeRows).
+// and at most recentRows + len(stems) × (probeRows+1) rows (see
+// recentRows).
 // The conversation is compared as text so that the probes go through the
 // full-text index, whose keys carry the conversation (migrations 00013,
 // 00022), never through the conversation's btree.
@@ -116,15 +119,15 @@ probe AS (
 	SELECT e.lexeme, p.id, p.v
 	FROM scope, q, ends, est e, LATERAL (
 		SELECT m.id, m.search_vector AS v FROM messages m
-		WHERE ends.recent_from IS NOT NULL AND e.est <= {probe}
+		WHERE ends.recent_from IS NOT NULL AND e.est <= {lookup}
 		  AND m.conversation_id::text = scope.conversation_id::text AND m.role IN ('user', 'assistant')
 		  AND m.id + 0 < ends.recent_from
 		  AND membot_search_keys(m.conversation_id, m.search_vector) @@ quote_literal(q.prefix || e.lexeme)::tsquery
 		LIMIT {probe} + 1) p),
 probed AS (SELECT lexeme, count(*) AS n FROM probe GROUP BY lexeme),
 df AS MATERIALIZED (
-	SELECT e.lexeme, CASE WHEN coalesce(p.n, 0) <= {probe} AND (rows.window_rows IS NULL OR e.est <= {probe})
-		THEN e.seen + coalesce(p.n, 0) ELSE greatest(e.est, e.seen + p.n) END AS df
+	SELECT e.lexeme, CASE WHEN rows.window_rows IS NULL OR e.est <= {lookup} AND coalesce(p.n, 0) <= {probe}
+		THEN e.seen + coalesce(p.n, 0) ELSE greatest(e.est, e.seen + coalesce(p.n, 0)) END AS df
 	FROM est e LEFT JOIN probed p USING (lexeme), rows),
 old AS (
 	SELECT DISTINCT ON (p.id) p.id, p.v FROM probe p JOIN probed USING (lexeme)
@@ -152,7 +155,7 @@ SELECT m.id, m.role, m.created_at,
 FROM fused f JOIN messages m ON m.id = f.id, q
 ORDER BY f.score DESC, m.id DESC`
 	return strings.NewReplacer("{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model,
-		"{probe}", strconv.Itoa(probeRows), "{recent}", strconv.Itoa(recentRows),
+		"{probe}", strconv.Itoa(probeRows), "{lookup}", strconv.Itoa(lookupBelow), "{recent}", strconv.Itoa(recentRows),
 		"{candidates}", strconv.Itoa(recallCandidates), "{rrfK}", strconv.Itoa(rrfK),
 		"{k1}", bm25K1, "{b}", bm25B).Replace(sql)
 }
