@@ -143,7 +143,7 @@ func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 	defer tx.Rollback(ctx)
 	tx.Exec(ctx, `SET LOCAL enable_seqscan = off`)
 	rows, err := tx.Query(ctx, `EXPLAIN SELECT id FROM messages m WHERE m.role IN ('user', 'assistant')
-		AND membot_search_keys(m.conversation_id, m.content) @@ membot_search_query('passport', membot_search_prefix(m.conversation_id))`)
+		AND membot_search_keys(m.conversation_id, m.search_vector) @@ membot_search_query('passport', membot_search_prefix(m.conversation_id))`)
 	if err != nil {
 		t.Fatal(err)
 	}

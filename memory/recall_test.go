@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -338,5 +339,74 @@ func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
 	turn, _ = store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 8, Content: "fresh", HistoryLimit: 10})
 	if n != 0 || turn.Summary != "" {
 		t.Fatalf("after /new: %d summaries, the turn's %q", n, turn.Summary)
+	}
+}
+
+// A long conversation: a rare word is found in rows of any age (through the
+// index), a frequent one among the newest rows only (see probeRows in
+// search.go), and the rare word outranks the frequent one.
+func TestSearchInALongConversationFindsRareWordsAtAnyAgeAndFrequentOnesRecently(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	// 3,000 rows of weather talk; rows 10 and 2,600 also mention the parrot.
+	// The first five are the shortest (BM25 ranks them first among rows that
+	// only say "weather"), but they are older than the newest 1,000.
+	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
+		SELECT $1, CASE WHEN g % 2 = 1 THEN 'user' ELSE 'assistant' END,
+			CASE WHEN g <= 5 THEN 'Weather!' WHEN g IN (10, 2600) THEN 'The weather is fine and my parrot Kesha sings ' || g
+			ELSE 'The weather is grey today, note ' || g END
+		FROM generate_series(1, 3000) g`, conv); err != nil {
+		t.Fatal(err)
+	}
+	var first int64
+	store.Pool().QueryRow(ctx, `SELECT min(id) FROM messages WHERE conversation_id = $1`, conv).Scan(&first)
+	row := func(n int64) int64 { return first + n - 1 }
+
+	if got := found(t, store, memory.Search{ConversationID: conv, Text: "parrots"}); !slices.Equal(got, []int64{row(2600), row(10)}) {
+		t.Fatalf("parrots found %v; want rows %d and %d", got, row(2600), row(10))
+	}
+	if got := found(t, store, memory.Search{ConversationID: conv, Text: "weather parrot", Limit: 3}); len(got) != 3 ||
+		!slices.Contains(got[:2], row(10)) || !slices.Contains(got[:2], row(2600)) {
+		t.Fatalf("weather parrot found %v; want the two parrot rows first", got)
+	}
+	got := found(t, store, memory.Search{ConversationID: conv, Text: "weather", Limit: 10})
+	if len(got) != 10 {
+		t.Fatalf("weather found %v", got)
+	}
+	for _, id := range got {
+		if id < row(2001) {
+			t.Fatalf("weather found row %d, older than the newest 1,000 (%v)", id-first+1, got)
+		}
+	}
+	// Before row 500 the conversation is short: every row is read, old ones too.
+	if got := found(t, store, memory.Search{ConversationID: conv, Text: "weather parrot", BeforeID: row(500), Limit: 1}); !slices.Equal(got, []int64{row(10)}) {
+		t.Fatalf("weather parrot before row 500 found %v; want row %d", got, row(10))
+	}
+}
+
+// The bot's connections run without PostgreSQL's JIT (it compiled the
+// recall statement for longer than the search took), unless the database
+// URL asks for it.
+func TestConnectionsRunWithoutJITUnlessTheURLSetsIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := pgtest.New(t)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	for _, c := range []struct{ dsn, want string }{{dsn, "off"}, {dsn + sep + "jit=on", "on"}} {
+		store, err := memory.Open(ctx, c.dsn, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jit string
+		store.Pool().QueryRow(ctx, `SHOW jit`).Scan(&jit)
+		store.Close()
+		if jit != c.want {
+			t.Fatalf("jit with %q = %q; want %q", strings.TrimPrefix(c.dsn, dsn), jit, c.want)
+		}
 	}
 }

@@ -33,10 +33,22 @@ type Search struct {
 	EmbeddingModel string
 }
 
-// maxRanked bounds the full-text matches that are ranked, the newest
-// first: ranking parses each again (0.1-0.2 ms), and words frequent in a
-// conversation of 100,000 rows match thousands.
-const maxRanked = 1000
+// The full-text side's work is bounded whatever the conversation's size.
+// The conversation's newest recentRows rows are read, and how often each
+// of the query's stems occurs there estimates how often it occurs in the
+// conversation. A stem estimated at no more than lookupBelow rows is then
+// looked up through the index among the older rows, at most probeRows+1
+// of them. With no more, the stem is rare: its rows are candidates and its
+// document frequency is exact. A stem with more, or estimated above
+// lookupBelow, is frequent (it says little about which row is meant): its
+// candidates are its rows among the newest, and its frequency is the
+// estimate. A conversation of more than recentRows rows is not counted:
+// its size is estimated from the ids its newest rows span.
+const (
+	recentRows  = 1000
+	probeRows   = 200
+	lookupBelow = 5000
+)
 
 // recallCandidates is how many rows each ranking contributes to the fusion:
 // twice the largest limit, enough for a row both rankings put in their
@@ -69,9 +81,12 @@ const (
 // vectors, a ranking by cosine distance between embeddings, fused by
 // reciprocal rank. scope is a query of one row (conversation_id,
 // before_id); the {placeholders} are the statement's parameters. The
-// conversation is compared as text so that its rows are found through the
-// full-text index, whose keys carry the conversation (migration 00013),
-// never by reading the whole conversation.
+// full-text side reads each row's stored stems (messages.search_vector)
+// and at most recentRows + len(stems) × (probeRows+1) rows (see
+// recentRows).
+// The conversation is compared as text so that the probes go through the
+// full-text index, whose keys carry the conversation (migrations 00013,
+// 00022), never through the conversation's btree.
 // Short rows are shown whole, long ones as their best fragments.
 func recallSQL(scope string, vectors bool, text, limit, vec, model string) string {
 	sem, union := "", ""
@@ -81,36 +96,67 @@ func recallSQL(scope string, vectors bool, text, limit, vec, model string) strin
 	FROM scope, message_embeddings e
 	WHERE {vec}::text IS NOT NULL AND e.conversation_id = scope.conversation_id AND e.model = {model}
 	  AND e.message_id < scope.before_id
-	ORDER BY r LIMIT ` + strconv.Itoa(recallCandidates) + `),
+	ORDER BY r LIMIT {candidates}),
 `
 		union = ` UNION ALL SELECT id, r FROM sem`
 	}
 	sql := `WITH scope AS (` + scope + `),
-q AS (SELECT membot_search_query({text}) AS q, membot_search_query({text}, membot_search_prefix(scope.conversation_id)) AS keys,
+q AS (SELECT membot_search_query({text}) AS q, membot_search_prefix(scope.conversation_id) AS prefix,
 	tsvector_to_array(to_tsvector(membot_ts_config({text}), {text})) AS lexemes FROM scope),
-found AS (
-	SELECT m.id, m.content
-	FROM scope, q, messages m
-	WHERE m.conversation_id::text = scope.conversation_id::text AND m.role IN ('user', 'assistant') AND m.id < scope.before_id
-	  AND membot_search_keys(m.conversation_id, m.content) @@ q.keys
-	ORDER BY m.id DESC LIMIT ` + strconv.Itoa(maxRanked) + `),
-matched AS (SELECT id, membot_search_vector(content) AS v FROM found),
+ends AS (
+	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
+		ORDER BY m.id DESC LIMIT 1) AS newest,
+	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
+		ORDER BY m.id DESC OFFSET {recent} - 1 LIMIT 1) AS recent_from,
+	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id LIMIT 1) AS oldest
+	FROM scope),
 rows AS (
-	SELECT count(*)::float8 AS n FROM scope, messages m
-	WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id),
+	SELECT CASE WHEN ends.recent_from IS NULL
+		THEN (SELECT count(*) FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id)
+		ELSE ({recent} - 1) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.recent_from, 1) + 1
+		END::float8 AS n,
+	CASE WHEN ends.recent_from IS NULL THEN NULL ELSE {recent} END AS window_rows
+	FROM scope, ends),
+recent_hits AS MATERIALIZED (
+	SELECT m.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(m.search_vector) AS len
+	FROM scope, ends, q, messages m, unnest(ts_filter(setweight(m.search_vector, 'A', q.lexemes), '{a}')) u
+	WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id AND m.id >= coalesce(ends.recent_from, 0)
+	  AND m.search_vector @@ q.q),
+est AS MATERIALIZED (
+	SELECT l.lexeme, count(h.id)::float8 AS seen, count(h.id) * rows.n / coalesce(rows.window_rows, greatest(rows.n, 1)) AS est
+	FROM q, rows, unnest(q.lexemes) l (lexeme) LEFT JOIN recent_hits h ON h.lexeme = l.lexeme
+	GROUP BY l.lexeme, rows.n, rows.window_rows),
+probe AS (
+	SELECT e.lexeme, p.id, p.v
+	FROM scope, q, ends, est e, LATERAL (
+		SELECT m.id, m.search_vector AS v FROM messages m
+		WHERE ends.recent_from IS NOT NULL AND e.est <= {lookup}
+		  AND m.conversation_id::text = scope.conversation_id::text AND m.role IN ('user', 'assistant')
+		  AND m.id + 0 < ends.recent_from
+		  AND membot_search_keys(m.conversation_id, m.search_vector) @@ quote_literal(q.prefix || e.lexeme)::tsquery
+		LIMIT {probe} + 1) p),
+probed AS (SELECT lexeme, count(*) AS n FROM probe GROUP BY lexeme),
+df AS MATERIALIZED (
+	SELECT e.lexeme, CASE WHEN rows.window_rows IS NULL OR e.est <= {lookup} AND coalesce(p.n, 0) <= {probe}
+		THEN e.seen + coalesce(p.n, 0) ELSE greatest(e.est, e.seen + coalesce(p.n, 0)) END AS df
+	FROM est e LEFT JOIN probed p USING (lexeme), rows),
+old AS (
+	SELECT DISTINCT ON (p.id) p.id, p.v FROM probe p JOIN probed USING (lexeme)
+	WHERE probed.n <= {probe} ORDER BY p.id),
 hits AS (
-	SELECT mt.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(mt.v) AS len
-	FROM matched mt, unnest(mt.v) u, q WHERE u.lexeme = ANY (q.lexemes)),
-df AS (SELECT lexeme, count(DISTINCT id)::float8 AS df FROM hits GROUP BY lexeme),
-avglen AS (SELECT greatest(avg(length(v)), 1) AS a FROM matched),
+	SELECT id, lexeme, tf, len FROM recent_hits
+	UNION ALL
+	SELECT o.id, u.lexeme, coalesce(array_length(u.positions, 1), 1), length(o.v)
+	FROM old o, q, unnest(ts_filter(setweight(o.v, 'A', q.lexemes), '{a}')) u),
+avglen AS (SELECT greatest(avg(len), 1) AS a FROM (SELECT DISTINCT id, len FROM hits) d),
 fts AS (
 	SELECT h.id, row_number() OVER (ORDER BY sum(
-		ln(1 + (greatest(rows.n, df.df) - df.df + 0.5) / (df.df + 0.5)) * h.tf * (` + bm25K1 + ` + 1)
-		/ (h.tf + ` + bm25K1 + ` * (1 - ` + bm25B + ` + ` + bm25B + ` * h.len / avglen.a))) DESC, h.id DESC) AS r
+		ln(1 + (greatest(rows.n, df.df) - df.df + 0.5) / (df.df + 0.5)) * h.tf * ({k1} + 1)
+		/ (h.tf + {k1} * (1 - {b} + {b} * h.len / avglen.a))) DESC, h.id DESC) AS r
 	FROM hits h JOIN df USING (lexeme), rows, avglen
-	GROUP BY h.id ORDER BY r LIMIT ` + strconv.Itoa(recallCandidates) + `),
+	GROUP BY h.id ORDER BY r LIMIT {candidates}),
 ` + sem + `fused AS (
-	SELECT id, sum(1.0 / (` + strconv.Itoa(rrfK) + ` + r)) AS score
+	SELECT id, sum(1.0 / ({rrfK} + r)) AS score
 	FROM (SELECT id, r FROM fts` + union + `) ranked
 	GROUP BY id ORDER BY score DESC, id DESC LIMIT {limit})
 SELECT m.id, m.role, m.created_at,
@@ -119,7 +165,10 @@ SELECT m.id, m.role, m.created_at,
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END) AS text
 FROM fused f JOIN messages m ON m.id = f.id, q
 ORDER BY f.score DESC, m.id DESC`
-	return strings.NewReplacer("{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model).Replace(sql)
+	return strings.NewReplacer("{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model,
+		"{probe}", strconv.Itoa(probeRows), "{lookup}", strconv.Itoa(lookupBelow), "{recent}", strconv.Itoa(recentRows),
+		"{candidates}", strconv.Itoa(recallCandidates), "{rrfK}", strconv.Itoa(rrfK),
+		"{k1}", bm25K1, "{b}", bm25B).Replace(sql)
 }
 
 // searchSQL is recallSQL over conversation $1 before row $2.

@@ -1,0 +1,78 @@
+package migrations_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+
+	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/migrations"
+)
+
+// A database upgraded with messages in it: 00022 stores the stems of the
+// rows that were already there, and the index finds them.
+func TestStoredStemsCoverTheRowsOfAnUpgradedDatabase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pgtest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	name := fmt.Sprintf("membot_upgrade_%d", rand.Uint32())
+	if _, err := admin.Exec(ctx, `CREATE DATABASE `+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pgtest.Drop(t, name) })
+	dsn := pgtest.URLFor(name)
+
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Files,
+		goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 21); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, db, `INSERT INTO users (telegram_user_id, first_name) VALUES (1, 'Ann')`)
+	exec(t, db, `INSERT INTO conversations (id, telegram_user_id, chat_id) VALUES ('11111111-2222-3333-4444-555555555555', 1, 1)`)
+	exec(t, db, `INSERT INTO messages (conversation_id, role, content) VALUES
+		('11111111-2222-3333-4444-555555555555', 'user', '[Текущее время: 2026-01-05 10:00] My cats sleep on the sofa'),
+		('11111111-2222-3333-4444-555555555555', 'tool', '{"cats": 2}')`)
+
+	if _, err := migrations.Up(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	var found, tools int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE role = 'user' AND search_vector @@ membot_search_query('cat')),
+		count(*) FILTER (WHERE role = 'tool' AND search_vector IS NULL) FROM messages`).Scan(&found, &tools); err != nil {
+		t.Fatal(err)
+	}
+	if found != 1 || tools != 1 {
+		t.Fatalf("after the upgrade: %d user rows found by their stems (want 1), %d tool rows without stems (want 1)", found, tools)
+	}
+	var viaIndex int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages m WHERE m.role IN ('user', 'assistant')
+		AND membot_search_keys(m.conversation_id, m.search_vector) @@ membot_search_query('sofas', membot_search_prefix(m.conversation_id))`).Scan(&viaIndex); err != nil || viaIndex != 1 {
+		t.Fatalf("the index expression finds %d rows, %v; want 1", viaIndex, err)
+	}
+}
+
+func exec(t *testing.T, db *sql.DB, q string) {
+	t.Helper()
+	if _, err := db.Exec(q); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
