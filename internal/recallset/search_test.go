@@ -16,8 +16,8 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// TestRecallSearchOnly is the search_history half of the benchmark in two
-// minutes instead of half an hour, for work on the ranking:
+// TestRecallSearchOnly is the search_history half of the benchmark in a
+// minute instead of twenty, for work on the ranking:
 //
 //	RECALLBENCH=search scripts/test.sh -run TestRecallSearchOnly -v ./internal/recallset
 //
