@@ -17,7 +17,7 @@ import (
 )
 
 // TestRecallSearchOnly is the search_history half of the benchmark in a
-// minute instead of twenty, for work on the ranking:
+// quarter of a minute (the whole benchmark takes 7-18 minutes), for work on the ranking:
 //
 //	RECALLBENCH=search scripts/test.sh -run TestRecallSearchOnly -v ./internal/recallset
 //
