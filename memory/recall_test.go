@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -126,6 +127,51 @@ func TestSearchFusesFullTextAndEmbeddings(t *testing.T) {
 	store.Pool().QueryRow(ctx, `SELECT count(*) FROM message_embeddings`).Scan(&n)
 	if n != 3 {
 		t.Fatalf("embeddings after a delete = %d; want 3", n)
+	}
+}
+
+// The fusion keeps each ranking's best row: neither the one row holding the
+// query's rare word (full-text's first, too far from the query's vector to
+// be a semantic candidate) nor the row an embedding model puts first (no
+// word in common) is pushed out by rows both rankings put in their middle.
+// With reciprocal-rank fusion's usual k of 60 they were: 25 rows sharing a
+// frequent word and vaguely alike outscored both.
+func TestSearchFusionKeepsEachRankingsBestRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := withVectors(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	var texts []string
+	for i := range 25 {
+		texts = append(texts, fmt.Sprintf("Another joke about cats, number %d", i))
+	}
+	texts = append(texts, "Booked tickets to Tokyo for May", "We flew to Japan in spring")
+	ids := say(t, store, conv, texts...)
+	exact, semantic := ids[25], ids[26]
+	rows, err := store.RowsToEmbed(ctx, 0, 100, 0)
+	if err != nil || len(rows) != len(texts) {
+		t.Fatalf("rows to embed = %d, %v", len(rows), err)
+	}
+	// The query's vector is (1, 0, 0). The jokes are near it, the newer the
+	// farther (so full-text, which ties them and takes the newest first,
+	// and the semantic ranking order them oppositely); the Tokyo row is
+	// orthogonal, the Japan row the nearest.
+	var vecs [][]float32
+	for i := range 25 {
+		vecs = append(vecs, []float32{1, 0.05 * float32(i+1), 0})
+	}
+	vecs = append(vecs, []float32{0, 0, 1}, []float32{1, 0, 0})
+	if err := store.SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{}, rows[len(rows)-1].ID); err != nil {
+		t.Fatal(err)
+	}
+	q := memory.Search{ConversationID: conv, Text: "joke Tokyo", Limit: 5}
+	if got := found(t, store, q); len(got) == 0 || got[0] != exact {
+		t.Fatalf("full-text alone found %v; want the Tokyo row %d first", got, exact)
+	}
+	q.Embedding, q.EmbeddingModel = []float32{1, 0, 0}, "m"
+	got := found(t, store, q)
+	if !slices.Contains(got[:min(2, len(got))], exact) || !slices.Contains(got[:min(2, len(got))], semantic) {
+		t.Fatalf("fused search found %v; want the Tokyo row %d and the Japan row %d first", got, exact, semantic)
 	}
 }
 
