@@ -343,7 +343,7 @@ func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
 }
 
 // A long conversation: a rare word is found in rows of any age (through the
-// index), a frequent one among the newest rows only (see probeRows in
+// index), a frequent one among the newest rows only (see searchShape in
 // search.go), and the rare word outranks the frequent one.
 func TestSearchInALongConversationFindsRareWordsAtAnyAgeAndFrequentOnesRecently(t *testing.T) {
 	t.Parallel()

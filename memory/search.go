@@ -33,22 +33,41 @@ type Search struct {
 	EmbeddingModel string
 }
 
-// The full-text side's work is bounded whatever the conversation's size.
-// The conversation's newest recentRows rows are read, and how often each
-// of the query's stems occurs there estimates how often it occurs in the
-// conversation. A stem estimated at no more than lookupBelow rows is then
-// looked up through the index among the older rows, at most probeRows+1
-// of them. With no more, the stem is rare: its rows are candidates and its
-// document frequency is exact. A stem with more, or estimated above
-// lookupBelow, is frequent (it says little about which row is meant): its
+// recallShape bounds the full-text side's work, whatever the
+// conversation's size. The conversation's newest window rows are read,
+// and how often each of the query's stems occurs there estimates how often
+// it occurs in the conversation. A stem estimated at no more than lookup
+// rows is then looked up through the index among the older rows, at most
+// probe+1 of them. With no more, the stem is rare: its rows are candidates
+// and its document frequency is exact. A stem with more, or estimated
+// above lookup, is frequent (it says little about which row is meant): its
 // candidates are its rows among the newest, and its frequency is the
-// estimate. A conversation of more than recentRows rows is not counted:
-// its size is estimated from the ids its newest rows span.
-const (
-	recentRows  = 1000
-	probeRows   = 200
-	lookupBelow = 5000
+// estimate. A conversation of more than countedRows rows is not counted:
+// its size is estimated from the ids its newest rows span. With marks,
+// the words that matched are marked «like this» in the results.
+type recallShape struct {
+	window, probe, lookup int
+	marks                 bool
+}
+
+var (
+	// searchShape is search_history's: a frequent word is looked for among
+	// the newest 1,000 rows, a rarer one in all of them. The model sees why
+	// a row came back.
+	searchShape = recallShape{window: 1000, probe: 200, lookup: 5000, marks: true}
+	// autoRecallShape is the turn's own recall (AUTO_RECALL), on the path of
+	// every reply: it reads no window and takes only rows that share a stem
+	// the conversation has used at most autoRecallRare times before; a row
+	// put into the prompt unasked should share a telling word, and a
+	// conversation whose every word is common costs a few index lookups.
+	autoRecallShape = recallShape{window: 0, probe: autoRecallRare, lookup: 1 << 30}
 )
+
+// autoRecallRare: see autoRecallShape.
+const autoRecallRare = 20
+
+// countedRows: see recallShape.
+const countedRows = 1000
 
 // recallCandidates is how many rows each ranking contributes to the fusion:
 // twice the largest limit, enough for a row both rankings put in their
@@ -82,13 +101,12 @@ const (
 // reciprocal rank. scope is a query of one row (conversation_id,
 // before_id); the {placeholders} are the statement's parameters. The
 // full-text side reads each row's stored stems (messages.search_vector)
-// and at most recentRows + len(stems) × (probeRows+1) rows (see
-// recentRows).
+// and at most window + len(stems) × (probe+1) rows (see recallShape).
 // The conversation is compared as text so that the probes go through the
 // full-text index, whose keys carry the conversation (migrations 00013,
 // 00022), never through the conversation's btree.
 // Short rows are shown whole, long ones as their best fragments.
-func recallSQL(scope string, vectors bool, text, limit, vec, model string) string {
+func recallSQL(scope string, shape recallShape, vectors bool, text, limit, vec, model string) string {
 	sem, union := "", ""
 	if vectors {
 		sem = `sem AS (
@@ -101,38 +119,42 @@ func recallSQL(scope string, vectors bool, text, limit, vec, model string) strin
 		union = ` UNION ALL SELECT id, r FROM sem`
 	}
 	sql := `WITH scope AS (` + scope + `),
-q AS (SELECT membot_search_query({text}) AS q, membot_search_prefix(scope.conversation_id) AS prefix,
-	tsvector_to_array(to_tsvector(membot_ts_config({text}), {text})) AS lexemes FROM scope),
+stems AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config({text}), {text})) AS lexemes),
+q AS (
+	SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest(stems.lexemes) l), ' | ')::tsquery, ''::tsquery) AS q,
+		membot_search_prefix(scope.conversation_id) AS prefix, stems.lexemes
+	FROM scope, stems),
 ends AS (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
 		ORDER BY m.id DESC LIMIT 1) AS newest,
 	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
-		ORDER BY m.id DESC OFFSET {recent} - 1 LIMIT 1) AS recent_from,
-	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id LIMIT 1) AS oldest
+		ORDER BY m.id DESC OFFSET {counted} - 1 LIMIT 1) AS counted_from,
+	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id LIMIT 1) AS oldest,
+	{window_from} AS window_from
 	FROM scope),
 rows AS (
-	SELECT CASE WHEN ends.recent_from IS NULL
+	SELECT CASE WHEN ends.counted_from IS NULL
 		THEN (SELECT count(*) FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id)
-		ELSE ({recent} - 1) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.recent_from, 1) + 1
+		ELSE ({counted} - 1) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.counted_from, 1) + 1
 		END::float8 AS n,
-	CASE WHEN ends.recent_from IS NULL THEN NULL ELSE {recent} END AS window_rows
+	CASE WHEN ends.window_from IS NULL THEN NULL ELSE {window} END AS window_rows
 	FROM scope, ends),
 recent_hits AS MATERIALIZED (
 	SELECT m.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(m.search_vector) AS len
 	FROM scope, ends, q, messages m, unnest(ts_filter(setweight(m.search_vector, 'A', q.lexemes), '{a}')) u
-	WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id AND m.id >= coalesce(ends.recent_from, 0)
+	WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id AND m.id >= coalesce(ends.window_from, 0)
 	  AND m.search_vector @@ q.q),
 est AS MATERIALIZED (
-	SELECT l.lexeme, count(h.id)::float8 AS seen, count(h.id) * rows.n / coalesce(rows.window_rows, greatest(rows.n, 1)) AS est
+	SELECT l.lexeme, count(h.id)::float8 AS seen, count(h.id) * rows.n / greatest(coalesce(rows.window_rows, rows.n), 1) AS est
 	FROM q, rows, unnest(q.lexemes) l (lexeme) LEFT JOIN recent_hits h ON h.lexeme = l.lexeme
 	GROUP BY l.lexeme, rows.n, rows.window_rows),
 probe AS (
 	SELECT e.lexeme, p.id, p.v
 	FROM scope, q, ends, est e, LATERAL (
 		SELECT m.id, m.search_vector AS v FROM messages m
-		WHERE ends.recent_from IS NOT NULL AND e.est <= {lookup}
+		WHERE ends.window_from IS NOT NULL AND e.est <= {lookup}
 		  AND m.conversation_id::text = scope.conversation_id::text AND m.role IN ('user', 'assistant')
-		  AND m.id + 0 < ends.recent_from
+		  AND m.id + 0 < ends.window_from
 		  AND membot_search_keys(m.conversation_id, m.search_vector) @@ quote_literal(q.prefix || e.lexeme)::tsquery
 		LIMIT {probe} + 1) p),
 probed AS (SELECT lexeme, count(*) AS n FROM probe GROUP BY lexeme),
@@ -159,21 +181,36 @@ fts AS (
 	SELECT id, sum(1.0 / ({rrfK} + r)) AS score
 	FROM (SELECT id, r FROM fts` + union + `) ranked
 	GROUP BY id ORDER BY score DESC, id DESC LIMIT {limit})
-SELECT m.id, m.role, m.created_at,
-	ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), q.q,
+SELECT m.id, m.role, m.created_at, CASE WHEN {marks} OR length(m.content) > 400
+	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), q.q,
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
-		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END) AS text
+		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
+	ELSE membot_plain_text(m.content) END AS text
 FROM fused f JOIN messages m ON m.id = f.id, q
 ORDER BY f.score DESC, m.id DESC`
-	return strings.NewReplacer("{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model,
-		"{probe}", strconv.Itoa(probeRows), "{lookup}", strconv.Itoa(lookupBelow), "{recent}", strconv.Itoa(recentRows),
+	windowFrom := "scope.before_id" // no window: every row is older
+	if shape.window > 0 {
+		windowFrom = `(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
+		ORDER BY m.id DESC OFFSET {window} - 1 LIMIT 1)`
+	}
+	sql = strings.Replace(sql, "{window_from}", windowFrom, 1)
+	return strings.NewReplacer("{marks}", strconv.FormatBool(shape.marks), "{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model,
+		"{probe}", strconv.Itoa(shape.probe), "{lookup}", strconv.Itoa(shape.lookup), "{window}", strconv.Itoa(shape.window),
+		"{counted}", strconv.Itoa(countedRows),
 		"{candidates}", strconv.Itoa(recallCandidates), "{rrfK}", strconv.Itoa(rrfK),
 		"{k1}", bm25K1, "{b}", bm25B).Replace(sql)
 }
 
+// genericPlansSQL makes the statements after it in its transaction (a
+// batch is one) run their prepared generic plan: PostgreSQL otherwise
+// plans recallSQL again at every execution (about 1.5 ms, more than the
+// search itself), its generic plan's estimate being above the plans made
+// for each execution's values.
+const genericPlansSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
+
 // searchSQL is recallSQL over conversation $1 before row $2.
 func searchSQL(vectors bool) string {
-	return recallSQL(`SELECT $1::uuid AS conversation_id, $2::bigint AS before_id`, vectors, "$3", "$4", "$5", "$6")
+	return recallSQL(`SELECT $1::uuid AS conversation_id, $2::bigint AS before_id`, searchShape, vectors, "$3", "$4", "$5", "$6")
 }
 
 // maxSearchWords bounds the words of one query.
@@ -190,13 +227,16 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 		q.BeforeID = 1<<63 - 1
 	}
 	vectors := s.Vectors()
-	rows, err := s.pool.Query(ctx, searchSQL(vectors), recallArgs(vectors, []any{q.ConversationID, q.BeforeID, words, q.Limit},
-		q.Embedding, q.EmbeddingModel)...)
-	if err != nil {
-		return nil, fmt.Errorf("search messages: %w", translate(err))
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
-	if err != nil {
+	var found []Snippet
+	batch := &pgx.Batch{}
+	batch.Queue(genericPlansSQL)
+	batch.Queue(searchSQL(vectors), recallArgs(vectors, []any{q.ConversationID, q.BeforeID, words, q.Limit},
+		q.Embedding, q.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
+		var err error
+		found, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("search messages: %w", translate(err))
 	}
 	return found, nil

@@ -100,7 +100,7 @@ const turnConversationSQL = `(SELECT conversation_id FROM (` + turnUserRowSQL + 
 func turnRecallSQL(vectors bool) string {
 	return recallSQL(`SELECT r.conversation_id, (SELECT coalesce(min(id), 0) FROM (
 		SELECT id FROM messages WHERE conversation_id = r.conversation_id ORDER BY id DESC LIMIT $3) w) AS before_id
-	FROM (`+turnUserRowSQL+`) r`, vectors, "$4", "$5", "$6", "$7")
+	FROM (`+turnUserRowSQL+`) r`, autoRecallShape, vectors, "$4", "$5", "$6", "$7")
 }
 
 // receivedTextSQL logs the message_received event of the turn.
@@ -155,6 +155,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueSummary(ctx, batch, turnConversationSQL, &t.Summary, in.ChatID, in.UpdateID)
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
 		vectors := s.Vectors()
+		batch.Queue(genericPlansSQL)
 		queueScoped(ctx, batch, turnRecallSQL(vectors), recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, words, in.Recall.Limit},
 			in.Recall.Embedding, in.Recall.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
 			var err error
