@@ -410,3 +410,43 @@ func TestConnectionsRunWithoutJITUnlessTheURLSetsIt(t *testing.T) {
 		}
 	}
 }
+
+// The turn's auto-recall takes only rows that share a word the
+// conversation has used at most 20 times (see autoRecallShape): a common
+// word alone brings nothing into the prompt unasked, a rare one does,
+// however old its row.
+func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
+		SELECT $1, CASE WHEN g % 2 = 1 THEN 'user' ELSE 'assistant' END,
+			CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning' ELSE 'The weather is grey today, note ' || g END
+		FROM generate_series(1, 100) g`, conv); err != nil {
+		t.Fatal(err)
+	}
+	var parrot int64
+	store.Pool().QueryRow(ctx, `SELECT id FROM messages WHERE conversation_id = $1 AND content LIKE 'My parrot%'`, conv).Scan(&parrot)
+	recalled := func(text string) []int64 {
+		turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, Content: text, HistoryLimit: 10,
+			Recall: memory.Recall{Limit: 3, Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, s := range turn.Recalled {
+			ids = append(ids, s.MessageID)
+			if s.Text != "My parrot Kesha sings in the morning" {
+				t.Fatalf("recalled %q; want the row as it is", s.Text)
+			}
+		}
+		return ids
+	}
+	if got := recalled("how is the weather?"); len(got) != 0 {
+		t.Fatalf("a common word recalled %v", got)
+	}
+	if got := recalled("the weather and my parrots"); !slices.Equal(got, []int64{parrot}) {
+		t.Fatalf("a rare word recalled %v; want row %d", got, parrot)
+	}
+}
