@@ -205,7 +205,7 @@ ORDER BY f.score DESC, m.id DESC`
 // batch is one) run their prepared generic plan: PostgreSQL otherwise
 // plans recallSQL again at every execution (about 1.5 ms, more than the
 // search itself), its generic plan's estimate being above the plans made
-// for each execution's values.
+// for each execution's values, and StartTurn's history query (0.2 ms).
 const genericPlansSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // searchSQL is recallSQL over conversation $1 before row $2.

@@ -127,6 +127,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	t := &Turn{}
 	batch := &pgx.Batch{}
 	batch.Queue(asyncCommitSQL)
+	batch.Queue(genericPlansSQL)
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	var metadata any
 	if len(in.Metadata) > 0 {
@@ -155,7 +156,6 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueSummary(ctx, batch, turnConversationSQL, &t.Summary, in.ChatID, in.UpdateID)
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
 		vectors := s.Vectors()
-		batch.Queue(genericPlansSQL)
 		queueScoped(ctx, batch, turnRecallSQL(vectors), recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, words, in.Recall.Limit},
 			in.Recall.Embedding, in.Recall.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
 			var err error
