@@ -69,6 +69,13 @@ const autoRecallRare = 20
 // countedRows: see recallShape.
 const countedRows = 1000
 
+// semanticRows bounds the semantic side: the query's embedding is
+// compared with those of the conversation's newest semanticRows messages
+// (every one is read: there is no approximate index, the column has no
+// fixed dimension), so a conversation of 100,000 messages does not make a
+// search read them all.
+const semanticRows = 10000
+
 // recallCandidates is how many rows each ranking contributes to the fusion:
 // twice the largest limit, enough for a row both rankings put in their
 // upper half to add up; deeper ranks weigh almost nothing with rrfK 1.
@@ -113,7 +120,10 @@ func recallSQL(scope string, shape recallShape, vectors bool, text, limit, vec, 
 	SELECT e.message_id AS id, row_number() OVER (ORDER BY e.embedding <=> {vec}::text::vector, e.message_id DESC) AS r
 	FROM scope, message_embeddings e
 	WHERE {vec}::text IS NOT NULL AND e.conversation_id = scope.conversation_id AND e.model = {model}
-	  AND e.message_id < scope.before_id
+	  AND e.message_id < scope.before_id AND e.message_id >= coalesce((
+		SELECT x.message_id FROM message_embeddings x
+		WHERE x.conversation_id = scope.conversation_id AND x.model = {model} AND x.message_id < scope.before_id
+		ORDER BY x.message_id DESC OFFSET {semantic} - 1 LIMIT 1), 0)
 	ORDER BY r LIMIT {candidates}),
 `
 		union = ` UNION ALL SELECT id, r FROM sem`
@@ -196,7 +206,7 @@ ORDER BY f.score DESC, m.id DESC`
 	sql = strings.Replace(sql, "{window_from}", windowFrom, 1)
 	return strings.NewReplacer("{marks}", strconv.FormatBool(shape.marks), "{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model,
 		"{probe}", strconv.Itoa(shape.probe), "{lookup}", strconv.Itoa(shape.lookup), "{window}", strconv.Itoa(shape.window),
-		"{counted}", strconv.Itoa(countedRows),
+		"{counted}", strconv.Itoa(countedRows), "{semantic}", strconv.Itoa(semanticRows),
 		"{candidates}", strconv.Itoa(recallCandidates), "{rrfK}", strconv.Itoa(rrfK),
 		"{k1}", bm25K1, "{b}", bm25B).Replace(sql)
 }
