@@ -28,6 +28,7 @@ func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner i
 		return nil, nil
 	}
 	batch := &pgx.Batch{}
+	batch.Queue(genericPlansSQL)
 	var refused []int64
 	if err := s.queueSave(batch, updates, &refused); err != nil {
 		return nil, err

@@ -212,13 +212,6 @@ ORDER BY f.score DESC, m.id DESC`
 		"{k1}", bm25K1, "{b}", bm25B).Replace(sql)
 }
 
-// genericPlansSQL makes the statements after it in its transaction (a
-// batch is one) run their prepared generic plan: PostgreSQL otherwise
-// plans recallSQL again at every execution (about 1.5 ms, more than the
-// search itself), its generic plan's estimate being above the plans made
-// for each execution's values, and StartTurn's history query (0.2 ms).
-const genericPlansSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
-
 // searchSQL is recallSQL over conversation $1 before row $2.
 func searchSQL(vectors bool) string {
 	return recallSQL(`SELECT $1::uuid AS conversation_id, $2::bigint AS before_id`, searchShape, vectors, "$3", "$4", "$5", "$6")
