@@ -451,7 +451,7 @@ func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
 	}
 }
 
-// The semantic side compares the query with the newest 2,000 embeddings
+// The semantic side compares the query with the newest 1,000 embeddings
 // of the conversation only (see semanticRows): an older row is found by
 // its words, not by its meaning.
 func TestSemanticSearchReadsTheNewestEmbeddingsOnly(t *testing.T) {
@@ -459,10 +459,10 @@ func TestSemanticSearchReadsTheNewestEmbeddingsOnly(t *testing.T) {
 	ctx := context.Background()
 	store := withVectors(t)
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
-	// 2,002 rows; the two oldest are nearest the query's meaning.
+	// 1,002 rows; the two oldest are nearest the query's meaning.
 	if _, err := store.Pool().Exec(ctx, `WITH m AS (
 		INSERT INTO messages (conversation_id, role, content)
-		SELECT $1, 'user', 'note ' || g FROM generate_series(1, 2002) g RETURNING id, conversation_id)
+		SELECT $1, 'user', 'note ' || g FROM generate_series(1, 1002) g RETURNING id, conversation_id)
 		INSERT INTO message_embeddings (message_id, conversation_id, model, embedding)
 		SELECT id, conversation_id, 'm', CASE WHEN row_number() OVER (ORDER BY id) <= 2 THEN '[1,0]' ELSE '[0,1]' END::vector FROM m`, conv); err != nil {
 		t.Fatal(err)
@@ -471,11 +471,11 @@ func TestSemanticSearchReadsTheNewestEmbeddingsOnly(t *testing.T) {
 	store.Pool().QueryRow(ctx, `SELECT min(id) FROM messages WHERE conversation_id = $1`, conv).Scan(&first)
 	got := found(t, store, memory.Search{ConversationID: conv, Text: "unrelated", Embedding: []float32{1, 0}, EmbeddingModel: "m", Limit: 1})
 	if len(got) != 1 || got[0] == first || got[0] == first+1 {
-		t.Fatalf("semantic search found %v; want a row of the newest 2,000, not %d or %d", got, first, first+1)
+		t.Fatalf("semantic search found %v; want a row of the newest 1,000, not %d or %d", got, first, first+1)
 	}
-	// Before row 2,001 the first two are among the newest 2,000.
-	got = found(t, store, memory.Search{ConversationID: conv, Text: "unrelated", Embedding: []float32{1, 0}, EmbeddingModel: "m", Limit: 1, BeforeID: first + 2000})
+	// Before row 1,001 the first two are among the newest 1,000.
+	got = found(t, store, memory.Search{ConversationID: conv, Text: "unrelated", Embedding: []float32{1, 0}, EmbeddingModel: "m", Limit: 1, BeforeID: first + 1000})
 	if !slices.Equal(got, []int64{first + 1}) {
-		t.Fatalf("semantic search before row 2,001 found %v; want %d", got, first+1)
+		t.Fatalf("semantic search before row 1,001 found %v; want %d", got, first+1)
 	}
 }
