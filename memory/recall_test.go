@@ -47,6 +47,21 @@ func found(t *testing.T, store *memory.Store, q memory.Search) []int64 {
 	return ids
 }
 
+// fill adds n rows to conversation conv, user and assistant in turn; row g
+// (1 to n) says the SQL expression content of g. It returns a function
+// giving the id of row g.
+func fill(t *testing.T, store *memory.Store, conv string, n int, content string) func(g int64) int64 {
+	t.Helper()
+	var first int64
+	err := store.Pool().QueryRow(context.Background(), `WITH added AS (INSERT INTO messages (conversation_id, role, content)
+		SELECT $1, CASE WHEN g % 2 = 1 THEN 'user' ELSE 'assistant' END, `+content+`
+		FROM generate_series(1, $2::int) g RETURNING id) SELECT min(id) FROM added`, conv, n).Scan(&first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(g int64) int64 { return first + g - 1 }
+}
+
 func TestSearchStemsEachMessageInItsLanguageAndSkipsStopWords(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -353,16 +368,9 @@ func TestSearchInALongConversationFindsRareWordsAtAnyAgeAndFrequentOnesRecently(
 	// 3,000 rows of weather talk; rows 10 and 2,600 also mention the parrot.
 	// The first five are the shortest (BM25 ranks them first among rows that
 	// only say "weather"), but they are older than the newest 1,000.
-	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
-		SELECT $1, CASE WHEN g % 2 = 1 THEN 'user' ELSE 'assistant' END,
-			CASE WHEN g <= 5 THEN 'Weather!' WHEN g IN (10, 2600) THEN 'The weather is fine and my parrot Kesha sings ' || g
-			ELSE 'The weather is grey today, note ' || g END
-		FROM generate_series(1, 3000) g`, conv); err != nil {
-		t.Fatal(err)
-	}
-	var first int64
-	store.Pool().QueryRow(ctx, `SELECT min(id) FROM messages WHERE conversation_id = $1`, conv).Scan(&first)
-	row := func(n int64) int64 { return first + n - 1 }
+	row := fill(t, store, conv, 3000, `CASE WHEN g <= 5 THEN 'Weather!'
+		WHEN g IN (10, 2600) THEN 'The weather is fine and my parrot Kesha sings ' || g
+		ELSE 'The weather is grey today, note ' || g END`)
 
 	if got := found(t, store, memory.Search{ConversationID: conv, Text: "parrots"}); !slices.Equal(got, []int64{row(2600), row(10)}) {
 		t.Fatalf("parrots found %v; want rows %d and %d", got, row(2600), row(10))
@@ -377,7 +385,7 @@ func TestSearchInALongConversationFindsRareWordsAtAnyAgeAndFrequentOnesRecently(
 	}
 	for _, id := range got {
 		if id < row(2001) {
-			t.Fatalf("weather found row %d, older than the newest 1,000 (%v)", id-first+1, got)
+			t.Fatalf("weather found row %d, older than the newest 1,000 (%v)", id-row(1)+1, got)
 		}
 	}
 	// Before row 500 the conversation is short: every row is read, old ones too.
@@ -420,14 +428,8 @@ func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
-	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
-		SELECT $1, CASE WHEN g % 2 = 1 THEN 'user' ELSE 'assistant' END,
-			CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning' ELSE 'The weather is grey today, note ' || g END
-		FROM generate_series(1, 100) g`, conv); err != nil {
-		t.Fatal(err)
-	}
-	var parrot int64
-	store.Pool().QueryRow(ctx, `SELECT id FROM messages WHERE conversation_id = $1 AND content LIKE 'My parrot%'`, conv).Scan(&parrot)
+	parrot := fill(t, store, conv, 100, `CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning'
+		ELSE 'The weather is grey today, note ' || g END`)(3)
 	recalled := func(text string) []int64 {
 		turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, Content: text, HistoryLimit: 10,
 			Recall: memory.Recall{Limit: 3, Text: text}})
@@ -460,15 +462,12 @@ func TestSemanticSearchReadsTheNewestEmbeddingsOnly(t *testing.T) {
 	store := withVectors(t)
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
 	// 1,002 rows; the two oldest are nearest the query's meaning.
-	if _, err := store.Pool().Exec(ctx, `WITH m AS (
-		INSERT INTO messages (conversation_id, role, content)
-		SELECT $1, 'user', 'note ' || g FROM generate_series(1, 1002) g RETURNING id, conversation_id)
-		INSERT INTO message_embeddings (message_id, conversation_id, model, embedding)
-		SELECT id, conversation_id, 'm', CASE WHEN row_number() OVER (ORDER BY id) <= 2 THEN '[1,0]' ELSE '[0,1]' END::vector FROM m`, conv); err != nil {
+	first := fill(t, store, conv, 1002, `'note ' || g`)(1)
+	if _, err := store.Pool().Exec(ctx, `INSERT INTO message_embeddings (message_id, conversation_id, model, embedding)
+		SELECT id, conversation_id, 'm', CASE WHEN id <= $2 THEN '[1,0]' ELSE '[0,1]' END::vector
+		FROM messages WHERE conversation_id = $1`, conv, first+1); err != nil {
 		t.Fatal(err)
 	}
-	var first int64
-	store.Pool().QueryRow(ctx, `SELECT min(id) FROM messages WHERE conversation_id = $1`, conv).Scan(&first)
 	got := found(t, store, memory.Search{ConversationID: conv, Text: "unrelated", Embedding: []float32{1, 0}, EmbeddingModel: "m", Limit: 1})
 	if len(got) != 1 || got[0] == first || got[0] == first+1 {
 		t.Fatalf("semantic search found %v; want a row of the newest 1,000, not %d or %d", got, first, first+1)
