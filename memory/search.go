@@ -33,40 +33,35 @@ type Search struct {
 	EmbeddingModel string
 }
 
-// recallShape bounds the full-text side's work, whatever the
-// conversation's size. The conversation's newest window rows are read,
-// and how often each of the query's stems occurs there estimates how often
-// it occurs in the conversation. A stem estimated at no more than lookup
-// rows is then looked up through the index among the older rows, at most
-// probe+1 of them. With no more, the stem is rare: its rows are candidates
-// and its document frequency is exact. A stem with more, or estimated
-// above lookup, is frequent (it says little about which row is meant): its
+// search_history's full-text side reads at most recentRows +
+// len(stems) × (probeRows+1) rows, whatever the conversation's size. The
+// conversation's newest recentRows rows are read, and how often each of the
+// query's stems occurs there estimates how often it occurs in the
+// conversation. A stem estimated at no more than lookupRows rows is then
+// looked up through the index among the older rows, at most probeRows+1 of
+// them. With no more, the stem is rare: its rows are candidates and its
+// document frequency is exact. A stem with more, or estimated above
+// lookupRows, is frequent (it says little about which row is meant): its
 // candidates are its rows among the newest, and its frequency is the
-// estimate. A conversation of more than countedRows rows is not counted:
-// its size is estimated from the ids its newest rows span. With marks,
-// the words that matched are marked «like this» in the results.
-type recallShape struct {
-	window, probe, lookup int
-	marks                 bool
-}
-
-var (
-	// searchShape is search_history's: a frequent word is looked for among
-	// the newest 1,000 rows, a rarer one in all of them. The model sees why
-	// a row came back.
-	searchShape = recallShape{window: 1000, probe: 200, lookup: 5000, marks: true}
-	// autoRecallShape is the turn's own recall (AUTO_RECALL), on the path of
-	// every reply: it reads no window and takes only rows that share a stem
-	// the conversation has used at most autoRecallRare times before; a row
-	// put into the prompt unasked should share a telling word, and a
-	// conversation whose every word is common costs a few index lookups.
-	autoRecallShape = recallShape{window: 0, probe: autoRecallRare, lookup: 1 << 30}
+// estimate. The words that matched are marked «like this» in the results:
+// the model sees why a row came back.
+const (
+	recentRows = 1000
+	probeRows  = 200
+	lookupRows = 5000
 )
 
-// autoRecallRare: see autoRecallShape.
+// autoRecallRare: a turn's own recall (AUTO_RECALL), on the path of every
+// reply, takes only rows older than the model's window that share a stem
+// the conversation has used at most autoRecallRare times, window
+// included: a row put into the prompt unasked should share a telling
+// word. A stem the window alone holds more often is not looked up at all,
+// and the others cost one index lookup each, of at most autoRecallRare+1
+// rows.
 const autoRecallRare = 20
 
-// countedRows: see recallShape.
+// countedRows: a conversation of more rows than this is not counted for
+// BM25: its size is estimated from the ids its newest countedRows rows span.
 const countedRows = 1000
 
 // semanticRows bounds the semantic side: the query's embedding is
@@ -101,20 +96,132 @@ const (
 	bm25B  = "0.75::float8"
 )
 
-// recallSQL is hybrid recall over the user and assistant rows of one
-// conversation: a full-text ranking (stemmed per language, stop words
-// left out, scored by BM25 over the conversation: a rare word counts more
-// than a frequent one, a short row more than a long one) and, with
-// vectors, a ranking by cosine distance between embeddings, fused by
-// reciprocal rank. scope is a query of one row (conversation_id,
-// before_id); the {placeholders} are the statement's parameters. The
-// full-text side reads each row's stored stems (messages.search_vector)
-// and at most window + len(stems) × (probe+1) rows (see recallShape).
-// The conversation is compared as text so that the probes go through the
-// full-text index, whose keys carry the conversation (migrations 00013,
-// 00022), never through the conversation's btree.
-// Short rows are shown whole, long ones as their best fragments.
-func recallSQL(scope string, shape recallShape, vectors bool, text, limit, vec, model string) string {
+// Hybrid recall over the user and assistant rows of one conversation is
+// a full-text ranking (stemmed per language, stop words left out, scored
+// by BM25 over the conversation: a rare word counts more than a frequent
+// one, a short row more than a long one) and, with vectors, a ranking by
+// cosine distance between embeddings, fused by reciprocal rank. Its
+// statement is a front, which finds the full-text candidates (searchFront
+// or autoRecallFront), and rankSQL. The front defines the CTEs scope (one
+// row: conversation_id, before_id: only older rows are recalled), q (the
+// query: its tsquery q, the conversation's key prefix, its lexemes),
+// rows (n, the conversation's size), df (lexeme, df) and hits (id,
+// lexeme, tf, len: a candidate row's term frequency and length). The
+// full-text side reads each row's stored stems (messages.search_vector).
+// The conversation is compared as text in the index lookups so that they
+// go through the full-text index, whose keys carry the conversation
+// (migrations 00013, 00022), never through the conversation's btree.
+// The {placeholders} are the statement's parameters.
+
+// queryCTEs are the query's stems in its language and their tsquery.
+const queryCTEs = `stems AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config({text}), {text})) AS lexemes),
+q AS (
+	SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest(stems.lexemes) l), ' | ')::tsquery, ''::tsquery) AS q,
+		membot_search_prefix(scope.conversation_id) AS prefix, stems.lexemes
+	FROM scope, stems),
+`
+
+// sizeCTEs count the conversation's rows older than before_id, up to
+// countedRows; beyond that the size is estimated.
+const sizeCTEs = `ends AS (
+	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
+		ORDER BY m.id DESC LIMIT 1) AS newest,
+	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
+		ORDER BY m.id DESC OFFSET {counted} - 1 LIMIT 1) AS counted_from,
+	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id LIMIT 1) AS oldest
+	FROM scope),
+rows AS (
+	SELECT CASE WHEN ends.counted_from IS NULL
+		THEN (SELECT count(*) FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id)
+		ELSE ({counted} - 1) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.counted_from, 1) + 1
+		END::float8 AS n
+	FROM scope, ends),
+`
+
+// probeSQL looks up the rows older than {older} of stem {stem} through the
+// full-text index, at most {limit} of them.
+const probeSQL = `SELECT m.id, m.search_vector AS v FROM messages m
+		WHERE m.conversation_id::text = scope.conversation_id::text AND m.role IN ('user', 'assistant')
+		  AND m.id + 0 < {older}
+		  AND membot_search_keys(m.conversation_id, m.search_vector) @@ quote_literal(q.prefix || {stem})::tsquery
+		LIMIT {limit}`
+
+// searchFront is search_history's (see recentRows) over the conversation
+// and rows of scope.
+func searchFront(scope string) string {
+	return `WITH scope AS (` + scope + `),
+` + queryCTEs + sizeCTEs + `recent_from AS (
+	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
+		ORDER BY m.id DESC OFFSET {recent} - 1 LIMIT 1) AS id
+	FROM scope),
+recent_hits AS MATERIALIZED (
+	SELECT m.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(m.search_vector) AS len
+	FROM scope, recent_from, q, messages m, unnest(ts_filter(setweight(m.search_vector, 'A', q.lexemes), '{a}')) u
+	WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id AND m.id >= coalesce(recent_from.id, 0)
+	  AND m.search_vector @@ q.q),
+est AS MATERIALIZED (
+	SELECT l.lexeme, count(h.id)::float8 AS seen,
+		count(h.id) * rows.n / greatest(CASE WHEN recent_from.id IS NULL THEN rows.n ELSE {recent} END, 1) AS est
+	FROM q, rows, recent_from, unnest(q.lexemes) l (lexeme) LEFT JOIN recent_hits h ON h.lexeme = l.lexeme
+	GROUP BY l.lexeme, rows.n, recent_from.id),
+probe AS (
+	SELECT e.lexeme, p.id, p.v
+	FROM scope, q, recent_from, est e, LATERAL (` + strings.NewReplacer("{older}", "recent_from.id", "{stem}", "e.lexeme",
+		"{limit}", "{probe} + 1").Replace(probeSQL) + `) p
+	WHERE recent_from.id IS NOT NULL AND e.est <= {lookup}),
+probed AS (SELECT lexeme, count(*) AS n FROM probe GROUP BY lexeme),
+df AS MATERIALIZED (
+	SELECT e.lexeme, CASE WHEN recent_from.id IS NULL OR e.est <= {lookup} AND coalesce(p.n, 0) <= {probe}
+		THEN e.seen + coalesce(p.n, 0) ELSE greatest(e.est, e.seen + coalesce(p.n, 0)) END AS df
+	FROM est e LEFT JOIN probed p USING (lexeme), recent_from),
+old AS (
+	SELECT DISTINCT ON (p.id) p.id, p.v FROM probe p JOIN probed USING (lexeme)
+	WHERE probed.n <= {probe} ORDER BY p.id),
+hits AS (
+	SELECT id, lexeme, tf, len FROM recent_hits
+	UNION ALL
+	SELECT o.id, u.lexeme, coalesce(array_length(u.positions, 1), 1), length(o.v)
+	FROM old o, q, unnest(ts_filter(setweight(o.v, 'A', q.lexemes), '{a}')) u),
+`
+}
+
+// autoRecallFront is a turn's own recall (see autoRecallRare): rows of the
+// conversation of turn (a query of one row: conversation_id) older than
+// its newest {window} rows, which the model sees anyway.
+func autoRecallFront(turn string) string {
+	return `WITH turn AS (` + turn + `),
+win AS MATERIALIZED (
+	SELECT w.id, w.v FROM turn, LATERAL (
+		SELECT m.id, m.search_vector AS v FROM messages m
+		WHERE m.conversation_id = turn.conversation_id ORDER BY m.id DESC LIMIT {window}) w),
+scope AS (
+	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < {window} THEN 0
+		ELSE (SELECT min(id) FROM win) END AS before_id
+	FROM turn),
+` + queryCTEs + `seen AS MATERIALIZED (
+	SELECT l.lexeme, count(u.lexeme) AS n
+	FROM q CROSS JOIN unnest(q.lexemes) l (lexeme)
+	LEFT JOIN (SELECT u.lexeme FROM q, win, unnest(ts_filter(setweight(win.v, 'A', q.lexemes), '{a}')) u) u USING (lexeme)
+	GROUP BY l.lexeme),
+probe AS (
+	SELECT s.lexeme, s.n, p.id, p.v
+	FROM scope, q, seen s, LATERAL (` + strings.NewReplacer("{older}", "scope.before_id", "{stem}", "s.lexeme",
+		"{limit}", "{rare} + 1").Replace(probeSQL) + `) p
+	WHERE scope.before_id > 0 AND s.n <= {rare}),
+df AS MATERIALIZED (
+	SELECT lexeme, (n + count(*))::float8 AS df FROM probe GROUP BY lexeme, n HAVING n + count(*) <= {rare}),
+hits AS (
+	SELECT p.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(p.v) AS len
+	FROM probe p JOIN df USING (lexeme), unnest(ts_filter(setweight(p.v, 'A', ARRAY[p.lexeme]), '{a}')) u),
+` + sizeCTEs
+}
+
+// rankSQL ranks the front's hits by BM25 and, with vectors, the
+// conversation's newest embeddings by their distance to {vec}, fuses the
+// two and returns the best {limit} rows. Short rows are shown whole, long
+// ones as their best fragments; with marks, the words that matched are
+// marked.
+func rankSQL(front string, vectors, marks bool) string {
 	sem, union := "", ""
 	if vectors {
 		sem = `qv AS MATERIALIZED (SELECT {vec}::text::vector AS v WHERE {vec}::text IS NOT NULL),
@@ -130,59 +237,7 @@ sem AS (
 `
 		union = ` UNION ALL SELECT id, r FROM sem`
 	}
-	sql := `WITH scope AS (` + scope + `),
-stems AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config({text}), {text})) AS lexemes),
-q AS (
-	SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest(stems.lexemes) l), ' | ')::tsquery, ''::tsquery) AS q,
-		membot_search_prefix(scope.conversation_id) AS prefix, stems.lexemes
-	FROM scope, stems),
-ends AS (
-	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
-		ORDER BY m.id DESC LIMIT 1) AS newest,
-	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
-		ORDER BY m.id DESC OFFSET {counted} - 1 LIMIT 1) AS counted_from,
-	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id LIMIT 1) AS oldest,
-	{window_from} AS window_from
-	FROM scope),
-rows AS (
-	SELECT CASE WHEN ends.counted_from IS NULL
-		THEN (SELECT count(*) FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id)
-		ELSE ({counted} - 1) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.counted_from, 1) + 1
-		END::float8 AS n,
-	CASE WHEN ends.window_from IS NULL THEN NULL ELSE {window} END AS window_rows
-	FROM scope, ends),
-recent_hits AS MATERIALIZED (
-	SELECT m.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(m.search_vector) AS len
-	FROM scope, ends, q, messages m, unnest(ts_filter(setweight(m.search_vector, 'A', q.lexemes), '{a}')) u
-	WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id AND m.id >= coalesce(ends.window_from, 0)
-	  AND m.search_vector @@ q.q),
-est AS MATERIALIZED (
-	SELECT l.lexeme, count(h.id)::float8 AS seen, count(h.id) * rows.n / greatest(coalesce(rows.window_rows, rows.n), 1) AS est
-	FROM q, rows, unnest(q.lexemes) l (lexeme) LEFT JOIN recent_hits h ON h.lexeme = l.lexeme
-	GROUP BY l.lexeme, rows.n, rows.window_rows),
-probe AS (
-	SELECT e.lexeme, p.id, p.v
-	FROM scope, q, ends, est e, LATERAL (
-		SELECT m.id, m.search_vector AS v FROM messages m
-		WHERE ends.window_from IS NOT NULL AND e.est <= {lookup}
-		  AND m.conversation_id::text = scope.conversation_id::text AND m.role IN ('user', 'assistant')
-		  AND m.id + 0 < ends.window_from
-		  AND membot_search_keys(m.conversation_id, m.search_vector) @@ quote_literal(q.prefix || e.lexeme)::tsquery
-		LIMIT {probe} + 1) p),
-probed AS (SELECT lexeme, count(*) AS n FROM probe GROUP BY lexeme),
-df AS MATERIALIZED (
-	SELECT e.lexeme, CASE WHEN rows.window_rows IS NULL OR e.est <= {lookup} AND coalesce(p.n, 0) <= {probe}
-		THEN e.seen + coalesce(p.n, 0) ELSE greatest(e.est, e.seen + coalesce(p.n, 0)) END AS df
-	FROM est e LEFT JOIN probed p USING (lexeme), rows),
-old AS (
-	SELECT DISTINCT ON (p.id) p.id, p.v FROM probe p JOIN probed USING (lexeme)
-	WHERE probed.n <= {probe} ORDER BY p.id),
-hits AS (
-	SELECT id, lexeme, tf, len FROM recent_hits
-	UNION ALL
-	SELECT o.id, u.lexeme, coalesce(array_length(u.positions, 1), 1), length(o.v)
-	FROM old o, q, unnest(ts_filter(setweight(o.v, 'A', q.lexemes), '{a}')) u),
-avglen AS (SELECT greatest(avg(len)::float8, 1) AS a FROM (SELECT DISTINCT id, len FROM hits) d),
+	return front + `avglen AS (SELECT greatest(avg(len)::float8, 1) AS a FROM (SELECT DISTINCT id, len FROM hits) d),
 fts AS (
 	SELECT h.id, row_number() OVER (ORDER BY sum(
 		ln(1 + (greatest(rows.n, df.df) - df.df + 0.5) / (df.df + 0.5)) * h.tf * ({k1} + 1)
@@ -193,36 +248,47 @@ fts AS (
 	SELECT id, sum(1.0 / ({rrfK} + r)) AS score
 	FROM (SELECT id, r FROM fts` + union + `) ranked
 	GROUP BY id ORDER BY score DESC, id DESC LIMIT {limit})
-SELECT m.id, m.role, m.created_at, CASE WHEN {marks} OR length(m.content) > 400
+SELECT m.id, m.role, m.created_at, CASE WHEN ` + strconv.FormatBool(marks) + ` OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), q.q,
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
 	ELSE membot_plain_text(m.content) END AS text
 FROM fused f JOIN messages m ON m.id = f.id, q
 ORDER BY f.score DESC, m.id DESC`
-	windowFrom := "scope.before_id" // no window: every row is older
-	if shape.window > 0 {
-		windowFrom = `(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
-		ORDER BY m.id DESC OFFSET {window} - 1 LIMIT 1)`
-	}
-	sql = strings.Replace(sql, "{window_from}", windowFrom, 1)
-	return strings.NewReplacer("{marks}", strconv.FormatBool(shape.marks), "{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model,
-		"{probe}", strconv.Itoa(shape.probe), "{lookup}", strconv.Itoa(shape.lookup), "{window}", strconv.Itoa(shape.window),
-		"{counted}", strconv.Itoa(countedRows), "{semantic}", strconv.Itoa(semanticRows),
+}
+
+// recallParams fills in rankSQL's placeholders: the statement's parameters
+// and the constants above.
+func recallParams(sql string, text, limit, vec, model string) string {
+	return strings.NewReplacer("{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model,
+		"{probe}", strconv.Itoa(probeRows), "{lookup}", strconv.Itoa(lookupRows), "{recent}", strconv.Itoa(recentRows),
+		"{rare}", strconv.Itoa(autoRecallRare), "{counted}", strconv.Itoa(countedRows), "{semantic}", strconv.Itoa(semanticRows),
 		"{candidates}", strconv.Itoa(recallCandidates), "{rrfK}", strconv.Itoa(rrfK),
 		"{k1}", bm25K1, "{b}", bm25B).Replace(sql)
 }
 
-// searchSQL is recallSQL over conversation $1 before row $2.
-func searchSQL(vectors bool) string {
-	return recallSQL(`SELECT $1::uuid AS conversation_id, $2::bigint AS before_id`, searchShape, vectors, "$3", "$4", "$5", "$6")
+// searchSQL is search_history's statement over conversation $1 before row
+// $2, with and without vectors.
+var searchSQL = [2]string{searchStatement(false), searchStatement(true)}
+
+func searchStatement(vectors bool) string {
+	return recallParams(rankSQL(searchFront(`SELECT $1::uuid AS conversation_id, $2::bigint AS before_id`), vectors, true),
+		"$3", "$4", "$5", "$6")
+}
+
+// vectorsIndex is the index of a [2]string of statements for vectors.
+func vectorsIndex(vectors bool) int {
+	if vectors {
+		return 1
+	}
+	return 0
 }
 
 // maxSearchWords bounds the words of one query.
 const maxSearchWords = 12
 
 // SearchMessages finds the user and assistant rows of a conversation that
-// best match the search (see recallSQL), best first.
+// best match the search (see searchFront and rankSQL), best first.
 func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error) {
 	words := searchWords(q.Text)
 	if words == "" && q.Embedding == nil {
@@ -235,7 +301,7 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 	var found []Snippet
 	batch := &pgx.Batch{}
 	batch.Queue(genericPlansSQL)
-	batch.Queue(searchSQL(vectors), recallArgs(vectors, []any{q.ConversationID, q.BeforeID, words, q.Limit},
+	batch.Queue(searchSQL[vectorsIndex(vectors)], recallArgs(vectors, []any{q.ConversationID, q.BeforeID, words, q.Limit},
 		q.Embedding, q.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
 		var err error
 		found, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
@@ -266,7 +332,7 @@ func searchWords(text string) string {
 	return strings.Join(kept, " ")
 }
 
-// recallArgs are the arguments of recallSQL: the vector's two only when
+// recallArgs are the arguments of a recall statement: the vector's two only when
 // the statement has them.
 func recallArgs(vectors bool, args []any, embedding []float32, model string) []any {
 	if vectors {

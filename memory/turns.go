@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -95,12 +96,14 @@ var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUser
 // turnConversationSQL is the conversation of the turn's user row.
 const turnConversationSQL = `(SELECT conversation_id FROM (` + turnUserRowSQL + `) r)`
 
-// turnRecallSQL is recallSQL over the turn's conversation, before its
-// window of $3 rows: what the model sees anyway is not recalled.
-func turnRecallSQL(vectors bool) string {
-	return recallSQL(`SELECT r.conversation_id, (SELECT coalesce(min(id), 0) FROM (
-		SELECT id FROM messages WHERE conversation_id = r.conversation_id ORDER BY id DESC LIMIT $3) w) AS before_id
-	FROM (`+turnUserRowSQL+`) r`, autoRecallShape, vectors, "$4", "$5", "$6", "$7")
+// turnRecallSQL is the turn's auto-recall (autoRecallFront) over the
+// conversation of its user row, before its window of $3 rows, with and
+// without vectors.
+var turnRecallSQL = [2]string{turnRecallStatement(false), turnRecallStatement(true)}
+
+func turnRecallStatement(vectors bool) string {
+	front := strings.ReplaceAll(autoRecallFront(`SELECT r.conversation_id FROM (`+turnUserRowSQL+`) r`), "{window}", "$3")
+	return recallParams(rankSQL(front, vectors, false), "$4", "$5", "$6", "$7")
 }
 
 // receivedTextSQL logs the message_received event of the turn.
@@ -125,7 +128,7 @@ const asyncCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
 // batch is one) run their prepared generic plans. PostgreSQL otherwise
 // plans some of them again at every execution, their generic plan's
 // estimate being above the plans made for each execution's values:
-// recallSQL (1.5 ms, more than the search itself), StartTurn's history
+// recall statements (1.5 ms, more than the search itself), StartTurn's history
 // query (0.2 ms), saveUpdateSQL (0.15 ms).
 const genericPlansSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
 
@@ -164,7 +167,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueSummary(ctx, batch, turnConversationSQL, &t.Summary, in.ChatID, in.UpdateID)
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
 		vectors := s.Vectors()
-		queueScoped(ctx, batch, turnRecallSQL(vectors), recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, words, in.Recall.Limit},
+		queueScoped(ctx, batch, turnRecallSQL[vectorsIndex(vectors)], recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, words, in.Recall.Limit},
 			in.Recall.Embedding, in.Recall.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
 			var err error
 			t.Recalled, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])

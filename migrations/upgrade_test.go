@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -20,32 +21,7 @@ import (
 func TestStoredStemsCoverTheRowsOfAnUpgradedDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, pgtest.AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	name := fmt.Sprintf("membot_upgrade_%d", rand.Uint32())
-	if _, err := admin.Exec(ctx, `CREATE DATABASE `+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pgtest.Drop(t, name) })
-	dsn := pgtest.URLFor(name)
-
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := stdlib.OpenDB(*cfg)
-	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Files,
-		goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 21); err != nil {
-		t.Fatal(err)
-	}
+	db, dsn := databaseAt(t, 21)
 	exec(t, db, `INSERT INTO users (telegram_user_id, first_name) VALUES (1, 'Ann')`)
 	exec(t, db, `INSERT INTO conversations (id, telegram_user_id, chat_id) VALUES ('11111111-2222-3333-4444-555555555555', 1, 1)`)
 	exec(t, db, `INSERT INTO messages (conversation_id, role, content) VALUES
@@ -68,6 +44,80 @@ func TestStoredStemsCoverTheRowsOfAnUpgradedDatabase(t *testing.T) {
 		AND membot_search_keys(m.conversation_id, m.search_vector) @@ membot_search_query('sofas', membot_search_prefix(m.conversation_id))`).Scan(&viaIndex); err != nil || viaIndex != 1 {
 		t.Fatalf("the index expression finds %d rows, %v; want 1", viaIndex, err)
 	}
+}
+
+// The search functions of 00023 (compiled once per connection) give the
+// stems and index keys of 00022's, which the stored column and the index
+// hold; and membot_ts_config is inlined where it is planned.
+func TestCompiledSearchFunctionsKeepTheStoredStemsAndKeys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, dsn := databaseAt(t, 22)
+	const values = `SELECT string_agg(membot_search_vector(t)::text || ' | ' ||
+		membot_search_keys('11111111-2222-3333-4444-555555555555', membot_search_vector(t))::text, E'\n' ORDER BY t)
+		FROM unnest(ARRAY['[Текущее время: 2026-01-05 10:00] My cats sleep on the sofa', 'Мы ездили в Казань в поездку',
+			'42 ok 7', '', '日本語のテキスト', 'running runners ran']) t`
+	var before, after string
+	if err := db.QueryRowContext(ctx, values).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrations.Up(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, values).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Fatalf("stems and keys changed:\n%s\nwere\n%s", after, before)
+	}
+	rows, err := db.QueryContext(ctx, `EXPLAIN (VERBOSE, COSTS OFF) SELECT membot_ts_config(content) FROM messages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan += line + "\n"
+	}
+	if !strings.Contains(plan, "CASE") {
+		t.Fatalf("membot_ts_config is not inlined: %s", plan)
+	}
+}
+
+// databaseAt creates a database migrated up to version.
+func databaseAt(t *testing.T, version int64) (*sql.DB, string) {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pgtest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	name := fmt.Sprintf("membot_upgrade_%d", rand.Uint32())
+	if _, err := admin.Exec(ctx, `CREATE DATABASE `+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pgtest.Drop(t, name) })
+	dsn := pgtest.URLFor(name)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	t.Cleanup(func() { db.Close() })
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Files,
+		goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		t.Fatal(err)
+	}
+	return db, dsn
 }
 
 func exec(t *testing.T, db *sql.DB, q string) {
