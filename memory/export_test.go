@@ -10,5 +10,5 @@ var (
 	ClaimFreeSQL    = claimFreeSQL
 	VoiceRepliesSQL = `SELECT ` + voiceRepliesSQL
 	LaterInAlbumSQL = laterInAlbumSQL
-	TurnRecallSQL   = bindThread(turnRecallSQL[0], 6)
+	TurnRecallSQL   = bindThread(turnRecallSQL[0], 5)
 )

@@ -169,7 +169,7 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 		// of it and of the conversation's rows, never the whole table (nor
 		// the whole of an index, as a walk down the primary key would).
 		for _, chat := range []int64{res.FirstChatID, res.LastChatID} {
-			plan := explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, "сегодня работу поездка", 3, 0)
+			plan := explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, 3, 0)
 			for _, s := range plan.scansOf("messages") {
 				if s.NodeType == "Seq Scan" || strings.HasPrefix(s.NodeType, "Index") && s.Cond == "" {
 					t.Errorf("auto-recall, chat %d, %s: %v", chat, mode, s)

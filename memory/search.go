@@ -113,13 +113,14 @@ const (
 // (migrations 00013, 00022), never through the conversation's btree.
 // The {placeholders} are the statement's parameters.
 
-// queryCTEs are the query's stems in its language and their tsquery.
-const queryCTEs = `stems AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config({text}), {text})) AS lexemes),
-q AS (
-	SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest(stems.lexemes) l), ' | ')::tsquery, ''::tsquery) AS q,
-		membot_search_prefix(scope.conversation_id) AS prefix, stems.lexemes
-	FROM scope, stems),
+// queryCTEs define q (the query: its stems, which lexemes gives as a
+// text[], and the conversation's key prefix) and tq (the stems as a
+// tsquery).
+func queryCTEs(lexemes string) string {
+	return `q AS (SELECT ` + lexemes + ` AS lexemes, membot_search_prefix(scope.conversation_id) AS prefix FROM scope),
+tq AS (SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest(q.lexemes) l), ' | ')::tsquery, ''::tsquery) AS q FROM q),
 `
+}
 
 // sizeCTEs count the conversation's rows older than before_id, up to
 // countedRows; beyond that the size is estimated.
@@ -150,15 +151,15 @@ const probeSQL = `SELECT m.id, m.search_vector AS v FROM messages m
 // and rows of scope.
 func searchFront(scope string) string {
 	return `WITH scope AS (` + scope + `),
-` + queryCTEs + sizeCTEs + `recent_from AS (
+` + queryCTEs(`tsvector_to_array(to_tsvector(membot_ts_config({text}), {text}))`) + sizeCTEs + `recent_from AS (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
 		ORDER BY m.id DESC OFFSET {recent} - 1 LIMIT 1) AS id
 	FROM scope),
 recent_hits AS MATERIALIZED (
 	SELECT m.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(m.search_vector) AS len
-	FROM scope, recent_from, q, messages m, unnest(ts_filter(setweight(m.search_vector, 'A', q.lexemes), '{a}')) u
+	FROM scope, recent_from, q, tq, messages m, unnest(ts_filter(setweight(m.search_vector, 'A', q.lexemes), '{a}')) u
 	WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id AND m.id >= coalesce(recent_from.id, 0)
-	  AND m.search_vector @@ q.q),
+	  AND m.search_vector @@ tq.q),
 est AS MATERIALIZED (
 	SELECT l.lexeme, count(h.id)::float8 AS seen,
 		count(h.id) * rows.n / greatest(CASE WHEN recent_from.id IS NULL THEN rows.n ELSE {recent} END, 1) AS est
@@ -186,8 +187,11 @@ hits AS (
 }
 
 // autoRecallFront is a turn's own recall (see autoRecallRare): rows of the
-// conversation of turn (a query of one row: conversation_id) older than
-// its newest {window} rows, which the model sees anyway.
+// conversation of turn (a query of one row: conversation_id and id, the
+// turn's row) older than its newest {window} rows, which the model sees
+// anyway. The query is the stems of the turn's row, its first {words}
+// words' (stored when the row was: not computed again), and a stem's
+// count in the window comes from the window's stored stems.
 func autoRecallFront(turn string) string {
 	return `WITH turn AS (` + turn + `),
 win AS MATERIALIZED (
@@ -198,10 +202,11 @@ scope AS (
 	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < {window} THEN 0
 		ELSE (SELECT min(id) FROM win) END AS before_id
 	FROM turn),
-` + queryCTEs + `seen AS MATERIALIZED (
-	SELECT l.lexeme, count(u.lexeme) AS n
+` + queryCTEs(`ARRAY(SELECT u.lexeme FROM turn, win, unnest(win.v) u WHERE win.id = turn.id
+		ORDER BY u.positions[1], u.lexeme LIMIT {words})`) + `seen AS MATERIALIZED (
+	SELECT l.lexeme, count(w.lexeme) AS n
 	FROM q CROSS JOIN unnest(q.lexemes) l (lexeme)
-	LEFT JOIN (SELECT u.lexeme FROM q, win, unnest(ts_filter(setweight(win.v, 'A', q.lexemes), '{a}')) u) u USING (lexeme)
+	LEFT JOIN (SELECT unnest(tsvector_to_array(win.v)) AS lexeme FROM win) w USING (lexeme)
 	GROUP BY l.lexeme),
 probe AS (
 	SELECT s.lexeme, s.n, p.id, p.v
@@ -222,7 +227,9 @@ hits AS (
 // ones as their best fragments; with marks, the words that matched are
 // marked.
 func rankSQL(front string, vectors, marks bool) string {
-	sem, union := "", ""
+	// With one ranking, fusion keeps its order: its best {limit} rows.
+	sem, fused := "", `fused AS (SELECT id, 1.0 / ({rrfK} + r) AS score FROM fts WHERE r <= {limit})
+`
 	if vectors {
 		sem = `qv AS MATERIALIZED (SELECT {vec}::text::vector AS v WHERE {vec}::text IS NOT NULL),
 sem AS (
@@ -235,7 +242,11 @@ sem AS (
 		ORDER BY x.message_id DESC OFFSET {semantic} - 1 LIMIT 1), 0)
 	ORDER BY r LIMIT {candidates}),
 `
-		union = ` UNION ALL SELECT id, r FROM sem`
+		fused = `fused AS (
+	SELECT id, sum(1.0 / ({rrfK} + r)) AS score
+	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
+	GROUP BY id ORDER BY score DESC, id DESC LIMIT {limit})
+`
 	}
 	return front + `avglen AS (SELECT greatest(avg(len)::float8, 1) AS a FROM (SELECT DISTINCT id, len FROM hits) d),
 fts AS (
@@ -244,16 +255,12 @@ fts AS (
 		/ (h.tf + {k1} * (1 - {b} + {b} * h.len / avglen.a))) DESC, h.id DESC) AS r
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT {candidates}),
-` + sem + `fused AS (
-	SELECT id, sum(1.0 / ({rrfK} + r)) AS score
-	FROM (SELECT id, r FROM fts` + union + `) ranked
-	GROUP BY id ORDER BY score DESC, id DESC LIMIT {limit})
-SELECT m.id, m.role, m.created_at, CASE WHEN ` + strconv.FormatBool(marks) + ` OR length(m.content) > 400
-	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), q.q,
+` + sem + fused + `SELECT m.id, m.role, m.created_at, CASE WHEN ` + strconv.FormatBool(marks) + ` OR length(m.content) > 400
+	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
 	ELSE membot_plain_text(m.content) END AS text
-FROM fused f JOIN messages m ON m.id = f.id, q
+FROM fused f JOIN messages m ON m.id = f.id
 ORDER BY f.score DESC, m.id DESC`
 }
 
@@ -262,7 +269,7 @@ ORDER BY f.score DESC, m.id DESC`
 func recallParams(sql string, text, limit, vec, model string) string {
 	return strings.NewReplacer("{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model,
 		"{probe}", strconv.Itoa(probeRows), "{lookup}", strconv.Itoa(lookupRows), "{recent}", strconv.Itoa(recentRows),
-		"{rare}", strconv.Itoa(autoRecallRare), "{counted}", strconv.Itoa(countedRows), "{semantic}", strconv.Itoa(semanticRows),
+		"{rare}", strconv.Itoa(autoRecallRare), "{words}", strconv.Itoa(maxSearchWords), "{counted}", strconv.Itoa(countedRows), "{semantic}", strconv.Itoa(semanticRows),
 		"{candidates}", strconv.Itoa(recallCandidates), "{rrfK}", strconv.Itoa(rrfK),
 		"{k1}", bm25K1, "{b}", bm25B).Replace(sql)
 }

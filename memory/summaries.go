@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -115,12 +114,13 @@ func (s *Store) Summaries(ctx context.Context, conversationID string) ([]Summary
 // conversation that conv (an expression over the batch's arguments)
 // names, scanned into *dst.
 func queueSummary(ctx context.Context, batch *pgx.Batch, conv string, dst *string, args ...any) {
-	queueScoped(ctx, batch, `SELECT content FROM conversation_summaries WHERE conversation_id = `+conv+`
-		ORDER BY to_message_id DESC LIMIT 1`, args...).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(dst)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		return err
+	queueScoped(ctx, batch, `SELECT `+summaryTextSQL(conv), args...).QueryRow(func(row pgx.Row) error {
+		return row.Scan(dst)
 	})
+}
+
+// summaryTextSQL is the text of the newest summary of conversation conv, "" when none.
+func summaryTextSQL(conv string) string {
+	return `coalesce((SELECT content FROM conversation_summaries WHERE conversation_id = ` + conv + `
+		ORDER BY to_message_id DESC LIMIT 1), '')`
 }

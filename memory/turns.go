@@ -28,7 +28,9 @@ type TurnStart struct {
 	Recall Recall
 }
 
-// Recall is what a turn's auto-recall looks for (see Search).
+// Recall is what a turn's auto-recall looks for (see Search). Its words
+// are the stems stored with the turn's row; Text only tells whether the
+// message has any (a sticker has none).
 type Recall struct {
 	Limit          int
 	Text           string
@@ -93,17 +95,14 @@ const turnUserRowSQL = `SELECT id, conversation_id FROM (
 // turnHistorySQL is the newest $3 rows of the conversation of the turn's user row.
 var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3")
 
-// turnConversationSQL is the conversation of the turn's user row.
-const turnConversationSQL = `(SELECT conversation_id FROM (` + turnUserRowSQL + `) r)`
-
 // turnRecallSQL is the turn's auto-recall (autoRecallFront) over the
 // conversation of its user row, before its window of $3 rows, with and
 // without vectors.
 var turnRecallSQL = [2]string{turnRecallStatement(false), turnRecallStatement(true)}
 
 func turnRecallStatement(vectors bool) string {
-	front := strings.ReplaceAll(autoRecallFront(`SELECT r.conversation_id FROM (`+turnUserRowSQL+`) r`), "{window}", "$3")
-	return recallParams(rankSQL(front, vectors, false), "$4", "$5", "$6", "$7")
+	front := strings.ReplaceAll(autoRecallFront(`SELECT r.conversation_id, r.id FROM (`+turnUserRowSQL+`) r`), "{window}", "$3")
+	return recallParams(rankSQL(front, vectors, false), "", "$4", "$5", "$6")
 }
 
 // receivedTextSQL logs the message_received event of the turn.
@@ -122,7 +121,9 @@ WHERE update_id = $1 AND role = 'assistant' AND tool_calls IS NULL ORDER BY id D
 // update's completion, or any other session's) flushes everything written
 // before it. It saves a disk flush on the
 // path of every reply (the final answer saves another: Step.FlushLater).
-const asyncCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
+const asyncCommitSQL = `SELECT ` + asyncCommit
+
+const asyncCommit = `set_config('synchronous_commit', 'off', true)`
 
 // genericPlansSQL makes the statements after it in its transaction (a
 // batch is one) run their prepared generic plans. PostgreSQL otherwise
@@ -130,15 +131,16 @@ const asyncCommitSQL = `SELECT set_config('synchronous_commit', 'off', true)`
 // estimate being above the plans made for each execution's values:
 // recall statements (1.5 ms, more than the search itself), StartTurn's history
 // query (0.2 ms), saveUpdateSQL (0.15 ms).
-const genericPlansSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
+const genericPlansSQL = `SELECT ` + genericPlans
+
+const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true)`
 
 // StartTurn upserts the user, stores their message in the chat's current
 // conversation, logs its arrival and loads the history, in one round trip.
 func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	t := &Turn{}
 	batch := &pgx.Batch{}
-	batch.Queue(asyncCommitSQL)
-	batch.Queue(genericPlansSQL)
+	batch.Queue(`SELECT ` + asyncCommit + `, ` + genericPlans) // asyncCommitSQL and genericPlansSQL in one statement
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	var metadata any
 	if len(in.Metadata) > 0 {
@@ -150,10 +152,11 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	}
 	queueScoped(ctx, batch, insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata)
 	queueScoped(ctx, batch, receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID, kind)
-	queueScoped(ctx, batch, `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, ''), `+voiceRepliesSQL+` FROM (`+turnUserRowSQL+`) r
+	queueScoped(ctx, batch, `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, ''), `+voiceRepliesSQL+`,
+		`+summaryTextSQL("r.conversation_id")+` FROM (`+turnUserRowSQL+`) r
 		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
 		QueryRow(func(row pgx.Row) error {
-			return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model, &t.VoiceReplies)
+			return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model, &t.VoiceReplies, &t.Summary)
 		})
 	queueScoped(ctx, batch, turnHistorySQL, in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
 		var err error
@@ -164,10 +167,9 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
-	queueSummary(ctx, batch, turnConversationSQL, &t.Summary, in.ChatID, in.UpdateID)
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
 		vectors := s.Vectors()
-		queueScoped(ctx, batch, turnRecallSQL[vectorsIndex(vectors)], recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, words, in.Recall.Limit},
+		queueScoped(ctx, batch, turnRecallSQL[vectorsIndex(vectors)], recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, in.Recall.Limit},
 			in.Recall.Embedding, in.Recall.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
 			var err error
 			t.Recalled, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
