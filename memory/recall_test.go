@@ -453,6 +453,37 @@ func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
 	}
 }
 
+// A word counts as used in the rows the model sees too: one the window
+// already holds more than 20 times brings back nothing older, however
+// rare it was before; the row's other, rare word still does.
+func TestAutoRecallCountsTheWindowsUses(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	kettle := fill(t, store, conv, 40, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles'
+		WHEN g <= 16 THEN 'The weather is grey, note ' || g ELSE 'The kettle boiled, note ' || g END`)(1)
+	recalled := func(text string) []int64 {
+		turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, Content: text, HistoryLimit: 30,
+			Recall: memory.Recall{Limit: 3, Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, r := range turn.Recalled {
+			ids = append(ids, r.MessageID)
+		}
+		return ids
+	}
+	// The window: this row and rows 12 to 40, 25 of them about the kettle.
+	if got := recalled("the kettle?"); len(got) != 0 {
+		t.Fatalf("a word the window uses 25 times recalled %v", got)
+	}
+	if got := recalled("Brunhilde?"); !slices.Equal(got, []int64{kettle}) {
+		t.Fatalf("a rare word recalled %v; want row %d", got, kettle)
+	}
+}
+
 // The semantic side compares the query with the newest 1,000 embeddings
 // of the conversation only (see semanticRows): an older row is found by
 // its words, not by its meaning.
