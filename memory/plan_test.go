@@ -21,6 +21,7 @@ type planNode struct {
 	Index     string     `json:"Index Name"`
 	Direction string     `json:"Scan Direction"`
 	Cond      string     `json:"Index Cond"`
+	Subplan   string     `json:"Subplan Name"`
 	Plans     []planNode `json:"Plans"`
 }
 
@@ -39,6 +40,19 @@ func (n planNode) String() string {
 }
 
 // scansOf lists the nodes of the plan that read table.
+// has tells whether the plan has a subplan of this name ("CTE rows").
+func (n planNode) has(subplan string) bool {
+	if n.Subplan == subplan {
+		return true
+	}
+	for _, c := range n.Plans {
+		if c.has(subplan) {
+			return true
+		}
+	}
+	return false
+}
+
 func (n planNode) scansOf(table string) []planNode {
 	var out []planNode
 	if n.Relation == table && strings.HasSuffix(n.NodeType, "Scan") {
@@ -170,6 +184,11 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 		// the whole of an index, as a walk down the primary key would).
 		for _, chat := range []int64{res.FirstChatID, res.LastChatID} {
 			plan := explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, 3, 0)
+			// The conversation's size is counted once: inlined, its
+			// 1,000-row scans ran again for every candidate row.
+			if !plan.has("CTE rows") || !plan.has("CTE ends") {
+				t.Errorf("auto-recall, chat %d, %s: the size CTEs are not computed once", chat, mode)
+			}
 			for _, s := range plan.scansOf("messages") {
 				if s.NodeType == "Seq Scan" || strings.HasPrefix(s.NodeType, "Index") && s.Cond == "" {
 					t.Errorf("auto-recall, chat %d, %s: %v", chat, mode, s)

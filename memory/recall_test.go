@@ -484,6 +484,26 @@ func TestAutoRecallCountsTheWindowsUses(t *testing.T) {
 	}
 }
 
+// The full-text index's pending list (new keys not yet merged, read whole
+// by every lookup) stays small however many rows come in (migration 00024).
+func TestSearchIndexPendingListStaysSmall(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	fill(t, store, conv, 3000, `'note ' || g || ' word' || (g * 7919 % 10007) || ' other' || (g * 104729 % 10009)`)
+	if _, err := store.Pool().Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`); err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	if err := store.Pool().QueryRow(ctx, `SELECT pending_pages FROM pgstatginindex('messages_search')`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if pages > 8 {
+		t.Fatalf("the full-text index has %d pending pages after 3,000 rows; want at most 8 (64 kB)", pages)
+	}
+}
+
 // The semantic side compares the query with the newest 1,000 embeddings
 // of the conversation only (see semanticRows): an older row is found by
 // its words, not by its meaning.

@@ -124,14 +124,14 @@ tq AS (SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest
 
 // sizeCTEs count the conversation's rows older than before_id, up to
 // countedRows; beyond that the size is estimated.
-const sizeCTEs = `ends AS (
+const sizeCTEs = `ends AS MATERIALIZED (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
 		ORDER BY m.id DESC LIMIT 1) AS newest,
 	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
 		ORDER BY m.id DESC OFFSET {counted} - 1 LIMIT 1) AS counted_from,
 	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id LIMIT 1) AS oldest
 	FROM scope),
-rows AS (
+rows AS MATERIALIZED (
 	SELECT CASE WHEN ends.counted_from IS NULL
 		THEN (SELECT count(*) FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id)
 		ELSE ({counted} - 1) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.counted_from, 1) + 1
