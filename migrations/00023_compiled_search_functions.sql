@@ -9,6 +9,12 @@
 -- as they are. membot_ts_config names its configurations as regconfig
 -- constants, so that it is inlined where it is used (a text cast to
 -- regconfig depends on search_path, which kept it from being inlined).
+-- The two that call other membot functions keep the search_path they were
+-- made with: pg_restore loads rows with an empty search_path, and the
+-- stems (a generated column) and the index keys are computed then; the
+-- SQL versions of 00013 and 00022 failed there ("function
+-- membot_plain_text(text) does not exist"), so a pg_dump of the database
+-- could not be restored.
 
 -- +goose Up
 -- +goose StatementBegin
@@ -22,7 +28,7 @@ $$;
 
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION membot_search_vector(content text) RETURNS tsvector
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 1000 AS $$
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 1000 SET search_path FROM CURRENT AS $$
 DECLARE
     plain text := membot_plain_text(content);
 BEGIN
@@ -33,7 +39,7 @@ $$;
 
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION membot_search_keys(conversation_id uuid, search_vector tsvector) RETURNS tsvector
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT AS $$
 BEGIN
     RETURN array_to_tsvector(ARRAY(
         SELECT membot_search_prefix(conversation_id) || lexeme FROM unnest(tsvector_to_array(search_vector)) lexeme));

@@ -88,7 +88,7 @@ func TestCompiledSearchFunctionsKeepTheStoredStemsAndKeys(t *testing.T) {
 	}
 }
 
-// databaseAt creates a database migrated up to version.
+// databaseAt creates a database migrated up to version (0: none).
 func databaseAt(t *testing.T, version int64) (*sql.DB, string) {
 	t.Helper()
 	ctx := context.Background()
@@ -109,6 +109,9 @@ func databaseAt(t *testing.T, version int64) (*sql.DB, string) {
 	}
 	db := stdlib.OpenDB(*cfg)
 	t.Cleanup(func() { db.Close() })
+	if version == 0 {
+		return db, dsn
+	}
 	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Files,
 		goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
 	if err != nil {
