@@ -61,8 +61,13 @@ const (
 const autoRecallRare = 20
 
 // countedRows: a conversation of more rows than this is not counted for
-// BM25: its size is estimated from the ids its newest countedRows rows span.
-const countedRows = 1000
+// BM25: its size is estimated from the ids its newest countedRows rows
+// span. Auto-recall, on the path of every reply, counts autoRecallCounted:
+// its ranking only orders the few rows that share a rare stem.
+const (
+	countedRows       = 1000
+	autoRecallCounted = 100
+)
 
 // semanticRows bounds the semantic side: the query's embedding is
 // compared with those of the conversation's newest semanticRows messages
@@ -123,8 +128,12 @@ tq AS (SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest
 }
 
 // sizeCTEs count the conversation's rows older than before_id, up to
-// countedRows; beyond that the size is estimated.
-const sizeCTEs = `ends AS MATERIALIZED (
+// counted; beyond that the size is estimated.
+func sizeCTEs(counted int) string {
+	return strings.ReplaceAll(sizeSQL, "{counted}", strconv.Itoa(counted))
+}
+
+const sizeSQL = `ends AS MATERIALIZED (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
 		ORDER BY m.id DESC LIMIT 1) AS newest,
 	(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
@@ -151,7 +160,7 @@ const probeSQL = `SELECT m.id, m.search_vector AS v FROM messages m
 // and rows of scope.
 func searchFront(scope string) string {
 	return `WITH scope AS (` + scope + `),
-` + queryCTEs(`tsvector_to_array(to_tsvector(membot_ts_config({text}), {text}))`) + sizeCTEs + `recent_from AS (
+` + queryCTEs(`tsvector_to_array(to_tsvector(membot_ts_config({text}), {text}))`) + sizeCTEs(countedRows) + `recent_from AS (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
 		ORDER BY m.id DESC OFFSET {recent} - 1 LIMIT 1) AS id
 	FROM scope),
@@ -218,7 +227,7 @@ df AS MATERIALIZED (
 hits AS (
 	SELECT p.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(p.v) AS len
 	FROM probe p JOIN df USING (lexeme), unnest(ts_filter(setweight(p.v, 'A', ARRAY[p.lexeme]), '{a}')) u),
-` + sizeCTEs
+` + sizeCTEs(autoRecallCounted)
 }
 
 // rankSQL ranks the front's hits by BM25 and, with vectors, the
@@ -269,7 +278,7 @@ ORDER BY f.score DESC, m.id DESC`
 func recallParams(sql string, text, limit, vec, model string) string {
 	return strings.NewReplacer("{text}", text, "{limit}", limit, "{vec}", vec, "{model}", model,
 		"{probe}", strconv.Itoa(probeRows), "{lookup}", strconv.Itoa(lookupRows), "{recent}", strconv.Itoa(recentRows),
-		"{rare}", strconv.Itoa(autoRecallRare), "{words}", strconv.Itoa(maxSearchWords), "{counted}", strconv.Itoa(countedRows), "{semantic}", strconv.Itoa(semanticRows),
+		"{rare}", strconv.Itoa(autoRecallRare), "{words}", strconv.Itoa(maxSearchWords), "{semantic}", strconv.Itoa(semanticRows),
 		"{candidates}", strconv.Itoa(recallCandidates), "{rrfK}", strconv.Itoa(rrfK),
 		"{k1}", bm25K1, "{b}", bm25B).Replace(sql)
 }
