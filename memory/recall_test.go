@@ -529,3 +529,56 @@ func TestSemanticSearchReadsTheNewestEmbeddingsOnly(t *testing.T) {
 		t.Fatalf("semantic search before row 1,001 found %v; want %d", got, first+1)
 	}
 }
+
+// A retried turn (its user row already stored, the first attempt's step rows
+// after it) recalls what the first attempt recalled.
+func TestAutoRecallOfARetriedTurn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	parrot := fill(t, store, conv, 40, `CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning'
+		ELSE 'The weather is grey today, note ' || g END`)(3)
+	start := func() []int64 {
+		turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, UpdateID: 777,
+			Content: "my parrot?", HistoryLimit: 3, Recall: memory.Recall{Limit: 3, Text: "my parrot?"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		for _, s := range turn.Recalled {
+			ids = append(ids, s.MessageID)
+		}
+		return ids
+	}
+	if got := start(); len(got) != 1 || got[0] != parrot {
+		t.Fatalf("first attempt recalled %v; want [%d]", got, parrot)
+	}
+	// The first attempt stored three step rows (a tool call and its results) before it was cut short.
+	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
+		SELECT $1, 'tool', '{"ok": true}' FROM generate_series(1, 3)`, conv); err != nil {
+		t.Fatal(err)
+	}
+	if got := start(); len(got) != 1 || got[0] != parrot {
+		t.Fatalf("the retried turn recalled %v; want [%d]", got, parrot)
+	}
+}
+
+// A one-character word (searchWords drops it too) does not alone bring an
+// old row into the prompt.
+func TestAutoRecallSkipsOneCharacterWords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	fill(t, store, conv, 40, `CASE WHEN g = 3 THEN 'Fine, 7 then' ELSE 'The weather is grey today' END`)
+	text := "I have 7 kittens"
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1,
+		Content: text, HistoryLimit: 10, Recall: memory.Recall{Limit: 3, Text: text}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(turn.Recalled) != 0 {
+		t.Fatalf("recalled %+v by the stem \"7\" alone", turn.Recalled)
+	}
+}

@@ -198,9 +198,11 @@ hits AS (
 // autoRecallFront is a turn's own recall (see autoRecallRare): rows of the
 // conversation of turn (a query of one row: conversation_id and id, the
 // turn's row) older than its newest {window} rows, which the model sees
-// anyway. The query is the stems of the turn's row, its first {words}
-// words' (stored when the row was: not computed again), and a stem's
-// count in the window comes from the window's stored stems.
+// anyway, and than the turn's row (on a retry, the steps stored after it
+// may have pushed it out of the window). The query is the stems stored
+// with the turn's row, of its first {words} words of two letters or more,
+// as searchWords keeps them (a lone digit is not a telling word); a
+// stem's count in the window comes from the window's stored stems.
 func autoRecallFront(turn string) string {
 	return `WITH turn AS (` + turn + `),
 win AS MATERIALIZED (
@@ -209,13 +211,12 @@ win AS MATERIALIZED (
 		WHERE m.conversation_id = turn.conversation_id ORDER BY m.id DESC LIMIT {window}) w),
 scope AS (
 	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < {window} THEN 0
-		ELSE (SELECT min(id) FROM win) END AS before_id
+		ELSE least((SELECT min(id) FROM win), turn.id) END AS before_id
 	FROM turn),
-` + queryCTEs(`ARRAY(SELECT u.lexeme FROM turn, win, unnest(win.v) u WHERE win.id = turn.id
-		ORDER BY u.positions[1], u.lexeme LIMIT {words})`) + `seen AS MATERIALIZED (
-	SELECT l.lexeme, count(w.lexeme) AS n
-	FROM q CROSS JOIN unnest(q.lexemes) l (lexeme)
-	LEFT JOIN (SELECT unnest(tsvector_to_array(win.v)) AS lexeme FROM win) w USING (lexeme)
+` + queryCTEs(`ARRAY(SELECT u.lexeme FROM turn, messages t, unnest(t.search_vector) u
+		WHERE t.id = turn.id AND char_length(u.lexeme) >= 2 ORDER BY u.positions[1], u.lexeme LIMIT {words})`) + `seen AS MATERIALIZED (
+	SELECT l.lexeme, count(*) FILTER (WHERE w.v @@ l.query) AS n
+	FROM (SELECT lexeme, quote_literal(lexeme)::tsquery AS query FROM q, unnest(q.lexemes) lexeme) l CROSS JOIN win w
 	GROUP BY l.lexeme),
 probe AS (
 	SELECT s.lexeme, s.n, p.id, p.v
