@@ -39,7 +39,6 @@ func (n planNode) String() string {
 	return s
 }
 
-// scansOf lists the nodes of the plan that read table.
 // has tells whether the plan has a subplan of this name ("CTE rows").
 func (n planNode) has(subplan string) bool {
 	if n.Subplan == subplan {
@@ -53,6 +52,7 @@ func (n planNode) has(subplan string) bool {
 	return false
 }
 
+// scansOf lists the nodes of the plan that read table.
 func (n planNode) scansOf(table string) []planNode {
 	var out []planNode
 	if n.Relation == table && strings.HasSuffix(n.NodeType, "Scan") {

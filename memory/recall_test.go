@@ -40,6 +40,10 @@ func found(t *testing.T, store *memory.Store, q memory.Search) []int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return snippetIDs(snippets)
+}
+
+func snippetIDs(snippets []memory.Snippet) []int64 {
 	var ids []int64
 	for _, s := range snippets {
 		ids = append(ids, s.MessageID)
@@ -419,6 +423,24 @@ func TestConnectionsRunWithoutJITUnlessTheURLSetsIt(t *testing.T) {
 	}
 }
 
+// recall starts a turn of user 1 in chat 1 saying text, with a window of
+// history rows, and returns what its auto-recall found.
+func recall(t *testing.T, store *memory.Store, update int64, text string, history int) []memory.Snippet {
+	t.Helper()
+	turn, err := store.StartTurn(context.Background(), memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, UpdateID: update,
+		Content: text, HistoryLimit: history, Recall: memory.Recall{Limit: 3, Text: text}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return turn.Recalled
+}
+
+// recalledIDs is recall's rows' ids.
+func recalledIDs(t *testing.T, store *memory.Store, update int64, text string, history int) []int64 {
+	t.Helper()
+	return snippetIDs(recall(t, store, update, text, history))
+}
+
 // The turn's auto-recall takes only rows that share a word the
 // conversation has used at most 20 times (see autoRecallShape): a common
 // word alone brings nothing into the prompt unasked, a rare one does,
@@ -430,26 +452,12 @@ func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
 	parrot := fill(t, store, conv, 100, `CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning'
 		ELSE 'The weather is grey today, note ' || g END`)(3)
-	recalled := func(text string) []int64 {
-		turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, Content: text, HistoryLimit: 10,
-			Recall: memory.Recall{Limit: 3, Text: text}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []int64
-		for _, s := range turn.Recalled {
-			ids = append(ids, s.MessageID)
-			if s.Text != "My parrot Kesha sings in the morning" {
-				t.Fatalf("recalled %q; want the row as it is", s.Text)
-			}
-		}
-		return ids
-	}
-	if got := recalled("how is the weather?"); len(got) != 0 {
+	if got := recalledIDs(t, store, 0, "how is the weather?", 10); len(got) != 0 {
 		t.Fatalf("a common word recalled %v", got)
 	}
-	if got := recalled("the weather and my parrots"); !slices.Equal(got, []int64{parrot}) {
-		t.Fatalf("a rare word recalled %v; want row %d", got, parrot)
+	got := recall(t, store, 0, "the weather and my parrots", 10)
+	if len(got) != 1 || got[0].MessageID != parrot || got[0].Text != "My parrot Kesha sings in the morning" {
+		t.Fatalf("a rare word recalled %+v; want row %d as it is", got, parrot)
 	}
 }
 
@@ -463,18 +471,7 @@ func TestAutoRecallCountsTheWindowsUses(t *testing.T) {
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
 	kettle := fill(t, store, conv, 40, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles'
 		WHEN g <= 16 THEN 'The weather is grey, note ' || g ELSE 'The kettle boiled, note ' || g END`)(1)
-	recalled := func(text string) []int64 {
-		turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, Content: text, HistoryLimit: 30,
-			Recall: memory.Recall{Limit: 3, Text: text}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []int64
-		for _, r := range turn.Recalled {
-			ids = append(ids, r.MessageID)
-		}
-		return ids
-	}
+	recalled := func(text string) []int64 { return recalledIDs(t, store, 0, text, 30) }
 	// The window: this row and rows 12 to 40, 25 of them about the kettle.
 	if got := recalled("the kettle?"); len(got) != 0 {
 		t.Fatalf("a word the window uses 25 times recalled %v", got)
@@ -539,18 +536,7 @@ func TestAutoRecallOfARetriedTurn(t *testing.T) {
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
 	parrot := fill(t, store, conv, 40, `CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning'
 		ELSE 'The weather is grey today, note ' || g END`)(3)
-	start := func() []int64 {
-		turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, UpdateID: 777,
-			Content: "my parrot?", HistoryLimit: 3, Recall: memory.Recall{Limit: 3, Text: "my parrot?"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []int64
-		for _, s := range turn.Recalled {
-			ids = append(ids, s.MessageID)
-		}
-		return ids
-	}
+	start := func() []int64 { return recalledIDs(t, store, 777, "my parrot?", 3) }
 	if got := start(); len(got) != 1 || got[0] != parrot {
 		t.Fatalf("first attempt recalled %v; want [%d]", got, parrot)
 	}
@@ -572,13 +558,7 @@ func TestAutoRecallSkipsOneCharacterWords(t *testing.T) {
 	store := open(t)
 	conv, _ := store.CurrentConversation(ctx, 1, 1)
 	fill(t, store, conv, 40, `CASE WHEN g = 3 THEN 'Fine, 7 then' ELSE 'The weather is grey today' END`)
-	text := "I have 7 kittens"
-	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1,
-		Content: text, HistoryLimit: 10, Recall: memory.Recall{Limit: 3, Text: text}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(turn.Recalled) != 0 {
-		t.Fatalf("recalled %+v by the stem \"7\" alone", turn.Recalled)
+	if got := recall(t, store, 0, "I have 7 kittens", 10); len(got) != 0 {
+		t.Fatalf("recalled %+v by the stem \"7\" alone", got)
 	}
 }

@@ -108,9 +108,8 @@ const (
 // cosine distance between embeddings, fused by reciprocal rank. Its
 // statement is a front, which finds the full-text candidates (searchFront
 // or autoRecallFront), and rankSQL. The front defines the CTEs scope (one
-// row: conversation_id, before_id: only older rows are recalled), q (the
-// query: its tsquery q, the conversation's key prefix, its lexemes),
-// rows (n, the conversation's size), df (lexeme, df) and hits (id,
+// row: conversation_id, before_id: only older rows are recalled), q and
+// tq (queryCTEs), rows (n, the conversation's size), df (lexeme, df) and hits (id,
 // lexeme, tf, len: a candidate row's term frequency and length). The
 // full-text side reads each row's stored stems (messages.search_vector).
 // The conversation is compared as text in the index lookups so that they

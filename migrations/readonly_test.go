@@ -69,10 +69,7 @@ func TestReadOnlyRoleReadsButCannotWrite(t *testing.T) {
 func TestMigrationsApplyForAnOrdinaryDatabaseOwner(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, pgtest.AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := adminConn(t)
 	defer admin.Close(ctx)
 	name := fmt.Sprintf("membot_plain_%d", rand.Uint32())
 	if _, err := admin.Exec(ctx, `CREATE ROLE `+name+` LOGIN PASSWORD 'plain-pw' NOSUPERUSER NOCREATEROLE`); err != nil {
@@ -88,12 +85,7 @@ func TestMigrationsApplyForAnOrdinaryDatabaseOwner(t *testing.T) {
 			t.Errorf("drop role: %v", err)
 		}
 	})
-	if _, err := admin.Exec(ctx, `CREATE DATABASE `+name+` OWNER `+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pgtest.Drop(t, name) })
-
-	u, _ := url.Parse(pgtest.URLFor(name))
+	u, _ := url.Parse(pgtest.URLFor(emptyDatabase(t, name)))
 	u.User = url.UserPassword(name, "plain-pw")
 	if _, err := migrations.Up(ctx, u.String()); err != nil {
 		t.Fatalf("migrations as a plain database owner: %v", err)

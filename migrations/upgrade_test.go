@@ -92,17 +92,7 @@ func TestCompiledSearchFunctionsKeepTheStoredStemsAndKeys(t *testing.T) {
 func databaseAt(t *testing.T, version int64) (*sql.DB, string) {
 	t.Helper()
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, pgtest.AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	name := fmt.Sprintf("membot_upgrade_%d", rand.Uint32())
-	if _, err := admin.Exec(ctx, `CREATE DATABASE `+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pgtest.Drop(t, name) })
-	dsn := pgtest.URLFor(name)
+	dsn := pgtest.URLFor(emptyDatabase(t, ""))
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +111,35 @@ func databaseAt(t *testing.T, version int64) (*sql.DB, string) {
 		t.Fatal(err)
 	}
 	return db, dsn
+}
+
+// emptyDatabase creates a database, owned by owner unless "", that is
+// dropped after the test, and returns its name.
+func emptyDatabase(t *testing.T, owner string) string {
+	t.Helper()
+	ctx := context.Background()
+	admin := adminConn(t)
+	defer admin.Close(ctx)
+	name := fmt.Sprintf("membot_migrations_%d", rand.Uint32())
+	create := `CREATE DATABASE ` + name
+	if owner != "" {
+		create += ` OWNER ` + owner
+	}
+	if _, err := admin.Exec(ctx, create); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pgtest.Drop(t, name) })
+	return name
+}
+
+// adminConn connects to the test server as its superuser.
+func adminConn(t *testing.T) *pgx.Conn {
+	t.Helper()
+	admin, err := pgx.Connect(context.Background(), pgtest.AdminURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return admin
 }
 
 func exec(t *testing.T, db *sql.DB, q string) {

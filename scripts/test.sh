@@ -87,7 +87,7 @@ install_pgvector() {
 	$sudo apt-get update -qq || true
 	if ! apt-cache show "$pkg" >/dev/null 2>&1; then
 		# Debian ships pgvector from trixie on; bookworm (PostgreSQL 15) has no
-		# package for it. The tests that need it say so by name (pgtest.Vectors)
+		# package for it. The tests that need it say so by name (pgtest.RequireVectors)
 		# instead of the whole run failing on a machine that cannot have it.
 		log "WARNING: this machine's apt sources have no $pkg: semantic recall is NOT tested in this run (install pgvector for PostgreSQL $major to test it)"
 		export MEMBOT_TEST_PGVECTOR=unavailable
