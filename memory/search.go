@@ -62,12 +62,9 @@ const autoRecallRare = 20
 
 // countedRows: a conversation of more rows than this is not counted for
 // BM25: its size is estimated from the ids its newest countedRows rows
-// span. Auto-recall, on the path of every reply, counts autoRecallCounted:
-// its ranking only orders the few rows that share a rare stem.
-const (
-	countedRows       = 1000
-	autoRecallCounted = 100
-)
+// span. Auto-recall, on the path of every reply, counts nothing: it
+// estimates the size from the ids its window spans (autoRecallSizeSQL).
+const countedRows = 1000
 
 // semanticRows bounds the semantic side: the query's embedding is
 // compared with those of the conversation's newest semanticRows messages
@@ -227,8 +224,24 @@ df AS MATERIALIZED (
 hits AS (
 	SELECT p.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(p.v) AS len
 	FROM probe p JOIN df USING (lexeme), unnest(ts_filter(setweight(p.v, 'A', ARRAY[p.lexeme]), '{a}')) u),
-` + sizeCTEs(autoRecallCounted)
+` + autoRecallSizeSQL
 }
+
+// autoRecallSizeSQL is auto-recall's rows (n, the conversation's size for
+// BM25), estimated from the ids the window spans and the conversation's
+// first id, and read only when a rare stem was found (df has rows): most
+// turns rank nothing. The window is full whenever anything is probed, so
+// it holds {window} rows. Counting the rows instead read them all under the
+// generic plan (a bitmap scan of the conversation, sorted: 0.6 ms a turn at
+// 2,000 messages, growing with the conversation).
+const autoRecallSizeSQL = `ends AS MATERIALIZED (
+	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id LIMIT 1) AS oldest,
+		(SELECT max(id) FROM win) AS newest, (SELECT min(id) FROM win) AS window_from
+	FROM scope WHERE EXISTS (SELECT FROM df)),
+rows AS MATERIALIZED (
+	SELECT (({window} - 1) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.window_from, 1) + 1)::float8 AS n
+	FROM ends),
+`
 
 // rankSQL ranks the front's hits by BM25 and, with vectors, the
 // conversation's newest embeddings by their distance to {vec}, fuses the

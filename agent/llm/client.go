@@ -94,7 +94,7 @@ func (c *Client) Complete(ctx context.Context, req Request, onDelta func(Delta))
 
 func (c *Client) complete(ctx context.Context, req Request, onDelta func(Delta)) (*Response, error) {
 	lim := c.Limits.withDefaults()
-	body, err := json.Marshal(req)
+	body, err := req.encode()
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}

@@ -2,10 +2,12 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -194,4 +196,76 @@ func cut(s string, n int) []string {
 		out, s = append(out, s[:n]), s[n:]
 	}
 	return append(out, s)
+}
+
+// wireTestRequest has a message of every shape: text, parts with an image,
+// tool calls with a field of Gemini's, a result, and DeepSeek's reasoning.
+func wireTestRequest(history int) Request {
+	req := Request{Model: "m", Stream: true, StreamOptions: &StreamOptions{IncludeUsage: true}, MaxTokens: 100,
+		Messages: []Message{{Role: RoleSystem, Content: "be brief <\"quoted\"> & kind"}}}
+	for i := range history {
+		req.Messages = append(req.Messages, Message{Role: RoleUser, Content: fmt.Sprintf("[Текущее время: 2026-11-25 14:00] message %d: what should I cook?", i)},
+			Message{Role: RoleAssistant, Content: fmt.Sprintf("answer %d", i)})
+	}
+	req.Messages = append(req.Messages,
+		Message{Role: RoleUser, Parts: []Part{{Type: "text", Text: "look"}, {Type: "image_url", ImageURL: &ImageURL{URL: "data:image/png;base64,AAAA"}}}},
+		Message{Role: RoleAssistant, ReasoningContent: "thinking", ToolCalls: []ToolCall{{ID: "c1", Function: FunctionCall{Name: "f", Arguments: `{"a":1}`},
+			Extra: map[string]json.RawMessage{"extra_content": json.RawMessage(`{"google":{"thought_signature":"SIG"}}`)}}}},
+		Message{Role: RoleTool, ToolCallID: "c1", Content: "result"})
+	return req
+}
+
+// The request's body, encoded in one pass, says what encoding each message
+// by its MarshalJSON says (the keys of the request come in another order).
+func TestTheRequestBodyIsEachMessagesWireForm(t *testing.T) {
+	t.Parallel()
+	req := wireTestRequest(3)
+	got, err := req.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotValue, wantValue any
+	if err := json.Unmarshal(got, &gotValue); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(want, &wantValue); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotValue, wantValue) {
+		t.Fatalf("encoded as\n%s\nwant\n%s", got, want)
+	}
+	for _, part := range []string{`"messages":[{"role":"system","content":"be brief \u003c\"quoted\"\u003e \u0026 kind"}`,
+		`"content":[{"type":"text","text":"look"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]`,
+		`"tool_calls":[{"extra_content":{"google":{"thought_signature":"SIG"}},"function":{"name":"f","arguments":"{\"a\":1}"},"id":"c1","type":"function"}]`,
+		`"reasoning_content":"thinking"`, `{"role":"tool","content":"result","tool_call_id":"c1"}`, `"stream":true`, `"max_tokens":100`} {
+		if !strings.Contains(string(got), part) {
+			t.Errorf("the body lacks %s:\n%s", part, got)
+		}
+	}
+}
+
+// BenchmarkEncodeRequest: the body of a turn's request with 30 rows of history.
+func BenchmarkEncodeRequest(b *testing.B) {
+	req := wireTestRequest(15)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := req.encode(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodeRequestByMessage: the same through each Message's MarshalJSON, as before.
+func BenchmarkEncodeRequestByMessage(b *testing.B) {
+	req := wireTestRequest(15)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(req); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

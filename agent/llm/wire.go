@@ -58,12 +58,17 @@ type wireMessage struct {
 
 // MarshalJSON writes the message as the API expects it.
 func (m Message) MarshalJSON() ([]byte, error) {
+	return json.Marshal(m.wire())
+}
+
+// wire is the message as the API expects it.
+func (m Message) wire() wireMessage {
 	w := wireMessage{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID,
 		ReasoningContent: m.ReasoningContent}
 	if len(m.Parts) > 0 {
 		w.Content = m.Parts
 	}
-	return json.Marshal(w)
+	return w
 }
 
 // FunctionCall is what a tool call asks for.
@@ -147,6 +152,24 @@ type Request struct {
 	// max_completion_tokens); the caller sets the one the server takes.
 	MaxTokens           int `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int `json:"max_completion_tokens,omitempty"`
+}
+
+// wireRequest is a Request as it is sent: its Messages field hides the
+// Request's, so the messages are encoded in the same pass as the rest.
+// Through Message.MarshalJSON each one was encoded apart, then checked and
+// copied again by the outer encoder: a tenth of the bot's CPU a turn.
+type wireRequest struct {
+	Request
+	Messages []wireMessage `json:"messages"`
+}
+
+// encode is the request's JSON body.
+func (r Request) encode() ([]byte, error) {
+	w := wireRequest{Request: r, Messages: make([]wireMessage, len(r.Messages))}
+	for i, m := range r.Messages {
+		w.Messages[i] = m.wire()
+	}
+	return json.Marshal(w)
 }
 
 // Usage is what the server says a call cost.
