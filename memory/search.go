@@ -198,7 +198,11 @@ hits AS (
 // may have pushed it out of the window). The query is the stems stored
 // with the turn's row, of its first {words} words of two letters or more,
 // as searchWords keeps them (a lone digit is not a telling word); a
-// stem's count in the window comes from the window's stored stems.
+// stem's count in the window comes from the window's stored stems: each
+// row's stems among the query's (ts_filter), all rows' in one array, each
+// query stem's places in it (a row holds a stem once). Matching every stem
+// against every row, as a join, cost more than the rest of the statement.
+// The separator is a control character, which no lexeme holds.
 func autoRecallFront(turn string) string {
 	return `WITH turn AS (` + turn + `),
 win AS MATERIALIZED (
@@ -211,9 +215,10 @@ scope AS (
 	FROM turn),
 ` + queryCTEs(`ARRAY(SELECT u.lexeme FROM turn, messages t, unnest(t.search_vector) u
 		WHERE t.id = turn.id AND char_length(u.lexeme) >= 2 ORDER BY u.positions[1], u.lexeme LIMIT {words})`) + `seen AS MATERIALIZED (
-	SELECT l.lexeme, count(*) FILTER (WHERE w.v @@ l.query) AS n
-	FROM (SELECT lexeme, quote_literal(lexeme)::tsquery AS query FROM q, unnest(q.lexemes) lexeme) l CROSS JOIN win w
-	GROUP BY l.lexeme),
+	SELECT l.lexeme, coalesce(cardinality(array_positions(w.found, l.lexeme)), 0) AS n
+	FROM (SELECT string_to_array(string_agg(array_to_string(tsvector_to_array(
+			ts_filter(setweight(w.v, 'A', q.lexemes), '{a}')), E'\x01'), E'\x01'), E'\x01') AS found
+		FROM q, win w) w, q, unnest(q.lexemes) l (lexeme)),
 probe AS (
 	SELECT s.lexeme, s.n, p.id, p.v
 	FROM scope, q, seen s, LATERAL (` + strings.NewReplacer("{older}", "scope.before_id", "{stem}", "s.lexeme",
