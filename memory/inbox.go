@@ -57,18 +57,32 @@ var ErrUpdateRefused = errors.New("update refused by the inbox")
 // row) a message, rollback or once-per-update event of that update, which
 // the new update would otherwise be taken for. It returns the id it was
 // stored under (NULL when not stored) and whether it was there already.
-var saveUpdateSQL = `WITH v AS (
+var saveUpdateSQL = saveUpdateStatement(`CASE WHEN `+updateIDHeldSQL+` THEN `+nextUpdateIDSQL+` ELSE $2 END`, ``)
+
+// saveNewUpdateSQL is saveUpdateSQL for an update whose id is above every
+// id the inbox freed (migration 00025): only the inbox's primary key can
+// hold it. It stores nothing when that is not so, or when the id is held
+// (neither stored nor there): saveUpdateSQL then stores it. Telegram's
+// ids grow, so this is every update but the first after its ids started
+// again or another bot's.
+var saveNewUpdateSQL = saveUpdateStatement(`$2`, ` AND $2 > (SELECT through FROM updates_freed)`)
+
+// saveUpdateStatement is the statement that stores update $2 under the id
+// id, when condition holds too.
+func saveUpdateStatement(id, condition string) string {
+	return `WITH v AS (
 	SELECT $4::jsonb AS payload, md5($2::bigint::text || ':' || $4::jsonb::text)::uuid AS digest
 ), there AS (
 	SELECT 1 FROM updates, v WHERE updates.bot_id = $1 AND updates.digest = v.digest
 ), stored AS (
 	INSERT INTO updates (bot_id, update_id, chat_id, payload, digest)
-	SELECT $1, CASE WHEN ` + updateIDHeldSQL + ` THEN ` + nextUpdateIDSQL + ` ELSE $2 END, $3, v.payload, v.digest
-	FROM v WHERE NOT EXISTS (SELECT 1 FROM there)
+	SELECT $1, ` + id + `, $3, v.payload, v.digest
+	FROM v WHERE NOT EXISTS (SELECT 1 FROM there)` + condition + `
 	ON CONFLICT DO NOTHING
 	RETURNING update_id
 )
 SELECT (SELECT update_id FROM stored), EXISTS (SELECT 1 FROM there)`
+}
 
 // onceEventTypes are the events stored once per update (events_once_per_update).
 var onceEventTypes = []string{"message_received", "reply_sent", "access_denied", "rate_limited"}
@@ -94,16 +108,16 @@ var nextUpdateIDSQL = func() string {
 	return "(greatest(" + strings.Join(highest, ", ") + ") + 1)"
 }()
 
-// queueSave adds the statements of SaveUpdates to batch. Each update's
-// StoredAs is set once the batch has run.
-func (s *Store) queueSave(batch *pgx.Batch, updates []InboxUpdate, refused *[]int64) error {
-	for i := range updates {
-		u := &updates[i]
+// queueSave adds to batch the statement sql (saveNewUpdateSQL or
+// saveUpdateSQL) for each of updates. Each update's StoredAs is set once
+// the batch has run; those neither stored nor there already go to *unsaved.
+func (s *Store) queueSave(batch *pgx.Batch, sql string, updates []*InboxUpdate, unsaved *[]*InboxUpdate) error {
+	for _, u := range updates {
 		payload, err := cleanJSON(u.Payload)
 		if err != nil {
 			return fmt.Errorf("save update %d: %w", u.UpdateID, err)
 		}
-		batch.Queue(saveUpdateSQL, s.botID.Load(), u.UpdateID, u.ChatID, string(payload)).QueryRow(func(row pgx.Row) error {
+		batch.Queue(sql, s.botID.Load(), u.UpdateID, u.ChatID, string(payload)).QueryRow(func(row pgx.Row) error {
 			var storedAs *int64
 			var there bool
 			if err := row.Scan(&storedAs, &there); err != nil {
@@ -113,7 +127,7 @@ func (s *Store) queueSave(batch *pgx.Batch, updates []InboxUpdate, refused *[]in
 			case storedAs != nil:
 				u.StoredAs = *storedAs
 			case !there:
-				*refused = append(*refused, u.UpdateID)
+				*unsaved = append(*unsaved, u)
 			}
 			return nil
 		})

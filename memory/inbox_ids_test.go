@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/membot/membot/memory"
 )
@@ -66,8 +67,17 @@ func TestInboxKnowsUpdatesByBotAndContent(t *testing.T) {
 	// An id the retention purge freed in the inbox is still held while a
 	// row of that update remains (here its once-per-update event): the
 	// new update is not taken for it.
-	if _, err := store.Pool().Exec(ctx, `INSERT INTO events (type, update_id) VALUES ('message_received', 50)`); err != nil {
-		t.Fatal(err)
+	if got := save(update(50, "before a purge")); got != 50 {
+		t.Fatalf("update 50 stored as %d", got)
+	}
+	for _, sql := range []string{`INSERT INTO events (type, update_id) VALUES ('message_received', 50)`,
+		`DELETE FROM updates WHERE update_id = 50`} { // as the purge deletes
+		if _, err := store.Pool().Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(`SELECT through FROM updates_freed`); n != 50 {
+		t.Fatalf("the inbox freed ids through %d, want 50", n)
 	}
 	if got := save(update(50, "after a purge")); got != 51 {
 		t.Fatalf("an id an event still names was stored as %d, want 51", got)
@@ -92,5 +102,57 @@ func TestInboxKnowsUpdatesByBotAndContent(t *testing.T) {
 	}
 	if fmt.Sprint(order) != "[5 6 7 8 51]" {
 		t.Errorf("claimed in the order %v", order)
+	}
+}
+
+// Whatever deletes inbox rows (here the retention purge, then a plain
+// DELETE) raises the bound above which a new update's id can only be held
+// by the inbox itself (migration 00025); it never comes down. An update
+// with an id at or below it is still checked against every table.
+func TestTheInboxRemembersWhichIdsItFreed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	freed := func() (through int64) {
+		t.Helper()
+		if err := store.Pool().QueryRow(ctx, `SELECT through FROM updates_freed`).Scan(&through); err != nil {
+			t.Fatal(err)
+		}
+		return through
+	}
+	for _, id := range []int64{10, 20} {
+		u := []memory.InboxUpdate{{UpdateID: id, ChatID: 7, Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))}}
+		if _, err := store.SaveAndClaim(ctx, u, 0, nil); err != nil || u[0].StoredAs != id {
+			t.Fatalf("save %d: stored as %d, %v", id, u[0].StoredAs, err)
+		}
+		if err := store.Complete(ctx, id, nil, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := store.PurgeExpired(ctx, time.Now().Add(time.Hour)); err != nil || n < 2 {
+		t.Fatalf("purged %d rows, %v", n, err)
+	}
+	// A row of update 20 outlives its inbox row (events are purged by their own age).
+	if _, err := store.Pool().Exec(ctx, `INSERT INTO events (type, update_id) VALUES ('reply_sent', 20)`); err != nil {
+		t.Fatal(err)
+	}
+	if got := freed(); got != 20 {
+		t.Fatalf("after the purge the inbox freed ids through %d, want 20", got)
+	}
+	u := []memory.InboxUpdate{{UpdateID: 20, ChatID: 7, Payload: []byte(`{"update_id":20,"again":true}`)}}
+	if _, err := store.SaveAndClaim(ctx, u, 0, nil); err != nil || u[0].StoredAs != 21 {
+		t.Fatalf("an id an event still names was stored as %d (%v), want 21", u[0].StoredAs, err)
+	}
+	if _, err := store.Pool().Exec(ctx, `DELETE FROM updates WHERE update_id = 21`); err != nil {
+		t.Fatal(err)
+	}
+	if got := freed(); got != 21 {
+		t.Fatalf("after a DELETE the inbox freed ids through %d, want 21", got)
+	}
+	if _, err := store.Pool().Exec(ctx, `DELETE FROM updates`); err != nil { // nothing left: the bound stays
+		t.Fatal(err)
+	}
+	if got := freed(); got != 21 {
+		t.Fatalf("the bound came down to %d", got)
 	}
 }

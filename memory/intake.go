@@ -23,14 +23,44 @@ const claimFreeSQL = claimHeadSQL + `
 // StoredAs) and claims for owner the
 // oldest unfinished update of each chat in claim when nobody alive holds
 // it, owner included (claimFreeSQL). It returns the updates it claimed.
+//
+// Updates are stored by saveNewUpdateSQL; the rare one whose id may be held
+// (see migration 00025) is stored by saveUpdateSQL in a second round trip,
+// which claims its chat again.
 func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner int32, claim []int64) ([]*InboxUpdate, error) {
 	if len(updates) == 0 {
 		return nil, nil
 	}
+	todo := make([]*InboxUpdate, len(updates))
+	for i := range updates {
+		todo[i] = &updates[i]
+	}
+	var out []*InboxUpdate
+	for _, sql := range []string{saveNewUpdateSQL, saveUpdateSQL} {
+		var unsaved []*InboxUpdate
+		claimed, err := s.saveAndClaim(ctx, sql, todo, owner, claim, &unsaved)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, claimed...)
+		if len(unsaved) == 0 {
+			return out, nil
+		}
+		todo, claim = unsaved, chatsIn(unsaved, claim)
+	}
+	ids := make([]int64, len(todo))
+	for i, u := range todo {
+		ids[i] = u.UpdateID
+	}
+	return nil, fmt.Errorf("save updates %v: %w", ids, ErrUpdateRefused)
+}
+
+// saveAndClaim stores updates by sql and claims the chats in claim, in one
+// round trip; the updates neither stored nor there already go to *unsaved.
+func (s *Store) saveAndClaim(ctx context.Context, sql string, updates []*InboxUpdate, owner int32, claim []int64, unsaved *[]*InboxUpdate) ([]*InboxUpdate, error) {
 	batch := &pgx.Batch{}
 	batch.Queue(genericPlansSQL)
-	var refused []int64
-	if err := s.queueSave(batch, updates, &refused); err != nil {
+	if err := s.queueSave(batch, sql, updates, unsaved); err != nil {
 		return nil, err
 	}
 	claimed := make([]*InboxUpdate, len(claim))
@@ -40,9 +70,6 @@ func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner i
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("save updates: %w", translate(err))
 	}
-	if len(refused) > 0 {
-		return nil, fmt.Errorf("save updates %v: %w", refused, ErrUpdateRefused)
-	}
 	out := claimed[:0]
 	for _, u := range claimed {
 		if u != nil {
@@ -50,6 +77,20 @@ func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner i
 		}
 	}
 	return out, nil
+}
+
+// chatsIn is the chats of claim that updates are of.
+func chatsIn(updates []*InboxUpdate, claim []int64) []int64 {
+	var out []int64
+	for _, chat := range claim {
+		for _, u := range updates {
+			if u.ChatID == chat {
+				out = append(out, chat)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // CompleteAndClaimNext marks an update handled as Complete does and claims

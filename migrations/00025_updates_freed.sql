@@ -1,0 +1,44 @@
+-- The inbox stores a new update under Telegram's id unless a row already
+-- names that id: the inbox's own, or a message, rollback or
+-- once-per-update event of an update whose inbox row is gone (the
+-- retention purge, `membot admin forget`). Asking all of those tables on
+-- every update cost a tenth of a millisecond on the path of every reply
+-- (seven index probes and seven max() subplans in saveUpdateSQL).
+--
+-- Telegram's ids grow, so a new update's id is above every id whose inbox
+-- row was deleted, and then only the inbox itself can hold it (its primary
+-- key). updates_freed keeps that bound: the highest update id whose inbox
+-- row was deleted, raised by a trigger on every DELETE from updates, in
+-- whatever statement. An id at or below it (Telegram's ids started again,
+-- another bot) is checked against every table, as before
+-- (memory/inbox.go).
+
+-- +goose Up
+CREATE TABLE updates_freed (
+	one boolean PRIMARY KEY DEFAULT true CHECK (one),
+	through bigint NOT NULL
+);
+-- What the inbox may have freed before: every id another table names.
+INSERT INTO updates_freed (through) SELECT greatest(0,
+	(SELECT max(update_id) FROM messages), (SELECT max(update_id) FROM conversation_rollbacks),
+	(SELECT max(update_id) FROM events));
+
+-- +goose StatementBegin
+CREATE FUNCTION membot_updates_freed() RETURNS trigger LANGUAGE plpgsql
+SET search_path FROM CURRENT AS $$
+BEGIN
+	UPDATE updates_freed SET through = f.through
+	FROM (SELECT max(update_id) AS through FROM freed) f
+	WHERE f.through > updates_freed.through;
+	RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+
+CREATE TRIGGER updates_freed AFTER DELETE ON updates
+	REFERENCING OLD TABLE AS freed FOR EACH STATEMENT EXECUTE FUNCTION membot_updates_freed();
+
+-- +goose Down
+DROP TRIGGER updates_freed ON updates;
+DROP FUNCTION membot_updates_freed();
+DROP TABLE updates_freed;
