@@ -67,13 +67,20 @@ var saveUpdateSQL = saveUpdateStatement(`CASE WHEN `+updateIDHeldSQL+` THEN `+ne
 // again or another bot's.
 var saveNewUpdateSQL = saveUpdateStatement(`$2`, ` AND $2 > (SELECT through FROM updates_freed)`)
 
+// updateDigest is what Telegram sent for update $2 ($4), digested.
+// The lookup of it is written with the expression itself, not v's column:
+// a prepared statement's generic plan, made when the inbox was empty,
+// took v's digest for a join filter and read every update of the bot on
+// each save (0.25 ms a save after 1,000 updates, growing).
+const updateDigest = `md5($2::bigint::text || ':' || $4::jsonb::text)::uuid`
+
 // saveUpdateStatement is the statement that stores update $2 under the id
 // id, when condition holds too.
 func saveUpdateStatement(id, condition string) string {
 	return `WITH v AS (
-	SELECT $4::jsonb AS payload, md5($2::bigint::text || ':' || $4::jsonb::text)::uuid AS digest
+	SELECT $4::jsonb AS payload, ` + updateDigest + ` AS digest
 ), there AS (
-	SELECT 1 FROM updates, v WHERE updates.bot_id = $1 AND updates.digest = v.digest
+	SELECT 1 FROM updates WHERE updates.bot_id = $1 AND updates.digest = ` + updateDigest + `
 ), stored AS (
 	INSERT INTO updates (bot_id, update_id, chat_id, payload, digest)
 	SELECT $1, ` + id + `, $3, v.payload, v.digest

@@ -131,9 +131,18 @@ const asyncCommit = `set_config('synchronous_commit', 'off', true)`
 // estimate being above the plans made for each execution's values:
 // recall statements (1.5 ms, more than the search itself), StartTurn's history
 // query (0.2 ms), saveUpdateSQL (0.15 ms).
+//
+// A generic plan is made once, at a statement's first run on a connection
+// (and again when the tables' statistics change), and then kept: for a new
+// bot, or membench's fresh database, while the tables are all but empty,
+// when reading a whole table costs less than one index lookup. Such a
+// plan read the whole messages table twice in every auto-recall, for as
+// long as the plan lived. So these statements are planned without
+// sequential scans: each of them finds its rows through an index, as the
+// plan tests check on a new database too (TestTurnPlansOnANewDatabase).
 const genericPlansSQL = `SELECT ` + genericPlans
 
-const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true)`
+const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)`
 
 // StartTurn upserts the user, stores their message in the chat's current
 // conversation, logs its arrival and loads the history, in one round trip.
