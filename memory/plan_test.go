@@ -216,21 +216,29 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 		} {
 			checkIndexScansOnly(t, name+", "+mode, explain(t, pool, mode, q.sql, q.args...).scansOf(q.table))
 		}
-		// Auto-recall (issue 15) searches the full-text index: bitmap scans
-		// of it and of the conversation's rows, never the whole table (nor
-		// the whole of an index, as a walk down the primary key would).
+		// Auto-recall (issue 15), in StartTurn's batch and beside it.
 		for _, chat := range []int64{res.FirstChatID, res.LastChatID} {
-			plan := explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, 3, 0)
-			// The conversation's size is counted once: inlined, its
-			// 1,000-row scans ran again for every candidate row.
-			if !plan.has("CTE rows") || !plan.has("CTE ends") {
-				t.Errorf("auto-recall, chat %d, %s: the size CTEs are not computed once", chat, mode)
+			for _, plan := range []planNode{explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, 3, 0),
+				explain(t, pool, mode, memory.BesideRecallSQL, chat, update, 30, 3, "what about the weather", 0)} {
+				checkRecallPlan(t, chat, mode, plan)
 			}
-			for _, s := range plan.scansOf("messages") {
-				if s.NodeType == "Seq Scan" || strings.HasPrefix(s.NodeType, "Index") && s.Cond == "" {
-					t.Errorf("auto-recall, chat %d, %s: %v", chat, mode, s)
-				}
-			}
+		}
+	}
+}
+
+// checkRecallPlan: auto-recall searches the full-text index: bitmap scans
+// of it and of the conversation's rows, never the whole table (nor the
+// whole of an index, as a walk down the primary key would).
+func checkRecallPlan(t *testing.T, chat int64, mode string, plan planNode) {
+	t.Helper()
+	// The conversation's size is computed once: inlined, its scans ran
+	// again for every candidate row.
+	if !plan.has("CTE rows") || !plan.has("CTE ends") {
+		t.Errorf("auto-recall, chat %d, %s: the size CTEs are not computed once", chat, mode)
+	}
+	for _, s := range plan.scansOf("messages") {
+		if s.NodeType == "Seq Scan" || strings.HasPrefix(s.NodeType, "Index") && s.Cond == "" {
+			t.Errorf("auto-recall, chat %d, %s: %v", chat, mode, s)
 		}
 	}
 }

@@ -447,17 +447,38 @@ func recalledIDs(t *testing.T, store *memory.Store, update int64, text string, h
 // however old its row.
 func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
-	parrot := fill(t, store, conv, 100, `CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning'
-		ELSE 'The weather is grey today, note ' || g END`)(3)
-	if got := recalledIDs(t, store, 0, "how is the weather?", 10); len(got) != 0 {
-		t.Fatalf("a common word recalled %v", got)
-	}
-	got := recall(t, store, 0, "the weather and my parrots", 10)
-	if len(got) != 1 || got[0].MessageID != parrot || got[0].Text != "My parrot Kesha sings in the morning" {
-		t.Fatalf("a rare word recalled %+v; want row %d as it is", got, parrot)
+	eachRecallPath(t, func(t *testing.T, store *memory.Store, update func() int64) {
+		conv, _ := store.CurrentConversation(context.Background(), 1, 1)
+		parrot := fill(t, store, conv, 100, `CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning'
+			ELSE 'The weather is grey today, note ' || g END`)(3)
+		if got := recalledIDs(t, store, update(), "how is the weather?", 10); len(got) != 0 {
+			t.Fatalf("a common word recalled %v", got)
+		}
+		got := recall(t, store, update(), "the weather and my parrots", 10)
+		if len(got) != 1 || got[0].MessageID != parrot || got[0].Text != "My parrot Kesha sings in the morning" {
+			t.Fatalf("a rare word recalled %+v; want row %d as it is", got, parrot)
+		}
+	})
+}
+
+// eachRecallPath runs test for a turn's auto-recall in StartTurn's batch,
+// after the turn's row (a turn of no update), and beside it (a turn of an
+// update: its row may not be stored yet). update gives each turn's update.
+func eachRecallPath(t *testing.T, test func(t *testing.T, store *memory.Store, update func() int64)) {
+	for _, path := range []struct {
+		name  string
+		first int64
+	}{{"in the batch", 0}, {"beside it", 1000}} {
+		t.Run(path.name, func(t *testing.T) {
+			t.Parallel()
+			next := path.first
+			test(t, open(t), func() int64 {
+				if next > 0 {
+					next++
+				}
+				return next
+			})
+		})
 	}
 }
 
@@ -466,19 +487,19 @@ func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
 // rare it was before; the row's other, rare word still does.
 func TestAutoRecallCountsTheWindowsUses(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
-	kettle := fill(t, store, conv, 40, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles'
-		WHEN g <= 16 THEN 'The weather is grey, note ' || g ELSE 'The kettle boiled, note ' || g END`)(1)
-	recalled := func(text string) []int64 { return recalledIDs(t, store, 0, text, 30) }
-	// The window: this row and rows 12 to 40, 25 of them about the kettle.
-	if got := recalled("the kettle?"); len(got) != 0 {
-		t.Fatalf("a word the window uses 25 times recalled %v", got)
-	}
-	if got := recalled("Brunhilde?"); !slices.Equal(got, []int64{kettle}) {
-		t.Fatalf("a rare word recalled %v; want row %d", got, kettle)
-	}
+	eachRecallPath(t, func(t *testing.T, store *memory.Store, update func() int64) {
+		conv, _ := store.CurrentConversation(context.Background(), 1, 1)
+		kettle := fill(t, store, conv, 40, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles'
+			WHEN g <= 16 THEN 'The weather is grey, note ' || g ELSE 'The kettle boiled, note ' || g END`)(1)
+		recalled := func(text string) []int64 { return recalledIDs(t, store, update(), text, 30) }
+		// The window: this row and rows 12 to 40, 25 of them about the kettle.
+		if got := recalled("the kettle?"); len(got) != 0 {
+			t.Fatalf("a word the window uses 25 times recalled %v", got)
+		}
+		if got := recalled("Brunhilde?"); !slices.Equal(got, []int64{kettle}) {
+			t.Fatalf("a rare word recalled %v; want row %d", got, kettle)
+		}
+	})
 }
 
 // The full-text index's pending list (new keys not yet merged, read whole

@@ -192,15 +192,19 @@ hits AS (
 }
 
 // autoRecallFront is a turn's own recall (see autoRecallRare): rows of the
-// conversation of turn (a query of one row: conversation_id and id, the
-// turn's row) older than its newest {window} rows, which the model sees
-// anyway, and than the turn's row (on a retry, the steps stored after it
-// may have pushed it out of the window). The query is the stems stored
-// with the turn's row, of its first {words} words of two letters or more,
-// as searchWords keeps them (a lone digit is not a telling word); a
-// stem's count in the window comes from the window's stored stems: each
-// row's stems among the query's (ts_filter), all rows' in one array, each
-// query stem's places in it (a row holds a stem once). Matching every stem
+// conversation older than the rows the model sees anyway (its newest
+// {window}, the turn's row among them) and than the turn's row (on a
+// retry, the steps stored after it may have pushed it out of the window).
+// turn is a query of one row: conversation_id, id (the turn's row; NULL
+// while it is not stored yet: the recall runs beside the batch that
+// stores it, see StartTurn) and v (the row's stems). So the window read
+// is the newest {window} - 1 rows but the turn's, and every query stem
+// counts once more for the turn's row itself. The query is the turn's
+// stems of its first {words} words of two letters or more, as
+// searchWords keeps them (a lone digit is not a telling word); a stem's
+// count in the window comes from the window's stored stems: each row's
+// stems among the query's (ts_filter), all rows' in one array, each query
+// stem's places in it (a row holds a stem once). Matching every stem
 // against every row, as a join, cost more than the rest of the statement.
 // The separator is a control character, which no lexeme holds.
 func autoRecallFront(turn string) string {
@@ -208,14 +212,15 @@ func autoRecallFront(turn string) string {
 win AS MATERIALIZED (
 	SELECT w.id, w.v FROM turn, LATERAL (
 		SELECT m.id, m.search_vector AS v FROM messages m
-		WHERE m.conversation_id = turn.conversation_id ORDER BY m.id DESC LIMIT {window}) w),
+		WHERE m.conversation_id = turn.conversation_id AND m.id IS DISTINCT FROM turn.id
+		ORDER BY m.id DESC LIMIT {window} - 1) w),
 scope AS (
-	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < {window} THEN 0
-		ELSE least((SELECT min(id) FROM win), turn.id) END AS before_id
+	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < {window} - 1 THEN 0
+		ELSE coalesce(least((SELECT min(id) FROM win), turn.id), 9223372036854775807) END AS before_id
 	FROM turn),
-` + queryCTEs(`ARRAY(SELECT u.lexeme FROM turn, messages t, unnest(t.search_vector) u
-		WHERE t.id = turn.id AND char_length(u.lexeme) >= 2 ORDER BY u.positions[1], u.lexeme LIMIT {words})`) + `seen AS MATERIALIZED (
-	SELECT l.lexeme, coalesce(cardinality(array_positions(w.found, l.lexeme)), 0) AS n
+` + queryCTEs(`ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
+		WHERE char_length(u.lexeme) >= 2 ORDER BY u.positions[1], u.lexeme LIMIT {words})`) + `seen AS MATERIALIZED (
+	SELECT l.lexeme, 1 + coalesce(cardinality(array_positions(w.found, l.lexeme)), 0) AS n
 	FROM (SELECT string_to_array(string_agg(array_to_string(tsvector_to_array(
 			ts_filter(setweight(w.v, 'A', q.lexemes), '{a}')), E'\x01'), E'\x01'), E'\x01') AS found
 		FROM q, win w) w, q, unnest(q.lexemes) l (lexeme)),
@@ -236,15 +241,16 @@ hits AS (
 // BM25), estimated from the ids the window spans and the conversation's
 // first id, and read only when a rare stem was found (df has rows): most
 // turns rank nothing. The window is full whenever anything is probed, so
-// it holds {window} rows. Counting the rows instead read them all under the
-// generic plan (a bitmap scan of the conversation, sorted: 0.6 ms a turn at
-// 2,000 messages, growing with the conversation).
+// it holds {window} - 1 rows, and the turn's row is one more. Counting the
+// rows instead read them all under the generic plan (a bitmap scan of the
+// conversation, sorted: 0.6 ms a turn at 2,000 messages, growing with the
+// conversation).
 const autoRecallSizeSQL = `ends AS MATERIALIZED (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id LIMIT 1) AS oldest,
 		(SELECT max(id) FROM win) AS newest, (SELECT min(id) FROM win) AS window_from
 	FROM scope WHERE EXISTS (SELECT FROM df)),
 rows AS MATERIALIZED (
-	SELECT (({window} - 1) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.window_from, 1) + 1)::float8 AS n
+	SELECT (({window} - 2) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.window_from, 1) + 2)::float8 AS n
 	FROM ends),
 `
 
