@@ -65,10 +65,18 @@ const messageColumns = `id, conversation_id::text AS conversation_id, role, cont
 		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
 	CASE WHEN role = 'user' THEN metadata->'media' END AS media`
 
-const insertMessageSQL = `INSERT INTO messages
-	(conversation_id, role, content, tool_calls, tool_call_id, tool_name, telegram_message_id, update_id, metadata)
-VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7::bigint, 0), NULLIF($8::bigint, 0), coalesce($9, '{}'::jsonb))
+var insertMessageSQL = `INSERT INTO messages
+	(conversation_id, role, content, tool_calls, tool_call_id, tool_name, telegram_message_id, update_id, metadata, search_vector)
+VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7::bigint, 0), NULLIF($8::bigint, 0), coalesce($9, '{}'::jsonb),
+	` + searchVectorOf("$2", "$3") + `)
 RETURNING id`
+
+// searchVectorOf is the stems a row of role with content keeps
+// (messages.search_vector, migration 00026): the bot's inserts compute
+// them in their own statement, planned once per connection.
+func searchVectorOf(role, content string) string {
+	return `CASE WHEN ` + role + `::text IN ('user', 'assistant') THEN membot_search_vector(` + content + `::text) END`
+}
 
 // scanHistoryRow reads a row selected with messageColumns, in that order,
 // without its metadata: decoding every history row's JSON was a tenth of

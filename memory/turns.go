@@ -72,10 +72,10 @@ type Turn struct {
 // conversation, with its author's id in the metadata (in a group the text's
 // name prefix is for the model; the id is what a query should trust). A
 // second attempt at the same update stores nothing.
-const insertUserMessageSQL = `WITH ` + currentConversationCTE + `
-INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata)
+var insertUserMessageSQL = `WITH ` + currentConversationCTE + `
+INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, search_vector)
 SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0),
-	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb) FROM conv
+	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), ` + searchVectorOf(`'user'`, "$3") + ` FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
 
 // turnUserRowSQL finds the turn's user row. When the update is known, its

@@ -148,3 +148,39 @@ func exec(t *testing.T, db *sql.DB, q string) {
 		t.Fatalf("%s: %v", q, err)
 	}
 }
+
+// 00026 keeps the stems a row had when they were a generated column, and
+// whatever inserts or changes a row without naming them (COPY, an admin's
+// SQL) still stores the stems of its content: a trigger fills them in.
+func TestStemsAreKeptWithoutAGeneratedColumn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, dsn := databaseAt(t, 25)
+	exec(t, db, `INSERT INTO users (telegram_user_id, first_name) VALUES (1, 'Ann')`)
+	exec(t, db, `INSERT INTO conversations (id, telegram_user_id, chat_id) VALUES ('11111111-2222-3333-4444-555555555555', 1, 1)`)
+	exec(t, db, `INSERT INTO messages (conversation_id, role, content) VALUES
+		('11111111-2222-3333-4444-555555555555', 'user', 'My cats sleep on the sofa')`)
+	if _, err := migrations.Up(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, db, `INSERT INTO messages (conversation_id, role, content) VALUES
+		('11111111-2222-3333-4444-555555555555', 'assistant', 'Мы ездили в Казань'),
+		('11111111-2222-3333-4444-555555555555', 'tool', '{"cats": 2}'),
+		('11111111-2222-3333-4444-555555555555', 'system', 'Tools used: remember')`)
+	exec(t, db, `COPY messages (conversation_id, role, content) FROM PROGRAM 'echo 11111111-2222-3333-4444-555555555555,user,parrots sing' WITH (FORMAT csv)`)
+	exec(t, db, `UPDATE messages SET content = 'My dogs sleep on the sofa' WHERE content = 'My cats sleep on the sofa'`)
+	exec(t, db, `UPDATE messages SET search_vector = 'forged' WHERE role = 'assistant'`)
+	var wrong int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE search_vector IS DISTINCT FROM
+		CASE WHEN role IN ('user', 'assistant') THEN membot_search_vector(content) END`).Scan(&wrong); err != nil {
+		t.Fatal(err)
+	}
+	if wrong != 0 {
+		t.Fatalf("%d rows keep stems other than their content's", wrong)
+	}
+	var dogs int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages m WHERE m.role IN ('user', 'assistant')
+		AND membot_search_keys(m.conversation_id, m.search_vector) @@ membot_search_query('dog', membot_search_prefix(m.conversation_id))`).Scan(&dogs); err != nil || dogs != 1 {
+		t.Fatalf("the index finds %d rows about dogs, %v; want 1", dogs, err)
+	}
+}
