@@ -60,12 +60,18 @@ var ErrUpdateRefused = errors.New("update refused by the inbox")
 var saveUpdateSQL = saveUpdateStatement(`CASE WHEN `+updateIDHeldSQL+` THEN `+nextUpdateIDSQL+` ELSE $2 END`, ``)
 
 // saveNewUpdateSQL is saveUpdateSQL for an update whose id is above every
-// id the inbox freed (migration 00025): only the inbox's primary key can
-// hold it. It stores nothing when that is not so, or when the id is held
-// (neither stored nor there): saveUpdateSQL then stores it. Telegram's
-// ids grow, so this is every update but the first after its ids started
-// again or another bot's.
-var saveNewUpdateSQL = saveUpdateStatement(`$2`, ` AND $2 > (SELECT through FROM updates_freed)`)
+// id the inbox freed (migration 00025): then only the inbox's primary key
+// and the messages can hold it. It stores nothing when that is not so, or
+// when the id is held (neither stored nor there): saveUpdateSQL then
+// stores it, a round trip later. Telegram's ids grow, so that is every
+// update while they do; after they start again (or with another bot's
+// ids), the updates at or below the bound take the second round trip
+// until the ids pass it. The messages are asked too because the purge
+// may be deleting the inbox's row of that id at this very moment (the
+// bound is raised when it commits, after this statement read it): the
+// turn must not take the new update for the old one's retry.
+var saveNewUpdateSQL = saveUpdateStatement(`$2`, ` AND $2 > (SELECT max(through) FROM updates_freed)
+	AND NOT EXISTS (SELECT 1 FROM messages WHERE update_id = $2)`)
 
 // updateDigest is what Telegram sent for update $2 ($4), digested.
 // The lookup of it is written with the expression itself, not v's column:

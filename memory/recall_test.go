@@ -458,6 +458,11 @@ func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
 		if len(got) != 1 || got[0].MessageID != parrot || got[0].Text != "My parrot Kesha sings in the morning" {
 			t.Fatalf("a rare word recalled %+v; want row %d as it is", got, parrot)
 		}
+		for _, history := range []int{1, 2} { // a window of none or one row besides the turn's
+			if got := recalledIDs(t, store, update(), "Kesha?", history); !slices.Equal(got, []int64{parrot}) {
+				t.Fatalf("with HISTORY_LIMIT %d a rare word recalled %v; want [%d]", history, got, parrot)
+			}
+		}
 	})
 }
 

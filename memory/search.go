@@ -238,19 +238,22 @@ hits AS (
 }
 
 // autoRecallSizeSQL is auto-recall's rows (n, the conversation's size for
-// BM25), estimated from the ids the window spans and the conversation's
-// first id, and read only when a rare stem was found (df has rows): most
-// turns rank nothing. The window is full whenever anything is probed, so
-// it holds {window} - 1 rows, and the turn's row is one more. Counting the
+// BM25), estimated from how densely the window's rows sit among the ids
+// (a window of fewer than 2 rows, HISTORY_LIMIT 1 or 2: every id the
+// conversation spans), plus the turn's row, and read only when a rare
+// stem was found (df has rows): most turns rank nothing. Counting the
 // rows instead read them all under the generic plan (a bitmap scan of the
 // conversation, sorted: 0.6 ms a turn at 2,000 messages, growing with the
 // conversation).
 const autoRecallSizeSQL = `ends AS MATERIALIZED (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id LIMIT 1) AS oldest,
-		(SELECT max(id) FROM win) AS newest, (SELECT min(id) FROM win) AS window_from
+		(SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id ORDER BY m.id DESC LIMIT 1) AS newest,
+		(SELECT count(*) FROM win) AS seen, (SELECT max(id) - min(id) FROM win) AS spread
 	FROM scope WHERE EXISTS (SELECT FROM df)),
 rows AS MATERIALIZED (
-	SELECT (({window} - 2) * (ends.newest - ends.oldest + 1)::float8 / greatest(ends.newest - ends.window_from, 1) + 2)::float8 AS n
+	SELECT (CASE WHEN ends.seen >= 2 AND ends.spread > 0
+		THEN (ends.seen - 1) * (ends.newest - ends.oldest + 1)::float8 / ends.spread + 1
+		ELSE ends.newest - ends.oldest + 1 END + 1)::float8 AS n
 	FROM ends),
 `
 

@@ -6,18 +6,22 @@
 -- (seven index probes and seven max() subplans in saveUpdateSQL).
 --
 -- Telegram's ids grow, so a new update's id is above every id whose inbox
--- row was deleted, and then only the inbox itself can hold it (its primary
--- key). updates_freed keeps that bound: the highest update id whose inbox
--- row was deleted, raised by a trigger on every DELETE from updates, in
--- whatever statement. An id at or below it (Telegram's ids started again,
--- another bot) is checked against every table, as before
--- (memory/inbox.go).
+-- row was deleted, and then only the inbox itself (its primary key) and
+-- the messages (which the purge keeps) can hold it. updates_freed keeps
+-- that bound: the highest update id whose inbox row was deleted is the
+-- greatest `through`, a row added by a trigger after every DELETE from
+-- updates that frees a higher id, in whatever statement. Rows are only
+-- added, never updated, so two deleting transactions (the purger, a
+-- forget) never wait on each other here. An id at or below the bound
+-- (Telegram's ids started again, another bot) is checked against every
+-- table, as before (memory/inbox.go).
 
 -- +goose Up
 CREATE TABLE updates_freed (
-	one boolean PRIMARY KEY DEFAULT true CHECK (one),
-	through bigint NOT NULL
+	through bigint NOT NULL,
+	freed_at timestamptz NOT NULL DEFAULT now()
 );
+CREATE INDEX updates_freed_through ON updates_freed (through);
 -- What the inbox may have freed before: every id another table names.
 INSERT INTO updates_freed (through) SELECT greatest(0,
 	(SELECT max(update_id) FROM messages), (SELECT max(update_id) FROM conversation_rollbacks),
@@ -27,9 +31,9 @@ INSERT INTO updates_freed (through) SELECT greatest(0,
 CREATE FUNCTION membot_updates_freed() RETURNS trigger LANGUAGE plpgsql
 SET search_path FROM CURRENT AS $$
 BEGIN
-	UPDATE updates_freed SET through = f.through
-	FROM (SELECT max(update_id) AS through FROM freed) f
-	WHERE f.through > updates_freed.through;
+	INSERT INTO updates_freed (through)
+	SELECT f.through FROM (SELECT max(update_id) AS through FROM freed) f
+	WHERE f.through > coalesce((SELECT max(through) FROM updates_freed), -1);
 	RETURN NULL;
 END
 $$;

@@ -37,4 +37,4 @@ ALTER TABLE messages ADD COLUMN search_vector tsvector
     GENERATED ALWAYS AS (CASE WHEN role IN ('user', 'assistant') THEN membot_search_vector(content) END) STORED;
 SET LOCAL maintenance_work_mem = '256MB';
 CREATE INDEX messages_search ON messages USING gin (membot_search_keys(conversation_id, search_vector))
-    WHERE role IN ('user', 'assistant') WITH (gin_pending_list_limit = 64);
+    WITH (gin_pending_list_limit = 64) WHERE role IN ('user', 'assistant');
