@@ -111,17 +111,23 @@ func explain(t *testing.T, pool *pgxpool.Pool, mode, sql string, args ...any) pl
 // them long, with fresh statistics.
 func seeded(t *testing.T) (*pgxpool.Pool, *seed.Result) {
 	t.Helper()
-	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.New(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	res, err := seed.Fill(ctx, pool, seed.Plan{Messages: 40_000, Chats: 200, Giants: 1, GiantSize: 10_000, Seed: 7})
+	pool := newPool(t)
+	res, err := seed.Fill(context.Background(), pool, seed.Plan{Messages: 40_000, Chats: 200, Giants: 1, GiantSize: 10_000, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return pool, res
+}
+
+// newPool is a pool on a new, migrated database.
+func newPool(t *testing.T) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
 
 // The statements of a turn, planned over a realistic spread of
@@ -142,11 +148,7 @@ func TestTurnPlans(t *testing.T) {
 func TestTurnPlansOnANewDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, pgtest.New(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := newPool(t)
 	store := memory.NewStore(pool)
 	if _, err := store.SaveAndClaim(ctx, []memory.InboxUpdate{{UpdateID: 1, ChatID: 7, Payload: []byte(`{"update_id":1}`)}}, 0, nil); err != nil {
 		t.Fatal(err)

@@ -22,8 +22,7 @@ func TestStoredStemsCoverTheRowsOfAnUpgradedDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, dsn := databaseAt(t, 21)
-	exec(t, db, `INSERT INTO users (telegram_user_id, first_name) VALUES (1, 'Ann')`)
-	exec(t, db, `INSERT INTO conversations (id, telegram_user_id, chat_id) VALUES ('11111111-2222-3333-4444-555555555555', 1, 1)`)
+	aConversation(t, db)
 	exec(t, db, `INSERT INTO messages (conversation_id, role, content) VALUES
 		('11111111-2222-3333-4444-555555555555', 'user', '[Текущее время: 2026-01-05 10:00] My cats sleep on the sofa'),
 		('11111111-2222-3333-4444-555555555555', 'tool', '{"cats": 2}')`)
@@ -156,8 +155,7 @@ func TestStemsAreKeptWithoutAGeneratedColumn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, dsn := databaseAt(t, 25)
-	exec(t, db, `INSERT INTO users (telegram_user_id, first_name) VALUES (1, 'Ann')`)
-	exec(t, db, `INSERT INTO conversations (id, telegram_user_id, chat_id) VALUES ('11111111-2222-3333-4444-555555555555', 1, 1)`)
+	aConversation(t, db)
 	exec(t, db, `INSERT INTO messages (conversation_id, role, content) VALUES
 		('11111111-2222-3333-4444-555555555555', 'user', 'My cats sleep on the sofa')`)
 	if _, err := migrations.Up(ctx, dsn); err != nil {
@@ -205,4 +203,12 @@ func TestStemsAreKeptWithoutAGeneratedColumn(t *testing.T) {
 	if _, err := migrations.Up(ctx, dsn); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// aConversation adds user 1 and their conversation
+// 11111111-2222-3333-4444-555555555555 in chat 1.
+func aConversation(t *testing.T, db *sql.DB) {
+	t.Helper()
+	exec(t, db, `INSERT INTO users (telegram_user_id, first_name) VALUES (1, 'Ann')`)
+	exec(t, db, `INSERT INTO conversations (id, telegram_user_id, chat_id) VALUES ('11111111-2222-3333-4444-555555555555', 1, 1)`)
 }
