@@ -257,6 +257,13 @@ rows AS MATERIALIZED (
 	FROM ends),
 `
 
+// foundSQL is a statement of front that tells whether it has candidate
+// rows to rank (df has rows; CTEs it does not reference are not run).
+func foundSQL(front string) string {
+	return strings.TrimSuffix(strings.TrimSpace(front), ",") + `
+SELECT EXISTS (SELECT FROM df) AND {limit}::int > 0`
+}
+
 // rankSQL ranks the front's hits by BM25 and, with vectors, the
 // conversation's newest embeddings by their distance to {vec}, fuses the
 // two and returns the best {limit} rows. Short rows are shown whole, long
