@@ -239,7 +239,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 // vectors, only once besideFoundSQL says there is something to rank.
 func (s *Store) recallBeside(ctx context.Context, vectors bool, args []any, r Recall) ([]Snippet, error) {
 	var recalled []Snippet
-	return recalled, s.pool.AcquireFunc(ctx, func(conn *pgxpool.Conn) error {
+	err := s.pool.AcquireFunc(ctx, func(conn *pgxpool.Conn) error {
 		if !vectors {
 			found := false
 			batch := &pgx.Batch{}
@@ -254,6 +254,7 @@ func (s *Store) recallBeside(ctx context.Context, vectors bool, args []any, r Re
 		queueRecall(ctx, batch, &recalled, besideRecallSQL[vectorsIndex(vectors)], recallArgs(vectors, args, r.Embedding, r.EmbeddingModel)...)
 		return conn.SendBatch(ctx, batch).Close()
 	})
+	return recalled, err
 }
 
 // queueRecall adds a turn's auto-recall statement to batch, its rows to *into.
