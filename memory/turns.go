@@ -207,6 +207,8 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
 	var recalled chan error
+	recallCtx, cancelRecall := context.WithCancel(ctx)
+	defer cancelRecall()
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
 		vectors := s.Vectors()
 		if in.UpdateID == 0 { // the turn's row is known as the newest of its conversation: after it is stored
@@ -218,7 +220,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 			recalled = make(chan error, 1)
 			go func() {
 				var err error
-				t.Recalled, err = s.recallBeside(ctx, vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, in.Recall.Limit,
+				t.Recalled, err = s.recallBeside(recallCtx, vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, in.Recall.Limit,
 					cleanText(in.Content)}, in.Recall)
 				recalled <- err
 			}()
@@ -226,7 +228,12 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	}
 	err := s.pool.SendBatch(ctx, batch).Close()
 	if recalled != nil {
-		err = errors.Join(err, <-recalled)
+		if err != nil {
+			cancelRecall() // the turn failed: its recall's end is not waited for, nor its error told
+			<-recalled
+		} else {
+			err = <-recalled
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start turn: %w", translate(err))
