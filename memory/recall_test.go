@@ -2,13 +2,16 @@ package memory_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/tcpproxy"
 	"github.com/membot/membot/memory"
 )
 
@@ -586,5 +589,38 @@ func TestAutoRecallSkipsOneCharacterWords(t *testing.T) {
 	fill(t, store, conv, 40, `CASE WHEN g = 3 THEN 'Fine, 7 then' ELSE 'The weather is grey today' END`)
 	if got := recall(t, store, 0, "I have 7 kittens", 10); len(got) != 0 {
 		t.Fatalf("recalled %+v by the stem \"7\" alone", got)
+	}
+}
+
+// A turn whose database is gone fails as unavailable (to be handled again
+// later), not as a statement of its own: its recall beside the batch,
+// cut short with it, does not change what the error says.
+func TestATurnWithItsRecallBesideFailsAsUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn, err := url.Parse(pgtest.New(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy, err := tcpproxy.New(dsn.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	dsn.Host = proxy.Addr()
+	store, err := memory.Open(ctx, dsn.String(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	start := memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, UpdateID: 5, Content: "my parrot Kesha",
+		HistoryLimit: 30, Recall: memory.Recall{Limit: 3, Text: "my parrot Kesha"}}
+	if _, err := store.StartTurn(ctx, start); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Cut()
+	start.UpdateID = 6
+	if _, err := store.StartTurn(ctx, start); !errors.Is(err, memory.ErrUnavailable) {
+		t.Fatalf("with the database gone StartTurn said %v; want ErrUnavailable", err)
 	}
 }
