@@ -243,11 +243,12 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 
 // recallBeside runs a turn's auto-recall beside StartTurn's batch
 // (besideRecallSQL with args), on a connection of its own: without
-// vectors, only once besideFoundSQL says there is something to rank.
+// vectors (or without the message's embedding), only once besideFoundSQL
+// says there is something to rank.
 func (s *Store) recallBeside(ctx context.Context, vectors bool, args []any, r Recall) ([]Snippet, error) {
 	var recalled []Snippet
 	err := s.pool.AcquireFunc(ctx, func(conn *pgxpool.Conn) error {
-		if !vectors {
+		if !vectors || r.Embedding == nil {
 			found := false
 			batch := &pgx.Batch{}
 			batch.Queue(genericPlansSQL)
