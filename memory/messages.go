@@ -72,10 +72,11 @@ VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7::bigint, 0), N
 RETURNING id`
 
 // searchVectorOf is the stems a row of role with content keeps
-// (messages.search_vector, migration 00026): the bot's inserts compute
-// them in their own statement, planned once per connection.
+// (messages.search_vector, membot_message_stems of migration 00026): the
+// bot's inserts compute them in their own statement, planned (and the
+// function inlined) once per connection.
 func searchVectorOf(role, content string) string {
-	return `CASE WHEN ` + role + `::text IN ('user', 'assistant') THEN membot_search_vector(` + content + `::text) END`
+	return `membot_message_stems(` + role + `::text, ` + content + `::text)`
 }
 
 // scanHistoryRow reads a row selected with messageColumns, in that order,

@@ -258,7 +258,9 @@ rows AS MATERIALIZED (
 `
 
 // foundSQL is a statement of front that tells whether it has candidate
-// rows to rank (df has rows; CTEs it does not reference are not run).
+// rows to rank (df has rows; CTEs it does not reference are not run). It
+// names {limit} too, so that it takes the ranking statement's parameters
+// as they are.
 func foundSQL(front string) string {
 	return strings.TrimSuffix(strings.TrimSpace(front), ",") + `
 SELECT EXISTS (SELECT FROM df) AND {limit}::int > 0`

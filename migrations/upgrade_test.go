@@ -141,9 +141,11 @@ func adminConn(t *testing.T) *pgx.Conn {
 	return admin
 }
 
-func exec(t *testing.T, db *sql.DB, q string) {
+func exec(t *testing.T, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, q string) {
 	t.Helper()
-	if _, err := db.Exec(q); err != nil {
+	if _, err := db.ExecContext(context.Background(), q); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 }
@@ -172,6 +174,32 @@ func TestStemsAreKeptWithoutAGeneratedColumn(t *testing.T) {
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE search_vector IS DISTINCT FROM
 		CASE WHEN role IN ('user', 'assistant') THEN membot_search_vector(content) END`).Scan(&wrong); err != nil {
 		t.Fatal(err)
+	}
+	// The rule is inlined where the bot's inserts are planned (a SQL
+	// function that is not was parsed and planned at every call).
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	exec(t, conn, `SET plan_cache_mode = force_generic_plan`)
+	exec(t, conn, `PREPARE stems(text, text) AS INSERT INTO messages (conversation_id, role, content, search_vector)
+		VALUES ('11111111-2222-3333-4444-555555555555', $1, $2, membot_message_stems($1, $2))`)
+	rows, err := conn.QueryContext(ctx, `EXPLAIN (VERBOSE, COSTS OFF) EXECUTE stems('user', 'hi')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan += line + "\n"
+	}
+	rows.Close()
+	if !strings.Contains(plan, "membot_search_vector") || strings.Contains(plan, "membot_message_stems") {
+		t.Fatalf("membot_message_stems is not inlined into the insert:\n%s", plan)
 	}
 	if wrong != 0 {
 		t.Fatalf("%d rows keep stems other than their content's", wrong)
