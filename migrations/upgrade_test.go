@@ -69,7 +69,18 @@ func TestCompiledSearchFunctionsKeepTheStoredStemsAndKeys(t *testing.T) {
 	if after != before {
 		t.Fatalf("stems and keys changed:\n%s\nwere\n%s", after, before)
 	}
-	rows, err := db.QueryContext(ctx, `EXPLAIN (VERBOSE, COSTS OFF) SELECT membot_ts_config(content) FROM messages`)
+	plan := explained(t, db, `EXPLAIN (VERBOSE, COSTS OFF) SELECT membot_ts_config(content) FROM messages`)
+	if !strings.Contains(plan, "CASE") {
+		t.Fatalf("membot_ts_config is not inlined: %s", plan)
+	}
+}
+
+// explained is the text of an EXPLAIN run on db.
+func explained(t *testing.T, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, explain string) string {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), explain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +93,7 @@ func TestCompiledSearchFunctionsKeepTheStoredStemsAndKeys(t *testing.T) {
 		}
 		plan += line + "\n"
 	}
-	if !strings.Contains(plan, "CASE") {
-		t.Fatalf("membot_ts_config is not inlined: %s", plan)
-	}
+	return plan
 }
 
 // databaseAt creates a database migrated up to version (0: none).
@@ -185,19 +194,7 @@ func TestStemsAreKeptWithoutAGeneratedColumn(t *testing.T) {
 	exec(t, conn, `SET plan_cache_mode = force_generic_plan`)
 	exec(t, conn, `PREPARE stems(text, text) AS INSERT INTO messages (conversation_id, role, content, search_vector)
 		VALUES ('11111111-2222-3333-4444-555555555555', $1, $2, membot_message_stems($1, $2))`)
-	rows, err := conn.QueryContext(ctx, `EXPLAIN (VERBOSE, COSTS OFF) EXECUTE stems('user', 'hi')`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan += line + "\n"
-	}
-	rows.Close()
+	plan := explained(t, conn, `EXPLAIN (VERBOSE, COSTS OFF) EXECUTE stems('user', 'hi')`)
 	if !strings.Contains(plan, "membot_search_vector") || strings.Contains(plan, "membot_message_stems") {
 		t.Fatalf("membot_message_stems is not inlined into the insert:\n%s", plan)
 	}
