@@ -11,7 +11,7 @@ var (
 	VoiceRepliesSQL  = `SELECT ` + voiceRepliesSQL
 	LaterInAlbumSQL  = laterInAlbumSQL
 	TurnRecallSQL    = bindThread(turnRecallSQL[0], 5)
-	BesideRecallSQL  = bindThread(besideRecallSQL[0], 6)
+	TurnFoundSQL     = bindThread(turnFoundSQL, 5)
 	SaveUpdateSQL    = saveUpdateSQL
 	SaveNewUpdateSQL = saveNewUpdateSQL
 	GenericPlansSQL  = genericPlansSQL

@@ -218,12 +218,13 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 		} {
 			checkIndexScansOnly(t, name+", "+mode, explain(t, pool, mode, q.sql, q.args...).scansOf(q.table))
 		}
-		// Auto-recall (issue 15), in StartTurn's batch and beside it.
+		// Auto-recall (issue 15): whether it has rows to rank, and their ranking.
 		for _, chat := range []int64{res.FirstChatID, res.LastChatID} {
-			for _, plan := range []planNode{explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, 3, 0),
-				explain(t, pool, mode, memory.BesideRecallSQL, chat, update, 30, 3, "what about the weather", 0)} {
-				checkRecallPlan(t, chat, mode, plan)
-			}
+			checkRecallPlan(t, chat, mode, explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, 3, 0))
+			found := explain(t, pool, mode, memory.TurnFoundSQL, chat, update, 30, 3, 0)
+			checkNoWholeScans(t, fmt.Sprintf("auto-recall found, chat %d, %s", chat, mode), found.scansOf("messages"))
+			checkIndexScansOnly(t, fmt.Sprintf("auto-recall's frequent stems, chat %d, %s", chat, mode),
+				found.scansOf("conversation_frequent_stems"))
 		}
 	}
 }
@@ -238,9 +239,18 @@ func checkRecallPlan(t *testing.T, chat int64, mode string, plan planNode) {
 	if !plan.has("CTE rows") || !plan.has("CTE ends") {
 		t.Errorf("auto-recall, chat %d, %s: the size CTEs are not computed once", chat, mode)
 	}
-	for _, s := range plan.scansOf("messages") {
+	checkNoWholeScans(t, fmt.Sprintf("auto-recall, chat %d, %s", chat, mode), plan.scansOf("messages"))
+}
+
+// checkNoWholeScans: none of scans reads a whole table or index.
+func checkNoWholeScans(t *testing.T, name string, scans []planNode) {
+	t.Helper()
+	if len(scans) == 0 {
+		t.Errorf("%s: no scan in the plan", name)
+	}
+	for _, s := range scans {
 		if s.NodeType == "Seq Scan" || strings.HasPrefix(s.NodeType, "Index") && s.Cond == "" {
-			t.Errorf("auto-recall, chat %d, %s: %v", chat, mode, s)
+			t.Errorf("%s: %v", name, s)
 		}
 	}
 }

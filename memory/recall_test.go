@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/internal/tcpproxy"
 	"github.com/membot/membot/memory"
@@ -469,14 +471,14 @@ func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
 	})
 }
 
-// eachRecallPath runs test for a turn's auto-recall in StartTurn's batch,
-// after the turn's row (a turn of no update), and beside it (a turn of an
-// update: its row may not be stored yet). update gives each turn's update.
+// eachRecallPath runs test for a turn's auto-recall when the turn's row is
+// the newest of its conversation (a turn of no update) and when its update
+// names it. update gives each turn's update.
 func eachRecallPath(t *testing.T, test func(t *testing.T, store *memory.Store, update func() int64)) {
 	for _, path := range []struct {
 		name  string
 		first int64
-	}{{"in the batch", 0}, {"beside it", 1000}} {
+	}{{"no update", 0}, {"an update", 1000}} {
 		t.Run(path.name, func(t *testing.T) {
 			t.Parallel()
 			next := path.first
@@ -506,6 +508,47 @@ func TestAutoRecallCountsTheWindowsUses(t *testing.T) {
 		}
 		if got := recalled("Brunhilde?"); !slices.Equal(got, []int64{kettle}) {
 			t.Fatalf("a rare word recalled %v; want row %d", got, kettle)
+		}
+	})
+}
+
+// A stem a turn finds used more than 20 times is written down for the
+// conversation (conversation_frequent_stems) and not looked up again; when
+// the conversation loses rows the list goes, and the stem, rare again,
+// brings its old row back.
+func TestAutoRecallLearnsFrequentStemsAndForgetsThemWithRows(t *testing.T) {
+	t.Parallel()
+	eachRecallPath(t, func(t *testing.T, store *memory.Store, update func() int64) {
+		ctx := context.Background()
+		conv, _ := store.CurrentConversation(ctx, 1, 1)
+		row := fill(t, store, conv, 60, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles'
+			WHEN g <= 25 THEN 'The kettle boiled, note ' || g ELSE 'The weather is grey, note ' || g END`)
+		learned := func() []string {
+			rows, _ := store.Pool().Query(ctx, `SELECT lexeme FROM conversation_frequent_stems WHERE conversation_id = $1 ORDER BY lexeme`, conv)
+			got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		if got := recalledIDs(t, store, update(), "the kettle?", 10); len(got) != 0 {
+			t.Fatalf("a word used 26 times recalled %v", got)
+		}
+		if got := learned(); !slices.Equal(got, []string{"kettl"}) {
+			t.Fatalf("learned %q; want the kettle's stem", got)
+		}
+		if got := recalledIDs(t, store, update(), "the kettle?", 10); len(got) != 0 {
+			t.Fatalf("a word known to be used often recalled %v", got)
+		}
+		// The retention purge takes notes 2 to 20: the kettle is rare again.
+		if _, err := store.Pool().Exec(ctx, `DELETE FROM messages WHERE id BETWEEN $1 AND $2`, row(2), row(20)); err != nil {
+			t.Fatal(err)
+		}
+		if got := learned(); len(got) != 0 {
+			t.Fatalf("after a delete the conversation still lists %q", got)
+		}
+		if got := recalledIDs(t, store, update(), "the kettle?", 10); !slices.Contains(got, row(1)) {
+			t.Fatalf("the kettle, rare again, recalled %v; want row %d among them", got, row(1))
 		}
 	})
 }
@@ -593,9 +636,8 @@ func TestAutoRecallSkipsOneCharacterWords(t *testing.T) {
 }
 
 // A turn whose database is gone fails as unavailable (to be handled again
-// later), not as a statement of its own: its recall beside the batch,
-// cut short with it, does not change what the error says.
-func TestATurnWithItsRecallBesideFailsAsUnavailable(t *testing.T) {
+// later), not as a statement of its own, its auto-recall included.
+func TestATurnWithItsRecallFailsAsUnavailable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dsn, err := url.Parse(pgtest.New(t))

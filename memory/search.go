@@ -195,31 +195,19 @@ hits AS (
 // conversation older than the rows the model sees anyway (its newest
 // {window}, the turn's row among them) and than the turn's row (on a
 // retry, the steps stored after it may have pushed it out of the window).
-// turn is a query of one row: conversation_id, id (the turn's row; NULL
-// while it is not stored yet: the recall runs beside the batch that
-// stores it, see StartTurn) and v (the row's stems). So the window read
-// is the newest {window} - 1 rows but the turn's, and every query stem
-// counts once more for the turn's row itself. The query is the turn's
-// stems of its first {words} words of two letters or more, as
-// searchWords keeps them (a lone digit is not a telling word); a stem's
-// count in the window comes from the window's stored stems: each row's
-// stems among the query's (ts_filter), all rows' in one array, each query
-// stem's places in it (a row holds a stem once). Matching every stem
-// against every row, as a join, cost more than the rest of the statement.
-// The separator is a control character, which no lexeme holds.
+// turn is a query of one row: conversation_id, id (the turn's row) and v
+// (the row's stems). So the window read is the newest {window} - 1 rows
+// but the turn's, and every query stem counts once more for the turn's
+// row itself. The query is turnLexemesSQL; a stem's count in the window
+// comes from the window's stored stems: each row's stems among the
+// query's (ts_filter), all rows' in one array, each query stem's places
+// in it (a row holds a stem once). Matching every stem against every row,
+// as a join, cost more than the rest of the statement. The separator is a
+// control character, which no lexeme holds. Most turns have nothing to
+// rank; they learn it from autoRecallFound first.
 func autoRecallFront(turn string) string {
 	return `WITH turn AS (` + turn + `),
-win AS MATERIALIZED (
-	SELECT w.id, w.v FROM turn, LATERAL (
-		SELECT m.id, m.search_vector AS v FROM messages m
-		WHERE m.conversation_id = turn.conversation_id AND m.id IS DISTINCT FROM turn.id
-		ORDER BY m.id DESC LIMIT {window} - 1) w),
-scope AS (
-	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < {window} - 1 THEN 0
-		ELSE coalesce(least((SELECT min(id) FROM win), turn.id), 9223372036854775807) END AS before_id
-	FROM turn),
-` + queryCTEs(`ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
-		WHERE char_length(u.lexeme) >= 2 ORDER BY u.positions[1], u.lexeme LIMIT {words})`) + `seen AS MATERIALIZED (
+` + windowCTEs("m.id, m.search_vector AS v") + queryCTEs(turnLexemesSQL) + `seen AS MATERIALIZED (
 	SELECT l.lexeme, 1 + coalesce(cardinality(array_positions(w.found, l.lexeme)), 0) AS n
 	FROM (SELECT string_to_array(string_agg(array_to_string(tsvector_to_array(
 			ts_filter(setweight(w.v, 'A', q.lexemes), '{a}')), E'\x01'), E'\x01'), E'\x01') AS found
@@ -235,6 +223,56 @@ hits AS (
 	SELECT p.id, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf, length(p.v) AS len
 	FROM probe p JOIN df USING (lexeme), unnest(ts_filter(setweight(p.v, 'A', ARRAY[p.lexeme]), '{a}')) u),
 ` + autoRecallSizeSQL
+}
+
+// turnLexemesSQL is a turn's query for auto-recall: the stems of its
+// first {words} words of two letters or more, as searchWords keeps them
+// (a lone digit is not a telling word).
+// windowCTEs define win, the rows of the turn's window but its own (their
+// columns cols of messages m), and scope (conversation_id, before_id: the
+// rows older than the window and the turn's row, none when the
+// conversation is no longer than the window).
+func windowCTEs(cols string) string {
+	return `win AS MATERIALIZED (
+	SELECT w.* FROM turn, LATERAL (
+		SELECT ` + cols + ` FROM messages m
+		WHERE m.conversation_id >= turn.conversation_id AND m.conversation_id <= turn.conversation_id
+		  AND m.id IS DISTINCT FROM turn.id
+		ORDER BY m.conversation_id DESC, m.id DESC LIMIT {window} - 1) w),
+scope AS (
+	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < {window} - 1 THEN 0
+		ELSE coalesce(least((SELECT min(id) FROM win), turn.id), 9223372036854775807) END AS before_id
+	FROM turn),
+`
+}
+
+const turnLexemesSQL = `ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
+		WHERE char_length(u.lexeme) >= 2 ORDER BY u.positions[1], u.lexeme LIMIT {words})`
+
+// autoRecallFound tells whether the turn's auto-recall (autoRecallFront
+// over turn, the same rows) has anything to rank: a row older than the
+// window shares a stem of the turn's that the conversation, the turn's
+// row included, uses at most autoRecallRare times. It looks each stem up
+// once through the full-text index (at most autoRecallRare + 1 rows of
+// any age), except the stems conversation_frequent_stems lists for the
+// conversation (migration 00027): those it found used more often before,
+// which it writes there as it finds them. So it reads no window's stems
+// (about 0.1 ms of every reply) and no frequent stem's many rows.
+func autoRecallFound(turn string) string {
+	return `WITH turn AS (` + turn + `),
+` + windowCTEs("m.id") + queryCTEs(turnLexemesSQL) + `todo AS MATERIALIZED (
+	SELECT l.lexeme FROM scope, q, unnest(q.lexemes) l (lexeme)
+	WHERE NOT (SELECT EXISTS (SELECT FROM conversation_frequent_stems f
+		WHERE f.conversation_id = scope.conversation_id AND f.lexeme = l.lexeme))),
+uses AS MATERIALIZED (
+	SELECT t.lexeme, p.n, p.oldest
+	FROM scope, q, todo t, LATERAL (SELECT count(*) AS n, min(p.id) AS oldest FROM (` +
+		strings.NewReplacer("{older}", "9223372036854775807", "{stem}", "t.lexeme", "{limit}", "{rare} + 1").Replace(probeSQL) + `) p) p),
+learned AS (
+	INSERT INTO conversation_frequent_stems (conversation_id, lexeme)
+	SELECT scope.conversation_id, u.lexeme FROM scope, uses u WHERE u.n > {rare}
+	ON CONFLICT DO NOTHING)
+SELECT EXISTS (SELECT FROM scope, uses u WHERE u.n <= {rare} AND u.oldest < scope.before_id) AND {limit}::int > 0`
 }
 
 // autoRecallSizeSQL is auto-recall's rows (n, the conversation's size for
@@ -256,15 +294,6 @@ rows AS MATERIALIZED (
 		ELSE ends.newest - ends.oldest + 1 END + 1)::float8 AS n
 	FROM ends),
 `
-
-// foundSQL is a statement of front that tells whether it has candidate
-// rows to rank (df has rows; CTEs it does not reference are not run). It
-// names {limit} too, so that it takes the ranking statement's parameters
-// as they are.
-func foundSQL(front string) string {
-	return strings.TrimSuffix(strings.TrimSpace(front), ",") + `
-SELECT EXISTS (SELECT FROM df) AND {limit}::int > 0`
-}
 
 // rankSQL ranks the front's hits by BM25 and, with vectors, the
 // conversation's newest embeddings by their distance to {vec}, fuses the

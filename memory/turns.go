@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // TurnStart is what a new turn stores: who wrote what, in which chat.
@@ -98,39 +97,23 @@ var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUser
 
 // turnRecallSQL is the turn's auto-recall (autoRecallFront) over the
 // conversation of its user row, stored before it in StartTurn's batch,
-// before its window of $3 rows, with and without vectors: the recall of a
-// turn of no update.
-var turnRecallSQL = [2]string{turnRecallStatement(false), turnRecallStatement(true)}
+// before its window of $3 rows, with and without vectors.
+var turnRecallSQL = [2]string{recallParams(rankSQL(turnRecallFront, false, false), "", "$4", "$5", "$6"),
+	recallParams(rankSQL(turnRecallFront, true, false), "", "$4", "$5", "$6")}
 
-func turnRecallStatement(vectors bool) string {
-	front := strings.ReplaceAll(autoRecallFront(`SELECT r.conversation_id, r.id, m.search_vector AS v
-		FROM (`+turnUserRowSQL+`) r, LATERAL (SELECT search_vector FROM messages m WHERE m.id = r.id) m`), "{window}", "$3")
-	return recallParams(rankSQL(front, vectors, false), "", "$4", "$5", "$6")
-}
+// turnFoundSQL tells whether turnRecallSQL without vectors has anything to
+// rank (autoRecallFound). Most turns' recall does not, and setting up the
+// ranking alone, for no rows, cost 0.2 ms of a turn (membench); so
+// StartTurn ranks only after this says yes, in a round trip of its own.
+var turnFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(turnRecallRow), "{window}", "$3"), "", "$4", "", "")
 
-// besideRecallSQL is the auto-recall of update $2's turn, saying $5, run
-// beside StartTurn's batch on a connection of its own: its user row may or
-// may not be stored (and seen) yet. Its conversation is that of the row
-// when it is, else the chat's current one, which the batch stores it in.
-var besideRecallSQL = [2]string{besideRecallStatement(false), besideRecallStatement(true)}
+// turnRecallRow is the turn's user row for auto-recall: its conversation,
+// id and stems. The stems are a subquery, not a join: a join of the
+// one-row tables of a new bot was planned as a scan of all messages.
+const turnRecallRow = `SELECT r.conversation_id, r.id, (SELECT m.search_vector FROM messages m WHERE m.id = r.id) AS v
+		FROM (` + turnUserRowSQL + `) r`
 
-func besideRecallStatement(vectors bool) string {
-	return recallParams(rankSQL(besideFront, vectors, false), "", "$4", "$6", "$7")
-}
-
-// besideFront is besideRecallSQL's front (autoRecallFront).
-var besideFront = strings.ReplaceAll(autoRecallFront(`SELECT coalesce(r.conversation_id, c.id) AS conversation_id, r.id, membot_search_vector($5::text) AS v
-		FROM (SELECT `+currentConversationIDSQL+` AS id) c
-		LEFT JOIN (SELECT id, conversation_id FROM messages WHERE update_id = $2::bigint AND role = 'user') r ON true
-		WHERE coalesce(r.conversation_id, c.id) IS NOT NULL`), "{window}", "$3")
-
-// besideFoundSQL tells whether besideRecallSQL without vectors has
-// anything to rank: a row older than the window shares a rare stem of the
-// turn's. Most turns' do not, and setting up the ranking alone, for no
-// rows, cost 0.2 ms of a turn (membench); so the ranking runs only after
-// this says yes, on the same connection (a round trip more, still beside
-// the turn's batch). With vectors the semantic side ranks anyway.
-var besideFoundSQL = recallParams(foundSQL(besideFront), "", "$4", "", "")
+var turnRecallFront = strings.ReplaceAll(autoRecallFront(turnRecallRow), "{window}", "$3")
 
 // receivedTextSQL logs the message_received event of the turn.
 const receivedTextSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
@@ -206,63 +189,28 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
-	var recalled chan error
-	recallCtx, cancelRecall := context.WithCancel(ctx)
-	defer cancelRecall()
+	found, vectors := false, s.Vectors()
+	var recall []any // turnRecallSQL's arguments; turnFoundSQL's are the first four
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
-		vectors := s.Vectors()
-		if in.UpdateID == 0 { // the turn's row is known as the newest of its conversation: after it is stored
-			queueRecall(ctx, batch, &t.Recalled, turnRecallSQL[vectorsIndex(vectors)], recallArgs(vectors,
-				[]any{in.ChatID, in.UpdateID, in.HistoryLimit, in.Recall.Limit}, in.Recall.Embedding, in.Recall.EmbeddingModel)...)
+		recall = recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, in.Recall.Limit},
+			in.Recall.Embedding, in.Recall.EmbeddingModel)
+		if vectors && in.Recall.Embedding != nil { // the semantic side ranks anyway
+			queueRecall(ctx, batch, &t.Recalled, turnRecallSQL[1], recall...)
 		} else {
-			// Beside the batch, on a connection of its own: PostgreSQL runs
-			// the two at once (0.2-0.3 ms of a turn's 4 round trips).
-			recalled = make(chan error, 1)
-			go func() {
-				var err error
-				t.Recalled, err = s.recallBeside(recallCtx, vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, in.Recall.Limit,
-					cleanText(in.Content)}, in.Recall)
-				recalled <- err
-			}()
+			queueScoped(ctx, batch, turnFoundSQL, recall[:4]...).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })
 		}
 	}
 	err := s.pool.SendBatch(ctx, batch).Close()
-	if recalled != nil {
-		if err != nil {
-			cancelRecall() // the turn failed: its recall's end is not waited for, nor its error told
-			<-recalled
-		} else {
-			err = <-recalled
-		}
+	if err == nil && found { // a round trip more, after the turn's row is stored
+		batch := &pgx.Batch{}
+		batch.Queue(genericPlansSQL)
+		queueRecall(ctx, batch, &t.Recalled, turnRecallSQL[vectorsIndex(vectors)], recall...)
+		err = s.pool.SendBatch(ctx, batch).Close()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start turn: %w", translate(err))
 	}
 	return t, nil
-}
-
-// recallBeside runs a turn's auto-recall beside StartTurn's batch
-// (besideRecallSQL with args), on a connection of its own: without
-// vectors (or without the message's embedding), only once besideFoundSQL
-// says there is something to rank.
-func (s *Store) recallBeside(ctx context.Context, vectors bool, args []any, r Recall) ([]Snippet, error) {
-	var recalled []Snippet
-	err := s.pool.AcquireFunc(ctx, func(conn *pgxpool.Conn) error {
-		if !vectors || r.Embedding == nil {
-			found := false
-			batch := &pgx.Batch{}
-			batch.Queue(genericPlansSQL)
-			queueScoped(ctx, batch, besideFoundSQL, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })
-			if err := conn.SendBatch(ctx, batch).Close(); err != nil || !found {
-				return err
-			}
-		}
-		batch := &pgx.Batch{}
-		batch.Queue(genericPlansSQL)
-		queueRecall(ctx, batch, &recalled, besideRecallSQL[vectorsIndex(vectors)], recallArgs(vectors, args, r.Embedding, r.EmbeddingModel)...)
-		return conn.SendBatch(ctx, batch).Close()
-	})
-	return recalled, err
 }
 
 // queueRecall adds a turn's auto-recall statement to batch, its rows to *into.
