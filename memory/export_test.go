@@ -2,17 +2,18 @@ package memory
 
 // The statements of a turn, for the plan tests of package memory_test.
 var (
-	LastMessagesSQL  = lastMessagesQuery("$1", "$2")
-	TurnUserRowSQL   = bindThread(turnUserRowSQL, 3) // its last parameter: the topic, 0 for none
-	TurnHistorySQL   = bindThread(turnHistorySQL, 4)
-	TurnAnswerSQL    = turnAnswerSQL
-	ClaimSQL         = claimSQL
-	ClaimFreeSQL     = claimFreeSQL
-	VoiceRepliesSQL  = `SELECT ` + voiceRepliesSQL
-	LaterInAlbumSQL  = laterInAlbumSQL
-	TurnRecallSQL    = bindThread(turnRecallSQL[0], 5)
-	TurnFoundSQL     = bindThread(turnFoundSQL, 5)
-	SaveUpdateSQL    = saveUpdateSQL
-	SaveNewUpdateSQL = saveNewUpdateSQL
-	GenericPlansSQL  = genericPlansSQL
+	LastMessagesSQL      = lastMessagesQuery("$1", "$2")
+	TurnUserRowSQL       = bindThread(turnUserRowSQL, 3) // its last parameter: the topic, 0 for none
+	TurnHistorySQL       = bindThread(turnHistorySQL, 4)
+	TurnAnswerSQL        = turnAnswerSQL
+	ClaimSQL             = claimSQL
+	ClaimFreeSQL         = claimFreeSQL
+	VoiceRepliesSQL      = `SELECT ` + voiceRepliesSQL
+	LaterInAlbumSQL      = laterInAlbumSQL
+	TurnRecallSQL        = bindThread(turnRecallSQL[0], 5)
+	TurnRecallVectorsSQL = bindThread(turnRecallSQL[1], 7)
+	TurnFoundSQL         = bindThread(turnFoundSQL, 5)
+	SaveUpdateSQL        = saveUpdateSQL
+	SaveNewUpdateSQL     = saveNewUpdateSQL
+	GenericPlansSQL      = genericPlansSQL
 )

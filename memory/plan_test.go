@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/membot/membot/internal/pgtest"
@@ -22,6 +23,7 @@ type planNode struct {
 	Direction string     `json:"Scan Direction"`
 	Cond      string     `json:"Index Cond"`
 	Subplan   string     `json:"Subplan Name"`
+	Loops     float64    `json:"Actual Loops"` // with ANALYZE
 	Plans     []planNode `json:"Plans"`
 }
 
@@ -265,6 +267,80 @@ func checkIndexScansOnly(t *testing.T, name string, scans []planNode) {
 			t.Errorf("%s: %v, want index scans only", name, s)
 		} else if s.Cond == "" {
 			t.Errorf("%s: %v reads the whole index", name, s)
+		}
+	}
+}
+
+// A turn's auto-recall with vectors keeps the plan PostgreSQL made for it
+// on a new bot's empty tables until autovacuum's statistics replace it.
+// That plan, run on a grown conversation, looks each thing up once: it
+// once ran the semantic side's lower bound again for every embedding it
+// compared (17 ms a turn in the recall set, growing as the square of the
+// conversation).
+func TestRecallPlanMadeOnANewDatabaseLooksUpOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := withVectors(t)
+	start := func(update int64) {
+		if _, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, UpdateID: update,
+			Content: "hello there", HistoryLimit: 30}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start(1)
+	conn, err := store.Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	run := func(explain bool) string {
+		t.Helper()
+		sql := "EXECUTE recall(1, 0, 30, 3, '[1,0,0]', 'm', 0)"
+		if explain {
+			sql = "EXPLAIN (ANALYZE, FORMAT JSON) " + sql
+		}
+		var out string
+		_, err := conn.Exec(ctx, "BEGIN")
+		if err == nil {
+			_, err = conn.Exec(ctx, memory.GenericPlansSQL)
+		}
+		if err == nil {
+			var rows pgx.Rows
+			if rows, err = conn.Query(ctx, sql); err == nil {
+				for rows.Next() {
+					if explain {
+						err = rows.Scan(&out)
+					}
+				}
+				rows.Close()
+				err = rows.Err()
+			}
+		}
+		conn.Exec(ctx, "ROLLBACK")
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return out
+	}
+	if _, err := conn.Exec(ctx, "PREPARE recall AS "+memory.TurnRecallVectorsSQL); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(ctx, "DEALLOCATE recall")
+	run(false) // the plan is made now, on all but empty tables
+	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
+		SELECT (SELECT conversation_id FROM messages LIMIT 1), CASE WHEN g % 2 = 0 THEN 'user' ELSE 'assistant' END,
+			'note ' || g || ' about the weather' FROM generate_series(1, 300) g;
+		INSERT INTO message_embeddings (message_id, conversation_id, model, embedding)
+		SELECT id, conversation_id, 'm', '[0,1,0]' FROM messages`); err != nil {
+		t.Fatal(err)
+	}
+	var plans []struct{ Plan planNode }
+	if err := json.Unmarshal([]byte(run(true)), &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("explain: %v", err)
+	}
+	for _, n := range plans[0].Plan.scansOf("message_embeddings") {
+		if n.Loops > 1 {
+			t.Errorf("auto-recall's plan made on a new database reads message_embeddings %v times: %v", n.Loops, n)
 		}
 	}
 }

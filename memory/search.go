@@ -305,15 +305,21 @@ func rankSQL(front string, vectors, marks bool) string {
 	sem, fused := "", `fused AS (SELECT id, 1.0 / ({rrfK} + r) AS score FROM fts WHERE r <= {limit})
 `
 	if vectors {
+		// sem_from is found once: as a condition of the join, a plan made
+		// on a new bot's empty tables ran it again for every embedding it
+		// compared (17 ms a turn in the recall set, growing as the square
+		// of the conversation).
 		sem = `qv AS MATERIALIZED (SELECT {vec}::text::vector AS v WHERE {vec}::text IS NOT NULL),
+sem_from AS MATERIALIZED (
+	SELECT coalesce((SELECT x.message_id FROM message_embeddings x
+		WHERE x.conversation_id = scope.conversation_id AND x.model = {model} AND x.message_id < scope.before_id
+		ORDER BY x.message_id DESC OFFSET {semantic} - 1 LIMIT 1), 0) AS id
+	FROM scope),
 sem AS (
 	SELECT e.message_id AS id, row_number() OVER (ORDER BY e.embedding <=> qv.v, e.message_id DESC) AS r
-	FROM scope, qv, message_embeddings e
+	FROM scope, qv, sem_from, message_embeddings e
 	WHERE e.conversation_id = scope.conversation_id AND e.model = {model}
-	  AND e.message_id < scope.before_id AND e.message_id >= coalesce((
-		SELECT x.message_id FROM message_embeddings x
-		WHERE x.conversation_id = scope.conversation_id AND x.model = {model} AND x.message_id < scope.before_id
-		ORDER BY x.message_id DESC OFFSET {semantic} - 1 LIMIT 1), 0)
+	  AND e.message_id < scope.before_id AND e.message_id >= sem_from.id
 	ORDER BY r LIMIT {candidates}),
 `
 		fused = `fused AS (
