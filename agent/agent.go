@@ -202,7 +202,8 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 	start := a.turnStart(req, a.cfg.HistoryLimit)
 	if a.cfg.Recall > 0 {
 		// Embedding the message is a call to the embeddings server, not to
-		// the database: the turn still talks to PostgreSQL four times.
+		// the database: the turn still talks to PostgreSQL four times (five
+		// when auto-recall has rows to rank).
 		start.Recall = memory.Recall{Limit: a.cfg.Recall, Text: req.Text}
 		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text, func(err error) {
 			a.warnOnce("embed-query", "recall: embedding the message failed; full-text search alone until it works again", "err", err)

@@ -12,6 +12,7 @@ var (
 	LaterInAlbumSQL      = laterInAlbumSQL
 	TurnRecallSQL        = bindThread(turnRecallSQL[0], 5)
 	TurnRecallVectorsSQL = bindThread(turnRecallSQL[1], 7)
+	TurnRankSQL          = turnRankSQL[0]
 	TurnFoundSQL         = bindThread(turnFoundSQL, 5)
 	SaveUpdateSQL        = saveUpdateSQL
 	SaveNewUpdateSQL     = saveNewUpdateSQL

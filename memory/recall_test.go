@@ -622,6 +622,29 @@ func TestAutoRecallOfARetriedTurn(t *testing.T) {
 	}
 }
 
+// A retried turn whose first attempt stored many steps after its row,
+// which pushed the row out of the window: the steps between the row and
+// the window are counted nowhere, as the ranking counts, so a word they
+// repeat stays rare and still brings back the old row.
+func TestAutoRecallOfATurnRetriedAfterManySteps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	kettle := fill(t, store, conv, 30, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles' ELSE 'The weather is grey, note ' || g END`)(1)
+	start := func() []int64 { return recalledIDs(t, store, 5, "the kettle?", 3) }
+	if got := start(); !slices.Equal(got, []int64{kettle}) {
+		t.Fatalf("first attempt recalled %v; want [%d]", got, kettle)
+	}
+	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
+		SELECT $1, 'assistant', 'checking the kettle, step ' || g FROM generate_series(1, 20) g`, conv); err != nil {
+		t.Fatal(err)
+	}
+	if got := start(); !slices.Equal(got, []int64{kettle}) {
+		t.Fatalf("the retried turn recalled %v; want [%d]", got, kettle)
+	}
+}
+
 // A one-character word (searchWords drops it too) does not alone bring an
 // old row into the prompt.
 func TestAutoRecallSkipsOneCharacterWords(t *testing.T) {

@@ -144,11 +144,12 @@ rows AS MATERIALIZED (
 	FROM scope, ends),
 `
 
-// probeSQL looks up the rows older than {older} of stem {stem} through the
+// probeSQL looks up the rows of stem {stem} that {counted} (a condition on
+// m.id, written m.id + 0 so that no btree is asked instead) through the
 // full-text index, at most {limit} of them.
 const probeSQL = `SELECT m.id, m.search_vector AS v FROM messages m
 		WHERE m.conversation_id::text = scope.conversation_id::text AND m.role IN ('user', 'assistant')
-		  AND m.id + 0 < {older}
+		  AND {counted}
 		  AND membot_search_keys(m.conversation_id, m.search_vector) @@ quote_literal(q.prefix || {stem})::tsquery
 		LIMIT {limit}`
 
@@ -172,7 +173,7 @@ est AS MATERIALIZED (
 	GROUP BY l.lexeme, rows.n, recent_from.id),
 probe AS (
 	SELECT e.lexeme, p.id, p.v
-	FROM scope, q, recent_from, est e, LATERAL (` + strings.NewReplacer("{older}", "recent_from.id", "{stem}", "e.lexeme",
+	FROM scope, q, recent_from, est e, LATERAL (` + strings.NewReplacer("{counted}", "m.id + 0 < recent_from.id", "{stem}", "e.lexeme",
 		"{limit}", "{probe} + 1").Replace(probeSQL) + `) p
 	WHERE recent_from.id IS NOT NULL AND e.est <= {lookup}),
 probed AS (SELECT lexeme, count(*) AS n FROM probe GROUP BY lexeme),
@@ -214,7 +215,7 @@ func autoRecallFront(turn string) string {
 		FROM q, win w) w, q, unnest(q.lexemes) l (lexeme)),
 probe AS (
 	SELECT s.lexeme, s.n, p.id, p.v
-	FROM scope, q, seen s, LATERAL (` + strings.NewReplacer("{older}", "scope.before_id", "{stem}", "s.lexeme",
+	FROM scope, q, seen s, LATERAL (` + strings.NewReplacer("{counted}", "m.id + 0 < scope.before_id", "{stem}", "s.lexeme",
 		"{limit}", "{rare} + 1").Replace(probeSQL) + `) p
 	WHERE scope.before_id > 0 AND s.n <= {rare}),
 df AS MATERIALIZED (
@@ -241,10 +242,18 @@ func windowCTEs(cols string) string {
 		ORDER BY m.conversation_id DESC, m.id DESC LIMIT {window} - 1) w),
 scope AS (
 	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < {window} - 1 THEN 0
-		ELSE coalesce(least((SELECT min(id) FROM win), turn.id), 9223372036854775807) END AS before_id
+		ELSE coalesce(least((SELECT min(id) FROM win), turn.id), 9223372036854775807) END AS before_id,
+		(SELECT min(id) FROM win) AS window_from, turn.id AS turn_id
 	FROM turn),
 `
 }
+
+// autoRecallCounted is the rows of a stem autoRecallFront counts: the
+// turn's own, the window's and those older than both. A retried turn's
+// row may be older than its window (the steps stored after it pushed it
+// out): the rows between the two are in neither, and counted, they could
+// make a stem look frequent that the ranking finds rare.
+const autoRecallCounted = `(m.id + 0 < scope.before_id OR m.id + 0 >= scope.window_from OR m.id + 0 = scope.turn_id)`
 
 const turnLexemesSQL = `ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
 		WHERE char_length(u.lexeme) >= 2 ORDER BY u.positions[1], u.lexeme LIMIT {words})`
@@ -267,10 +276,11 @@ func autoRecallFound(turn string) string {
 uses AS MATERIALIZED (
 	SELECT t.lexeme, p.n, p.oldest
 	FROM scope, q, todo t, LATERAL (SELECT count(*) AS n, min(p.id) AS oldest FROM (` +
-		strings.NewReplacer("{older}", "9223372036854775807", "{stem}", "t.lexeme", "{limit}", "{rare} + 1").Replace(probeSQL) + `) p) p),
+		strings.NewReplacer("{counted}", autoRecallCounted, "{stem}", "t.lexeme", "{limit}", "{rare} + 1").Replace(probeSQL) + `) p) p),
 learned AS (
 	INSERT INTO conversation_frequent_stems (conversation_id, lexeme)
 	SELECT scope.conversation_id, u.lexeme FROM scope, uses u WHERE u.n > {rare}
+	ORDER BY u.lexeme -- two turns learning at once wait for each other in one order, not in a deadlock
 	ON CONFLICT DO NOTHING)
 SELECT EXISTS (SELECT FROM scope, uses u WHERE u.n <= {rare} AND u.oldest < scope.before_id) AND {limit}::int > 0`
 }

@@ -104,8 +104,19 @@ var turnRecallSQL = [2]string{recallParams(rankSQL(turnRecallFront, false, false
 // turnFoundSQL tells whether turnRecallSQL without vectors has anything to
 // rank (autoRecallFound). Most turns' recall does not, and setting up the
 // ranking alone, for no rows, cost 0.2 ms of a turn (membench); so
-// StartTurn ranks only after this says yes, in a round trip of its own.
+// StartTurn ranks only after this says yes, in a round trip of its own
+// (turnRankSQL).
 var turnFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(turnRecallRow), "{window}", "$3"), "", "$4", "", "")
+
+// turnRankSQL is turnRecallSQL for the turn's row $1, known once the
+// batch that stored it is done, before its window of $2 rows, with and
+// without vectors.
+var turnRankSQL = [2]string{turnRankStatement(false), turnRankStatement(true)}
+
+func turnRankStatement(vectors bool) string {
+	front := autoRecallFront(`SELECT m.conversation_id, m.id, m.search_vector AS v FROM messages m WHERE m.id = $1`)
+	return recallParams(rankSQL(strings.ReplaceAll(front, "{window}", "$2"), vectors, false), "", "$3", "$4", "$5")
+}
 
 // turnRecallRow is the turn's user row for auto-recall: its conversation,
 // id and stems. The stems are a subquery, not a join: a join of the
@@ -158,7 +169,8 @@ const genericPlansSQL = `SELECT ` + genericPlans
 const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)`
 
 // StartTurn upserts the user, stores their message in the chat's current
-// conversation, logs its arrival and loads the history, in one round trip.
+// conversation, logs its arrival and loads the history, in one round trip
+// (two when its auto-recall has rows to rank).
 func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	t := &Turn{}
 	batch := &pgx.Batch{}
@@ -204,7 +216,8 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	if err == nil && found { // a round trip more, after the turn's row is stored
 		batch := &pgx.Batch{}
 		batch.Queue(genericPlansSQL)
-		queueRecall(ctx, batch, &t.Recalled, turnRecallSQL[vectorsIndex(vectors)], recall...)
+		queueRecall(ctx, batch, &t.Recalled, turnRankSQL[vectorsIndex(vectors)],
+			append([]any{t.UserMessageID, in.HistoryLimit, in.Recall.Limit}, recall[4:]...)...)
 		err = s.pool.SendBatch(ctx, batch).Close()
 	}
 	if err != nil {
