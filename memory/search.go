@@ -261,9 +261,10 @@ const turnLexemesSQL = `ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
 // autoRecallFound tells whether the turn's auto-recall (autoRecallFront
 // over turn, the same rows) has anything to rank: a row older than the
 // window shares a stem of the turn's that the conversation, the turn's
-// row included, uses at most autoRecallRare times. It looks each stem up
-// once through the full-text index (at most autoRecallRare + 1 rows of
-// any age), except the stems conversation_frequent_stems lists for the
+// row included, uses at most autoRecallRare times, counting the rows the
+// ranking counts (autoRecallCounted). It looks each stem up once through
+// the full-text index (at most autoRecallRare + 1 rows), except the stems
+// conversation_frequent_stems lists for the
 // conversation (migration 00027): those it found used more often before,
 // which it writes there as it finds them. So it reads no window's stems
 // (about 0.1 ms of every reply) and no frequent stem's many rows.

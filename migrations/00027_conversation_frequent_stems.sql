@@ -14,7 +14,12 @@
 -- /rollback, `membot admin forget`, an admin's edit), the conversation's
 -- list is dropped and learned again from the rows left. The rows are
 -- stems of the conversation's frequent words, as the messages keep them;
--- they go with the conversation.
+-- they go with the conversation. Known gap: a delete that commits while a
+-- turn of the same conversation is counting (an admin's forget or SQL; a
+-- chat's own turns and commands run one at a time) can leave a stem
+-- listed that the rows left use less often; its rows are then not
+-- recalled unasked until the conversation next loses rows
+-- (search_history still finds them).
 
 -- +goose Up
 CREATE TABLE conversation_frequent_stems (
