@@ -244,7 +244,8 @@ func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
 // memory.ErrNoUserMessage when the conversation has no user message.
 func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 	turn, err := a.store.StartRetry(ctx, memory.RetryStart{ChatID: req.ChatID, UserID: req.User.TelegramUserID,
-		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.ChatID, req.User.TelegramUserID)})
+		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.ChatID, req.User.TelegramUserID),
+		RecallLimit: a.cfg.Recall})
 	if err != nil {
 		return nil, err
 	}

@@ -645,6 +645,31 @@ func TestAutoRecallOfATurnRetriedAfterManySteps(t *testing.T) {
 	}
 }
 
+// /retry answers the last user row again with its auto-recall too.
+func TestARetryRecallsAsItsTurnDid(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	kettle := fill(t, store, conv, 40, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles' ELSE 'The weather is grey, note ' || g END`)(1)
+	if got := recalledIDs(t, store, 5, "Brunhilde?", 10); !slices.Equal(got, []int64{kettle}) {
+		t.Fatalf("the turn recalled %v; want [%d]", got, kettle)
+	}
+	for _, limit := range []int{3, 0} {
+		turn, err := store.StartRetry(ctx, memory.RetryStart{ChatID: 1, UserID: 1, UpdateID: 6, HistoryLimit: 10, RecallLimit: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int64{kettle}
+		if limit == 0 {
+			want = nil
+		}
+		if got := snippetIDs(turn.Recalled); !slices.Equal(got, want) {
+			t.Fatalf("/retry with AUTO_RECALL %d recalled %v; want %v", limit, got, want)
+		}
+	}
+}
+
 // A one-character word (searchWords drops it too) does not alone bring an
 // old row into the prompt.
 func TestAutoRecallSkipsOneCharacterWords(t *testing.T) {

@@ -184,6 +184,10 @@ type RetryStart struct {
 	UpdateID     int64 // the /retry command's update; 0 when none
 	HistoryLimit int
 	FactChars    int
+	// RecallLimit, when not 0, recalls the rows older than the window that
+	// best match the user row (auto-recall, full-text alone), as a turn
+	// does (Turn.Recalled).
+	RecallLimit int
 }
 
 // retryUserRowSQL is the last user row of chat $1's current conversation,
@@ -224,6 +228,12 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	}
 	if !found {
 		return nil, ErrNoUserMessage
+	}
+	if in.RecallLimit > 0 && t.Answer == nil {
+		var err error
+		if t.Recalled, err = s.recallRow(ctx, t.UserMessageID, in.HistoryLimit, in.RecallLimit); err != nil {
+			return nil, fmt.Errorf("start retry: %w", translate(err))
+		}
 	}
 	return t, nil
 }

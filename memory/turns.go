@@ -110,12 +110,48 @@ var turnFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(turnRecallRow
 
 // turnRankSQL is turnRecallSQL for the turn's row $1, known once the
 // batch that stored it is done, before its window of $2 rows, with and
-// without vectors.
-var turnRankSQL = [2]string{turnRankStatement(false), turnRankStatement(true)}
+// without vectors; rowFoundSQL is turnFoundSQL for it.
+var (
+	turnRankSQL = [2]string{turnRankStatement(false), turnRankStatement(true)}
+	rowFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(rowRecallRow), "{window}", "$2"), "", "$3", "", "")
+)
+
+// rowRecallRow is user row $1 for auto-recall, as turnRecallRow.
+const rowRecallRow = `SELECT m.conversation_id, m.id, m.search_vector AS v FROM messages m WHERE m.id = $1`
 
 func turnRankStatement(vectors bool) string {
-	front := autoRecallFront(`SELECT m.conversation_id, m.id, m.search_vector AS v FROM messages m WHERE m.id = $1`)
+	front := autoRecallFront(rowRecallRow)
 	return recallParams(rankSQL(strings.ReplaceAll(front, "{window}", "$2"), vectors, false), "", "$3", "$4", "$5")
+}
+
+// rankRow runs turnRankSQL for row (its window of window rows, limit rows
+// recalled), after a found statement said it has rows to rank; vec are
+// the vectors' arguments (none without vectors).
+func (s *Store) rankRow(ctx context.Context, vectors bool, row int64, window, limit int, vec ...any) ([]Snippet, error) {
+	var recalled []Snippet
+	batch := &pgx.Batch{}
+	batch.Queue(genericPlansSQL)
+	queueRecall(ctx, batch, &recalled, turnRankSQL[vectorsIndex(vectors)], append([]any{row, window, limit}, vec...)...)
+	return recalled, s.pool.SendBatch(ctx, batch).Close()
+}
+
+// recallRow is the auto-recall of stored user row row, full-text alone
+// (a retried turn's: its text is not embedded): rowFoundSQL, then
+// turnRankSQL when it found something.
+func (s *Store) recallRow(ctx context.Context, row int64, window, limit int) ([]Snippet, error) {
+	found := false
+	batch := &pgx.Batch{}
+	batch.Queue(genericPlansSQL)
+	batch.Queue(rowFoundSQL, row, window, limit).QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil || !found {
+		return nil, err
+	}
+	vectors := s.Vectors()
+	var vec []any
+	if vectors {
+		vec = []any{nil, ""}
+	}
+	return s.rankRow(ctx, vectors, row, window, limit, vec...)
 }
 
 // turnRecallRow is the turn's user row for auto-recall: its conversation,
@@ -214,11 +250,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	}
 	err := s.pool.SendBatch(ctx, batch).Close()
 	if err == nil && found { // a round trip more, after the turn's row is stored
-		batch := &pgx.Batch{}
-		batch.Queue(genericPlansSQL)
-		queueRecall(ctx, batch, &t.Recalled, turnRankSQL[vectorsIndex(vectors)],
-			append([]any{t.UserMessageID, in.HistoryLimit, in.Recall.Limit}, recall[4:]...)...)
-		err = s.pool.SendBatch(ctx, batch).Close()
+		t.Recalled, err = s.rankRow(ctx, vectors, t.UserMessageID, in.HistoryLimit, in.Recall.Limit, recall[4:]...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start turn: %w", translate(err))
