@@ -599,49 +599,34 @@ func TestSemanticSearchReadsTheNewestEmbeddingsOnly(t *testing.T) {
 	}
 }
 
-// A retried turn (its user row already stored, the first attempt's step rows
-// after it) recalls what the first attempt recalled.
+// A retried turn (its user row already stored, the first attempt's step
+// rows after it) recalls what the first attempt recalled: when the steps
+// pushed the row out of the window too, the steps between the row and the
+// window are counted nowhere, as the ranking counts, so a word they
+// repeat stays rare and still brings back the old row.
 func TestAutoRecallOfARetriedTurn(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
-	parrot := fill(t, store, conv, 40, `CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning'
-		ELSE 'The weather is grey today, note ' || g END`)(3)
-	start := func() []int64 { return recalledIDs(t, store, 777, "my parrot?", 3) }
-	if got := start(); len(got) != 1 || got[0] != parrot {
-		t.Fatalf("first attempt recalled %v; want [%d]", got, parrot)
-	}
-	// The first attempt stored three step rows (a tool call and its results) before it was cut short.
-	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
-		SELECT $1, 'tool', '{"ok": true}' FROM generate_series(1, 3)`, conv); err != nil {
-		t.Fatal(err)
-	}
-	if got := start(); len(got) != 1 || got[0] != parrot {
-		t.Fatalf("the retried turn recalled %v; want [%d]", got, parrot)
-	}
-}
-
-// A retried turn whose first attempt stored many steps after its row,
-// which pushed the row out of the window: the steps between the row and
-// the window are counted nowhere, as the ranking counts, so a word they
-// repeat stays rare and still brings back the old row.
-func TestAutoRecallOfATurnRetriedAfterManySteps(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
-	kettle := fill(t, store, conv, 30, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles' ELSE 'The weather is grey, note ' || g END`)(1)
-	start := func() []int64 { return recalledIDs(t, store, 5, "the kettle?", 3) }
-	if got := start(); !slices.Equal(got, []int64{kettle}) {
-		t.Fatalf("first attempt recalled %v; want [%d]", got, kettle)
-	}
-	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
-		SELECT $1, 'assistant', 'checking the kettle, step ' || g FROM generate_series(1, 20) g`, conv); err != nil {
-		t.Fatal(err)
-	}
-	if got := start(); !slices.Equal(got, []int64{kettle}) {
-		t.Fatalf("the retried turn recalled %v; want [%d]", got, kettle)
+	for name, steps := range map[string]string{
+		"three tool rows":             `SELECT $1, 'tool', '{"ok": true}' FROM generate_series(1, 3)`,
+		"20 rows about the same word": `SELECT $1, 'assistant', 'checking the kettle, step ' || g FROM generate_series(1, 20) g`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			store := open(t)
+			conv, _ := store.CurrentConversation(ctx, 1, 1)
+			kettle := fill(t, store, conv, 30, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles' ELSE 'The weather is grey, note ' || g END`)(1)
+			start := func() []int64 { return recalledIDs(t, store, 5, "the kettle?", 3) }
+			if got := start(); !slices.Equal(got, []int64{kettle}) {
+				t.Fatalf("first attempt recalled %v; want [%d]", got, kettle)
+			}
+			if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content) `+steps, conv); err != nil {
+				t.Fatal(err)
+			}
+			if got := start(); !slices.Equal(got, []int64{kettle}) {
+				t.Fatalf("the retried turn recalled %v; want [%d]", got, kettle)
+			}
+		})
 	}
 }
 
