@@ -10,8 +10,7 @@ var (
 	ClaimFreeSQL         = claimFreeSQL
 	VoiceRepliesSQL      = `SELECT ` + voiceRepliesSQL
 	LaterInAlbumSQL      = laterInAlbumSQL
-	TurnRecallSQL        = bindThread(turnRecallSQL[0], 5)
-	TurnRecallVectorsSQL = bindThread(turnRecallSQL[1], 7)
+	TurnRecallVectorsSQL = bindThread(turnRecallSQL, 7)
 	TurnRankSQL          = turnRankSQL[0]
 	TurnFoundSQL         = bindThread(turnFoundSQL, 5)
 	SaveUpdateSQL        = saveUpdateSQL

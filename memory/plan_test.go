@@ -222,7 +222,6 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 		}
 		// Auto-recall (issue 15): whether it has rows to rank, and their ranking.
 		for _, chat := range []int64{res.FirstChatID, res.LastChatID} {
-			checkRecallPlan(t, chat, mode, explain(t, pool, mode, memory.TurnRecallSQL, chat, 0, 30, 3, 0))
 			var row int64
 			if err := pool.QueryRow(ctx, `SELECT max(m.id) FROM messages m JOIN conversations c ON c.id = m.conversation_id
 				WHERE c.chat_id = $1 AND m.role = 'user'`, chat).Scan(&row); err != nil {

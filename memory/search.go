@@ -226,13 +226,12 @@ hits AS (
 ` + autoRecallSizeSQL
 }
 
-// turnLexemesSQL is a turn's query for auto-recall: the stems of its
-// first {words} words of two letters or more, as searchWords keeps them
-// (a lone digit is not a telling word).
 // windowCTEs define win, the rows of the turn's window but its own (their
 // columns cols of messages m), and scope (conversation_id, before_id: the
 // rows older than the window and the turn's row, none when the
-// conversation is no longer than the window).
+// conversation is no longer than the window; window_from, the window's
+// oldest row; turn_id). The window is read as lastMessagesQuery reads it,
+// by a range of conversations, so that no plan walks the primary key.
 func windowCTEs(cols string) string {
 	return `win AS MATERIALIZED (
 	SELECT w.* FROM turn, LATERAL (
@@ -255,6 +254,9 @@ scope AS (
 // make a stem look frequent that the ranking finds rare.
 const autoRecallCounted = `(m.id + 0 < scope.before_id OR m.id + 0 >= scope.window_from OR m.id + 0 = scope.turn_id)`
 
+// turnLexemesSQL is a turn's query for auto-recall: the stems of its
+// first {words} words of two letters or more, as searchWords keeps them
+// (a lone digit is not a telling word).
 const turnLexemesSQL = `ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
 		WHERE char_length(u.lexeme) >= 2 ORDER BY u.positions[1], u.lexeme LIMIT {words})`
 
@@ -264,10 +266,10 @@ const turnLexemesSQL = `ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
 // row included, uses at most autoRecallRare times, counting the rows the
 // ranking counts (autoRecallCounted). It looks each stem up once through
 // the full-text index (at most autoRecallRare + 1 rows), except the stems
-// conversation_frequent_stems lists for the
-// conversation (migration 00027): those it found used more often before,
-// which it writes there as it finds them. So it reads no window's stems
-// (about 0.1 ms of every reply) and no frequent stem's many rows.
+// conversation_frequent_stems lists for the conversation (migration
+// 00027): those it found used more often before, which it writes there
+// as it finds them. So it reads no window's stems (about 0.1 ms of every
+// reply) and no frequent stem's many rows.
 func autoRecallFound(turn string) string {
 	return `WITH turn AS (` + turn + `),
 ` + windowCTEs("m.id") + queryCTEs(turnLexemesSQL) + `todo AS MATERIALIZED (
@@ -289,7 +291,7 @@ SELECT EXISTS (SELECT FROM scope, uses u WHERE u.n <= {rare} AND u.oldest < scop
 // autoRecallSizeSQL is auto-recall's rows (n, the conversation's size for
 // BM25), estimated from how densely the window's rows sit among the ids
 // (a window of fewer than 2 rows, HISTORY_LIMIT 1 or 2: every id the
-// conversation spans), plus the turn's row, and read only when a rare
+// conversation spans, the turn's stored row among them), and read only when a rare
 // stem was found (df has rows): most turns rank nothing. Counting the
 // rows instead read them all under the generic plan (a bitmap scan of the
 // conversation, sorted: 0.6 ms a turn at 2,000 messages, growing with the
@@ -302,7 +304,7 @@ const autoRecallSizeSQL = `ends AS MATERIALIZED (
 rows AS MATERIALIZED (
 	SELECT (CASE WHEN ends.seen >= 2 AND ends.spread > 0
 		THEN (ends.seen - 1) * (ends.newest - ends.oldest + 1)::float8 / ends.spread + 1
-		ELSE ends.newest - ends.oldest + 1 END + 1)::float8 AS n
+		ELSE ends.newest - ends.oldest + 1 END)::float8 AS n
 	FROM ends),
 `
 

@@ -95,22 +95,22 @@ const turnUserRowSQL = `SELECT id, conversation_id FROM (
 // turnHistorySQL is the newest $3 rows of the conversation of the turn's user row.
 var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3")
 
-// turnRecallSQL is the turn's auto-recall (autoRecallFront) over the
-// conversation of its user row, stored before it in StartTurn's batch,
-// before its window of $3 rows, with and without vectors.
-var turnRecallSQL = [2]string{recallParams(rankSQL(turnRecallFront, false, false), "", "$4", "$5", "$6"),
-	recallParams(rankSQL(turnRecallFront, true, false), "", "$4", "$5", "$6")}
+// turnRecallSQL is the auto-recall of a turn with the message's embedding
+// (autoRecallFront and the semantic side) over the conversation of its
+// user row, stored before it in StartTurn's batch, before its window of
+// $3 rows: the semantic side ranks anyway, so no found statement first.
+var turnRecallSQL = recallParams(rankSQL(turnRecallFront, true, false), "", "$4", "$5", "$6")
 
-// turnFoundSQL tells whether turnRecallSQL without vectors has anything to
-// rank (autoRecallFound). Most turns' recall does not, and setting up the
-// ranking alone, for no rows, cost 0.2 ms of a turn (membench); so
-// StartTurn ranks only after this says yes, in a round trip of its own
-// (turnRankSQL).
+// turnFoundSQL tells whether the turn's auto-recall without an embedding
+// has anything to rank (autoRecallFound). Most turns' recall does not,
+// and setting up the ranking alone, for no rows, cost 0.2 ms of a turn
+// (membench); so StartTurn ranks only after this says yes, in a round
+// trip of its own (turnRankSQL).
 var turnFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(turnRecallRow), "{window}", "$3"), "", "$4", "", "")
 
-// turnRankSQL is turnRecallSQL for the turn's row $1, known once the
-// batch that stored it is done, before its window of $2 rows, with and
-// without vectors; rowFoundSQL is turnFoundSQL for it.
+// turnRankSQL ranks autoRecallFront for the turn's row $1, known once
+// the batch that stored it is done, before its window of $2 rows, with
+// and without vectors; rowFoundSQL is turnFoundSQL for it.
 var (
 	turnRankSQL = [2]string{turnRankStatement(false), turnRankStatement(true)}
 	rowFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(rowRecallRow), "{window}", "$2"), "", "$3", "", "")
@@ -124,14 +124,17 @@ func turnRankStatement(vectors bool) string {
 	return recallParams(rankSQL(strings.ReplaceAll(front, "{window}", "$2"), vectors, false), "", "$3", "$4", "$5")
 }
 
-// rankRow runs turnRankSQL for row (its window of window rows, limit rows
-// recalled), after a found statement said it has rows to rank; vec are
-// the vectors' arguments (none without vectors).
-func (s *Store) rankRow(ctx context.Context, vectors bool, row int64, window, limit int, vec ...any) ([]Snippet, error) {
+// rankRow runs turnRankSQL for row (its window of window rows) and r,
+// after a found statement said it has rows to rank. Without r's
+// embedding the semantic side has nothing to compare: full-text alone
+// ranks the same.
+func (s *Store) rankRow(ctx context.Context, row int64, window int, r Recall) ([]Snippet, error) {
+	vectors := s.Vectors() && r.Embedding != nil
 	var recalled []Snippet
 	batch := &pgx.Batch{}
 	batch.Queue(genericPlansSQL)
-	queueRecall(ctx, batch, &recalled, turnRankSQL[vectorsIndex(vectors)], append([]any{row, window, limit}, vec...)...)
+	queueRecall(ctx, batch, &recalled, turnRankSQL[vectorsIndex(vectors)],
+		recallArgs(vectors, []any{row, window, r.Limit}, r.Embedding, r.EmbeddingModel)...)
 	return recalled, s.pool.SendBatch(ctx, batch).Close()
 }
 
@@ -146,12 +149,7 @@ func (s *Store) recallRow(ctx context.Context, row int64, window, limit int) ([]
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil || !found {
 		return nil, err
 	}
-	vectors := s.Vectors()
-	var vec []any
-	if vectors {
-		vec = []any{nil, ""}
-	}
-	return s.rankRow(ctx, vectors, row, window, limit, vec...)
+	return s.rankRow(ctx, row, window, Recall{Limit: limit})
 }
 
 // turnRecallRow is the turn's user row for auto-recall: its conversation,
@@ -237,20 +235,18 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
 		in.ChatID, in.UpdateID)
-	found, vectors := false, s.Vectors()
-	var recall []any // turnRecallSQL's arguments; turnFoundSQL's are the first four
+	found := false
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
-		recall = recallArgs(vectors, []any{in.ChatID, in.UpdateID, in.HistoryLimit, in.Recall.Limit},
-			in.Recall.Embedding, in.Recall.EmbeddingModel)
-		if vectors && in.Recall.Embedding != nil { // the semantic side ranks anyway
-			queueRecall(ctx, batch, &t.Recalled, turnRecallSQL[1], recall...)
+		args := []any{in.ChatID, in.UpdateID, in.HistoryLimit, in.Recall.Limit}
+		if s.Vectors() && in.Recall.Embedding != nil { // the semantic side ranks anyway
+			queueRecall(ctx, batch, &t.Recalled, turnRecallSQL, recallArgs(true, args, in.Recall.Embedding, in.Recall.EmbeddingModel)...)
 		} else {
-			queueScoped(ctx, batch, turnFoundSQL, recall[:4]...).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })
+			queueScoped(ctx, batch, turnFoundSQL, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })
 		}
 	}
 	err := s.pool.SendBatch(ctx, batch).Close()
 	if err == nil && found { // a round trip more, after the turn's row is stored
-		t.Recalled, err = s.rankRow(ctx, vectors, t.UserMessageID, in.HistoryLimit, in.Recall.Limit, recall[4:]...)
+		t.Recalled, err = s.rankRow(ctx, t.UserMessageID, in.HistoryLimit, in.Recall)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start turn: %w", translate(err))

@@ -21,15 +21,7 @@ import (
 func TestStoredStemsCoverTheRowsOfAnUpgradedDatabase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, dsn := databaseAt(t, 21)
-	aConversation(t, db)
-	exec(t, db, `INSERT INTO messages (conversation_id, role, content) VALUES
-		('11111111-2222-3333-4444-555555555555', 'user', '[Текущее время: 2026-01-05 10:00] My cats sleep on the sofa'),
-		('11111111-2222-3333-4444-555555555555', 'tool', '{"cats": 2}')`)
-
-	if _, err := migrations.Up(ctx, dsn); err != nil {
-		t.Fatal(err)
-	}
+	db, _ := upgradedWith(t, 21, `('user', '[Текущее время: 2026-01-05 10:00] My cats sleep on the sofa'), ('tool', '{"cats": 2}')`)
 	var found, tools int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE role = 'user' AND search_vector @@ membot_search_query('cat')),
 		count(*) FILTER (WHERE role = 'tool' AND search_vector IS NULL) FROM messages`).Scan(&found, &tools); err != nil {
@@ -165,13 +157,7 @@ func exec(t *testing.T, db interface {
 func TestStemsAreKeptWithoutAGeneratedColumn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, dsn := databaseAt(t, 25)
-	aConversation(t, db)
-	exec(t, db, `INSERT INTO messages (conversation_id, role, content) VALUES
-		('11111111-2222-3333-4444-555555555555', 'user', 'My cats sleep on the sofa')`)
-	if _, err := migrations.Up(ctx, dsn); err != nil {
-		t.Fatal(err)
-	}
+	db, dsn := upgradedWith(t, 25, `('user', 'My cats sleep on the sofa')`)
 	exec(t, db, `INSERT INTO messages (conversation_id, role, content) VALUES
 		('11111111-2222-3333-4444-555555555555', 'assistant', 'Мы ездили в Казань'),
 		('11111111-2222-3333-4444-555555555555', 'tool', '{"cats": 2}'),
@@ -232,6 +218,21 @@ func TestStemsAreKeptWithoutAGeneratedColumn(t *testing.T) {
 
 // aConversation adds user 1 and their conversation
 // 11111111-2222-3333-4444-555555555555 in chat 1.
+// upgradedWith is a database at version whose conversation (aConversation)
+// holds messages, rows of (role, content) in SQL, migrated to the newest
+// version then.
+func upgradedWith(t *testing.T, version int64, messages string) (*sql.DB, string) {
+	t.Helper()
+	db, dsn := databaseAt(t, version)
+	aConversation(t, db)
+	exec(t, db, `INSERT INTO messages (conversation_id, role, content)
+		SELECT '11111111-2222-3333-4444-555555555555', role, content FROM (VALUES `+messages+`) m (role, content)`)
+	if _, err := migrations.Up(context.Background(), dsn); err != nil {
+		t.Fatal(err)
+	}
+	return db, dsn
+}
+
 func aConversation(t *testing.T, db *sql.DB) {
 	t.Helper()
 	exec(t, db, `INSERT INTO users (telegram_user_id, first_name) VALUES (1, 'Ann')`)
