@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/internal/tcpproxy"
@@ -551,6 +552,108 @@ func TestAutoRecallLearnsFrequentStemsAndForgetsThemWithRows(t *testing.T) {
 			t.Fatalf("the kettle, rare again, recalled %v; want row %d among them", got, row(1))
 		}
 	})
+}
+
+// A delete that runs beside a turn counting a stem's uses leaves no stem
+// listed as frequent that the rows left use rarely (migration 00028):
+// whichever of the two takes the conversation first, the other waits,
+// and the list ends as the rows left make it.
+func TestAFrequentStemCountedBesideADeleteIsNotLearned(t *testing.T) {
+	t.Parallel()
+	for _, deleteFirst := range []bool{true, false} {
+		t.Run(fmt.Sprintf("delete first %v", deleteFirst), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			store := open(t)
+			conv, _ := store.CurrentConversation(ctx, 1, 1)
+			row := fill(t, store, conv, 60, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles'
+				WHEN g <= 25 THEN 'The kettle boiled, note ' || g ELSE 'The weather is grey, note ' || g END`)
+			if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content, update_id)
+				VALUES ($1, 'user', 'the kettle?', 5000)`, conv); err != nil {
+				t.Fatal(err)
+			}
+			// The kettle: 26 uses with the turn's row, 7 once notes 2 to 20 are gone.
+			deleteNotes := func(ctx context.Context, db interface {
+				Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+			}) error {
+				_, err := db.Exec(ctx, `DELETE FROM messages WHERE id BETWEEN $1 AND $2`, row(2), row(20))
+				return err
+			}
+			count := func(ctx context.Context, tx pgx.Tx) error {
+				var found bool
+				return tx.QueryRow(ctx, memory.TurnFoundSQL, 1, 5000, 10, 3, 0).Scan(&found)
+			}
+			first, err := store.Pool().Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer first.Rollback(ctx)
+			if deleteFirst {
+				err = deleteNotes(ctx, first)
+			} else {
+				err = count(ctx, first)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			second := make(chan error, 1)
+			go func() {
+				if deleteFirst {
+					tx, err := store.Pool().Begin(ctx)
+					if err == nil {
+						defer tx.Rollback(ctx)
+						if err = count(ctx, tx); err == nil {
+							err = tx.Commit(ctx)
+						}
+					}
+					second <- err
+				} else {
+					second <- deleteNotes(ctx, store.Pool())
+				}
+			}()
+			waitForLockOrDone(t, store, second)
+			if err := first.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-second; err != nil {
+				t.Fatal(err)
+			}
+			var listed []string
+			rows, _ := store.Pool().Query(ctx, `SELECT lexeme FROM conversation_frequent_stems WHERE conversation_id = $1`, conv)
+			if listed, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+				t.Fatal(err)
+			}
+			if len(listed) != 0 {
+				t.Fatalf("the conversation lists %q as frequent; the rows left use it 7 times", listed)
+			}
+			if got := recalledIDs(t, store, 5001, "the kettle?", 10); !slices.Contains(got, row(1)) {
+				t.Fatalf("the kettle, rare after the delete, recalled %v; want row %d among them", got, row(1))
+			}
+		})
+	}
+}
+
+// waitForLockOrDone waits until a statement of store's database waits for
+// a lock, or done has a value (which it puts back).
+func waitForLockOrDone(t *testing.T, store *memory.Store, done chan error) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		select {
+		case err := <-done:
+			done <- err
+			return
+		default:
+		}
+		var waiting bool
+		if err := store.Pool().QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			return
+		}
+	}
+	t.Fatal("the second transaction neither waited nor finished in 10 s")
 }
 
 // The full-text index's pending list (new keys not yet merged, read whole

@@ -269,7 +269,10 @@ const turnLexemesSQL = `ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
 // conversation_frequent_stems lists for the conversation (migration
 // 00027): those it found used more often before, which it writes there
 // as it finds them. So it reads no window's stems (about 0.1 ms of every
-// reply) and no frequent stem's many rows.
+// reply) and no frequent stem's many rows. It writes them only while the
+// conversation's stems_version is the one it counted under (versions,
+// read in the statement's snapshot and again under a share lock, which
+// a delete committed meanwhile has raised: migration 00028).
 func autoRecallFound(turn string) string {
 	return `WITH turn AS (` + turn + `),
 ` + windowCTEs("m.id") + queryCTEs(turnLexemesSQL) + `todo AS MATERIALIZED (
@@ -280,10 +283,15 @@ uses AS MATERIALIZED (
 	SELECT t.lexeme, p.n, p.oldest
 	FROM scope, q, todo t, LATERAL (SELECT count(*) AS n, min(p.id) AS oldest FROM (` +
 		strings.NewReplacer("{counted}", autoRecallCounted, "{stem}", "t.lexeme", "{limit}", "{rare} + 1").Replace(probeSQL) + `) p) p),
+learning AS MATERIALIZED (SELECT u.lexeme FROM uses u WHERE u.n > {rare}),
+versions AS MATERIALIZED (
+	SELECT c.stems_version AS counted,
+		(SELECT l.stems_version FROM conversations l WHERE l.id = c.id FOR SHARE) AS now
+	FROM scope, conversations c WHERE c.id = scope.conversation_id AND EXISTS (SELECT FROM learning)),
 learned AS (
 	INSERT INTO conversation_frequent_stems (conversation_id, lexeme)
-	SELECT scope.conversation_id, u.lexeme FROM scope, uses u WHERE u.n > {rare}
-	ORDER BY u.lexeme -- two turns learning at once wait for each other in one order, not in a deadlock
+	SELECT scope.conversation_id, l.lexeme FROM scope, learning l, versions v WHERE v.counted = v.now
+	ORDER BY l.lexeme -- two turns learning at once wait for each other in one order, not in a deadlock
 	ON CONFLICT DO NOTHING)
 SELECT EXISTS (SELECT FROM scope, uses u WHERE u.n <= {rare} AND u.oldest < scope.before_id) AND {limit}::int > 0`
 }
