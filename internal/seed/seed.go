@@ -172,12 +172,28 @@ func (h *history) chatID(chat int) int64 { return h.firstID + 1 + int64(chat) }
 // inbox rows, events and model calls from the messages. The big tables'
 // secondary indexes are dropped while they fill and built again after,
 // which is much faster than keeping them up to date row by row.
-func (h *history) write(ctx context.Context, tx pgx.Tx) error {
+// stemsTrigger fills messages.search_vector for inserts that leave it out.
+const stemsTrigger = "messages_search_vector_insert"
+
+func (h *history) write(ctx context.Context, tx pgx.Tx) (err error) {
 	// The rows are consistent by construction: skip the per-row foreign key
-	// checks when the role may (a superuser), keep them otherwise.
+	// checks when the role may (a superuser), keep them otherwise. That
+	// role turns all ordinary triggers off, among them the one that stems
+	// a message as the bot's inserts do (messages.search_vector, migration
+	// 00026): it fires ALWAYS while this transaction seeds, and is put back
+	// before the commit (a failed seed rolls both back).
 	tx.Exec(ctx, `SAVEPOINT replica`)
 	if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
 		tx.Exec(ctx, `ROLLBACK TO SAVEPOINT replica`)
+	} else {
+		if _, err := tx.Exec(ctx, `ALTER TABLE messages ENABLE ALWAYS TRIGGER `+stemsTrigger); err != nil {
+			return fmt.Errorf("seed: stem the messages: %w", err)
+		}
+		defer func() {
+			if err == nil {
+				_, err = tx.Exec(ctx, `ALTER TABLE messages ENABLE TRIGGER `+stemsTrigger)
+			}
+		}()
 	}
 	var indexes []string
 	for _, table := range []string{"messages", "events", "llm_calls"} {
