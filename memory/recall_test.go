@@ -611,7 +611,9 @@ func TestAFrequentStemCountedBesideADeleteIsNotLearned(t *testing.T) {
 					second <- deleteNotes(ctx, store.Pool())
 				}
 			}()
-			waitForLockOrDone(t, store, second)
+			if waited := waitForLockOrDone(t, store, second); waited && deleteFirst {
+				t.Fatal("the turn waited for the delete's lock on the conversation; it should skip it")
+			}
 			if err := first.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -634,14 +636,14 @@ func TestAFrequentStemCountedBesideADeleteIsNotLearned(t *testing.T) {
 }
 
 // waitForLockOrDone waits until a statement of store's database waits for
-// a lock, or done has a value (which it puts back).
-func waitForLockOrDone(t *testing.T, store *memory.Store, done chan error) {
+// a lock (and says so), or done has a value (which it puts back).
+func waitForLockOrDone(t *testing.T, store *memory.Store, done chan error) (waited bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		select {
 		case err := <-done:
 			done <- err
-			return
+			return false
 		default:
 		}
 		var waiting bool
@@ -650,10 +652,49 @@ func waitForLockOrDone(t *testing.T, store *memory.Store, done chan error) {
 			t.Fatal(err)
 		}
 		if waiting {
-			return
+			return true
 		}
 	}
 	t.Fatal("the second transaction neither waited nor finished in 10 s")
+	return false
+}
+
+// A transaction raises a conversation's stems_version once, however many
+// of its rows it changes or deletes, statement by statement or row by
+// row (an UPDATE fires the trigger for each row).
+func TestATransactionRaisesTheStemsVersionOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	row := fill(t, store, conv, 200, `'note ' || g`)
+	version := func() (v int64) {
+		if err := store.Pool().QueryRow(ctx, `SELECT stems_version FROM conversations WHERE id = $1`, conv).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for i, step := range [][]string{
+		{`UPDATE messages SET content = content || ' edited' WHERE conversation_id = $1 AND id > $2`},
+		{`DELETE FROM messages WHERE conversation_id = $1 AND id < $2`, `DELETE FROM messages WHERE conversation_id = $1 AND id < $2 + 50`},
+	} {
+		tx, err := store.Pool().Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		for _, sql := range step {
+			if _, err := tx.Exec(ctx, sql, conv, row(50)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := version(); got != int64(i+1) {
+			t.Fatalf("after transaction %d the stems version is %d; want %d", i+1, got, i+1)
+		}
+	}
 }
 
 // The full-text index's pending list (new keys not yet merged, read whole

@@ -272,7 +272,11 @@ const turnLexemesSQL = `ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
 // reply) and no frequent stem's many rows. It writes them only while the
 // conversation's stems_version is the one it counted under (versions,
 // read in the statement's snapshot and again under a share lock, which
-// a delete committed meanwhile has raised: migration 00028).
+// a delete committed meanwhile has raised: migration 00028). It never
+// waits for that lock: while a delete holds the row, it writes nothing
+// and a later turn learns the stem (a turn that waited there could
+// deadlock with `admin forget`, which deletes the user's row after
+// the messages).
 func autoRecallFound(turn string) string {
 	return `WITH turn AS (` + turn + `),
 ` + windowCTEs("m.id") + queryCTEs(turnLexemesSQL) + `todo AS MATERIALIZED (
@@ -286,7 +290,7 @@ uses AS MATERIALIZED (
 learning AS MATERIALIZED (SELECT u.lexeme FROM uses u WHERE u.n > {rare}),
 versions AS MATERIALIZED (
 	SELECT c.stems_version AS counted,
-		(SELECT l.stems_version FROM conversations l WHERE l.id = c.id FOR SHARE) AS now
+		(SELECT l.stems_version FROM conversations l WHERE l.id = c.id FOR SHARE SKIP LOCKED) AS now
 	FROM scope, conversations c WHERE c.id = scope.conversation_id AND EXISTS (SELECT FROM learning)),
 learned AS (
 	INSERT INTO conversation_frequent_stems (conversation_id, lexeme)
