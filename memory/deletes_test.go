@@ -62,3 +62,44 @@ func TestDeletedMessagesAreForgottenByWhatReferredToThem(t *testing.T) {
 		t.Fatalf("%d rows left in memories, reminders and pending_approvals, want all 6", rows)
 	}
 }
+
+// admin forget beside a turn of the same user: the turn has upserted
+// the user and is about to store its message in their conversation. The
+// two wait for each other one after the other, never in a deadlock.
+func TestForgetBesideATurnOfTheUserDoesNotDeadlock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	if _, err := store.Pool().Exec(ctx, `INSERT INTO users (telegram_user_id) VALUES (42)`); err != nil {
+		t.Fatal(err)
+	}
+	conv, _ := store.CurrentConversation(ctx, 42, 42)
+	say(t, store, conv, "hello", "hi")
+	turn, err := store.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer turn.Rollback(ctx)
+	if _, err := turn.Exec(ctx, `INSERT INTO users (telegram_user_id) VALUES (42)
+		ON CONFLICT (telegram_user_id) DO UPDATE SET last_seen_at = now()`); err != nil {
+		t.Fatal(err)
+	}
+	forgot := make(chan error, 1)
+	go func() { _, err := store.Forget(ctx, 42); forgot <- err }()
+	if !waitForLockOrDone(t, store, forgot) {
+		t.Fatalf("forget did not wait for the turn's lock on the user: %v", <-forgot)
+	}
+	if _, err := turn.Exec(ctx, `INSERT INTO messages (conversation_id, role, content) VALUES ($1, 'user', 'more')`, conv); err != nil {
+		t.Fatalf("the turn's message: %v", err)
+	}
+	if err := turn.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-forgot; err != nil {
+		t.Fatalf("forget: %v", err)
+	}
+	var left int
+	if err := store.Pool().QueryRow(ctx, `SELECT count(*) FROM messages WHERE conversation_id = $1`, conv).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("after forget the conversation has %d messages, %v; want none", left, err)
+	}
+}

@@ -132,8 +132,15 @@ func (s *Store) Forget(ctx context.Context, userID int64) (map[string]int64, err
 		if err != nil {
 			return err
 		}
+		// The user's row is locked first, as a turn upserts it before it
+		// stores its message (a key-share lock on the conversation): locked
+		// last, with the conversations below locked, a turn of theirs
+		// between the two deadlocked with this.
+		if _, err := tx.Exec(ctx, `SELECT FROM users WHERE telegram_user_id = $1 FOR UPDATE`, userID); err != nil {
+			return fmt.Errorf("lock user: %w", err)
+		}
 		// Their conversations, and those waiting for the purger (which may
-		// hold their messages too), are locked first, as the purger locks a
+		// hold their messages too), are locked next, as the purger locks a
 		// conversation before deleting its messages: the other order could
 		// deadlock with it. The purger skips them meanwhile.
 		if _, err := tx.Exec(ctx, `SELECT FROM conversations WHERE chat_id = $1 OR telegram_user_id = $1 OR reset_at IS NOT NULL
