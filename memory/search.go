@@ -274,9 +274,8 @@ const turnLexemesSQL = `ARRAY(SELECT u.lexeme FROM turn, unnest(turn.v) u
 // read in the statement's snapshot and again under a share lock, which
 // a delete committed meanwhile has raised: migration 00028). It never
 // waits for that lock: while a delete holds the row, it writes nothing
-// and a later turn learns the stem (a turn that waited there could
-// deadlock with `admin forget`, which deletes the user's row after
-// the messages).
+// and a later turn learns the stem (a turn that waited there would wait
+// out a whole purge or `admin forget`, holding its own locks meanwhile).
 func autoRecallFound(turn string) string {
 	return `WITH turn AS (` + turn + `),
 ` + windowCTEs("m.id") + queryCTEs(turnLexemesSQL) + `todo AS MATERIALIZED (
