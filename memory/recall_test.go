@@ -556,8 +556,9 @@ func TestAutoRecallLearnsFrequentStemsAndForgetsThemWithRows(t *testing.T) {
 
 // A delete that runs beside a turn counting a stem's uses leaves no stem
 // listed as frequent that the rows left use rarely (migration 00028):
-// whichever of the two takes the conversation first, the other waits,
-// and the list ends as the rows left make it.
+// a delete that holds the conversation first makes the turn skip writing
+// (it does not wait); a turn that holds it first makes the delete wait
+// and then drop what the turn wrote.
 func TestAFrequentStemCountedBesideADeleteIsNotLearned(t *testing.T) {
 	t.Parallel()
 	for _, deleteFirst := range []bool{true, false} {

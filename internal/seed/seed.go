@@ -168,13 +168,13 @@ func (h *history) uuid() [16]byte {
 
 func (h *history) chatID(chat int) int64 { return h.firstID + 1 + int64(chat) }
 
+// stemsTrigger fills messages.search_vector for inserts that leave it out.
+const stemsTrigger = "messages_search_vector_insert"
+
 // write copies the users, conversations and messages, then derives the
 // inbox rows, events and model calls from the messages. The big tables'
 // secondary indexes are dropped while they fill and built again after,
 // which is much faster than keeping them up to date row by row.
-// stemsTrigger fills messages.search_vector for inserts that leave it out.
-const stemsTrigger = "messages_search_vector_insert"
-
 func (h *history) write(ctx context.Context, tx pgx.Tx) (err error) {
 	// The rows are consistent by construction: skip the per-row foreign key
 	// checks when the role may (a superuser), keep them otherwise. That
