@@ -78,12 +78,6 @@ func (l *learned) get(model string) Capabilities {
 	return l.caps[model]
 }
 
-func (l *learned) set(model string, c Capabilities) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.caps[model] = c
-}
-
 // tellOnce reports whether the chat is yet to be told what model cannot
 // do (what: "tools", "images").
 func (l *learned) tellOnce(model, what string, chatID int64) bool {

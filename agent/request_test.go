@@ -9,7 +9,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/agent/llm"
-	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/memory"
 )
 

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/testing/openaifake"
 )
 
 // TestMain fails the package when any request a model fake received broke

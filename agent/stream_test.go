@@ -13,8 +13,8 @@ import (
 
 	"github.com/membot/membot/agent"
 	chat "github.com/membot/membot/agent/llm"
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/memory"
 )
 

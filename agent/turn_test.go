@@ -13,8 +13,8 @@ import (
 
 	"github.com/membot/membot/agent"
 	chat "github.com/membot/membot/agent/llm"
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/memory"
 )
 
@@ -37,6 +37,7 @@ func TestToolFailuresAndPanicsBecomeResultsTheModelSees(t *testing.T) {
 	tools := agent.NewRegistry(
 		agent.Tool{Name: "boom", Run: func(context.Context, *agent.TurnInfo, json.RawMessage) (string, error) {
 			var m map[string]int
+			//lint:ignore SA5000 the write to a nil map is the panic under test
 			m["x"]++ // a nil map: a real bug, not a panic("...") call
 			return "unreachable", nil
 		}},

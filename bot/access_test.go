@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 func TestAllowlistServesOnlyAllowedPeopleAndRefusesOthersOnceADay(t *testing.T) {

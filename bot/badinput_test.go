@@ -7,7 +7,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/membot/membot/bot/telegram"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 func TestNULAndInvalidUTF8AreCleanedAndAnswered(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 // A chat whose update stays in hand for longer than CHAT_BLOCKED_AFTER is

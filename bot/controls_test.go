@@ -13,8 +13,8 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // rows lists the chat's message rows as role:content, oldest first.

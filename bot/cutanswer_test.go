@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // When Telegram refuses the second part of a long answer for good, the

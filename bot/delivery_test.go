@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // Answers whose rendering is longer than their Markdown (a 12,016-character

@@ -1,14 +1,16 @@
 package bot_test
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 func TestAPrivateStreamShowsGrowingDraftsAndEndsAsOneSentMessage(t *testing.T) {
@@ -21,7 +23,7 @@ func TestAPrivateStreamShowsGrowingDraftsAndEndsAsOneSentMessage(t *testing.T) {
 	h.Start()
 
 	update := h.TG.SendText(jane, "tell me something")
-	if _, ok := h.TG.WaitDrafts(jane.ID, 15*time.Second, func(d []telegramfake.Draft) bool {
+	if _, ok := h.TG.WaitDrafts(jane.ID, wait.Timeout(), func(d []telegramfake.Draft) bool {
 		return len(d) > 0 && d[len(d)-1].Text != ""
 	}); !ok {
 		t.Fatal("no draft with text while the answer was being written")
@@ -109,12 +111,13 @@ func stopTurn(h *harness) (gone chan struct{}, partial string) {
 	return gone, "First words of an answer "
 }
 
-// closedWithin reports whether the model's request was closed within 2 s.
+// closedWithin reports whether the model's request was closed within the
+// tests' patience.
 func closedWithin(gone chan struct{}) bool {
 	select {
 	case <-gone:
 		return true
-	case <-time.After(2 * time.Second):
+	case <-time.After(wait.Timeout()):
 		return false
 	}
 }
@@ -133,7 +136,7 @@ func TestStopOnADraftEndsTheModelCallAndKeepsWhatWasWritten(t *testing.T) {
 	h.Start()
 
 	update := h.TG.SendText(jane, "write me a long story")
-	if _, ok := h.TG.WaitDrafts(jane.ID, 15*time.Second, func(d []telegramfake.Draft) bool {
+	if _, ok := h.TG.WaitDrafts(jane.ID, wait.Timeout(), func(d []telegramfake.Draft) bool {
 		return len(d) > 0 && d[len(d)-1].Text == strings.TrimSpace(partial)
 	}); !ok {
 		t.Fatalf("the draft never showed the first words: %+v", h.TG.Drafts(jane.ID))
@@ -170,7 +173,7 @@ func TestSlashStopInAGroupStopsTheEditedAnswer(t *testing.T) {
 
 	const group = -100514
 	update := h.TG.SendMessage(group, "group", jane, "@"+h.TG.Username+" write me a long story")
-	if _, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
+	if _, ok := h.TG.WaitFor(wait.Timeout(), func(sent []telegramfake.Sent) bool {
 		return len(sent) > 0 && sent[len(sent)-1].Text == strings.TrimSpace(partial)
 	}); !ok {
 		t.Fatalf("the first words were never shown: %+v", h.TG.Messages(group))
@@ -197,7 +200,7 @@ func TestTheStopButtonOfAGroupAnswerStopsIt(t *testing.T) {
 
 	const group = -100516
 	update := h.TG.SendMessage(group, "group", jane, "@"+h.TG.Username+" write me a long story")
-	h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool {
+	h.TG.WaitFor(wait.Timeout(), func(sent []telegramfake.Sent) bool {
 		return len(sent) > 0 && sent[len(sent)-1].Text == strings.TrimSpace(partial)
 	})
 	msgs := h.TG.Messages(group)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/testing/openaifake"
 )
 
 func TestCommandsAnswerInTheUsersLanguage(t *testing.T) {

@@ -1,6 +1,8 @@
 package bot_test
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"net/http"
 	"strings"
 	"sync"
@@ -10,9 +12,9 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 func TestTelegramFloodControlAndServerErrorsAreRetriedAndAnswerOnce(t *testing.T) {
@@ -199,7 +201,7 @@ func TestTheSendLimiterSpacesRepliesToOneChat(t *testing.T) {
 	for range 3 {
 		h.TG.SendText(jane, "long answer please")
 	}
-	for deadline := time.Now().Add(30 * time.Second); len(h.TG.Calls("sendMessage")) < 6; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); len(h.TG.Calls("sendMessage")) < 6; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("6 parts not sent within 30 s")
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/membot/membot/agent"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/memory"
 )
 

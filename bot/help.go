@@ -8,9 +8,6 @@ import (
 	"github.com/membot/membot/bot/telegram"
 )
 
-// helpKey is the text key of a command's one-line description.
-func helpKey(command string) string { return "help_" + command }
-
 func cmdHelp(ctx context.Context, h *Handler, in *incoming) error {
 	var lines []string
 	for _, c := range h.routes().listed(h.Access.IsAdmin(in.user.TelegramUserID)) {

@@ -4,11 +4,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
-// harness is the real bot against the fakes (internal/testkit).
+// harness is the real bot against the fakes (internal/testing/testkit).
 type harness = testkit.Harness
 
 var ivan, jane = testkit.Ivan, testkit.Jane

@@ -1,6 +1,8 @@
 package bot_test
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"fmt"
 	"net/http"
@@ -10,12 +12,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // systemPrompt is the system message of the model's latest request.
@@ -252,7 +253,7 @@ func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
 		t.Fatalf("the model's last messages are %+v and %+v", call, result)
 	}
 	// The request now says what was decided, whole, and has no buttons.
-	if _, ok := h.TG.WaitCall("editMessageText", 15*time.Second, func(c telegramfake.Call) bool {
+	if _, ok := h.TG.WaitCall("editMessageText", wait.Timeout(), func(c telegramfake.Call) bool {
 		return c.Params["message_id"] == fmt.Sprint(prompt.ID) && c.Params["reply_markup"] == "" &&
 			strings.Contains(c.Params["text"], url) && strings.Contains(c.Params["text"], "✅ Approved at ") &&
 			!strings.Contains(c.Params["text"], "Allow it?")

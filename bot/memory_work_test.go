@@ -9,8 +9,8 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/pgtest"
 )
 
 // issue 15: what the bot remembers by itself, through the real wiring.

@@ -9,9 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 // First-run help: /start tells the sender their Telegram id, and in a group

@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"errors"
 	"io"
@@ -59,7 +61,7 @@ func TestThePurgerWorksAtStartOnWakeAndAfterAFailure(t *testing.T) {
 
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		for deadline := time.Now().Add(wait.Timeout()); !cond(); time.Sleep(time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal(what)
 			}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/testing/openaifake"
 )
 
 const tableAnswer = "## Fruit\n\n| fruit | colour |\n|---|---|\n| apple | red |\n| banana | yellow |\n"

@@ -6,7 +6,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 func TestRouteUpdateDecidesWhatIsAnswered(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/internal/stamp"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // A message written minutes before it is taken up (the chat was busy, the

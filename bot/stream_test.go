@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"io"
 	"log/slog"
@@ -8,12 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/bot/telegram"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/memory"
 )
 
@@ -59,7 +60,7 @@ func TestAStreamThatShrinksDeletesTheMessagesItNoLongerNeeds(t *testing.T) {
 
 	// Words before a tool call, long enough for two messages, then withdrawn.
 	s.Text(strings.Repeat("thinking aloud ", 400))
-	if _, ok := tg.WaitSent(2, 5*time.Second); !ok || len(tg.Messages(5)) != 2 {
+	if _, ok := tg.WaitSent(2, wait.Timeout()); !ok || len(tg.Messages(5)) != 2 {
 		t.Fatal("the long text was not shown in two messages")
 	}
 	s.Discard()
@@ -81,7 +82,7 @@ func TestAnAbortedStreamLeavesNothingBehind(t *testing.T) {
 	h, tg := newTestHandler(t)
 	s := h.newStreamer(context.Background(), privateMessage(6), func() {})
 	s.Text("half an ans")
-	if _, ok := tg.WaitSent(1, 5*time.Second); !ok {
+	if _, ok := tg.WaitSent(1, wait.Timeout()); !ok {
 		t.Fatal("the text was not shown")
 	}
 	s.abort(context.Background())
@@ -113,7 +114,7 @@ func TestAStreamNotesItsMessagesAndTakesOverWhatWasNoted(t *testing.T) {
 	h, tg := newTestHandler(t)
 	s := h.newStreamer(context.Background(), privateMessage(8), func() {})
 	s.Text(strings.Repeat("a long answer ", 400)) // two messages
-	if _, ok := tg.WaitSent(2, 5*time.Second); !ok {
+	if _, ok := tg.WaitSent(2, wait.Timeout()); !ok {
 		t.Fatal("the long text was not shown in two messages")
 	}
 	s.stop()

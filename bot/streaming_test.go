@@ -1,6 +1,8 @@
 package bot_test
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -8,8 +10,8 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // storedAnswer is the content and the delivery of the chat's last answer row.
@@ -38,7 +40,7 @@ func TestAStreamedAnswerInAGroupIsEditedIntoOneMessageEqualToTheStoredRow(t *tes
 
 	const group = -100513
 	update := h.TG.SendMessage(group, "group", jane, "@"+h.TG.Username+" tell me something")
-	first, ok := h.TG.WaitFor(15*time.Second, func(sent []telegramfake.Sent) bool { return len(sent) > 0 })
+	first, ok := h.TG.WaitFor(wait.Timeout(), func(sent []telegramfake.Sent) bool { return len(sent) > 0 })
 	if !ok {
 		t.Fatal("nothing was shown while the answer was being written")
 	}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // sayInTopic sends a message in a topic of jane's chat, waits until it is

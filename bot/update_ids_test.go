@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/telegramfake"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 // A database pointed at another bot, or at a Bot API server whose update

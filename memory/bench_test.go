@@ -18,8 +18,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/seed"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/seed"
 	"github.com/membot/membot/memory"
 )
 

@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/memory"
 )
 

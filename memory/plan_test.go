@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/seed"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/seed"
 	"github.com/membot/membot/memory"
 )
 
@@ -312,13 +312,15 @@ func TestRecallPlanMadeOnANewDatabaseLooksUpOnce(t *testing.T) {
 		if err == nil {
 			var rows pgx.Rows
 			if rows, err = conn.Query(ctx, sql); err == nil {
-				for rows.Next() {
+				for rows.Next() && err == nil {
 					if explain {
 						err = rows.Scan(&out)
 					}
 				}
 				rows.Close()
-				err = rows.Err()
+				if err == nil {
+					err = rows.Err()
+				}
 			}
 		}
 		conn.Exec(ctx, "ROLLBACK")

@@ -1,6 +1,8 @@
 package memory_test
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/tcpproxy"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/tcpproxy"
 	"github.com/membot/membot/memory"
 )
 
@@ -640,7 +642,7 @@ func TestAFrequentStemCountedBesideADeleteIsNotLearned(t *testing.T) {
 // a lock (and says so), or done has a value (which it puts back).
 func waitForLockOrDone(t *testing.T, store *memory.Store, done chan error) (waited bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		select {
 		case err := <-done:
 			done <- err

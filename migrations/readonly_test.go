@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/migrations"
 )
 

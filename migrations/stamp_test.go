@@ -7,8 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/membot/membot/internal/pgtest"
 	"github.com/membot/membot/internal/stamp"
+	"github.com/membot/membot/internal/testing/pgtest"
 )
 
 // The SQL function that full-text search uses strips exactly the stamp the

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
-	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/migrations"
 )
 

@@ -26,9 +26,9 @@ rule() {
 	fi
 }
 
-rule "./memory/..." ALL "^($tg|$oa)|^$mod/(agent|bot|internal/app)" \
+rule "./memory/..." ALL "^($tg|$oa)|^$mod/(agent|bot|cmd)" \
 	"memory knows nothing of Telegram, the model or the layers above it"
-rule "./agent/..." DIRECT "^($tg|$pgx)|^$mod/(bot|internal/app)" \
+rule "./agent/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 	"agent knows nothing of Telegram, writes no SQL of its own, and imports no layer above it"
 rule "./bot/..." DIRECT "^$pgx" "bot never talks to PostgreSQL itself: it goes through memory"
 rule "./bot/telegram/..." ALL "^$mod/(memory|agent|bot$|bot/inbox)" \
@@ -36,6 +36,24 @@ rule "./bot/telegram/..." ALL "^$mod/(memory|agent|bot$|bot/inbox)" \
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \
 	"intake sees Telegram only as raw updates and knows nothing of the handler"
 rule "./migrations/..." DIRECT "^$mod/" "migrations import none of the program"
+
+# only PACKAGES (an awk regex on import paths) may import REGEX; go list's
+# .Imports leaves out _test.go files, so tests may import anything.
+only() {
+	local allowed=$1 forbidden=$2 why=$3 bad
+	bad=$(go list -f "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}" ./... |
+		awk -v ok="$allowed" -v re="$forbidden" '$1 !~ ok { for (i = 2; i <= NF; i++) if ($i ~ re) print "  " $1 " imports " $i }')
+	if [ -n "$bad" ]; then
+		echo "layers: $why" >&2
+		echo "$bad" >&2
+		failed=1
+	fi
+}
+
+only "^$mod/(cmd/membench|internal/testing/)" "^$mod/internal/testing/" \
+	"the fakes and the test kit are for _test.go files and cmd/membench, never production code"
+only "^$mod/(cmd/|internal/testing/testkit$)" "^$mod/cmd/membot/app$" \
+	"the wiring (cmd/membot/app) is imported by the commands and the test kit only"
 
 [ "$failed" = 0 ] && echo "layers: every import follows the layer rules"
 exit "$failed"

@@ -101,5 +101,5 @@ install_pgvector
 postgres_bindir >/dev/null # for the embedded PostgreSQL's tests
 
 # With CI=true a missing database, or a server without pgvector that apt could
-# have installed, fails the tests instead of skipping them (internal/pgtest).
+# have installed, fails the tests instead of skipping them (internal/testing/pgtest).
 go test -race -count=1 -timeout 20m "${@:-./...}"

@@ -1,6 +1,8 @@
 package inbox_test
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"fmt"
 	"io"
@@ -12,7 +14,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/bot/inbox"
-	"github.com/membot/membot/internal/pgtest"
+	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/memory"
 )
 
@@ -120,7 +122,7 @@ func checkHandled(t *testing.T, r *recorder, store *memory.Store, sent map[int64
 	for _, ids := range sent {
 		total += len(ids)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(wait.Timeout())
 	for r.count() < total && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -214,7 +216,7 @@ func TestConcurrentIntakeHandlesEachUpdateOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for deadline := time.Now().Add(30 * time.Second); r.count() < len(sent) && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(wait.Timeout()); r.count() < len(sent) && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	r.mu.Lock()

@@ -1,6 +1,8 @@
 package inbox
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +13,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/bot/telegram"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/memory"
 )
 
@@ -53,7 +55,7 @@ func pollUntilConfirmed(tg *telegramfake.Server, inbox Inbox) {
 		Inbox: inbox, Timeout: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx) }()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && tg.Pending() > 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); time.Now().Before(deadline) && tg.Pending() > 0; time.Sleep(10 * time.Millisecond) {
 	}
 	cancel()
 	<-done

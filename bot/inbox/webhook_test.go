@@ -1,6 +1,8 @@
 package inbox_test
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -24,22 +26,22 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/bot/inbox"
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 const hookURL = "https://bot.example.test/telegram/hook"
 
 // webhookMode sets h up as a webhook replica listening on a free port.
-func webhookMode(h *harness) {
+func webhookMode(h *testkit.Harness) {
 	h.Env["MODE"] = "webhook"
 	h.Env["WEBHOOK_URL"] = hookURL
 	h.Env["WEBHOOK_LISTEN"] = "127.0.0.1:0"
 }
 
 // startWebhookBot starts h and returns the URL its webhook answers at.
-func startWebhookBot(h *harness) string {
+func startWebhookBot(h *testkit.Harness) string {
 	h.Start()
 	addr := h.WaitLog(`msg="webhook server listening" addr=(\S+)`)[1]
 	h.WaitLog(`msg="membot is running"`)
@@ -48,7 +50,7 @@ func startWebhookBot(h *harness) string {
 
 func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := testkit.New(t)
 	webhookMode(h)
 	endpoint := startWebhookBot(h)
 
@@ -56,7 +58,7 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 	if url != hookURL || secret != inbox.DefaultWebhookSecret(testkit.Token) || len(secret) < 32 {
 		t.Fatalf("setWebhook registered %q with secret %q", url, secret)
 	}
-	id, update := h.TG.NewUpdate("message", telegramfake.TextMessage(jane.ID, "private", jane, "over the webhook"))
+	id, update := h.TG.NewUpdate("message", telegramfake.TextMessage(testkit.Jane.ID, "private", testkit.Jane, "over the webhook"))
 
 	// Wrong or missing secret: 403, and nothing is stored.
 	for _, wrong := range []string{"", "not-the-secret", secret[:len(secret)-1]} {
@@ -89,7 +91,7 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1`, id); n != 1 {
 		t.Fatal("the update was not in the inbox when 200 was answered")
 	}
-	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return telegramfake.CountTo(s, jane.ID) >= 1 }); !ok {
+	if _, ok := h.TG.WaitFor(wait.Timeout(), func(s []telegramfake.Sent) bool { return telegramfake.CountTo(s, testkit.Jane.ID) >= 1 }); !ok {
 		t.Fatal("no answer to the webhook update")
 	}
 	// Telegram delivering it again (our 200 got lost) changes nothing.
@@ -97,7 +99,7 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 		t.Fatalf("a repeated update got %d", code)
 	}
 	h.WaitIdle()
-	if sent := h.TG.SentTo(jane.ID); len(sent) != 1 || sent[0] != "echo: over the webhook" {
+	if sent := h.TG.SentTo(testkit.Jane.ID); len(sent) != 1 || sent[0] != "echo: over the webhook" {
 		t.Fatalf("sent %q", sent)
 	}
 	if n := len(h.TG.Calls("getUpdates")); n != 0 {
@@ -107,10 +109,10 @@ func TestWebhookChecksTheSecretAndStoresBeforeAnswering(t *testing.T) {
 
 func TestPollingDeletesAWebhookLeftBehind(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := testkit.New(t)
 	h.TG.SetWebhook("https://old.example.test/hook", "old-secret") // getUpdates answers 409 meanwhile
 	h.Start()
-	if got := h.Say(jane, "are you there?"); got != "echo: are you there?" {
+	if got := h.Say(testkit.Jane, "are you there?"); got != "echo: are you there?" {
 		t.Fatalf("reply = %q", got)
 	}
 	if url, _ := h.TG.Webhook(); url != "" || len(h.TG.Calls("deleteWebhook")) == 0 {
@@ -124,7 +126,7 @@ func TestPollingDeletesAWebhookLeftBehind(t *testing.T) {
 // chat's answers come in the order of its messages.
 func TestTwoWebhookReplicasAnswerEachMessageOnceAndInOrder(t *testing.T) {
 	t.Parallel()
-	a := newHarness(t)
+	a := testkit.New(t)
 	webhookMode(a)
 	a.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
 		r := openaifake.Echo(req)
@@ -186,7 +188,7 @@ func TestTwoWebhookReplicasAnswerEachMessageOnceAndInOrder(t *testing.T) {
 func TestWebhookServesHTTPSWithCertFiles(t *testing.T) {
 	t.Parallel()
 	certFile, keyFile, pool := selfSignedCert(t)
-	h := newHarness(t)
+	h := testkit.New(t)
 	webhookMode(h)
 	h.Env["WEBHOOK_TLS_CERT"], h.Env["WEBHOOK_TLS_KEY"] = certFile, keyFile
 	endpoint := strings.Replace(startWebhookBot(h), "http://", "https://", 1)
@@ -194,11 +196,11 @@ func TestWebhookServesHTTPSWithCertFiles(t *testing.T) {
 
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	_, secret := h.TG.Webhook()
-	_, update := h.TG.NewUpdate("message", telegramfake.TextMessage(jane.ID, "private", jane, "over TLS"))
+	_, update := h.TG.NewUpdate("message", telegramfake.TextMessage(testkit.Jane.ID, "private", testkit.Jane, "over TLS"))
 	if code, err := telegramfake.PostUpdateWith(client, endpoint, secret, update); err != nil || code != http.StatusOK {
 		t.Fatalf("HTTPS post: %d, %v", code, err)
 	}
-	if _, ok := h.TG.WaitFor(15*time.Second, func(s []telegramfake.Sent) bool { return telegramfake.CountTo(s, jane.ID) >= 1 }); !ok {
+	if _, ok := h.TG.WaitFor(wait.Timeout(), func(s []telegramfake.Sent) bool { return telegramfake.CountTo(s, testkit.Jane.ID) >= 1 }); !ok {
 		t.Fatal("no answer to the update posted over HTTPS")
 	}
 }
@@ -232,3 +234,7 @@ func selfSignedCert(t *testing.T) (certFile, keyFile string, pool *x509.CertPool
 	pool.AddCert(cert)
 	return certFile, keyFile, pool
 }
+
+// TestMain fails the package when any request a model fake received broke
+// the role invariant strict servers hold membot to (openaifake.CheckRoles).
+func TestMain(m *testing.M) { os.Exit(openaifake.Main(m)) }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 func TestDownloadFetchesTheBytesAndRefusesWhatIsTooBig(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 const sampleMarkdown = "# Плана нет\n\nCompare `a < b && c > d` with **bold**, *italic*, _also italic_, ~~gone~~ and snake_case_name.\n\n" +

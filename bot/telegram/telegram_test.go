@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 const fakeToken = "42:FAKE-token"

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/membot/membot/internal/app"
+	"github.com/membot/membot/cmd/membot/app"
 )
 
 // childEnv marks the process membench starts to run the bot in: the bot is
@@ -30,7 +30,7 @@ type botStats struct {
 	MaxRSS     int64            `json:"max_rss_kb"` // peak resident set
 }
 
-// runChild runs the production bot (internal/app, configured from the
+// runChild runs the production bot (cmd/membot/app, configured from the
 // environment as membot is) with its database traffic counted, and writes
 // its stats as one JSON line to stdout on every SIGUSR1.
 func runChild() error {

@@ -13,10 +13,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/seed"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/seed"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // TestMain lets the test binary be the bot process membench starts; run

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/membot/membot/internal/seed"
+	"github.com/membot/membot/internal/testing/seed"
 	"github.com/membot/membot/migrations"
 )
 

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/membot/membot/internal/app"
+	"github.com/membot/membot/cmd/membot/app"
 	"github.com/membot/membot/memory"
 )
 

@@ -13,10 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/telegramfake"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 // forgetMe has an id that appears nowhere else, so a search of every row

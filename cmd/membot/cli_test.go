@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 // The command line follows the usual conventions: usage when asked for it

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 func TestIDListsAcceptCommasAndSpaces(t *testing.T) {

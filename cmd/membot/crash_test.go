@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,9 +20,9 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/bot/telegram"
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/memory"
 )
 
@@ -180,13 +182,13 @@ func killRepeatedly(t *testing.T, settings ...string) *crashRun {
 	}
 	t.Cleanup(pool.Close)
 	r.pool = pool
-	for deadline := time.Now().Add(60 * time.Second); r.count(t, `SELECT count(*) FROM updates WHERE state <> 'done'`) > 0 || r.tg.Pending() > 0; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); r.count(t, `SELECT count(*) FROM updates WHERE state <> 'done'`) > 0 || r.tg.Pending() > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("updates still unfinished after 60 s")
 		}
 	}
 	// A SIGTERM before the process has set up its handler would just kill it.
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String()[lastStart:], "membot is running"); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); !strings.Contains(logs.String()[lastStart:], "membot is running"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the last run never got going")
 		}

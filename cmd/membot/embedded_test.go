@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,8 +13,8 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // The quick start without Docker: the built binary given only the two
@@ -37,7 +39,7 @@ func TestTheBinaryRunsOnItsOwnPostgreSQL(t *testing.T) {
 		tg.SendText(jane, text)
 		want := "echo: " + text
 		answered := func(m telegramfake.Message) bool { return m.Text == want }
-		for deadline := time.Now().Add(60 * time.Second); !slices.ContainsFunc(tg.Messages(jane.ID), answered); time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(wait.Timeout()); !slices.ContainsFunc(tg.Messages(jane.ID), answered); time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("no answer %q within 60 s; logs:\n%s", want, logs.String())
 			}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 // The error that stops membot is said once ("apply migrations: apply

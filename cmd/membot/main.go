@@ -18,7 +18,7 @@ import (
 	"syscall"
 	_ "time/tzdata" // the image must not depend on the host's zoneinfo
 
-	"github.com/membot/membot/internal/app"
+	"github.com/membot/membot/cmd/membot/app"
 	"github.com/membot/membot/migrations"
 )
 
@@ -133,12 +133,9 @@ func migrate(ctx context.Context, databaseURL string, args []string, stdout io.W
 	return app.NewConfigError(fmt.Sprintf("unknown migrate command %q (want up or status)", sub))
 }
 
-// The settings and the wiring live in internal/app, shared with cmd/membench;
+// The settings and the wiring live in cmd/membot/app, shared with cmd/membench;
 // these short names keep this package's files readable.
-type (
-	config      = app.Config
-	configError = app.ConfigError
-)
+type configError = app.ConfigError
 
 var (
 	loadConfig      = app.LoadConfig

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 // The settings of voice messages, photos and files: defaults, the chat

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"fmt"
 	"net/url"
 	"strings"
@@ -9,9 +11,9 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/tcpproxy"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/tcpproxy"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // proxyDatabase puts a cuttable proxy between the bot and its database
@@ -71,7 +73,7 @@ func TestADatabaseOutageLosesNothingAndAnswersEachMessageOnce(t *testing.T) {
 		unstored = append(unstored, send(round)...)
 	}
 	// Wait until the bot has fetched updates it cannot store, and tried again.
-	for deadline := time.Now().Add(15 * time.Second); strings.Count(h.Logs.String()[logged:], "storing updates failed") < 2; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); strings.Count(h.Logs.String()[logged:], "storing updates failed") < 2; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the bot never tried to store updates during the outage")
 		}
@@ -88,7 +90,7 @@ func TestADatabaseOutageLosesNothingAndAnswersEachMessageOnce(t *testing.T) {
 
 	proxy.Restore()
 	for _, u := range users {
-		h.WaitShown(u.ID, len(want[u.ID]), 60*time.Second)
+		h.WaitShown(u.ID, len(want[u.ID]), 2*wait.Timeout())
 	}
 	h.WaitIdle()
 	for _, u := range users {
@@ -116,7 +118,7 @@ func TestTheBotWaitsForADatabaseThatIsDownAtStart(t *testing.T) {
 	proxy.Cut()
 	h.Start()
 	h.TG.SendText(jane, "anyone there?")
-	for deadline := time.Now().Add(15 * time.Second); strings.Count(h.Logs.String(), "database unreachable; retrying") < 2; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); strings.Count(h.Logs.String(), "database unreachable; retrying") < 2; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the bot did not retry the unreachable database")
 		}
@@ -125,7 +127,7 @@ func TestTheBotWaitsForADatabaseThatIsDownAtStart(t *testing.T) {
 		t.Fatal("the bot exited while the database was down")
 	}
 	proxy.Restore()
-	h.WaitShown(jane.ID, 1, 30*time.Second)
+	h.WaitShown(jane.ID, 1, wait.Timeout())
 	h.WaitIdle()
 	if got := h.Shown(jane.ID); len(got) != 1 || got[0] != "echo: anyone there?" {
 		t.Fatalf("jane got %q", got)

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"context"
 	"net/url"
 	"testing"
 	"time"
 
-	"github.com/membot/membot/internal/openaifake"
+	"github.com/membot/membot/internal/testing/openaifake"
 )
 
 // withAppName tags the bot's database connections so a test can count them.
@@ -24,7 +26,7 @@ func withAppName(t *testing.T, dsn, name string) string {
 // waitForModel waits until the model has received n requests.
 func waitForModel(h *harness, n int) {
 	h.T.Helper()
-	for deadline := time.Now().Add(15 * time.Second); len(h.LLM.Requests()) < n; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); len(h.LLM.Requests()) < n; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			h.T.Fatalf("the model got %d requests, want %d", len(h.LLM.Requests()), n)
 		}
@@ -38,7 +40,7 @@ func botConnections(h *harness) int {
 
 func waitNoBotConnections(h *harness) {
 	h.T.Helper()
-	for deadline := time.Now().Add(15 * time.Second); botConnections(h) > 0; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); botConnections(h) > 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			h.T.Fatalf("%d database connections still open after the bot stopped", botConnections(h))
 		}
@@ -81,7 +83,7 @@ func TestShutdownFinishesTheTurnInFlightAndTakesNothingNew(t *testing.T) {
 	waitNoBotConnections(h)
 
 	h.Start() // the next start answers what the last one left
-	h.WaitShown(ivan.ID, 1, 15*time.Second)
+	h.WaitShown(ivan.ID, 1, wait.Timeout())
 	h.WaitIdle()
 	if got := h.Shown(ivan.ID); len(got) != 1 || got[0] != "echo: too late" {
 		t.Fatalf("after the restart ivan got %q", got)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 // `membot version` needs no settings and names the version and toolchain.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/membot/membot/internal/filetext"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 func TestKindsOfFiles(t *testing.T) {

@@ -21,26 +21,26 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/recallset"
-	"github.com/membot/membot/internal/telegramfake"
-	"github.com/membot/membot/internal/testkit"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/recallset"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(openaifake.Main(m)) }
 
 // score is what one variant of the bot measured.
 type score struct {
-	questions               int
-	recall5, recall10       float64 // search_history, the question's words
-	kwRecall5, kwRecall10   float64 // search_history, key words only
-	bm5, bm10               float64 // BM25 over the same rows, the question's words
-	inContext               int     // every evidence turn in the first request of the question's turn
-	byWindow, byFacts       int     // ... found there in this part of it
-	byRecall, bySummary     int
-	byKind                  map[string][2]float64 // recall@10 and count, per kind
-	embeddings, elapsedTurn time.Duration
+	questions             int
+	recall5, recall10     float64 // search_history, the question's words
+	kwRecall5, kwRecall10 float64 // search_history, key words only
+	bm5, bm10             float64 // BM25 over the same rows, the question's words
+	inContext             int     // every evidence turn in the first request of the question's turn
+	byWindow, byFacts     int     // ... found there in this part of it
+	byRecall, bySummary   int
+	byKind                map[string][2]float64 // recall@10 and count, per kind
+	elapsedTurn           time.Duration
 }
 
 func TestRecallBenchmark(t *testing.T) {

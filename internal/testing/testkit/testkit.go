@@ -6,6 +6,8 @@
 package testkit
 
 import (
+	"github.com/membot/membot/internal/testing/wait"
+
 	"bytes"
 	"context"
 	"errors"
@@ -21,10 +23,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/membot/membot/internal/app"
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/telegramfake"
+	"github.com/membot/membot/cmd/membot/app"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
 // Token and APIKey are the secrets the bot under test is given; a test
@@ -125,7 +127,7 @@ func (h *Harness) checkLogsAtCleanup() {
 func (h *Harness) WaitLog(pattern string) []string {
 	h.T.Helper()
 	re := regexp.MustCompile(pattern)
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := re.FindStringSubmatch(h.Logs.String()); m != nil {
 			return m
 		}
@@ -146,7 +148,7 @@ func (h *Harness) Start() {
 		select {
 		case err := <-done:
 			return err
-		case <-time.After(30 * time.Second):
+		case <-time.After(wait.Timeout()):
 			return errors.New("the bot did not stop within 30 s")
 		}
 	}
@@ -228,7 +230,7 @@ func (h *Harness) SayAll(from telegramfake.User, text string) []telegramfake.Mes
 // WaitDone waits until the bot has handled the update.
 func (h *Harness) WaitDone(updateID int64) {
 	h.T.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'done'`, updateID) == 1 {
 			return
 		}
@@ -281,7 +283,7 @@ func (h *Harness) LastMessageID(chatID int64) int64 {
 func (h *Harness) Press(from telegramfake.User, msg telegramfake.Message, data string) string {
 	h.T.Helper()
 	id := h.TG.Press(from, msg, data)
-	c, ok := h.TG.WaitCall("answerCallbackQuery", 15*time.Second, func(c telegramfake.Call) bool {
+	c, ok := h.TG.WaitCall("answerCallbackQuery", wait.Timeout(), func(c telegramfake.Call) bool {
 		return c.Params["callback_query_id"] == id
 	})
 	if !ok {
@@ -333,7 +335,7 @@ func (h *Harness) WaitCount(query string, want int, args ...any) {
 // WaitUntil polls cond until it holds, failing the test after 15 s.
 func (h *Harness) WaitUntil(what string, cond func() bool) {
 	h.T.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(wait.Timeout()); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return
 		}

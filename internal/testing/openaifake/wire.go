@@ -65,6 +65,7 @@ func decodeRequest(body io.Reader) (openai.ChatCompletionRequest, wireRequest, e
 		return openai.ChatCompletionRequest{}, w, err
 	}
 	req := openai.ChatCompletionRequest{Model: w.Model, Stream: w.Stream, StreamOptions: w.StreamOptions,
+		//lint:ignore SA1019 the fake reads max_tokens as older clients still send it
 		MaxTokens: w.MaxTokens, MaxCompletionTokens: w.MaxCompletionTokens,
 		Messages: make([]openai.ChatCompletionMessage, len(w.Messages))}
 	for i, m := range w.Messages {

@@ -67,7 +67,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 		return map[string]any{"choices": []map[string]any{{"index": 0, "delta": d, "finish_reason": f}}}
 	}
 
-	if d.Comments && !(write(": OPENROUTER PROCESSING\n\n") && write(": OPENROUTER PROCESSING\n\n")) {
+	if d.Comments && !write(": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\n") {
 		return
 	}
 	if !send(delta(map[string]any{"role": "assistant", "content": ""}, "")) {

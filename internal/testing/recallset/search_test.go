@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/membot/membot/internal/openaifake"
-	"github.com/membot/membot/internal/pgtest"
-	"github.com/membot/membot/internal/recallset"
 	"github.com/membot/membot/internal/stamp"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/pgtest"
+	"github.com/membot/membot/internal/testing/recallset"
 	"github.com/membot/membot/memory"
 )
 

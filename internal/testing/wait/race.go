@@ -1,0 +1,5 @@
+//go:build race
+
+package wait
+
+const raceEnabled = true
