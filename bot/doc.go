@@ -3,7 +3,7 @@
 // through the allowlist and limits (access.go), answers commands and
 // button presses, hands text to the agent and streams or sends its answer,
 // and runs the background jobs that write to chats (the reminder
-// scheduler, the purger of reset conversations).
+// scheduler). The purger of reset conversations is memory/purge.
 //
 // The Bot API client lives in bot/telegram; intake and per-chat dispatch
 // in bot/inbox. bot never writes SQL: it goes through memory's repository.

@@ -84,7 +84,7 @@ type Handler struct {
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 	// ConversationsReset, when set, is called after /new: the conversations
-	// it left are deleted in the background (Purger.Wake).
+	// it left are deleted in the background (purge.Purger.Wake).
 	ConversationsReset func()
 	// ExportPartBytes is the largest document /export sends
 	// (DefaultExportPartBytes when zero).

@@ -21,6 +21,7 @@ import (
 	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/purge"
 	"github.com/membot/membot/migrations"
 )
 
@@ -128,7 +129,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	llmHTTP := &http.Client{Transport: transport}
 	embedder := startRecall(ctx, cfg, store, llmHTTP, log)
 	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
-	purger := &bot.Purger{Queue: store, Log: log, Retention: cfg.Retention}
+	purger := &purge.Purger{Queue: store, Log: log, Retention: cfg.Retention}
 	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
 		ReminderAdded: reminders.Wake, ReminderMinLead: cfg.ReminderMinLead, FetchAllowPrivate: cfg.FetchAllowPrivate, Embedder: embedder})...)
 	needsApproval := map[string]bool{}

@@ -1,4 +1,4 @@
-package bot
+package purge
 
 import (
 	"github.com/membot/membot/internal/testing/wait"

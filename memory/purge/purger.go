@@ -1,4 +1,9 @@
-package bot
+// Package purge deletes, in the background and a batch at a time, the
+// conversations /new left behind and the operational rows older than the
+// retention. It works through memory's repository (Queue) and knows
+// nothing of Telegram: the wiring (cmd/membot/app) hands /new's wake-up
+// to bot.
+package purge
 
 import (
 	"cmp"
@@ -9,9 +14,9 @@ import (
 	"github.com/membot/membot/internal/wake"
 )
 
-// PurgeQueue is what /new leaves behind, and what is older than the
-// retention, as the purger works it.
-type PurgeQueue interface {
+// Queue is what /new leaves behind, and what is older than the
+// retention, as the purger works it (memory.Store).
+type Queue interface {
 	// PurgeReset deletes one batch and says how many rows went (0: none left).
 	PurgeReset(ctx context.Context) (int64, error)
 	// PurgeExpired deletes one batch of the updates, events and llm_calls
@@ -26,7 +31,7 @@ type PurgeQueue interface {
 // it also deletes the operational rows older than that (RETENTION_DAYS).
 // Several processes' purgers share the work safely.
 type Purger struct {
-	Queue     PurgeQueue
+	Queue     Queue
 	Log       *slog.Logger
 	Poll      time.Duration // 1 min when zero
 	Retention time.Duration // 0: operational rows are kept
