@@ -63,7 +63,7 @@ type Config struct {
 	// server as it expects it; 0 sends none.
 	MaxAnswerTokens int
 
-	// issue 14: what people send besides text (media.go).
+	// What people send besides text (media.go).
 	// Vision: VisionAuto ("" too), VisionOn or VisionOff (VISION).
 	Vision string
 	// ImageHistory is how many of the newest user messages of the window

@@ -13,7 +13,7 @@ import (
 	"github.com/membot/membot/internal/testing/pgtest"
 )
 
-// issue 15: what the bot remembers by itself, through the real wiring.
+// What the bot remembers by itself, through the real wiring.
 
 // memoryModel answers the background calls as a model would: facts as
 // JSON (a move supersedes the known home), summaries, and echoes turns.

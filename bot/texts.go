@@ -100,12 +100,12 @@ type texts struct {
 	// reasoning.go
 	Thinking string
 
-	// issue 13: drafts and Stop
+	// Drafts and Stop
 	StoppedEmpty string
 	StopButton   string
 	ToolRound    func(tool any) string
 	ToolStatus   map[string]string // a tool's own status line, by name
-	// issue 13: threads
+	// Threads
 	NewThreadButton string
 	NewThreadName   string
 	NewThreadHello  string
@@ -116,12 +116,12 @@ type texts struct {
 	// Mode is each built-in mode's description, by name.
 	Mode map[string]string
 
-	// issue 16: what /undo and /retry took back with the turn: a count
+	// What /undo and /retry took back with the turn: a count
 	// (plural) and the texts, one a line.
 	TakenBackReminders func(a1, a2 any) string
 	TakenBackFacts     func(a1, a2 any) string
 
-	// issue 14: voice messages, photos and files (media.go), /voice (cmd_voice.go)
+	// Voice messages, photos and files (media.go), /voice (cmd_voice.go)
 	VoiceOff            string
 	TranscriptionFailed string
 	HeardNothing        string
@@ -135,7 +135,7 @@ type texts struct {
 	VoiceRepliesOff     string
 	VoiceUnavailable    string
 
-	// issue 16: first-run help (the ids the settings want) and the apology
+	// First-run help (the ids the settings want) and the apology
 	// for a model server that refuses the bot's settings.
 	YourID        func(a1 any) string
 	GroupID       func(a1 any) string

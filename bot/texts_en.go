@@ -146,7 +146,7 @@ var english = texts{
 		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)
 	},
 	Thinking: "💭 How the model thought about it",
-	// issue 13: drafts and Stop
+	// Drafts and Stop
 	StopButton:   "⏹ Stop",
 	StoppedEmpty: "⏹ Stopped before any text was written.",
 	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Using %s…", tool) },
@@ -159,7 +159,7 @@ var english = texts{
 		"set_reminder":   "⏰ Setting a reminder…",
 		"current_time":   "🕒 Checking the time…",
 	},
-	// issue 13: threads
+	// Threads
 	NewThreadButton: "🧵 New thread",
 	NewThreadName:   "New thread",
 	NewThreadHello:  "A new thread: write here, and this conversation starts from nothing (what I remember about you stays).",
@@ -192,7 +192,7 @@ var english = texts{
 		"coder":      "a programming assistant",
 	},
 
-	// issue 16
+	// What /undo and /retry took back with the turn
 	TakenBackReminders: func(a1, a2 any) string {
 		return fmt.Sprintf("Cancelled with it: %s it had set:\n%s", plural(a1, "reminder", "reminders"), a2)
 	},
@@ -200,7 +200,7 @@ var english = texts{
 		return fmt.Sprintf("Removed from /memory with it: %s it had saved:\n%s", plural(a1, "fact", "facts"), a2)
 	},
 
-	// issue 14: voice messages, photos and files
+	// Voice messages, photos and files
 	VoiceOff:            "I cannot listen to voice messages here: no transcription model is set (TRANSCRIPTION_MODEL). Please write instead.",
 	TranscriptionFailed: "Sorry, I could not transcribe this recording. Please try again, or write instead.",
 	HeardNothing:        "I could not make out any words in this recording.",
@@ -221,7 +221,7 @@ var english = texts{
 	VoiceRepliesOff:  "🔇 No more voice answers in this chat.",
 	VoiceUnavailable: "Voice answers are not set up on this bot (TTS_MODEL is empty).",
 
-	// issue 16: first-run help and the apology for settings the model server refuses
+	// First-run help and the apology for settings the model server refuses
 	YourID: func(a1 any) string {
 		return fmt.Sprintf("Your Telegram id: %d (the bot's owner puts it in ALLOWED_USER_IDS, or ADMIN_USER_IDS).", a1)
 	},

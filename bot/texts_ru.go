@@ -162,7 +162,7 @@ var russian = texts{
 		return fmt.Sprintf("Telegram не принял (часть) моего ответа (%s), поэтому он дошёл до вас не целиком. Спросите, пожалуйста, ещё раз — может быть, попросив ответить короче.", a1)
 	},
 	Thinking: "💭 Как модель рассуждала",
-	// issue 13: drafts and Stop
+	// Drafts and Stop
 	StopButton:   "⏹ Стоп",
 	StoppedEmpty: "⏹ Остановлено до того, как появился текст.",
 	ToolRound:    func(tool any) string { return fmt.Sprintf("⚙️ Использую %s…", tool) },
@@ -175,7 +175,7 @@ var russian = texts{
 		"set_reminder":   "⏰ Ставлю напоминание…",
 		"current_time":   "🕒 Смотрю время…",
 	},
-	// issue 13: threads
+	// Threads
 	NewThreadButton: "🧵 Новая ветка",
 	NewThreadName:   "Новая ветка",
 	NewThreadHello:  "Новая ветка: пишите сюда, этот разговор начнётся с чистого листа (то, что я помню о вас, останется).",
@@ -208,7 +208,7 @@ var russian = texts{
 		"coder":      "помощник программиста",
 	},
 
-	// issue 16
+	// What /undo and /retry took back with the turn
 	TakenBackReminders: func(a1, a2 any) string {
 		return fmt.Sprintf("Вместе с ним отменено: %s, поставленные тогда:\n%s", plural(a1, "напоминание", "напоминания", "напоминаний"), a2)
 	},
@@ -216,7 +216,7 @@ var russian = texts{
 		return fmt.Sprintf("Вместе с ним удалено из /memory: %s, сохранённые тогда:\n%s", plural(a1, "факт", "факта", "фактов"), a2)
 	},
 
-	// issue 14: voice messages, photos and files
+	// Voice messages, photos and files
 	VoiceOff:            "Здесь я не могу слушать голосовые сообщения: не задана модель распознавания речи (TRANSCRIPTION_MODEL). Пожалуйста, напишите текстом.",
 	TranscriptionFailed: "Не удалось распознать эту запись. Попробуйте ещё раз или напишите текстом.",
 	HeardNothing:        "Я не разобрал в этой записи ни слова.",
@@ -239,7 +239,7 @@ var russian = texts{
 	VoiceRepliesOff:  "🔇 Больше не отвечаю голосом в этом чате.",
 	VoiceUnavailable: "Голосовые ответы на этом боте не настроены (TTS_MODEL не задан).",
 
-	// issue 16: first-run help and the apology for settings the model server refuses
+	// First-run help and the apology for settings the model server refuses
 	YourID: func(a1 any) string {
 		return fmt.Sprintf("Ваш Telegram id: %d (владелец бота добавляет его в ALLOWED_USER_IDS или ADMIN_USER_IDS).", a1)
 	},

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The background work after turns (issue 15): message embeddings, facts
+// The background work after turns: message embeddings, facts
 // extracted from exchanges, summaries of what left the window. Each job has
 // a cursor row in memory_jobs (the id of the last message it has done) and
 // a lease, so its progress survives restarts and replicas take turns.

@@ -220,7 +220,7 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 		} {
 			checkIndexScansOnly(t, name+", "+mode, explain(t, pool, mode, q.sql, q.args...).scansOf(q.table))
 		}
-		// Auto-recall (issue 15): whether it has rows to rank, and their ranking.
+		// Auto-recall: whether it has rows to rank, and their ranking.
 		for _, chat := range []int64{res.FirstChatID, res.LastChatID} {
 			var row int64
 			if err := pool.QueryRow(ctx, `SELECT max(m.id) FROM messages m JOIN conversations c ON c.id = m.conversation_id

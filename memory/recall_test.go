@@ -20,7 +20,7 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// issue 15: recall, facts that change, summaries, the background cursors.
+// Recall, facts that change, summaries, the background cursors.
 
 func say(t *testing.T, store *memory.Store, conv string, texts ...string) []int64 {
 	t.Helper()

@@ -81,7 +81,7 @@ type Config struct {
 	MaxAnswerTokens int
 	ShowReasoning   string // "off" or "collapsed"
 
-	// issue 14: voice messages, photos and files. The transcription and
+	// Voice messages, photos and files. The transcription and
 	// speech servers default to the chat model's (OPENAI_BASE_URL and
 	// OPENAI_API_KEY); an empty model turns the feature off.
 	TranscriptionModel   string
@@ -100,11 +100,11 @@ type Config struct {
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
 	ConfigurePool func(*pgxpool.Config)
-	// issue 16: how long a chat's update may be in hand before the chat
+	// ChatBlockedAfter is how long a chat's update may be in hand before the chat
 	// counts as blocked (/readyz, membot_chats_blocked, the log).
 	ChatBlockedAfter time.Duration
 
-	// issue 15: memory. Facts extracted after turns (AUTO_MEMORY, with
+	// Memory: facts extracted after turns (AUTO_MEMORY, with
 	// MEMORY_MODEL), older messages recalled into each turn (AUTO_RECALL),
 	// semantic recall over embeddings (EMBEDDINGS_*), and the bounds of the
 	// background work.
@@ -118,11 +118,11 @@ type Config struct {
 	MemoryCallsPerMinute int
 	EmbeddingsPerMinute  int
 
-	// issue 13: drafts in private chats and Stop.
+	// Drafts in private chats and Stop.
 	DraftEvery time.Duration // between two drafts of a streamed answer
 	StopEvery  time.Duration // how often a running answer looks for a stop request
 
-	// issue 16: where the embedded PostgreSQL lives when DATABASE_URL is unset.
+	// DataDir is where the embedded PostgreSQL lives when DATABASE_URL is unset.
 	DataDir string
 }
 
@@ -396,9 +396,8 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 		ChatBlockedAfter:      e.duration("CHAT_BLOCKED_AFTER", inbox.DefaultBlockedAfter),
 
 		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
-		// issue 13
-		DraftEvery: e.duration("STREAM_DRAFT_INTERVAL", 300*time.Millisecond),
-		StopEvery:  e.duration("STOP_CHECK_INTERVAL", 500*time.Millisecond),
+		DraftEvery:        e.duration("STREAM_DRAFT_INTERVAL", 300*time.Millisecond),
+		StopEvery:         e.duration("STOP_CHECK_INTERVAL", 500*time.Millisecond),
 
 		DataDir: dataDir(e),
 	}
@@ -473,7 +472,7 @@ var webhookSecretChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
 
 // checkWebhook checks the intake settings: webhook mode needs a public
 // https URL, since Telegram posts only there.
-// loadMemory reads the settings of issue 15 (memory); the embeddings
+// loadMemory reads the settings of memory; the embeddings
 // server and key default to the chat model's.
 func (c *Config) loadMemory(e *env) {
 	c.AutoMemory = e.bool("AUTO_MEMORY", true)
@@ -522,7 +521,7 @@ func (c *Config) checkWebhook(e *env) {
 type AdminConfig struct {
 	DatabaseURL string
 	Location    *time.Location
-	DataDir     string // issue 16: the embedded PostgreSQL's, when DATABASE_URL is unset
+	DataDir     string // the embedded PostgreSQL's, when DATABASE_URL is unset
 }
 
 // LoadAdminConfig reads the settings `membot admin` needs.

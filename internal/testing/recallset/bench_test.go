@@ -86,7 +86,8 @@ func TestRecallBenchmark(t *testing.T) {
 		}
 		t.Logf("%s: recall@10 by kind: %s", v.name, strings.Join(kinds, ", "))
 	}
-	// The targets of issue 15.
+	// The targets: full-text recall@10 at least BM25's, with embeddings 1.3
+	// times BM25's, and the evidence in context for 70% of the questions.
 	if ft.recall10 < ft.bm10 {
 		t.Errorf("full-text recall@10 %.3f is below BM25's %.3f", ft.recall10, ft.bm10)
 	}

@@ -1,5 +1,5 @@
 // Package recallset generates the long-conversation recall benchmark
-// (issue 15, BENCHMARKS.md "Recall"): conversations of hundreds of turns
+// (BENCHMARKS.md "Recall"): conversations of hundreds of turns
 // between a user and the bot over simulated months, with facts about the
 // user planted among small talk, some of which change over time, and
 // questions tied to the turns that answer them. The same seed gives the

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Real words for the most frequent content ranks (issue 15): a stemming
+// Real words for the most frequent content ranks: a stemming
 // full-text search meets the same word in several forms, as it does in
 // real chats ("поездка", "поездки", "поездку"; "trip", "trips"). Rarer
 // ranks stay spelled from syllables (names, typos, rare words).
