@@ -179,7 +179,7 @@ func ReadOnlyURL(t testing.TB, dsn string) string {
 	return u.String()
 }
 
-// vectorsUnavailable: scripts/test.sh found no pgvector package for this
+// vectorsUnavailable: scripts/test.sh could neither install nor build pgvector for this
 // machine's PostgreSQL in its apt sources (Debian bookworm has none), so a
 // server without the extension is expected rather than a setup mistake.
 func vectorsUnavailable() bool { return os.Getenv("MEMBOT_TEST_PGVECTOR") == "unavailable" }
