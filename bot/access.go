@@ -9,6 +9,14 @@ import (
 	"github.com/membot/membot/memory"
 )
 
+// GateStore is what the gate reads and writes: the usage the limits
+// count, refusals and the events of admission.
+type GateStore interface {
+	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
+	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
+	AddEvents(ctx context.Context, events ...memory.Event) error
+}
+
 // Access says who may use the bot and how much. The zero value lets everyone
 // in, without limits.
 type Access struct {

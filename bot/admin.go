@@ -11,6 +11,13 @@ import (
 	"github.com/membot/membot/memory"
 )
 
+// AdminStore is what /stats and /user read.
+type AdminStore interface {
+	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
+	UserByUsername(ctx context.Context, username string) (int64, error)
+	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+}
+
 // cmdStats: users, who was active today, messages and tokens today.
 func cmdStats(ctx context.Context, h *Handler, in *incoming) error {
 	a := &h.Access

@@ -16,6 +16,11 @@ import (
 	"github.com/membot/membot/memory"
 )
 
+// ExportStore is what /export reads.
+type ExportStore interface {
+	WalkCurrentTranscript(ctx context.Context, chatID int64, head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error
+}
+
 // Exports are streamed from the database to files on disk and uploaded
 // from there, so a conversation of any length costs a bounded amount of
 // memory; each document stays under Telegram's 50 MB upload limit.

@@ -10,6 +10,11 @@ import (
 	"github.com/membot/membot/memory"
 )
 
+// HistoryStore is what /history reads.
+type HistoryStore interface {
+	Dialogue(ctx context.Context, chatID int64, limit int) ([]memory.Message, error)
+}
+
 const (
 	historyDefault = 10
 	historyMax     = 100

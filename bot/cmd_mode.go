@@ -9,6 +9,12 @@ import (
 	"github.com/membot/membot/memory"
 )
 
+// ModeStore is the memory /mode reads and changes.
+type ModeStore interface {
+	ConversationMode(ctx context.Context, chatID, userID int64) (string, error)
+	SwitchMode(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
+}
+
 // Modes: /mode lists the assistant's modes with a button each; /mode NAME
 // or a button switches the conversation's mode. memory records every switch
 // in mode_switches.

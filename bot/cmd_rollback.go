@@ -13,14 +13,9 @@ import (
 // in conversation_rollbacks): /retry the last answer, to have it written
 // again; /undo the last user message and everything after it.
 
-// ControlStore is the memory the conversation controls read and change.
-type ControlStore interface {
+// RollbackStore is what /retry and /undo change.
+type RollbackStore interface {
 	Rollback(ctx context.Context, in memory.RollbackStart) (*memory.Rollback, error)
-	Dialogue(ctx context.Context, chatID int64, limit int) ([]memory.Message, error)
-	WalkCurrentTranscript(ctx context.Context, chatID int64, head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error
-	ConversationMode(ctx context.Context, chatID, userID int64) (string, error)
-	SwitchMode(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
-	ModelStore
 }
 
 // cmdRetry answers the last user message again, replacing the old answer

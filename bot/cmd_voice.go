@@ -6,6 +6,11 @@ import (
 	"github.com/membot/membot/agent"
 )
 
+// VoiceStore is what /voice changes.
+type VoiceStore interface {
+	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
+}
+
 // /voice turns spoken answers on or off for the chat: each answer is then
 // also sent as a voice message, after its text (chat_settings.voice_replies).
 

@@ -11,6 +11,13 @@ import (
 	"github.com/membot/membot/memory"
 )
 
+// CommandStore is what running a command needs of memory: its arrival,
+// and /new's reset of the conversation.
+type CommandStore interface {
+	Arrived(ctx context.Context, u memory.User, e memory.Event) error
+	Reset(ctx context.Context, chatID, userID int64) (string, error)
+}
+
 func (h *Handler) command(ctx context.Context, in *incoming, name string) error {
 	arrived := memory.Event{Type: memory.EventMessageReceived, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"kind": "command", "command": name}}

@@ -34,25 +34,25 @@ type Agent interface {
 	Speak(ctx context.Context, req agent.SpeakRequest) ([]byte, error)
 }
 
-// Memory is what the handler, its gate, its commands and its buttons read
-// and change directly.
+// Memory is what the handler reaches memory for: the union of what each
+// of its parts declares beside its code (memory.Store implements it).
 type Memory interface {
-	Arrived(ctx context.Context, u memory.User, e memory.Event) error
-	Reset(ctx context.Context, chatID, userID int64) (string, error)
-	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
-	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
-	AddEvents(ctx context.Context, events ...memory.Event) error
-	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
-	UserByUsername(ctx context.Context, username string) (int64, error)
-	Stats(ctx context.Context, dayStart time.Time) (*memory.Stats, error)
-	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
-	LaterInAlbum(ctx context.Context, chatID, updateID int64, album string) (bool, error)
-	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
-	StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error)
-	ControlStore
-	FactStore
-	ReminderStore
-	ApprovalStore
+	GateStore     // access.go
+	CommandStore  // commands.go
+	MediaStore    // media.go
+	StopStore     // stop.go
+	ShownStore    // stream.go
+	ApprovalStore // approvals.go
+	FactStore     // facts.go
+	ReminderStore // reminders.go
+	RollbackStore // cmd_rollback.go
+	HistoryStore  // cmd_history.go
+	ExportStore   // cmd_export.go
+	ModeStore     // cmd_mode.go
+	ModelStore    // cmd_model.go
+	VoiceStore    // cmd_voice.go
+	UsageStore    // usage.go
+	AdminStore    // admin.go
 }
 
 // Handler turns one Telegram update into the bot's answer.

@@ -19,6 +19,13 @@ import (
 	"github.com/membot/membot/memory"
 )
 
+// MediaStore is what taking media needs of memory: the arrival of a
+// message, and whether a later photo of its album is waiting.
+type MediaStore interface {
+	Arrived(ctx context.Context, u memory.User, e memory.Event) error
+	LaterInAlbum(ctx context.Context, chatID, updateID int64, album string) (bool, error)
+}
+
 // Media is how the bot takes what people send besides text. Everything
 // here runs after the gate (access.go): nothing is downloaded for someone
 // not allowed, or over their limits.

@@ -8,6 +8,11 @@ import (
 	"github.com/membot/membot/memory"
 )
 
+// StopStore is where a running turn looks for a request to stop it.
+type StopStore interface {
+	StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error)
+}
+
 // Stopping an answer. The user asks with the Stop button of a draft
 // (Telegram sends the bot a stopped_message_generation update), with the
 // Stop button of a message being edited (groups, a server without drafts),

@@ -13,6 +13,11 @@ import (
 	"github.com/membot/membot/bot/telegram"
 )
 
+// ShownStore records, on an update, the messages its answer is shown in.
+type ShownStore interface {
+	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
+}
+
 // streamer shows an answer in the chat while the model writes it; it is the
 // agent's Sink. In a private chat it shows a draft (sendMessageDraft): a
 // "Thinking…" placeholder at once, then the text as it comes (at most one

@@ -2,7 +2,15 @@ package bot
 
 import (
 	"context"
+	"time"
+
+	"github.com/membot/membot/memory"
 )
+
+// UsageStore is what /usage reads.
+type UsageStore interface {
+	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+}
 
 // cmdUsage shows the user their own usage today and this month.
 func cmdUsage(ctx context.Context, h *Handler, in *incoming) error {
