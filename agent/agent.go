@@ -158,19 +158,15 @@ type Request struct {
 
 // Reply is the turn's answer.
 type Reply struct {
+	// Outcome is what the turn came to; Answered unless said otherwise.
+	Outcome   Outcome
 	Text      string
 	MessageID int64    // the stored assistant row
 	ToolsUsed []string // distinct tool names, in order of first use
-	// Resumed is true when an earlier attempt had already stored this answer
-	// (it crashed before delivering it): the model was not called again.
-	Resumed           bool
-	AlreadyDelivered  bool  // and it had even been sent
-	TelegramMessageID int64 // where, when AlreadyDelivered
-	// Paused is true when the turn waits for a person to decide on tool
-	// calls: Approvals are those still pending (the ones without a
-	// TelegramMessageID need their buttons sent), and Text is empty. The
-	// turn goes on with Resume once they are decided.
-	Paused    bool
+	// TelegramMessageID is where the answer was sent, when Delivered.
+	TelegramMessageID int64
+	// Approvals, when Paused, are those still pending (the ones without a
+	// TelegramMessageID need their buttons sent).
 	Approvals []memory.Approval
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
@@ -179,13 +175,30 @@ type Reply struct {
 	// First is true for the first exchange of a conversation: the user's
 	// message had nothing before it.
 	First bool
-	// Stopped is true when the user stopped the answer: Text is what the
-	// model had written by then, stored as it is (see ErrStopped).
-	Stopped bool
 	// Tokens is what this turn's model calls took, prompt and completion
 	// (for the log line of the turn).
 	Tokens int
 }
+
+// Outcome is what a turn came to.
+type Outcome int
+
+const (
+	// Answered: the model answered; Text is to be sent.
+	Answered Outcome = iota
+	// Stopped: the user stopped the answer; Text is what the model had
+	// written by then, stored as it is (see ErrStopped).
+	Stopped
+	// Paused: the turn waits for a person to decide on tool calls (this
+	// attempt's, or an earlier one's cut short); Text is empty. The turn
+	// goes on with Resume once they are decided.
+	Paused
+	// Resumed: an earlier attempt had already stored this answer (it
+	// crashed before delivering it); the model was not called again.
+	Resumed
+	// Delivered: as Resumed, and the earlier attempt had even sent it.
+	Delivered
+)
 
 // factChars is how much of the user's long-term facts a turn in chatID
 // sees: they are the user's own, shown in their private chat (whose id is
@@ -263,7 +276,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
 		// An earlier attempt paused this turn for approval and was cut short,
 		// perhaps before the buttons were sent.
-		return &Reply{Paused: true, Approvals: pending(asked), Resumed: true}, nil
+		return &Reply{Outcome: Paused, Approvals: pending(asked)}, nil
 	}
 	t := &turnState{
 		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
@@ -346,7 +359,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			if err != nil {
 				return nil, err
 			}
-			return &Reply{Paused: true, Approvals: approvals, ToolsUsed: used, Tokens: t.tokens}, nil
+			return &Reply{Outcome: Paused, Approvals: approvals, ToolsUsed: used, Tokens: t.tokens}, nil
 		}
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
 			if stopped(ctx) {
@@ -383,8 +396,11 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 
 // resumedReply is the answer an earlier, interrupted attempt already stored.
 func resumedReply(answer *memory.Message) *Reply {
-	return &Reply{Text: answer.Content, MessageID: answer.ID, Resumed: true,
-		AlreadyDelivered: answer.TelegramMessageID != 0, TelegramMessageID: answer.TelegramMessageID}
+	r := &Reply{Outcome: Resumed, Text: answer.Content, MessageID: answer.ID, TelegramMessageID: answer.TelegramMessageID}
+	if answer.TelegramMessageID != 0 {
+		r.Outcome = Delivered
+	}
+	return r
 }
 
 // callMeta is what an assistant row's metadata says of the call behind it.

@@ -75,7 +75,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 		}
 	}
 	if len(waiting) > 0 {
-		return &Reply{Paused: true, Approvals: waiting}, nil
+		return &Reply{Outcome: Paused, Approvals: waiting}, nil
 	}
 	var used []string // the calls of the asking row that ran, at once or approved
 	for _, c := range asking.ToolCalls {

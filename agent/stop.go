@@ -14,7 +14,7 @@ import (
 // user stops the answer (Telegram's Stop button on a draft, /stop). The
 // model call ends at once (its HTTP request is closed with the context);
 // what the model had written is stored as the answer, marked
-// metadata.stopped = true, and returned with Reply.Stopped.
+// metadata.stopped = true, and returned as a Reply whose Outcome is Stopped.
 var ErrStopped = errors.New("stopped by the user")
 
 // stopped reports whether the user stopped the turn.
@@ -111,7 +111,7 @@ func (a *Agent) stop(ctx context.Context, t *turnState, call memory.LLMCall, use
 	if err != nil {
 		return nil, err
 	}
-	r.Stopped = true
+	r.Outcome = Stopped
 	return r, nil
 }
 
@@ -131,5 +131,5 @@ func (a *Agent) stopAfterTools(ctx context.Context, t *turnState, step memory.St
 	if err != nil {
 		return nil, err
 	}
-	return &Reply{MessageID: ids[0], ToolsUsed: used, Stopped: true}, nil
+	return &Reply{MessageID: ids[0], ToolsUsed: used, Outcome: Stopped}, nil
 }

@@ -188,7 +188,7 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 	r, err := turn(turnCtx, req)
 	endTurn()
 	stopTyping()
-	if stream != nil && (err != nil || r.Paused) {
+	if stream != nil && (err != nil || r.Outcome == agent.Paused) {
 		stream.abort(ctx) // nothing it showed is a stored answer
 		stream = nil
 	}
@@ -219,16 +219,16 @@ func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error
 // deliver sends what a turn came to: its answer, or the buttons of the tool
 // calls it waits on. stream, when not nil, has been showing the answer.
 func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, stream *streamer) (*memory.Delivery, error) {
-	in.tokens, in.paused = r.Tokens, r.Paused
-	if r.Paused {
+	in.tokens, in.paused = r.Tokens, r.Outcome == agent.Paused
+	switch r.Outcome {
+	case agent.Paused:
 		return nil, h.askApproval(ctx, in, r.Approvals)
-	}
-	if r.AlreadyDelivered {
+	case agent.Delivered:
 		return nil, nil
 	}
 	text := r.Text
 	switch {
-	case strings.TrimSpace(text) == "" && r.Stopped:
+	case strings.TrimSpace(text) == "" && r.Outcome == agent.Stopped:
 		text = tr(in.lang()).StoppedEmpty
 	case strings.TrimSpace(text) == "":
 		text = tr(in.lang()).Empty
