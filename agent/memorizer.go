@@ -41,16 +41,11 @@ type MemorizerStore interface {
 // calls are bounded per minute so a busy bot cannot flood the model server.
 type Memorizer struct {
 	Store        MemorizerStore
-	LLM          LLM    // for facts and summaries
-	Model        string // MEMORY_MODEL
+	LLM          LLM // for facts and summaries
 	Embedder     Embedder
-	AutoMemory   bool
-	Summaries    bool // summarise the rows that leave the window (SUMMARIES)
-	HistoryLimit int  // the window: rows older than it are summarised
-	// CallsPerMinute bounds the facts and summary calls, EmbedPerMinute the
-	// embeddings requests (each of up to embedBatch messages).
-	CallsPerMinute int
-	EmbedPerMinute int
+	HistoryLimit int // the window: rows older than it are summarised
+	// MemoryConfig is the settings: what it does, with which model, how fast.
+	MemoryConfig
 	// Settle is how old a row must be before it is worked on (see
 	// memory.settledSQL); Every how often the database is looked at when
 	// nobody wakes the loops.

@@ -57,40 +57,20 @@ type Memory interface {
 
 // Handler turns one Telegram update into the bot's answer.
 type Handler struct {
-	Client *telegram.Client
-	Agent  Agent
-	Memory Memory
-	Log    *slog.Logger
-	// Access is who may use the bot and how much (the zero value: anyone).
-	// Its admins may also decide any chat's approvals, and its Location is
-	// the zone times are shown in.
-	Access  Access
+	Client  *telegram.Client
+	Agent   Agent
+	Memory  Memory
+	Log     *slog.Logger
 	Metrics Metrics
 	Modes   *agent.Modes // the built-in modes when nil
 	Models  []string     // the models /model offers, the default first
-	// ShowReasoning shows the model's thinking under its answer, collapsed
-	// (SHOW_REASONING=collapsed).
-	ShowReasoning bool
-	// Streaming shows answers while the model writes them, editing the
-	// message at most once per EditEvery (1 s when zero).
-	Streaming bool
-	EditEvery time.Duration
-	// DraftEvery spaces the drafts of an answer streamed in a private chat
-	// (300 ms when zero).
-	DraftEvery time.Duration
-	// StopEvery is how often a running turn checks whether the user asked
-	// to stop it (500 ms when zero).
-	StopEvery time.Duration
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 	// ConversationsReset, when set, is called after /new: the conversations
 	// it left are deleted in the background (purge.Purger.Wake).
 	ConversationsReset func()
-	// ExportPartBytes is the largest document /export sends
-	// (DefaultExportPartBytes when zero).
-	ExportPartBytes int64
-	// Media says how voice messages, photos and files are taken (media.go).
-	Media Media
+	// Config is the settings: access, how answers are shown, media.
+	Config
 
 	routesOnce sync.Once
 	table      *routes // what the bot answers: see newRoutes

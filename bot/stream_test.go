@@ -23,8 +23,8 @@ func newTestHandler(t *testing.T) (*Handler, *telegramfake.Server) {
 	tg := telegramfake.New("1:test")
 	t.Cleanup(tg.Close)
 	tg.NoDrafts(true) // these tests are about the edited messages of groups and older servers
-	client := telegram.NewClient(context.Background(), context.Background(), telegram.ClientConfig{Token: "1:test", APIURL: tg.URL(), Retry: telegram.SendRetry{Attempts: 1}})
-	return &Handler{Client: client, Memory: &noteRecorder{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), EditEvery: 1}, tg
+	client := telegram.NewClient(context.Background(), context.Background(), telegram.Config{Token: "1:test", APIURL: tg.URL(), Retry: telegram.SendRetry{Attempts: 1}})
+	return &Handler{Client: client, Memory: &noteRecorder{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: Config{EditEvery: 1}}, tg
 }
 
 func privateMessage(chatID int64) *incoming {

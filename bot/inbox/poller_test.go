@@ -51,7 +51,7 @@ func (in *pickyInbox) storedIDs() []int64 {
 // update left, or 10 s have passed.
 func pollUntilConfirmed(tg *telegramfake.Server, inbox Inbox) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Poller{Client: telegram.NewClient(ctx, ctx, telegram.ClientConfig{Token: "1:t", APIURL: tg.URL(), PollTimeout: time.Second}),
+	p := &Poller{Client: telegram.NewClient(ctx, ctx, telegram.Config{Token: "1:t", APIURL: tg.URL(), PollTimeout: time.Second}),
 		Inbox: inbox, Timeout: time.Second, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx) }()

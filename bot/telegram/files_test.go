@@ -12,7 +12,7 @@ import (
 
 func TestDownloadFetchesTheBytesAndRefusesWhatIsTooBig(t *testing.T) {
 	t.Parallel()
-	c, fake := newFakeClient(t, ClientConfig{})
+	c, fake := newFakeClient(t, Config{})
 	ctx := context.Background()
 	data := bytes.Repeat([]byte("voice!"), 1000)
 	f := fake.AddFile("voice/file 1.oga", data)

@@ -12,7 +12,7 @@ import (
 // at least this long; how much longer a loaded machine takes is no concern.
 
 func TestOneChatGetsAboutOneMessageASecondAfterABurst(t *testing.T) {
-	client, fake := newFakeClient(t, ClientConfig{RateLimit: true})
+	client, fake := newFakeClient(t, Config{RateLimit: true})
 	start := time.Now()
 	for range chatBurst + 2 {
 		if _, err := client.SendText(context.Background(), 7, 0, "hi"); err != nil {
@@ -28,7 +28,7 @@ func TestOneChatGetsAboutOneMessageASecondAfterABurst(t *testing.T) {
 }
 
 func TestAllChatsTogetherStayUnderThirtyASecond(t *testing.T) {
-	client, _ := newFakeClient(t, ClientConfig{RateLimit: true})
+	client, _ := newFakeClient(t, Config{RateLimit: true})
 	start := time.Now()
 	for chat := range int64(globalBurst + 10) {
 		if _, err := client.SendText(context.Background(), 1000+chat, 0, "hi"); err != nil {
@@ -61,7 +61,7 @@ func TestGroupsGetTwentyAMinuteAndIdleChatsAreForgotten(t *testing.T) {
 }
 
 func TestRateLimitIsOffUnlessAsked(t *testing.T) {
-	if c := NewClient(context.Background(), context.Background(), ClientConfig{Token: "1:x", APIURL: "http://127.0.0.1:1"}); c.limit != nil {
+	if c := NewClient(context.Background(), context.Background(), Config{Token: "1:x", APIURL: "http://127.0.0.1:1"}); c.limit != nil {
 		t.Fatal("RateLimit false still limits")
 	}
 }

@@ -51,24 +51,39 @@ type SendRetry struct {
 	MaxWait  time.Duration // longest single wait, retry_after included; 60 s when zero
 }
 
-// ClientConfig says where and how to reach Telegram.
-type ClientConfig struct {
-	Token       string
-	APIURL      string // e.g. https://api.telegram.org; requests go to {APIURL}/bot{token}/{method}
+// Config says where and how to reach Telegram. Token, APIURL, PollTimeout
+// and RateLimit are settings (DefaultConfig has their defaults); the rest
+// is wiring.
+type Config struct {
+	// Token is the bot's token from @BotFather (TELEGRAM_BOT_TOKEN); never logged.
+	Token string
+	// APIURL is where the Bot API lives (TELEGRAM_API_URL): requests go to
+	// {APIURL}/bot{token}/{method}; a self-hosted Bot API server has its own.
+	APIURL string
+	// PollTimeout is the long-polling timeout of one getUpdates call (POLL_TIMEOUT).
 	PollTimeout time.Duration
-	Retry       SendRetry
-	Metrics     Metrics
-	Transport   http.RoundTripper // nil: http.DefaultTransport
+	// RateLimit spaces sent messages to stay under Telegram's limits (see
+	// sendLimiter); off for benchmarks (TELEGRAM_RATE_LIMIT).
+	RateLimit bool
+
+	Retry     SendRetry
+	Metrics   Metrics
+	Transport http.RoundTripper // nil: http.DefaultTransport
 	// RequestTimeout bounds one call other than getUpdates; 30 s when zero.
 	RequestTimeout time.Duration
-	// RateLimit spaces sent messages to stay under Telegram's limits (see
-	// sendLimiter). membot turns it on unless TELEGRAM_RATE_LIMIT=off.
-	RateLimit bool
+}
+
+// DefaultAPIURL is Telegram's own Bot API server.
+const DefaultAPIURL = "https://api.telegram.org"
+
+// DefaultConfig is the settings' defaults.
+func DefaultConfig() Config {
+	return Config{APIURL: DefaultAPIURL, PollTimeout: 30 * time.Second, RateLimit: true}
 }
 
 // NewClient returns a client whose sends stop when sendCtx ends and whose
 // polling stops when pollCtx ends.
-func NewClient(sendCtx, pollCtx context.Context, cfg ClientConfig) *Client {
+func NewClient(sendCtx, pollCtx context.Context, cfg Config) *Client {
 	endpoint := strings.ReplaceAll(strings.TrimRight(cfg.APIURL, "/"), "%", "%%") + "/bot%s/%s"
 	newAPI := func(ctx context.Context, timeout time.Duration) *tgbotapi.BotAPI {
 		api := &tgbotapi.BotAPI{Token: cfg.Token, Buffer: 100,

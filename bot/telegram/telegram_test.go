@@ -11,7 +11,7 @@ import (
 const fakeToken = "42:FAKE-token"
 
 // newFakeClient returns a client of a fresh fake Telegram, with quick retries.
-func newFakeClient(t *testing.T, cfg ClientConfig) (*Client, *telegramfake.Server) {
+func newFakeClient(t *testing.T, cfg Config) (*Client, *telegramfake.Server) {
 	t.Helper()
 	fake := telegramfake.New(fakeToken)
 	t.Cleanup(fake.Close)
@@ -40,7 +40,7 @@ func TestSendingSurvivesFloodControlServerErrorsAndTimeouts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			client, fake := newFakeClient(t, ClientConfig{RequestTimeout: 200 * time.Millisecond})
+			client, fake := newFakeClient(t, Config{RequestTimeout: 200 * time.Millisecond})
 			c.fault.Method = "sendMessage"
 			fake.Inject(c.fault)
 			start := time.Now()
@@ -62,7 +62,7 @@ func TestSendingSurvivesFloodControlServerErrorsAndTimeouts(t *testing.T) {
 }
 
 func TestSendingGivesUpOnFinalErrors(t *testing.T) {
-	client, fake := newFakeClient(t, ClientConfig{Retry: SendRetry{Attempts: 3}})
+	client, fake := newFakeClient(t, Config{Retry: SendRetry{Attempts: 3}})
 	fake.Inject(telegramfake.Fault{Method: "sendMessage", Status: 403, Message: "Forbidden: bot was blocked by the user", Times: 1})
 	_, err := client.SendText(context.Background(), 7, 0, "hello")
 	if !IsPermanent(err) || len(fake.Calls("sendMessage")) != 1 {

@@ -54,7 +54,7 @@ func TestARefusedUploadIsPermanentThoughTheLibraryDropsItsCode(t *testing.T) {
 				t.Fatalf("the library's upload error is %#v; the test expects its Code-0 shape", libErr)
 			}
 
-			c := NewClient(context.Background(), context.Background(), ClientConfig{Token: fakeToken, APIURL: srv.URL})
+			c := NewClient(context.Background(), context.Background(), Config{Token: fakeToken, APIURL: srv.URL})
 			uploads.Store(0)
 			_, err := c.SendDocument(context.Background(), 7, "export.md", file, "")
 			apiErr, ok := APIError(err)

@@ -20,10 +20,10 @@ func TestIDListsAcceptCommasAndSpaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := map[int64]bool{101: true, 102: true, 103: true}; !maps.Equal(cfg.AllowedUserIDs, want) {
-		t.Errorf("ALLOWED_USER_IDS = %v", cfg.AllowedUserIDs)
+	if want := map[int64]bool{101: true, 102: true, 103: true}; !maps.Equal(cfg.Bot.Access.AllowedUsers, want) {
+		t.Errorf("ALLOWED_USER_IDS = %v", cfg.Bot.Access.AllowedUsers)
 	}
-	if !cfg.AllowedChatIDs[-1001234567890] || !cfg.AdminUserIDs[101] || cfg.Mode != "polling" || cfg.MetricsAddr != "" {
+	if !cfg.Bot.Access.AllowedChats[-1001234567890] || !cfg.Bot.Access.Admins[101] || cfg.Intake.Mode != "polling" || cfg.Metrics.Addr != "" {
 		t.Errorf("config = %+v", cfg)
 	}
 }
@@ -85,8 +85,8 @@ func TestAnEmptyVariableOverridesDotEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.AllowedUserIDs) != 0 || !cfg.AdminUserIDs[5] {
-		t.Fatalf("allowed %v, admins %v: want the empty variable to win and .env to give the rest", cfg.AllowedUserIDs, cfg.AdminUserIDs)
+	if len(cfg.Bot.Access.AllowedUsers) != 0 || !cfg.Bot.Access.Admins[5] {
+		t.Fatalf("allowed %v, admins %v: want the empty variable to win and .env to give the rest", cfg.Bot.Access.AllowedUsers, cfg.Bot.Access.Admins)
 	}
 }
 

@@ -436,7 +436,7 @@ func TestATakenOverAnswerEditsWhatTheDeadRunShowed(t *testing.T) {
 	ctx := context.Background()
 	// What the dead run did: it stored the update, began to show the answer
 	// and noted the message, then died before storing the answer.
-	dead := telegram.NewClient(ctx, ctx, telegram.ClientConfig{Token: testToken, APIURL: h.TG.URL()})
+	dead := telegram.NewClient(ctx, ctx, telegram.Config{Token: testToken, APIURL: h.TG.URL()})
 	ids, err := dead.SendText(ctx, jane.ID, 0, "echo: half-wri")
 	if err != nil {
 		t.Fatal(err)
@@ -489,7 +489,7 @@ func TestATakenOverStoredAnswerIsFinishedInPlaceNeverDeletedAndSentAgain(t *test
 			}
 			var shown []int64
 			if chat.shown { // what the dead run streamed: all but the end
-				dead := telegram.NewClient(ctx, ctx, telegram.ClientConfig{Token: testToken, APIURL: h.TG.URL()})
+				dead := telegram.NewClient(ctx, ctx, telegram.Config{Token: testToken, APIURL: h.TG.URL()})
 				var err error
 				if shown, err = dead.SendText(ctx, chat.id, 0, answer[:20]); err != nil {
 					t.Fatal(err)

@@ -109,7 +109,7 @@ func run(ctx context.Context, args []string, getenv app.Getenv, stdout, stderr i
 // the commands that only read or migrate (their log: warnings only).
 func database(ctx context.Context, cfg *app.AdminConfig, stderr io.Writer) (string, func(), error) {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return app.Database(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	return app.Database(ctx, cfg.Database, log)
 }
 
 func migrate(ctx context.Context, databaseURL string, args []string, stdout io.Writer) error {

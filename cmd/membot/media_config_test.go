@@ -24,9 +24,9 @@ func TestMediaSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.TranscriptionModel != "whisper-1" || cfg.TranscriptionBaseURL != "http://llm.local/v1" || cfg.TranscriptionKey != "sk-chat" ||
-		cfg.TranscriptEcho != "quote" || cfg.Vision != "auto" || cfg.ImageHistory != 2 || cfg.FileChars != 20000 ||
-		cfg.FileMaxBytes != 20<<20 || cfg.TTSModel != "tts-1" || cfg.TTSVoice != "alloy" || cfg.TTSBaseURL != "http://llm.local/v1" {
+	if cfg.Agent.TranscriptionModel != "whisper-1" || cfg.LLM.Transcription.BaseURL != "http://llm.local/v1" || cfg.LLM.Transcription.APIKey != "sk-chat" ||
+		!cfg.Bot.Media.ShowHeard || cfg.Agent.Vision != "auto" || cfg.Agent.ImageHistory != 2 || cfg.Bot.Media.FileChars != 20000 ||
+		cfg.Bot.Media.FileBytes != 20<<20 || cfg.Agent.TTSModel != "tts-1" || cfg.Agent.TTSVoice != "alloy" || cfg.LLM.Speech.BaseURL != "http://llm.local/v1" {
 		t.Errorf("defaults: %+v", cfg)
 	}
 
@@ -36,8 +36,8 @@ func TestMediaSettings(t *testing.T) {
 	}
 	env := base()
 	env["ENV_FILE"], env["TTS_MODEL"] = file, ""
-	if cfg, err = loadConfig(testkit.Lookup(env)); err != nil || cfg.TranscriptionModel != "" || cfg.TTSModel != "" {
-		t.Errorf("empty models: %q, %q, %v; want both off", cfg.TranscriptionModel, cfg.TTSModel, err)
+	if cfg, err = loadConfig(testkit.Lookup(env)); err != nil || cfg.Agent.TranscriptionModel != "" || cfg.Agent.TTSModel != "" {
+		t.Errorf("empty models: %q, %q, %v; want both off", cfg.Agent.TranscriptionModel, cfg.Agent.TTSModel, err)
 	}
 
 	for key, value := range map[string]string{"VISION": "maybe", "TRANSCRIPT_ECHO": "loud", "IMAGE_HISTORY": "50",

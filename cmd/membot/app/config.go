@@ -1,557 +1,84 @@
 package app
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
-	"net"
 	"net/url"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/joho/godotenv"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
+	"github.com/membot/membot/bot/telegram"
 )
 
-// Config is every setting, read from the environment (see .env.example).
+// Config is every setting, each in the Config of the package it belongs
+// to, with that package's defaults (see .env.example). LoadConfig reads
+// them from the environment by the table of settings below.
 type Config struct {
-	TelegramToken   string
-	TelegramAPIURL  string
-	DatabaseURL     string
-	OpenAIKey       string
-	OpenAIBaseURL   string
-	OpenAIModel     string
-	SystemPrompt    string
-	HistoryLimit    int
-	Location        *time.Location
-	LogLevel        slog.Level
-	LogFormat       string
-	Workers         int
-	LLMTimeout      time.Duration // a whole model call
-	LLMIdleTimeout  time.Duration // the gap between streamed chunks
+	Telegram telegram.Config    // how Telegram is reached
+	Intake   inbox.Config       // how updates arrive, how many chats are answered at once
+	Database DatabaseConfig     // where everything is kept
+	LLM      LLMConfig          // where the models are
+	Agent    agent.Config       // the assistant: model, prompt, window, media, recall, approvals
+	Tools    agent.ToolEnv      // reminders' lead, fetch_url's reach
+	Memory   agent.MemoryConfig // the memory work after turns
+	Bot      bot.Config         // access and limits, how answers are shown, media
+
+	// ModesFile is a YAML or JSON file of more modes (MODES_FILE), read
+	// into Agent.Modes with the built-in ones.
+	ModesFile string
+	// Location is the zone of the stamps, reminders, limits and admin
+	// views (TIMEZONE).
+	Location *time.Location
+	// Retention is how long finished updates, events and llm_calls are
+	// kept (RETENTION_DAYS); 0: for ever.
+	Retention time.Duration
+	// ShutdownTimeout is how long turns in flight may take to finish once
+	// a stop is asked for (SHUTDOWN_TIMEOUT).
 	ShutdownTimeout time.Duration
-	PollTimeout     time.Duration
-	// TelegramRateLimit keeps sends under Telegram's limits; off for benchmarks.
-	TelegramRateLimit bool
-
-	// Intake: polling, or webhook with the settings after it.
-	Mode           string
-	WebhookURL     string
-	WebhookListen  string
-	WebhookSecret  string
-	WebhookTLSCert string
-	WebhookTLSKey  string
-	MetricsAddr    string // "" keeps the metrics listener off
-
-	// Access and limits.
-	AllowedUserIDs  map[int64]bool
-	AllowedChatIDs  map[int64]bool
-	AdminUserIDs    map[int64]bool
-	DailyTokenLimit int64
-	RatePerMinute   int
-
-	// Tools: the ones whose calls wait for a person's approval (checked
-	// against the built-in tools), and whether fetch_url may reach private
-	// addresses (tests only).
-	ApprovalRequiredTools []string
-	FetchAllowPrivate     bool
-	ReminderMinLead       time.Duration
-	ExportPartBytes       int64
-	Retention             time.Duration
-	// Answers: streamed or not; the assistant's modes.
-	Streaming   bool
-	StreamEvery time.Duration
-	ModesFile   string
-	Modes       *agent.Modes
-
-	// Model servers: the models /model offers (OPENAI_MODEL first) with
-	// their servers and flags, the context and answer bounds, and whether
-	// the model's thinking is shown.
-	Models          []ModelSetting
-	ContextTokens   int
-	MaxAnswerTokens int
-	ShowReasoning   string // "off" or "collapsed"
-
-	// Voice messages, photos and files. The transcription and
-	// speech servers default to the chat model's (OPENAI_BASE_URL and
-	// OPENAI_API_KEY); an empty model turns the feature off.
-	TranscriptionModel   string
-	TranscriptionBaseURL string
-	TranscriptionKey     string
-	TranscriptEcho       string // "quote" or "off"
-	Vision               string // "auto", "on" or "off"
-	ImageHistory         int
-	FileChars            int
-	FileMaxBytes         int64
-	TTSModel             string
-	TTSVoice             string
-	TTSBaseURL           string
-	TTSKey               string
+	Log             struct {
+		Level  slog.Level // LOG_LEVEL
+		Format string     // LOG_FORMAT: text or json
+	}
+	Metrics struct {
+		// Addr is where /healthz, /readyz and /metrics are served
+		// (METRICS_ADDR); "" keeps the listener off.
+		Addr string
+	}
 
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
 	ConfigurePool func(*pgxpool.Config)
-	// ChatBlockedAfter is how long a chat's update may be in hand before the chat
-	// counts as blocked (/readyz, membot_chats_blocked, the log).
-	ChatBlockedAfter time.Duration
+}
 
-	// Memory: facts extracted after turns (AUTO_MEMORY, with
-	// MEMORY_MODEL), older messages recalled into each turn (AUTO_RECALL),
-	// semantic recall over embeddings (EMBEDDINGS_*), and the bounds of the
-	// background work.
-	AutoMemory           bool
-	Summaries            bool
-	MemoryModel          string
-	AutoRecall           int
-	EmbeddingsModel      string
-	EmbeddingsBaseURL    string
-	EmbeddingsKey        string
-	MemoryCallsPerMinute int
-	EmbeddingsPerMinute  int
-
-	// Drafts in private chats and Stop.
-	DraftEvery time.Duration // between two drafts of a streamed answer
-	StopEvery  time.Duration // how often a running answer looks for a stop request
-
-	// DataDir is where the embedded PostgreSQL lives when DATABASE_URL is unset.
+// DatabaseConfig is where the bot's database is.
+type DatabaseConfig struct {
+	// URL is a PostgreSQL server's (DATABASE_URL); empty: membot runs
+	// PostgreSQL itself, in DataDir.
+	URL string
+	// DataDir is where that embedded PostgreSQL keeps its data (DATA_DIR;
+	// the user's data directory by default, see dataDir).
 	DataDir string
 }
 
-const defaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
-Each user message starts with the current time in brackets, added by the system: use it when time matters, never repeat it.
-Answer in the language the user writes in. Be concise and concrete; Telegram is a chat, not a document.
-Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.
-You have a long-term memory of the user: save lasting facts about them (name, preferences, plans) with remember, correct or delete them with remember and forget; they are shown to you on every turn.
-When the user refers to something said long ago, look it up with search_history. Set reminders with set_reminder.
-fetch_url reads web pages. Some tools need the user's approval: such a call waits until they press Approve or Reject.
-What people send besides text comes marked: [voice 0:12] is a voice message transcribed by machine (it may mishear words), [photo] an image shown to you with the message, [file name] a file whose text follows.`
-
-// ConfigError is a missing or malformed setting; main exits with code 2.
-type ConfigError struct{ msg string }
-
-// NewConfigError reports a bad setting or command line.
-func NewConfigError(msg string) *ConfigError { return &ConfigError{msg} }
-
-func (e *ConfigError) Error() string { return e.msg }
-
-// Getenv looks a variable up in the environment, telling a variable set
-// to "" from one not set (os.LookupEnv).
-type Getenv func(key string) (string, bool)
-
-// env looks settings up in the real environment first, then in .env: a
-// variable set in the environment wins even when empty, so `X= membot`
-// overrides X of .env.
-type env struct {
-	getenv Getenv
-	file   map[string]string
-	err    error // the first bad setting
-}
-
-// newEnv reads .env (or ENV_FILE) from the working directory when present.
-func newEnv(getenv Getenv) (*env, error) {
-	e := &env{getenv: getenv, file: map[string]string{}}
-	envFile, _ := getenv("ENV_FILE")
-	path := envFile
-	if path == "" {
-		path = ".env"
-	}
-	file, err := godotenv.Read(path)
-	switch {
-	case err == nil:
-		e.file = file
-	case errors.Is(err, fs.ErrNotExist) && envFile == "":
-	default:
-		return nil, &ConfigError{fmt.Sprintf("cannot read %s: %v", path, err)}
-	}
-	return e, nil
-}
-
-// LogFormat is LOG_FORMAT as the environment and .env set it ("text" when
-// unset or unreadable), for reporting an error that stopped start-up in
-// the form the logs have.
-func LogFormat(getenv Getenv) string {
-	if e, err := newEnv(getenv); err == nil && e.lookup("LOG_FORMAT") == "json" {
-		return "json"
-	}
-	return "text"
-}
-
-// retentionDays reads RETENTION_DAYS: 0 keeps the operational rows for
-// ever; otherwise at least 35 days, so this month's /usage stays whole.
-func retentionDays(e *env) time.Duration {
-	days := e.int("RETENTION_DAYS", 90, 0, 36500)
-	if days > 0 && days < 35 {
-		e.fail("RETENTION_DAYS", "must be 0 (keep for ever) or at least 35 (a month of /usage), got %d", days)
-	}
-	return time.Duration(days) * 24 * time.Hour
-}
-
-func (e *env) lookup(key string) string {
-	if v, set := e.getenv(key); set {
-		return v
-	}
-	return e.file[key]
-}
-
-func (e *env) fail(key, format string, args ...any) {
-	if e.err == nil {
-		e.err = &ConfigError{key + ": " + fmt.Sprintf(format, args...)}
-	}
-}
-
-func (e *env) str(key, def string) string {
-	if v := strings.TrimSpace(e.lookup(key)); v != "" {
-		return v
-	}
-	return def
-}
-
-func (e *env) required(key string) string {
-	v := e.str(key, "")
-	if v == "" {
-		e.fail(key, "is required but not set (see .env.example)")
-	}
-	return v
-}
-
-func (e *env) int(key string, def, lo, hi int) int {
-	s := e.str(key, "")
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		e.fail(key, "must be a whole number from %d to %d, got %q", lo, hi, s)
-		return def
-	}
-	return n
-}
-
-func (e *env) duration(key string, def time.Duration) time.Duration {
-	s := e.str(key, "")
-	if s == "" {
-		return def
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		e.fail(key, "must be a positive duration such as 30s or 2m, got %q", s)
-		return def
-	}
-	return d
-}
-
-// int64 reads a whole number of at least lo; 0 conventionally means "off".
-func (e *env) int64(key string, lo int64) int64 {
-	s := e.str(key, "")
-	if s == "" {
-		return 0
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < lo {
-		e.fail(key, "must be a whole number of at least %d, got %q", lo, s)
-		return 0
-	}
-	return n
-}
-
-func (e *env) bool(key string, def bool) bool {
-	s := strings.ToLower(e.str(key, ""))
-	switch s {
-	case "":
-		return def
-	case "true", "1", "yes", "on":
-		return true
-	case "false", "0", "no", "off":
-		return false
-	}
-	e.fail(key, "must be true or false, got %q", s)
-	return def
-}
-
-// list reads a comma-separated list; "none" stands for the empty list, so
-// that a default can be switched off.
-func (e *env) list(key, def string) []string {
-	s := e.str(key, def)
-	if strings.EqualFold(s, "none") {
-		return nil
-	}
-	var out []string
-	for _, item := range strings.Split(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
-}
-
-// ids reads a list of Telegram ids separated by commas or spaces.
-func (e *env) ids(key string) map[int64]bool {
-	set := map[int64]bool{}
-	for _, f := range strings.FieldsFunc(e.str(key, ""), func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
-		id, err := strconv.ParseInt(f, 10, 64)
-		if err != nil || id == 0 {
-			e.fail(key, "must be Telegram ids separated by commas, such as 123456789,-1001234567890; %q is not one", f)
-			return set
-		}
-		set[id] = true
-	}
-	return set
-}
-
-// addr reads a listen address such as :9090 or 127.0.0.1:8443.
-func (e *env) addr(key, def string) string {
-	s := e.str(key, def)
-	if s == "" {
-		return ""
-	}
-	if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
-		e.fail(key, "must be a listen address such as :9090 or 127.0.0.1:9090, got %q", s)
-	}
-	return s
-}
-
-// location reads TIMEZONE.
-func (e *env) location() *time.Location {
-	tz := e.str("TIMEZONE", "Europe/Moscow")
-	loc, err := time.LoadLocation(tz)
-	if err != nil {
-		e.fail("TIMEZONE", "is not an IANA time zone name (such as Europe/Moscow), got %q", tz)
-		return time.UTC
-	}
-	return loc
-}
-
-// databaseURL reads DATABASE_URL; unset, membot runs PostgreSQL itself (DATA_DIR).
-func (e *env) databaseURL() string {
-	dsn := e.str("DATABASE_URL", "")
-	if _, err := pgx.ParseConfig(dsn); err != nil && dsn != "" {
-		e.fail("DATABASE_URL", "is not a valid PostgreSQL URL (postgres://user:password@host:5432/db)")
-	}
-	return dsn
-}
-
-func (e *env) url(key, def string) string {
-	s := strings.TrimRight(e.str(key, def), "/")
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		e.fail(key, "must be an http(s) URL, got %q", s)
-	}
-	return s
-}
-
-// LoadConfig reads and checks every setting; the first bad one is the error.
-func LoadConfig(getenv Getenv) (*Config, error) {
-	e, err := newEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	c := &Config{
-		TelegramToken:   e.required("TELEGRAM_BOT_TOKEN"),
-		TelegramAPIURL:  e.url("TELEGRAM_API_URL", "https://api.telegram.org"),
-		DatabaseURL:     e.databaseURL(),
-		OpenAIKey:       e.str("OPENAI_API_KEY", ""),
-		OpenAIBaseURL:   e.url("OPENAI_BASE_URL", "https://api.openai.com/v1"),
-		OpenAIModel:     e.str("OPENAI_MODEL", "gpt-4o-mini"),
-		SystemPrompt:    e.str("SYSTEM_PROMPT", defaultSystemPrompt),
-		HistoryLimit:    e.int("HISTORY_LIMIT", 30, 1, 1000),
-		LogFormat:       e.str("LOG_FORMAT", "text"),
-		Workers:         e.int("WORKERS", 16, 1, 1024),
-		LLMTimeout:      e.duration("LLM_TIMEOUT", 300*time.Second),
-		LLMIdleTimeout:  e.duration("LLM_IDLE_TIMEOUT", 120*time.Second),
-		ContextTokens:   e.int("CONTEXT_TOKENS", 16000, 1000, 10000000),
-		MaxAnswerTokens: e.int("MAX_ANSWER_TOKENS", 8192, 16, 1000000),
-		ShowReasoning:   e.str("SHOW_REASONING", "off"),
-		ShutdownTimeout: e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
-		PollTimeout:     e.duration("POLL_TIMEOUT", 30*time.Second),
-		Location:        e.location(),
-		Mode:            e.str("MODE", "polling"),
-		WebhookListen:   e.addr("WEBHOOK_LISTEN", ":8443"),
-		WebhookSecret:   e.str("WEBHOOK_SECRET", ""),
-		WebhookTLSCert:  e.str("WEBHOOK_TLS_CERT", ""),
-		WebhookTLSKey:   e.str("WEBHOOK_TLS_KEY", ""),
-		MetricsAddr:     e.addr("METRICS_ADDR", ""),
-		AllowedUserIDs:  e.ids("ALLOWED_USER_IDS"),
-		AllowedChatIDs:  e.ids("ALLOWED_CHAT_IDS"),
-		AdminUserIDs:    e.ids("ADMIN_USER_IDS"),
-		DailyTokenLimit: e.int64("DAILY_TOKEN_LIMIT", 0),
-		RatePerMinute:   e.int("RATE_LIMIT_PER_MINUTE", 0, 0, 100000),
-
-		ApprovalRequiredTools: e.list("APPROVAL_REQUIRED_TOOLS", "fetch_url"),
-		FetchAllowPrivate:     e.bool("FETCH_ALLOW_PRIVATE", false),
-		ReminderMinLead:       e.duration("REMINDER_MIN_LEAD", time.Minute),
-		Streaming:             e.bool("STREAMING", true),
-		StreamEvery:           e.duration("STREAM_EDIT_INTERVAL", time.Second),
-		ModesFile:             e.str("MODES_FILE", ""),
-		ExportPartBytes:       int64(e.int("EXPORT_PART_BYTES", bot.DefaultExportPartBytes, 64<<10, 2000<<20)),
-		Retention:             retentionDays(e),
-		ChatBlockedAfter:      e.duration("CHAT_BLOCKED_AFTER", inbox.DefaultBlockedAfter),
-
-		TelegramRateLimit: e.bool("TELEGRAM_RATE_LIMIT", true),
-		DraftEvery:        e.duration("STREAM_DRAFT_INTERVAL", 300*time.Millisecond),
-		StopEvery:         e.duration("STOP_CHECK_INTERVAL", 500*time.Millisecond),
-
-		DataDir: dataDir(e),
-	}
-	if strings.ContainsAny(c.TelegramToken, " /?#%") {
-		e.fail("TELEGRAM_BOT_TOKEN", "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
-	}
-	level := e.str("LOG_LEVEL", "info")
-	if err := c.LogLevel.UnmarshalText([]byte(level)); err != nil {
-		e.fail("LOG_LEVEL", "must be debug, info, warn or error, got %q", level)
-	}
-	if c.LogFormat != "text" && c.LogFormat != "json" {
-		e.fail("LOG_FORMAT", "must be text or json, got %q", c.LogFormat)
-	}
-	c.checkWebhook(e)
-	c.loadMedia(e)
-	for _, name := range c.ApprovalRequiredTools {
-		if !slices.Contains(agent.BuiltinNames(), name) {
-			e.fail("APPROVAL_REQUIRED_TOOLS", "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
-		}
-	}
-	c.loadMemory(e)
-	c.Modes = loadModes(e, c)
-	c.Models = loadModels(e, c.OpenAIModel, c.OpenAIBaseURL)
-	if c.ShowReasoning != "off" && c.ShowReasoning != "collapsed" {
-		e.fail("SHOW_REASONING", "must be off or collapsed, got %q", c.ShowReasoning)
-	}
-	if c.MaxAnswerTokens >= c.ContextTokens {
-		e.fail("MAX_ANSWER_TOKENS", "must be less than CONTEXT_TOKENS (%d), got %d", c.ContextTokens, c.MaxAnswerTokens)
-	}
-	if e.err != nil {
-		return nil, e.err
-	}
-	return c, nil
-}
-
-// optional reads a setting whose empty value means "off": def when it is
-// not set at all, in the environment or in .env.
-func (e *env) optional(key, def string) string {
-	if v, set := e.getenv(key); set {
-		return strings.TrimSpace(v)
-	}
-	if v, set := e.file[key]; set {
-		return strings.TrimSpace(v)
-	}
-	return def
-}
-
-// loadMedia reads the settings of voice messages, photos and files.
-func (c *Config) loadMedia(e *env) {
-	c.TranscriptionModel = e.optional("TRANSCRIPTION_MODEL", "whisper-1")
-	c.TranscriptionBaseURL = e.url("TRANSCRIPTION_BASE_URL", c.OpenAIBaseURL)
-	c.TranscriptionKey = e.str("TRANSCRIPTION_API_KEY", c.OpenAIKey)
-	c.TranscriptEcho = e.str("TRANSCRIPT_ECHO", "quote")
-	if c.TranscriptEcho != "quote" && c.TranscriptEcho != "off" {
-		e.fail("TRANSCRIPT_ECHO", "must be quote or off, got %q", c.TranscriptEcho)
-	}
-	c.Vision = e.str("VISION", agent.VisionAuto)
-	if c.Vision != agent.VisionAuto && c.Vision != agent.VisionOn && c.Vision != agent.VisionOff {
-		e.fail("VISION", "must be auto, on or off, got %q", c.Vision)
-	}
-	c.ImageHistory = e.int("IMAGE_HISTORY", 2, 0, 10)
-	c.FileChars = e.int("FILE_CHARS", bot.DefaultFileChars, 500, 1000000)
-	c.FileMaxBytes = int64(e.int("FILE_MAX_BYTES", 20<<20, 1024, 20<<20))
-	c.TTSModel = e.optional("TTS_MODEL", "tts-1")
-	c.TTSVoice = e.str("TTS_VOICE", "alloy")
-	c.TTSBaseURL = e.url("TTS_BASE_URL", c.OpenAIBaseURL)
-	c.TTSKey = e.str("TTS_API_KEY", c.OpenAIKey)
-}
-
-// webhookSecretChars are the characters Telegram allows in a secret_token.
-var webhookSecretChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
-
-// checkWebhook checks the intake settings: webhook mode needs a public
-// https URL, since Telegram posts only there.
-// loadMemory reads the settings of memory; the embeddings
-// server and key default to the chat model's.
-func (c *Config) loadMemory(e *env) {
-	c.AutoMemory = e.bool("AUTO_MEMORY", true)
-	c.Summaries = e.bool("SUMMARIES", true)
-	c.MemoryModel = e.str("MEMORY_MODEL", c.OpenAIModel)
-	c.AutoRecall = e.int("AUTO_RECALL", 3, 0, 10)
-	c.EmbeddingsModel = e.str("EMBEDDINGS_MODEL", "")
-	c.EmbeddingsBaseURL = e.url("EMBEDDINGS_BASE_URL", c.OpenAIBaseURL)
-	c.EmbeddingsKey = e.str("EMBEDDINGS_API_KEY", c.OpenAIKey)
-	c.MemoryCallsPerMinute = e.int("MEMORY_CALLS_PER_MINUTE", 30, 1, 100000)
-	c.EmbeddingsPerMinute = e.int("EMBEDDINGS_PER_MINUTE", 30, 1, 100000)
-}
-
-func (c *Config) checkWebhook(e *env) {
-	switch c.Mode {
-	case "polling":
-		return
-	case "webhook":
-	default:
-		e.fail("MODE", "must be polling or webhook, got %q", c.Mode)
-		return
-	}
-	raw := e.str("WEBHOOK_URL", "")
-	if raw == "" {
-		e.fail("WEBHOOK_URL", "is required when MODE=webhook: the public https URL Telegram posts updates to")
-		return
-	}
-	// Telegram's own servers post only to https; a self-hosted Bot API
-	// server (TELEGRAM_API_URL) also posts to http.
-	selfHosted := !strings.HasPrefix(c.TelegramAPIURL, "https://api.telegram.org")
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && !(selfHosted && u.Scheme == "http")) {
-		e.fail("WEBHOOK_URL", "must be a public https URL such as https://bot.example.com/telegram (http only with a self-hosted Bot API server, TELEGRAM_API_URL), got %q", raw)
-		return
-	}
-	c.WebhookURL = raw
-	if c.WebhookSecret != "" && !webhookSecretChars.MatchString(c.WebhookSecret) {
-		e.fail("WEBHOOK_SECRET", "must be 1-256 characters of A-Z, a-z, 0-9, _ and -")
-	}
-	if (c.WebhookTLSCert == "") != (c.WebhookTLSKey == "") {
-		e.fail("WEBHOOK_TLS_CERT", "and WEBHOOK_TLS_KEY must be set together (or neither, when a proxy terminates TLS)")
-	}
-}
-
-// AdminConfig is what `membot admin` needs: the database and the zone.
-type AdminConfig struct {
-	DatabaseURL string
-	Location    *time.Location
-	DataDir     string // the embedded PostgreSQL's, when DATABASE_URL is unset
-}
-
-// LoadAdminConfig reads the settings `membot admin` needs.
-func LoadAdminConfig(getenv Getenv) (*AdminConfig, error) {
-	e, err := newEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	c := &AdminConfig{DatabaseURL: e.databaseURL(), Location: e.location(), DataDir: dataDir(e)}
-	if e.err != nil {
-		return nil, e.err
-	}
-	return c, nil
-}
-
-// loadModes builds the modes: the built-in ones and those of MODES_FILE.
-func loadModes(e *env, c *Config) *agent.Modes {
-	var extra []agent.Mode
-	if c.ModesFile != "" {
-		var err error
-		if extra, err = agent.ReadModesFile(c.ModesFile); err != nil {
-			e.fail("MODES_FILE", "%v", err)
-			return nil
-		}
-	}
-	modes, err := agent.NewModes(c.SystemPrompt, extra)
-	if err != nil {
-		e.fail("MODES_FILE", "%s: %v", c.ModesFile, err)
-	}
-	return modes
+// LLMConfig is where the models are. The servers of transcription, speech
+// and embeddings default to the chat model's.
+type LLMConfig struct {
+	Chat llm.Server // OPENAI_BASE_URL, OPENAI_API_KEY
+	// Idle is the longest silence in a streamed answer (LLM_IDLE_TIMEOUT).
+	Idle time.Duration
+	// Models are the models /model offers (MODELS), the default
+	// (Agent.Model) first, with their servers and flags.
+	Models        []ModelSetting
+	Transcription llm.Server // TRANSCRIPTION_BASE_URL, TRANSCRIPTION_API_KEY
+	Speech        llm.Server // TTS_BASE_URL, TTS_API_KEY
+	Embeddings    llm.Server // EMBEDDINGS_BASE_URL, EMBEDDINGS_API_KEY
 }
 
 // ModelSetting is one entry of MODELS: a model, the base URL of its server
@@ -562,13 +89,274 @@ type ModelSetting struct {
 	Caps    agent.Capabilities
 }
 
-// loadModels reads MODELS: entries separated by commas, each a model name
+// defaultConfig is every setting's default: the packages' own, and the
+// program's.
+func defaultConfig() *Config {
+	c := &Config{
+		Telegram:        telegram.DefaultConfig(),
+		Intake:          inbox.DefaultConfig(),
+		LLM:             LLMConfig{Chat: llm.Server{BaseURL: llm.DefaultBaseURL}, Idle: 120 * time.Second},
+		Agent:           agent.DefaultConfig(),
+		Tools:           agent.DefaultToolEnv(),
+		Memory:          agent.DefaultMemoryConfig(),
+		Bot:             bot.DefaultConfig(),
+		Retention:       90 * 24 * time.Hour,
+		ShutdownTimeout: 30 * time.Second,
+	}
+	c.Log.Level, c.Log.Format = slog.LevelInfo, "text"
+	return c
+}
+
+// setting is one variable of the environment and how it is read into its
+// field of Config.
+type setting struct {
+	name string
+	read reader
+}
+
+// settings maps every variable to its field, in the order they are read:
+// a setting whose default is another's comes after it. The first bad
+// setting is the error.
+func (c *Config) settings() []setting {
+	return []setting{
+		{"TELEGRAM_BOT_TOKEN", botToken(&c.Telegram.Token)},
+		{"TELEGRAM_API_URL", httpURL(&c.Telegram.APIURL)},
+		{"POLL_TIMEOUT", duration(&c.Telegram.PollTimeout)},
+		{"TELEGRAM_RATE_LIMIT", boolean(&c.Telegram.RateLimit)},
+
+		{"MODE", oneOf(&c.Intake.Mode, inbox.ModePolling, inbox.ModeWebhook)},
+		{"WEBHOOK_URL", text(&c.Intake.WebhookURL)}, // checked by checkWebhook
+		{"WEBHOOK_LISTEN", listenAddr(&c.Intake.WebhookListen)},
+		{"WEBHOOK_SECRET", text(&c.Intake.WebhookSecret)},
+		{"WEBHOOK_TLS_CERT", text(&c.Intake.WebhookTLSCert)},
+		{"WEBHOOK_TLS_KEY", text(&c.Intake.WebhookTLSKey)},
+		{"WORKERS", intIn(&c.Intake.Workers, 1, 1024)},
+		{"CHAT_BLOCKED_AFTER", duration(&c.Intake.BlockedAfter)},
+
+		{"DATABASE_URL", func(e *env, key string) { c.Database.URL = e.databaseURL(key) }},
+		{"DATA_DIR", func(e *env, _ string) { c.Database.DataDir = dataDir(e) }},
+
+		{"OPENAI_API_KEY", text(&c.LLM.Chat.APIKey)},
+		{"OPENAI_BASE_URL", httpURL(&c.LLM.Chat.BaseURL)},
+		{"OPENAI_MODEL", text(&c.Agent.Model)},
+		{"MODELS", c.readModels},
+		{"LLM_TIMEOUT", duration(&c.Agent.Retry.Timeout)},
+		{"LLM_IDLE_TIMEOUT", duration(&c.LLM.Idle)},
+		{"CONTEXT_TOKENS", intIn(&c.Agent.ContextTokens, 1000, 10000000)},
+		{"MAX_ANSWER_TOKENS", c.readMaxAnswerTokens},
+		{"SHOW_REASONING", either(&c.Bot.ShowReasoning, "collapsed", [2]string{"off", "collapsed"})},
+
+		{"SYSTEM_PROMPT", text(&c.Agent.SystemPrompt)},
+		{"MODES_FILE", c.readModes},
+		{"HISTORY_LIMIT", intIn(&c.Agent.HistoryLimit, 1, 1000)},
+		{"TIMEZONE", func(e *env, key string) { c.Location = e.location(key, "Europe/Moscow") }},
+		{"STREAMING", boolean(&c.Bot.Streaming)},
+		{"STREAM_EDIT_INTERVAL", duration(&c.Bot.EditEvery)},
+		{"STREAM_DRAFT_INTERVAL", duration(&c.Bot.DraftEvery)},
+		{"STOP_CHECK_INTERVAL", duration(&c.Bot.StopEvery)},
+		{"EXPORT_PART_BYTES", int64In(&c.Bot.ExportPartBytes, 64<<10, 2000<<20)},
+		{"RETENTION_DAYS", c.readRetention},
+
+		{"ALLOWED_USER_IDS", idSet(&c.Bot.Access.AllowedUsers)},
+		{"ALLOWED_CHAT_IDS", idSet(&c.Bot.Access.AllowedChats)},
+		{"ADMIN_USER_IDS", idSet(&c.Bot.Access.Admins)},
+		{"DAILY_TOKEN_LIMIT", int64From(&c.Bot.Access.DailyTokenLimit, 0)},
+		{"RATE_LIMIT_PER_MINUTE", intIn(&c.Bot.Access.RatePerMinute, 0, 100000)},
+
+		{"APPROVAL_REQUIRED_TOOLS", c.readApprovals},
+		{"FETCH_ALLOW_PRIVATE", boolean(&c.Tools.FetchAllowPrivate)},
+		{"REMINDER_MIN_LEAD", duration(&c.Tools.ReminderMinLead)},
+
+		{"SHUTDOWN_TIMEOUT", duration(&c.ShutdownTimeout)},
+		{"LOG_LEVEL", c.readLogLevel},
+		{"LOG_FORMAT", oneOf(&c.Log.Format, "text", "json")},
+		{"METRICS_ADDR", listenAddr(&c.Metrics.Addr)},
+
+		{"TRANSCRIPTION_MODEL", optional(&c.Agent.TranscriptionModel)},
+		{"TRANSCRIPTION_BASE_URL", httpURLOr(&c.LLM.Transcription.BaseURL, &c.LLM.Chat.BaseURL)},
+		{"TRANSCRIPTION_API_KEY", textOr(&c.LLM.Transcription.APIKey, &c.LLM.Chat.APIKey)},
+		{"TRANSCRIPT_ECHO", either(&c.Bot.Media.ShowHeard, "quote", [2]string{"quote", "off"})},
+		{"VISION", oneOf(&c.Agent.Vision, agent.VisionAuto, agent.VisionOn, agent.VisionOff)},
+		{"IMAGE_HISTORY", intIn(&c.Agent.ImageHistory, 0, 10)},
+		{"FILE_CHARS", intIn(&c.Bot.Media.FileChars, 500, 1000000)},
+		{"FILE_MAX_BYTES", int64In(&c.Bot.Media.FileBytes, 1024, telegram.MaxDownloadBytes)},
+		{"TTS_MODEL", optional(&c.Agent.TTSModel)},
+		{"TTS_VOICE", text(&c.Agent.TTSVoice)},
+		{"TTS_BASE_URL", httpURLOr(&c.LLM.Speech.BaseURL, &c.LLM.Chat.BaseURL)},
+		{"TTS_API_KEY", textOr(&c.LLM.Speech.APIKey, &c.LLM.Chat.APIKey)},
+
+		{"AUTO_MEMORY", boolean(&c.Memory.AutoMemory)},
+		{"SUMMARIES", boolean(&c.Memory.Summaries)},
+		{"MEMORY_MODEL", textOr(&c.Memory.Model, &c.Agent.Model)},
+		{"AUTO_RECALL", intIn(&c.Agent.Recall, 0, 10)},
+		{"EMBEDDINGS_MODEL", text(&c.Memory.EmbeddingsModel)},
+		{"EMBEDDINGS_BASE_URL", httpURLOr(&c.LLM.Embeddings.BaseURL, &c.LLM.Chat.BaseURL)},
+		{"EMBEDDINGS_API_KEY", textOr(&c.LLM.Embeddings.APIKey, &c.LLM.Chat.APIKey)},
+		{"MEMORY_CALLS_PER_MINUTE", intIn(&c.Memory.CallsPerMinute, 1, 100000)},
+		{"EMBEDDINGS_PER_MINUTE", intIn(&c.Memory.EmbedPerMinute, 1, 100000)},
+	}
+}
+
+// read reads the settings named, or all of them when none is named.
+func (c *Config) read(e *env, names ...string) {
+	for _, s := range c.settings() {
+		if len(names) == 0 || slices.Contains(names, s.name) {
+			s.read(e, s.name)
+		}
+	}
+}
+
+// LoadConfig reads and checks every setting; the first bad one is the error.
+func LoadConfig(getenv Getenv) (*Config, error) {
+	e, err := newEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	c := defaultConfig()
+	c.read(e)
+	c.checkWebhook(e)
+	if e.err != nil {
+		return nil, e.err
+	}
+	// What several packages are told of one setting.
+	c.Agent.Location, c.Tools.Location, c.Bot.Access.Location = c.Location, c.Location, c.Location
+	c.Bot.Media.Vision = c.Agent.Vision
+	c.Bot.Media.Transcribe = c.Agent.TranscriptionModel != ""
+	return c, nil
+}
+
+// AdminConfig is what `membot admin` needs: the database and the zone.
+type AdminConfig struct {
+	Database DatabaseConfig
+	Location *time.Location
+}
+
+// LoadAdminConfig reads the settings `membot admin` needs.
+func LoadAdminConfig(getenv Getenv) (*AdminConfig, error) {
+	e, err := newEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	c := defaultConfig()
+	c.read(e, "DATABASE_URL", "TIMEZONE", "DATA_DIR")
+	if e.err != nil {
+		return nil, e.err
+	}
+	return &AdminConfig{Database: c.Database, Location: c.Location}, nil
+}
+
+// botToken reads TELEGRAM_BOT_TOKEN, which has no default.
+func botToken(p *string) reader {
+	return func(e *env, key string) {
+		*p = e.str(key, "")
+		switch {
+		case *p == "":
+			e.fail(key, "is required but not set (see .env.example)")
+		case strings.ContainsAny(*p, " /?#%"):
+			e.fail(key, "has characters a bot token never has (it looks like 123456:ABC-DEF...)")
+		}
+	}
+}
+
+// readMaxAnswerTokens reads MAX_ANSWER_TOKENS, which must leave room in
+// CONTEXT_TOKENS for the request.
+func (c *Config) readMaxAnswerTokens(e *env, key string) {
+	c.Agent.MaxAnswerTokens = e.int(key, c.Agent.MaxAnswerTokens, 16, 1000000)
+	if c.Agent.MaxAnswerTokens >= c.Agent.ContextTokens {
+		e.fail(key, "must be less than CONTEXT_TOKENS (%d), got %d", c.Agent.ContextTokens, c.Agent.MaxAnswerTokens)
+	}
+}
+
+// readRetention reads RETENTION_DAYS: 0 keeps the operational rows for
+// ever; otherwise at least 35 days, so this month's /usage stays whole.
+func (c *Config) readRetention(e *env, key string) {
+	days := e.int(key, int(c.Retention/(24*time.Hour)), 0, 36500)
+	if days > 0 && days < 35 {
+		e.fail(key, "must be 0 (keep for ever) or at least 35 (a month of /usage), got %d", days)
+	}
+	c.Retention = time.Duration(days) * 24 * time.Hour
+}
+
+// readApprovals reads APPROVAL_REQUIRED_TOOLS, the tools whose calls wait
+// for a person's approval, checked against the built-in tools.
+func (c *Config) readApprovals(e *env, key string) {
+	if e.str(key, "") == "" {
+		return // the default
+	}
+	names := e.list(key, "")
+	c.Agent.NeedsApproval = map[string]bool{}
+	for _, name := range names {
+		if !slices.Contains(agent.BuiltinNames(), name) {
+			e.fail(key, "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
+		}
+		c.Agent.NeedsApproval[name] = true
+	}
+}
+
+func (c *Config) readLogLevel(e *env, key string) {
+	level := e.str(key, c.Log.Level.String())
+	if err := c.Log.Level.UnmarshalText([]byte(level)); err != nil {
+		e.fail(key, "must be debug, info, warn or error, got %q", level)
+	}
+}
+
+// webhookSecretChars are the characters Telegram allows in a secret_token.
+var webhookSecretChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+
+// checkWebhook checks the intake settings: webhook mode needs a public
+// https URL, since Telegram posts only there.
+func (c *Config) checkWebhook(e *env) {
+	if c.Intake.Mode != inbox.ModeWebhook {
+		return
+	}
+	raw := c.Intake.WebhookURL
+	if raw == "" {
+		e.fail("WEBHOOK_URL", "is required when MODE=webhook: the public https URL Telegram posts updates to")
+		return
+	}
+	// Telegram's own servers post only to https; a self-hosted Bot API
+	// server (TELEGRAM_API_URL) also posts to http.
+	selfHosted := !strings.HasPrefix(c.Telegram.APIURL, telegram.DefaultAPIURL)
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(selfHosted && u.Scheme == "http")) {
+		e.fail("WEBHOOK_URL", "must be a public https URL such as https://bot.example.com/telegram (http only with a self-hosted Bot API server, TELEGRAM_API_URL), got %q", raw)
+		return
+	}
+	if c.Intake.WebhookSecret != "" && !webhookSecretChars.MatchString(c.Intake.WebhookSecret) {
+		e.fail("WEBHOOK_SECRET", "must be 1-256 characters of A-Z, a-z, 0-9, _ and -")
+	}
+	if (c.Intake.WebhookTLSCert == "") != (c.Intake.WebhookTLSKey == "") {
+		e.fail("WEBHOOK_TLS_CERT", "and WEBHOOK_TLS_KEY must be set together (or neither, when a proxy terminates TLS)")
+	}
+}
+
+// readModes reads MODES_FILE into the modes: the built-in ones (on
+// SYSTEM_PROMPT) and those of the file.
+func (c *Config) readModes(e *env, key string) {
+	c.ModesFile = e.str(key, "")
+	var extra []agent.Mode
+	if c.ModesFile != "" {
+		var err error
+		if extra, err = agent.ReadModesFile(c.ModesFile); err != nil {
+			e.fail(key, "%v", err)
+			return
+		}
+	}
+	modes, err := agent.NewModes(c.Agent.SystemPrompt, extra)
+	if err != nil {
+		e.fail(key, "%s: %v", c.ModesFile, err)
+	}
+	c.Agent.Modes = modes
+}
+
+// readModels reads MODELS: entries separated by commas, each a model name
 // followed, after spaces, by an optional http(s) base URL and flags, e.g.
 // "gpt-4o-mini, llama3.1:8b http://localhost:11434/v1 no-stream-options".
-// The default model comes first whether listed or not.
-func loadModels(e *env, def, baseURL string) []ModelSetting {
-	models := []ModelSetting{{Name: def, BaseURL: baseURL}}
-	for _, entry := range e.list("MODELS", "") {
+// The default model (OPENAI_MODEL) comes first whether listed or not.
+func (c *Config) readModels(e *env, key string) {
+	baseURL := c.LLM.Chat.BaseURL
+	models := []ModelSetting{{Name: c.Agent.Model, BaseURL: baseURL}}
+	for _, entry := range e.list(key, "") {
 		fields := strings.Fields(entry)
 		m := ModelSetting{Name: fields[0], BaseURL: baseURL}
 		var flags []string
@@ -576,7 +364,7 @@ func loadModels(e *env, def, baseURL string) []ModelSetting {
 			if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
 				u, err := url.Parse(f)
 				if err != nil || u.Host == "" {
-					e.fail("MODELS", "%q: %q is not a URL", entry, f)
+					e.fail(key, "%q: %q is not a URL", entry, f)
 				}
 				m.BaseURL = strings.TrimRight(f, "/")
 				continue
@@ -585,7 +373,7 @@ func loadModels(e *env, def, baseURL string) []ModelSetting {
 		}
 		caps, err := agent.ParseCapabilities(flags)
 		if err != nil {
-			e.fail("MODELS", "%q: %v", entry, err)
+			e.fail(key, "%q: %v", entry, err)
 		}
 		m.Caps = caps
 		if i := slices.IndexFunc(models, func(x ModelSetting) bool { return x.Name == m.Name }); i >= 0 {
@@ -594,5 +382,5 @@ func loadModels(e *env, def, baseURL string) []ModelSetting {
 		}
 		models = append(models, m)
 	}
-	return models
+	c.LLM.Models = models
 }

@@ -41,14 +41,14 @@ func dataDir(e *env) string {
 // Database is the URL of the bot's database: DATABASE_URL, or else the
 // embedded PostgreSQL in DATA_DIR, started (or found running) here; stop
 // stops what this call started.
-func Database(ctx context.Context, databaseURL, dataDir string, log *slog.Logger) (url string, stop func(), err error) {
-	if databaseURL != "" {
-		return databaseURL, func() {}, nil
+func Database(ctx context.Context, cfg DatabaseConfig, log *slog.Logger) (url string, stop func(), err error) {
+	if cfg.URL != "" {
+		return cfg.URL, func() {}, nil
 	}
-	if dataDir == "" {
+	if cfg.DataDir == "" {
 		return "", nil, &ConfigError{"DATA_DIR: DATABASE_URL is not set, so membot runs a PostgreSQL of its own, and needs DATA_DIR for its data (no home directory here)"}
 	}
-	srv, err := embeddedpg.Start(ctx, embeddedpg.Options{Dir: dataDir, Log: log})
+	srv, err := embeddedpg.Start(ctx, embeddedpg.Options{Dir: cfg.DataDir, Log: log})
 	var notFound *embeddedpg.NotFoundError
 	if errors.As(err, &notFound) {
 		return "", nil, &ConfigError{"DATABASE_URL is not set, and " + err.Error()}

@@ -42,12 +42,12 @@ func TestDataDirDefaults(t *testing.T) {
 // setting.
 func TestDatabaseWithoutURLOrDataDir(t *testing.T) {
 	t.Parallel()
-	_, _, err := Database(context.Background(), "", "", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	_, _, err := Database(context.Background(), DatabaseConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	var cfgErr *ConfigError
 	if !errors.As(err, &cfgErr) || !strings.HasPrefix(err.Error(), "DATA_DIR:") {
 		t.Fatalf("err = %v, want a config error naming DATA_DIR", err)
 	}
-	url, stop, err := Database(context.Background(), "postgres://x@db/membot", "", nil)
+	url, stop, err := Database(context.Background(), DatabaseConfig{URL: "postgres://x@db/membot"}, nil)
 	if err != nil || url != "postgres://x@db/membot" {
 		t.Fatalf("with DATABASE_URL: %q, %v", url, err)
 	}

@@ -28,15 +28,15 @@ import (
 // Run wires the bot together and runs it until ctx ends, then shuts down:
 // intake stops at once, turns in flight get ShutdownTimeout to finish.
 func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
-	log.Info("membot starting", append([]any{"mode", cfg.Mode, "model", cfg.OpenAIModel, "llm", cfg.OpenAIBaseURL, "timezone", cfg.Location.String(),
-		"history_limit", cfg.HistoryLimit, "context_tokens", cfg.ContextTokens, "max_answer_tokens", cfg.MaxAnswerTokens,
-		"models", len(cfg.Models), "workers", cfg.Workers, "streaming", cfg.Streaming, "assistant_modes", len(cfg.Modes.List()),
+	log.Info("membot starting", append([]any{"mode", cfg.Intake.Mode, "model", cfg.Agent.Model, "llm", cfg.LLM.Chat.BaseURL, "timezone", cfg.Location.String(),
+		"history_limit", cfg.Agent.HistoryLimit, "context_tokens", cfg.Agent.ContextTokens, "max_answer_tokens", cfg.Agent.MaxAnswerTokens,
+		"models", len(cfg.LLM.Models), "workers", cfg.Intake.Workers, "streaming", cfg.Bot.Streaming, "assistant_modes", len(cfg.Agent.Modes.List()),
 		"database", databaseKind(cfg)}, accessAttrs(cfg)...)...)
-	if len(cfg.AllowedUserIDs) == 0 && len(cfg.AllowedChatIDs) == 0 {
+	if len(cfg.Bot.Access.AllowedUsers) == 0 && len(cfg.Bot.Access.AllowedChats) == 0 {
 		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
 	}
 
-	dsn, stopDatabase, err := Database(ctx, cfg.DatabaseURL, cfg.DataDir, log)
+	dsn, stopDatabase, err := Database(ctx, cfg.Database, log)
 	if err != nil {
 		return startErr(ctx, err)
 	}
@@ -55,7 +55,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	var store *memory.Store
 	if err := untilDone(ctx, log, "open database", func() (err error) {
-		store, err = memory.Open(ctx, dsn, poolSize(cfg.Workers), cfg.ConfigurePool)
+		store, err = memory.Open(ctx, dsn, poolSize(cfg.Intake.Workers), cfg.ConfigurePool)
 		return err
 	}); err != nil {
 		return startErr(ctx, err)
@@ -86,10 +86,11 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	owner := store.HoldOwnerLock(lockCtx, log)
 	defer func() { releaseLock(); owner.Wait() }()
 
-	transport := pooledTransport(cfg.Workers)
-	client := telegram.NewClient(work, ctx, telegram.ClientConfig{Token: cfg.TelegramToken, APIURL: cfg.TelegramAPIURL,
-		PollTimeout: cfg.PollTimeout, Metrics: met, Transport: transport, RateLimit: cfg.TelegramRateLimit})
-	waiting := whileWaiting(log, "still waiting for Telegram to answer getMe: check the network and TELEGRAM_API_URL", "api", cfg.TelegramAPIURL)
+	transport := pooledTransport(cfg.Intake.Workers)
+	tc := cfg.Telegram
+	tc.Metrics, tc.Transport = met, transport
+	client := telegram.NewClient(work, ctx, tc)
+	waiting := whileWaiting(log, "still waiting for Telegram to answer getMe: check the network and TELEGRAM_API_URL", "api", cfg.Telegram.APIURL)
 	err = client.Connect(ctx)
 	waiting()
 	if err != nil {
@@ -109,9 +110,9 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		log.Warn("registering the command menu with Telegram failed; the commands work without it", "err", err)
 	}
 
-	stuck := &inbox.Stuck{After: cfg.ChatBlockedAfter}
+	stuck := &inbox.Stuck{After: cfg.Intake.BlockedAfter}
 	met.WatchBlockedChats(stuck.Count)
-	if cfg.MetricsAddr != "" {
+	if cfg.Metrics.Addr != "" {
 		checks := []metrics.Check{
 			{Name: "chats", Probe: stuck.Check},
 			{Name: "database", Probe: store.Ping},
@@ -119,7 +120,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 			{Name: "intake", Probe: func(context.Context) error { return context.Cause(ctx) }}, // not ready once shutting down
 			met.ModelCheck(), // a model server that fails every call
 		}
-		srv, err := startServer(log, "metrics", cfg.MetricsAddr, met.Handler(checks...), "", "")
+		srv, err := startServer(log, "metrics", cfg.Metrics.Addr, met.Handler(checks...), "", "")
 		if err != nil {
 			return err
 		}
@@ -130,49 +131,35 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	embedder := startRecall(ctx, cfg, store, llmHTTP, log)
 	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
 	purger := &purge.Purger{Queue: store, Log: log, Retention: cfg.Retention}
-	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{Location: cfg.Location, Store: store,
-		ReminderAdded: reminders.Wake, ReminderMinLead: cfg.ReminderMinLead, FetchAllowPrivate: cfg.FetchAllowPrivate, Embedder: embedder})...)
-	needsApproval := map[string]bool{}
-	for _, name := range cfg.ApprovalRequiredTools {
-		needsApproval[name] = true
-	}
-	if cfg.FetchAllowPrivate {
+	toolEnv := cfg.Tools
+	toolEnv.Store, toolEnv.ReminderAdded, toolEnv.Embedder = store, reminders.Wake, embedder
+	tools := agent.NewRegistry(agent.BuiltinTools(toolEnv)...)
+	if cfg.Tools.FetchAllowPrivate {
 		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
 	}
 	newClient := func(baseURL string) *llm.Client {
-		return &llm.Client{BaseURL: baseURL, APIKey: cfg.OpenAIKey, HTTP: llmHTTP, Limits: llm.Limits{
-			Idle: cfg.LLMIdleTimeout, AnswerBytes: 16 * cfg.MaxAnswerTokens}}
+		return &llm.Client{BaseURL: baseURL, APIKey: cfg.LLM.Chat.APIKey, HTTP: llmHTTP, Limits: llm.Limits{
+			Idle: cfg.LLM.Idle, AnswerBytes: 16 * cfg.Agent.MaxAnswerTokens}}
 	}
 	var models []agent.Model
-	for _, m := range cfg.Models {
+	for _, m := range cfg.LLM.Models {
 		models = append(models, agent.Model{Name: m.Name, LLM: newClient(m.BaseURL), Caps: m.Caps})
 	}
-	memorizer := &agent.Memorizer{Store: store, LLM: newClient(cfg.OpenAIBaseURL), Model: cfg.MemoryModel, Embedder: embedder,
-		AutoMemory: cfg.AutoMemory, Summaries: cfg.Summaries, HistoryLimit: cfg.HistoryLimit, CallsPerMinute: cfg.MemoryCallsPerMinute,
-		EmbedPerMinute: cfg.EmbeddingsPerMinute, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
-	turns := agent.New(store, newClient(cfg.OpenAIBaseURL), tools, agent.Config{
-		Model: cfg.OpenAIModel, Models: models, SystemPrompt: cfg.SystemPrompt, Modes: cfg.Modes, HistoryLimit: cfg.HistoryLimit,
-		Location: cfg.Location, Retry: agent.RetryPolicy{Timeout: cfg.LLMTimeout}, Metrics: met,
-		NeedsApproval: needsApproval, ContextTokens: cfg.ContextTokens, MaxAnswerTokens: cfg.MaxAnswerTokens,
-		Vision: cfg.Vision, ImageHistory: cfg.ImageHistory, Files: bot.ImageFiles{Client: client},
-		Transcriber:        &llm.Client{BaseURL: cfg.TranscriptionBaseURL, APIKey: cfg.TranscriptionKey, HTTP: llmHTTP},
-		TranscriptionModel: cfg.TranscriptionModel,
-		Speaker:            &llm.Client{BaseURL: cfg.TTSBaseURL, APIKey: cfg.TTSKey, HTTP: llmHTTP},
-		TTSModel:           cfg.TTSModel, TTSVoice: cfg.TTSVoice,
-		Recall: cfg.AutoRecall, Embedder: embedder, TurnDone: memorizer.Wake,
-	}, log)
+	memorizer := &agent.Memorizer{Store: store, LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, MemoryConfig: cfg.Memory,
+		HistoryLimit: cfg.Agent.HistoryLimit, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
+	ac := cfg.Agent
+	ac.Models, ac.Metrics, ac.Files = models, met, bot.ImageFiles{Client: client}
+	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}
+	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
+	ac.Embedder, ac.TurnDone = embedder, memorizer.Wake
+	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), tools, ac, log)
 
-	access := bot.Access{AllowedUsers: cfg.AllowedUserIDs, AllowedChats: cfg.AllowedChatIDs, Admins: cfg.AdminUserIDs,
-		DailyTokenLimit: cfg.DailyTokenLimit, RatePerMinute: cfg.RatePerMinute, Location: cfg.Location}
 	dispatcher := &inbox.Dispatcher{
 		Queue: store,
-		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Access: access, Metrics: met,
-			Modes: cfg.Modes, Models: turns.Models(), ShowReasoning: cfg.ShowReasoning == "collapsed", Streaming: cfg.Streaming, EditEvery: cfg.StreamEvery, DraftEvery: cfg.DraftEvery, StopEvery: cfg.StopEvery, ConversationsReset: purger.Wake,
-			ExportPartBytes: cfg.ExportPartBytes,
-			Media: bot.Media{Transcribe: cfg.TranscriptionModel != "", ShowHeard: cfg.TranscriptEcho == "quote", Vision: cfg.Vision,
-				FileChars: cfg.FileChars, FileBytes: cfg.FileMaxBytes}},
+		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Metrics: met,
+			Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: purger.Wake, Config: cfg.Bot},
 		Owner:     owner.ID,
-		Workers:   cfg.Workers,
+		Workers:   cfg.Intake.Workers,
 		Sweep:     5 * time.Second,
 		Log:       log,
 		Transient: bot.Transient,
@@ -183,7 +170,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	var wg sync.WaitGroup
 	// The dispatcher stores what intake receives: it claims the chats it can
 	// in the same round trip and starts their workers, so needs no Notify.
-	if cfg.Mode == "webhook" {
+	if cfg.Intake.Mode == "webhook" {
 		// Updates stored before the dispatcher runs are found by its first sweep.
 		hook, err := startWebhook(ctx, cfg, log, client, dispatcher, nil, met)
 		if err != nil {
@@ -192,7 +179,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		wg.Add(1)
 		go func() { defer wg.Done(); <-ctx.Done(); hook.stop() }() // intake stops at once
 	} else {
-		poller := &inbox.Poller{Client: client, Inbox: dispatcher, Timeout: cfg.PollTimeout, Metrics: met, Log: log}
+		poller := &inbox.Poller{Client: client, Inbox: dispatcher, Timeout: cfg.Telegram.PollTimeout, Metrics: met, Log: log}
 		wg.Add(1)
 		go func() { defer wg.Done(); poller.Run(ctx) }()
 	}
@@ -221,18 +208,18 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 // startRecall says, once, how recall works, and returns the embedder of
 // EMBEDDINGS_MODEL when the database can keep embeddings (pgvector), or nil.
 func startRecall(ctx context.Context, cfg *Config, store *memory.Store, hc *http.Client, log *slog.Logger) agent.Embedder {
-	if cfg.EmbeddingsModel == "" {
-		log.Info("recall: full-text search alone (set EMBEDDINGS_MODEL for semantic recall)", "auto_recall", cfg.AutoRecall, "auto_memory", cfg.AutoMemory)
+	if cfg.Memory.EmbeddingsModel == "" {
+		log.Info("recall: full-text search alone (set EMBEDDINGS_MODEL for semantic recall)", "auto_recall", cfg.Agent.Recall, "auto_memory", cfg.Memory.AutoMemory)
 		return nil
 	}
 	ok, err := store.EnableVectors(ctx)
 	if err != nil || !ok {
 		log.Warn("recall: full-text search alone: the database has no pgvector (CREATE EXTENSION vector as a superuser, then restart)",
-			"embeddings_model", cfg.EmbeddingsModel, "err", err)
+			"embeddings_model", cfg.Memory.EmbeddingsModel, "err", err)
 		return nil
 	}
-	log.Info("recall: full-text and semantic search", "embeddings_model", cfg.EmbeddingsModel, "auto_recall", cfg.AutoRecall, "auto_memory", cfg.AutoMemory)
-	return agent.NewEmbedder(cfg.EmbeddingsBaseURL, cfg.EmbeddingsKey, cfg.EmbeddingsModel, hc)
+	log.Info("recall: full-text and semantic search", "embeddings_model", cfg.Memory.EmbeddingsModel, "auto_recall", cfg.Agent.Recall, "auto_memory", cfg.Memory.AutoMemory)
+	return agent.NewEmbedder(cfg.LLM.Embeddings.BaseURL, cfg.LLM.Embeddings.APIKey, cfg.Memory.EmbeddingsModel, hc)
 }
 
 // startErr is err, or nil when a stop was asked for during start-up (the
@@ -250,25 +237,25 @@ func startErr(ctx context.Context, err error) error {
 // and secret, so starting one more never disturbs the others.
 func startWebhook(ctx context.Context, cfg *Config, log *slog.Logger, client *telegram.Client, store inbox.Inbox,
 	notify func([]int64), met inbox.Metrics) (*server, error) {
-	secret := cfg.WebhookSecret
+	secret := cfg.Intake.WebhookSecret
 	if secret == "" {
-		secret = inbox.DefaultWebhookSecret(cfg.TelegramToken)
+		secret = inbox.DefaultWebhookSecret(cfg.Telegram.Token)
 	}
 	path := "/"
-	if u, err := url.Parse(cfg.WebhookURL); err == nil && u.Path != "" {
+	if u, err := url.Parse(cfg.Intake.WebhookURL); err == nil && u.Path != "" {
 		path = u.Path
 	}
 	mux := http.NewServeMux()
 	mux.Handle(path, &inbox.Webhook{Inbox: store, Notify: notify, Secret: secret, Metrics: met, Log: log})
-	srv, err := startServer(log, "webhook", cfg.WebhookListen, mux, cfg.WebhookTLSCert, cfg.WebhookTLSKey)
+	srv, err := startServer(log, "webhook", cfg.Intake.WebhookListen, mux, cfg.Intake.WebhookTLSCert, cfg.Intake.WebhookTLSKey)
 	if err != nil {
 		return nil, err
 	}
-	if err := client.SetWebhook(ctx, cfg.WebhookURL, secret); err != nil {
+	if err := client.SetWebhook(ctx, cfg.Intake.WebhookURL, secret); err != nil {
 		srv.stop()
 		return nil, fmt.Errorf("register the webhook: %w", err)
 	}
-	log.Info("webhook registered with Telegram", "url", cfg.WebhookURL, "path", path)
+	log.Info("webhook registered with Telegram", "url", cfg.Intake.WebhookURL, "path", path)
 	return srv, nil
 }
 
@@ -292,8 +279,8 @@ func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() err
 
 // NewLogger is the program's logger, as LOG_LEVEL and LOG_FORMAT say.
 func NewLogger(cfg *Config, w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
-	if cfg.LogFormat == "json" {
+	opts := &slog.HandlerOptions{Level: cfg.Log.Level}
+	if cfg.Log.Format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))

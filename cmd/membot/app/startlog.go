@@ -13,11 +13,11 @@ import (
 // limits ("open" when there is no allowlist).
 func accessAttrs(cfg *Config) []any {
 	access := "allowlist"
-	if len(cfg.AllowedUserIDs) == 0 && len(cfg.AllowedChatIDs) == 0 {
+	if len(cfg.Bot.Access.AllowedUsers) == 0 && len(cfg.Bot.Access.AllowedChats) == 0 {
 		access = "open"
 	}
-	return []any{"access", access, "allowed_users", idList(cfg.AllowedUserIDs), "allowed_chats", idList(cfg.AllowedChatIDs),
-		"admins", idList(cfg.AdminUserIDs), "daily_token_limit", cfg.DailyTokenLimit, "rate_limit_per_minute", cfg.RatePerMinute}
+	return []any{"access", access, "allowed_users", idList(cfg.Bot.Access.AllowedUsers), "allowed_chats", idList(cfg.Bot.Access.AllowedChats),
+		"admins", idList(cfg.Bot.Access.Admins), "daily_token_limit", cfg.Bot.Access.DailyTokenLimit, "rate_limit_per_minute", cfg.Bot.Access.RatePerMinute}
 }
 
 // idList is a set of ids, sorted and comma-separated.
@@ -40,10 +40,10 @@ func idList(ids map[int64]bool) string {
 // databaseKind says which database the start line names: DATABASE_URL's
 // (never the URL: it may hold a password) or membot's own in DATA_DIR.
 func databaseKind(cfg *Config) string {
-	if cfg.DatabaseURL != "" {
+	if cfg.Database.URL != "" {
 		return "DATABASE_URL"
 	}
-	return "embedded in " + cfg.DataDir
+	return "embedded in " + cfg.Database.DataDir
 }
 
 // whileWaiting logs msg after 5 s and then every 30 s until the returned

@@ -1,0 +1,67 @@
+package agent
+
+import "time"
+
+// DefaultConfig is the settings' defaults. The rest of Config (Models,
+// Modes, the clients and callbacks) is the caller's wiring.
+func DefaultConfig() Config {
+	return Config{
+		Model:           "gpt-4o-mini",
+		SystemPrompt:    DefaultSystemPrompt,
+		HistoryLimit:    30,
+		ContextTokens:   16000,
+		MaxAnswerTokens: 8192,
+		Retry:           RetryPolicy{Timeout: 300 * time.Second},
+		NeedsApproval:   map[string]bool{"fetch_url": true},
+
+		Vision:             VisionAuto,
+		ImageHistory:       2,
+		TranscriptionModel: "whisper-1",
+		TTSModel:           "tts-1",
+		TTSVoice:           "alloy",
+		Recall:             3,
+	}
+}
+
+// DefaultSystemPrompt is the assistant's instructions when SYSTEM_PROMPT is empty.
+const DefaultSystemPrompt = `You are membot, a helpful assistant in a Telegram chat. You remember the conversation.
+Each user message starts with the current time in brackets, added by the system: use it when time matters, never repeat it.
+Answer in the language the user writes in. Be concise and concrete; Telegram is a chat, not a document.
+Use the tools when they help: current_time for the time elsewhere, calculator for any arithmetic.
+You have a long-term memory of the user: save lasting facts about them (name, preferences, plans) with remember, correct or delete them with remember and forget; they are shown to you on every turn.
+When the user refers to something said long ago, look it up with search_history. Set reminders with set_reminder.
+fetch_url reads web pages. Some tools need the user's approval: such a call waits until they press Approve or Reject.
+What people send besides text comes marked: [voice 0:12] is a voice message transcribed by machine (it may mishear words), [photo] an image shown to you with the message, [file name] a file whose text follows.`
+
+// MemoryConfig is the settings of the memory work that follows turns
+// (Memorizer). DefaultMemoryConfig has the defaults.
+type MemoryConfig struct {
+	// AutoMemory extracts lasting facts about the user from private
+	// exchanges (AUTO_MEMORY).
+	AutoMemory bool
+	// Summaries summarises the rows that leave the window (SUMMARIES).
+	Summaries bool
+	// Model extracts the facts and writes the summaries (MEMORY_MODEL).
+	Model string
+	// CallsPerMinute bounds the facts and summary calls
+	// (MEMORY_CALLS_PER_MINUTE), EmbedPerMinute the embeddings requests,
+	// each of up to embedBatch messages (EMBEDDINGS_PER_MINUTE).
+	CallsPerMinute int
+	EmbedPerMinute int
+	// EmbeddingsModel is the model of the Embedder that makes recall
+	// semantic too (EMBEDDINGS_MODEL); empty: full-text search alone.
+	EmbeddingsModel string
+}
+
+// DefaultMemoryConfig is the settings' defaults; Model is empty, for the
+// caller to default to the chat model.
+func DefaultMemoryConfig() MemoryConfig {
+	return MemoryConfig{AutoMemory: true, Summaries: true, CallsPerMinute: 30, EmbedPerMinute: 30}
+}
+
+// DefaultToolEnv is the tools' settings' defaults: a reminder at least a
+// minute ahead (REMINDER_MIN_LEAD), fetch_url kept off private addresses
+// (FETCH_ALLOW_PRIVATE).
+func DefaultToolEnv() ToolEnv {
+	return ToolEnv{ReminderMinLead: time.Minute}
+}

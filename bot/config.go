@@ -1,0 +1,51 @@
+package bot
+
+import (
+	"time"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/telegram"
+)
+
+// Config is the bot's settings: who may use it and how much, how answers
+// are shown, and how what people send besides text is taken. DefaultConfig
+// has the defaults; a zero field means the default too, except the
+// switches (Streaming, ShowReasoning, Media's).
+type Config struct {
+	// Access is who may use the bot and how much (the zero value: anyone).
+	// Its admins may also decide any chat's approvals, and its Location is
+	// the zone times are shown in.
+	Access Access
+	// ShowReasoning shows the model's thinking under its answer, collapsed
+	// (SHOW_REASONING=collapsed).
+	ShowReasoning bool
+	// Streaming shows answers while the model writes them (STREAMING),
+	// editing the message at most once per EditEvery (STREAM_EDIT_INTERVAL;
+	// 1 s when zero).
+	Streaming bool
+	EditEvery time.Duration
+	// DraftEvery spaces the drafts of an answer streamed in a private chat
+	// (STREAM_DRAFT_INTERVAL; 300 ms when zero).
+	DraftEvery time.Duration
+	// StopEvery is how often a running turn checks whether the user asked
+	// to stop it (STOP_CHECK_INTERVAL; 500 ms when zero).
+	StopEvery time.Duration
+	// ExportPartBytes is the largest document /export sends
+	// (EXPORT_PART_BYTES; DefaultExportPartBytes when zero).
+	ExportPartBytes int64
+	// Media says how voice messages, photos and files are taken (media.go).
+	Media Media
+}
+
+// DefaultConfig is the settings' defaults.
+func DefaultConfig() Config {
+	return Config{
+		Streaming:       true,
+		EditEvery:       time.Second,
+		DraftEvery:      300 * time.Millisecond,
+		StopEvery:       500 * time.Millisecond,
+		ExportPartBytes: DefaultExportPartBytes,
+		Media: Media{Transcribe: true, ShowHeard: true, Vision: agent.VisionAuto,
+			FileChars: DefaultFileChars, FileBytes: telegram.MaxDownloadBytes},
+	}
+}
