@@ -55,7 +55,8 @@ func start(t *testing.T, dir string, logs *bytes.Buffer) *Server {
 	return s
 }
 
-func query(t *testing.T, url, sql string, args ...any) (n int) {
+// do runs f on a new connection to url.
+func do(t *testing.T, url string, f func(context.Context, *pgx.Conn) error) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
@@ -63,10 +64,24 @@ func query(t *testing.T, url, sql string, args ...any) (n int) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if err := conn.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+	if err := f(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func query(t *testing.T, url, sql string, args ...any) (n int) {
+	t.Helper()
+	do(t, url, func(ctx context.Context, conn *pgx.Conn) error { return conn.QueryRow(ctx, sql, args...).Scan(&n) })
 	return n
+}
+
+// keep42 stores 42 in a table kept, for a later start to find.
+func keep42(t *testing.T, url string) {
+	t.Helper()
+	do(t, url, func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, `CREATE TABLE kept (n int); INSERT INTO kept VALUES (42)`)
+		return err
+	})
 }
 
 // postmasterPid is the running server's pid, 0 when none runs.
@@ -92,16 +107,7 @@ func TestStartsOnceAndReusesItsData(t *testing.T) {
 	if !strings.Contains(s.URL, "host="+escaped(dir)) {
 		t.Errorf("URL %q does not use the socket in DATA_DIR", s.URL)
 	}
-	query(t, s.URL, `WITH t AS (SELECT 1) SELECT count(*) FROM t`)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, `CREATE TABLE kept (n int); INSERT INTO kept VALUES (42)`); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close(ctx)
+	keep42(t, s.URL)
 	if n := query(t, s.URL, `SELECT count(*) FROM pg_settings WHERE name = 'listen_addresses' AND setting = ''`); n != 1 {
 		t.Error("the embedded server listens on TCP")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -29,6 +28,13 @@ const (
 // a short temporary directory instead.
 const maxSocketPath = 100
 
+// SetupError is something about DATA_DIR or the account membot runs as
+// that the operator must change: one line saying what is wrong and the
+// command that fixes it.
+type SetupError struct{ msg string }
+
+func (e *SetupError) Error() string { return e.msg }
+
 // Options say where the cluster lives.
 type Options struct {
 	Dir string // DATA_DIR; the cluster is its pgdata subdirectory
@@ -51,6 +57,7 @@ type Server struct {
 	unlock      func()
 	runAs       *account // nil unless membot runs as root
 	tempSocket  string   // a socket directory of ours to remove at Stop
+	password    string   // the superuser's, from DATA_DIR (read when first needed)
 }
 
 // Start starts the cluster in opt.Dir (creating it the first time), or
@@ -62,32 +69,29 @@ func Start(ctx context.Context, opt Options) (*Server, error) {
 		return nil, fmt.Errorf("DATA_DIR %q: %w", opt.Dir, err)
 	}
 	// The directories above are opened to others (PostgreSQL may run as
-	// another user, below); DATA_DIR itself is the owner's alone.
+	// another user, below); DATA_DIR itself is the server's user's alone.
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("create DATA_DIR: %w", err)
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("create DATA_DIR: %w", err)
-	}
 	s := &Server{dir: dir, pgdata: filepath.Join(dir, "pgdata"), log: opt.Log}
-	if s.runAs, err = accountFor(dir); err != nil {
+	if s.runAs, err = accountFor(); err != nil {
 		return nil, err
 	}
 	if s.runAs != nil {
 		s.log.Warn("membot runs as root; PostgreSQL refuses root, so the embedded database runs as user "+s.runAs.name+
-			" (better: run membot as an ordinary user)", "data_dir", dir)
+			" (better: run membot as its own user, see docs/OPERATIONS.md)", "data_dir", dir)
 		if err := s.runAs.reaches(dir); err != nil {
 			return nil, err
 		}
-		if err := s.runAs.own(dir); err != nil {
-			return nil, err
-		}
+	}
+	if err := prepareDir(dir, s.runAs); err != nil {
+		return nil, err
 	}
 	if s.bin, err = Find(candidates(), s.dataVersion()); err != nil {
 		return nil, err
 	}
 	s.Major = s.bin.Major
-	s.owner, s.unlock, err = tryLock(filepath.Join(dir, "membot.lock"))
+	s.owner, s.unlock, err = tryLock(filepath.Join(dir, "membot.lock"), s.runAs)
 	if err != nil {
 		return nil, err
 	}
@@ -142,9 +146,32 @@ func (s *Server) dataVersion() int {
 // over when a membot killed without stopping left it running, started
 // otherwise.
 func (s *Server) startOrTakeOver(ctx context.Context) error {
-	if s.dataVersion() == 0 {
+	made := s.dataVersion() == 0
+	if made {
 		if err := s.initdb(); err != nil {
 			return err
+		}
+	}
+	password, err := readPassword(s.dir, s.runAs)
+	if err != nil {
+		return err
+	}
+	s.password = password
+	if password == "" || !s.hbaCurrent() {
+		if password == "" {
+			if password, err = newPassword(s.dir, s.runAs); err != nil {
+				return err
+			}
+		}
+		s.password = password
+		if err := s.stopLeftServer(ctx); err != nil {
+			return err
+		}
+		if err := s.requirePassword(password); err != nil {
+			return err
+		}
+		if !made {
+			s.log.Info("the embedded PostgreSQL now requires a password (DATA_DIR/"+passwordFile+") instead of trusting every local connection", "data_dir", s.dir)
 		}
 	}
 	if s.ping(ctx) == nil {
@@ -169,14 +196,14 @@ func (s *Server) startOrTakeOver(ctx context.Context) error {
 	return nil
 }
 
-// initdb makes the cluster. The socket lives in DATA_DIR (mode 0700), so
-// only this account reaches it: trust is as safe as the directory.
+// initdb makes the cluster, closed to every connection until
+// requirePassword has set the password and the rules.
 func (s *Server) initdb() error {
 	if err := os.RemoveAll(s.pgdata); err != nil { // what an interrupted initdb left
 		return fmt.Errorf("clear %s: %w", s.pgdata, err)
 	}
 	s.log.Info("creating the embedded PostgreSQL cluster (once)", "data_dir", s.dir, "bin", s.bin.Dir, "version", s.Major)
-	out, err := s.command("initdb", "-D", s.pgdata, "-U", userName, "--auth=trust", "-E", "UTF8", "--no-locale").CombinedOutput()
+	out, err := s.command("initdb", "-D", s.pgdata, "-U", userName, "--auth=reject", "-E", "UTF8", "--no-locale").CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("initdb: %w %s%s", err, lastLines(string(out), 3), s.runAs.hint(s.dir))
 	}
@@ -212,7 +239,8 @@ func (s *Server) writeSettings() error {
 	if err != nil {
 		return err
 	}
-	conf := fmt.Sprintf("listen_addresses = ''\nport = %d\nunix_socket_directories = '%s'\n", port, strings.ReplaceAll(sock, "'", "''"))
+	conf := fmt.Sprintf("listen_addresses = ''\nport = %d\nunix_socket_directories = '%s'\nunix_socket_permissions = 0700\n",
+		port, strings.ReplaceAll(sock, "'", "''"))
 	path := filepath.Join(s.pgdata, "membot.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -269,6 +297,23 @@ func (s *Server) clearStalePid(ctx context.Context) error {
 	return os.Remove(path)
 }
 
+// stopLeftServer stops a server a membot killed with -9 left running, so
+// that its rules can change: pg_hba.conf and the password are set while
+// no server runs.
+func (s *Server) stopLeftServer(ctx context.Context) error {
+	if err := s.clearStalePid(ctx); err != nil {
+		return err
+	}
+	if _, err := s.readPidFile(); err != nil {
+		return nil // none runs
+	}
+	s.log.Info("stopping the embedded PostgreSQL a membot left running, to restart it with a password", "data_dir", s.dir)
+	if out, err := s.pgCtl("stop", "-m", "fast", "-w", "-t", "60"); err != nil {
+		return fmt.Errorf("stop the embedded PostgreSQL: %w: %s", err, lastLines(out, 3))
+	}
+	return nil
+}
+
 // waitReady waits until the server named by postmaster.pid answers.
 func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
@@ -294,6 +339,11 @@ func (s *Server) ping(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.password == "" {
+		if s.password, err = readPassword(s.dir, s.runAs); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, s.urlOf(f, "postgres"))
@@ -312,7 +362,7 @@ func (s *Server) running() bool { return s.ping(context.Background()) == nil }
 
 func (s *Server) urlOf(f pidFile, db string) string {
 	q := url.Values{"host": {f.socket}, "port": {strconv.Itoa(f.port)}, "sslmode": {"disable"}}
-	return (&url.URL{Scheme: "postgres", User: url.User(userName), Path: "/" + db, RawQuery: q.Encode()}).String()
+	return (&url.URL{Scheme: "postgres", User: url.UserPassword(userName, s.password), Path: "/" + db, RawQuery: q.Encode()}).String()
 }
 
 // createDatabase creates the bot's database the first time.

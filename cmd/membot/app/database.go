@@ -53,6 +53,10 @@ func Database(ctx context.Context, cfg DatabaseConfig, log *slog.Logger) (url st
 	if errors.As(err, &notFound) {
 		return "", nil, &ConfigError{"DATABASE_URL is not set, and " + err.Error()}
 	}
+	var setup *embeddedpg.SetupError
+	if errors.As(err, &setup) {
+		return "", nil, &ConfigError{err.Error()}
+	}
 	if err != nil {
 		return "", nil, err
 	}
