@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
 
+	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/embeddedpg"
+	"github.com/membot/membot/memory"
 )
 
 // dataDir reads DATA_DIR: where the embedded PostgreSQL keeps its data
@@ -62,3 +65,27 @@ func Database(ctx context.Context, cfg DatabaseConfig, log *slog.Logger) (url st
 	}
 	return srv.URL, srv.Stop, nil
 }
+
+// untilDone retries fn while the database is unreachable, with backoff.
+func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() error) error {
+	wait := backoff.New(500*time.Millisecond, 15*time.Second)
+	for {
+		err := fn()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if !memory.IsUnavailable(err) {
+			return err // fn's error says what failed: wrapped again, it said so twice
+		}
+		log.Warn("database unreachable; retrying", "step", what, "err", err, "retry_in", wait.Peek())
+		if !wait.Sleep(ctx) {
+			return ctx.Err()
+		}
+	}
+}
+
+// poolSize is how many connections the bot may open. A turn holds one only
+// for the moment of a batch, never while the model thinks, so a few dozen
+// serve any number of workers; one per worker would pass PostgreSQL's
+// max_connections (100 by default) with a large WORKERS.
+func poolSize(workers int) int32 { return int32(min(workers, 32) + 4) }

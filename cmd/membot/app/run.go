@@ -5,11 +5,10 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/telegram"
-	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/purge"
@@ -27,20 +25,77 @@ import (
 
 // Run wires the bot together and runs it until ctx ends, then shuts down:
 // intake stops at once, turns in flight get ShutdownTimeout to finish.
+// Each step of start-up makes a part of the bot from the ones before.
 func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
-	log.Info("membot starting", append([]any{"mode", cfg.Intake.Mode, "model", cfg.Agent.Model, "llm", cfg.LLM.Chat.BaseURL, "timezone", cfg.Location.String(),
-		"history_limit", cfg.Agent.HistoryLimit, "context_tokens", cfg.Agent.ContextTokens, "max_answer_tokens", cfg.Agent.MaxAnswerTokens,
-		"models", len(cfg.LLM.Models), "workers", cfg.Intake.Workers, "streaming", cfg.Bot.Streaming, "assistant_modes", len(cfg.Agent.Modes.List()),
-		"database", databaseKind(cfg)}, accessAttrs(cfg)...)...)
-	if len(cfg.Bot.Access.AllowedUsers) == 0 && len(cfg.Bot.Access.AllowedChats) == 0 {
-		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
+	logStart(cfg, log)
+	m := &membot{cfg: cfg, log: log, met: metrics.New(), intake: ctx}
+	defer m.close()
+	for _, step := range []func() error{m.openStore, m.connectTelegram, m.serveMetrics, m.newHandler, m.startIntake} {
+		if err := step(); errors.Is(err, errStopped) {
+			return nil
+		} else if err != nil {
+			return err
+		}
 	}
+	log.Info("membot is running")
+	<-ctx.Done()
+	m.shutdown()
+	return nil
+}
 
+// membot is a running bot: the parts Run's steps make, and what to undo
+// when it stops.
+type membot struct {
+	cfg *Config
+	log *slog.Logger
+	met *metrics.Metrics
+	// intake ends when a stop is asked for; work outlives it by up to
+	// ShutdownTimeout so that turns in flight can finish.
+	intake, work context.Context
+	abandon      context.CancelFunc
+	undo         []func() // by close, the last first
+
+	store     *memory.Store
+	owner     *memory.OwnerLock
+	transport *http.Transport
+	client    *telegram.Client
+	stuck     *inbox.Stuck
+	handler   *bot.Handler
+	memorizer *agent.Memorizer
+	reminders *bot.Scheduler
+	purger    *purge.Purger
+	running   sync.WaitGroup // what startIntake started
+}
+
+// errStopped is a step of start-up that failed because a stop was asked
+// for: Run returns nil.
+var errStopped = errors.New("stopped during start-up")
+
+// startErr is err, or errStopped when a stop was asked for during
+// start-up (the step failed because it was cancelled).
+func startErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return errStopped
+	}
+	return err
+}
+
+// close undoes what the steps did, the last first.
+func (m *membot) close() {
+	for i := len(m.undo) - 1; i >= 0; i-- {
+		m.undo[i]()
+	}
+}
+
+// openStore opens the database (starting the embedded one when
+// DATABASE_URL is unset), migrates it, and holds this process's owner lock.
+func (m *membot) openStore() error {
+	ctx, cfg, log := m.intake, m.cfg, m.log
 	dsn, stopDatabase, err := Database(ctx, cfg.Database, log)
 	if err != nil {
 		return startErr(ctx, err)
 	}
-	defer stopDatabase() // after the store closes
+	m.undo = append(m.undo, stopDatabase) // after the store closes
 
 	// Until the database answers there is nothing to do; wait for it rather
 	// than crash-loop (in docker compose it often starts a moment later).
@@ -53,15 +108,14 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}); err != nil {
 		return startErr(ctx, err)
 	}
-	var store *memory.Store
 	if err := untilDone(ctx, log, "open database", func() (err error) {
-		store, err = memory.Open(ctx, dsn, poolSize(cfg.Intake.Workers), cfg.ConfigurePool)
+		m.store, err = memory.Open(ctx, dsn, poolSize(cfg.Intake.Workers), cfg.ConfigurePool)
 		return err
 	}); err != nil {
 		return startErr(ctx, err)
 	}
-	defer store.Close()
-	changed, warnings, err := store.PrepareAdminViews(ctx, cfg.Location.String())
+	m.undo = append(m.undo, m.store.Close)
+	changed, warnings, err := m.store.PrepareAdminViews(ctx, cfg.Location.String())
 	if err != nil {
 		warnings = append(warnings, err.Error()) // the views are a convenience: go on
 	}
@@ -71,27 +125,29 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if changed {
 		log.Info("the admin views now show times in TIMEZONE", "timezone", cfg.Location.String())
 	}
-
-	met := metrics.New()
-	met.WatchPool(store.Pool().Stat)
-	met.WatchInbox(func(ctx context.Context) (metrics.Backlog, error) {
-		b, err := store.InboxBacklog(ctx)
+	m.met.WatchPool(m.store.Pool().Stat)
+	m.met.WatchInbox(func(ctx context.Context) (metrics.Backlog, error) {
+		b, err := m.store.InboxBacklog(ctx)
 		return metrics.Backlog(b), err
 	})
 
-	// work outlives ctx by up to ShutdownTimeout so turns in flight can finish.
-	work, abandon := context.WithCancel(context.WithoutCancel(ctx))
-	defer abandon()
-	lockCtx, releaseLock := context.WithCancel(work)
-	owner := store.HoldOwnerLock(lockCtx, log)
-	defer func() { releaseLock(); owner.Wait() }()
+	m.work, m.abandon = context.WithCancel(context.WithoutCancel(ctx))
+	m.undo = append(m.undo, m.abandon)
+	lockCtx, releaseLock := context.WithCancel(m.work)
+	m.owner = m.store.HoldOwnerLock(lockCtx, log)
+	m.undo = append(m.undo, func() { releaseLock(); m.owner.Wait() })
+	return nil
+}
 
-	transport := pooledTransport(cfg.Intake.Workers)
+// connectTelegram makes the Telegram client and checks the token with it.
+func (m *membot) connectTelegram() error {
+	ctx, cfg, log := m.intake, m.cfg, m.log
+	m.transport = pooledTransport(cfg.Intake.Workers)
 	tc := cfg.Telegram
-	tc.Metrics, tc.Transport = met, transport
-	client := telegram.NewClient(work, ctx, tc)
+	tc.Metrics, tc.Transport = m.met, m.transport
+	m.client = telegram.NewClient(m.work, ctx, tc)
 	waiting := whileWaiting(log, "still waiting for Telegram to answer getMe: check the network and TELEGRAM_API_URL", "api", cfg.Telegram.APIURL)
-	err = client.Connect(ctx)
+	err := m.client.Connect(ctx)
 	waiting()
 	if err != nil {
 		if apiErr, ok := telegram.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
@@ -99,40 +155,51 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		}
 		return startErr(ctx, fmt.Errorf("connect to Telegram: %w", err))
 	}
-	log.Info("connected to Telegram", "bot", client.Self.UserName)
+	log.Info("connected to Telegram", "bot", m.client.Self.UserName)
 	// The inbox knows updates by bot: what was stored before it did is this bot's.
-	if n, err := store.AdoptUpdates(ctx, client.Self.ID); err != nil {
+	if n, err := m.store.AdoptUpdates(ctx, m.client.Self.ID); err != nil {
 		return err
 	} else if n > 0 {
-		log.Info("updates stored before the inbox knew bots are this bot's", "bot_id", client.Self.ID, "updates", n)
+		log.Info("updates stored before the inbox knew bots are this bot's", "bot_id", m.client.Self.ID, "updates", n)
 	}
-	if err := bot.SetCommandMenu(ctx, client); err != nil {
+	if err := bot.SetCommandMenu(ctx, m.client); err != nil {
 		log.Warn("registering the command menu with Telegram failed; the commands work without it", "err", err)
 	}
+	return nil
+}
 
-	stuck := &inbox.Stuck{After: cfg.Intake.BlockedAfter}
-	met.WatchBlockedChats(stuck.Count)
-	if cfg.Metrics.Addr != "" {
-		checks := []metrics.Check{
-			{Name: "chats", Probe: stuck.Check},
-			{Name: "database", Probe: store.Ping},
-			{Name: "telegram", Probe: client.Reachable},
-			{Name: "intake", Probe: func(context.Context) error { return context.Cause(ctx) }}, // not ready once shutting down
-			met.ModelCheck(), // a model server that fails every call
-		}
-		srv, err := startServer(log, "metrics", cfg.Metrics.Addr, met.Handler(checks...), "", "")
-		if err != nil {
-			return err
-		}
-		defer srv.stop()
+// serveMetrics serves /healthz, /readyz and /metrics on METRICS_ADDR, when set.
+func (m *membot) serveMetrics() error {
+	m.stuck = &inbox.Stuck{After: m.cfg.Intake.BlockedAfter}
+	m.met.WatchBlockedChats(m.stuck.Count)
+	if m.cfg.Metrics.Addr == "" {
+		return nil
 	}
+	checks := []metrics.Check{
+		{Name: "chats", Probe: m.stuck.Check},
+		{Name: "database", Probe: m.store.Ping},
+		{Name: "telegram", Probe: m.client.Reachable},
+		{Name: "intake", Probe: func(context.Context) error { return context.Cause(m.intake) }}, // not ready once shutting down
+		m.met.ModelCheck(), // a model server that fails every call
+	}
+	srv, err := startServer(m.log, "metrics", m.cfg.Metrics.Addr, m.met.Handler(checks...), "", "")
+	if err != nil {
+		return err
+	}
+	m.undo = append(m.undo, srv.stop)
+	return nil
+}
 
-	llmHTTP := &http.Client{Transport: transport}
-	embedder := startRecall(ctx, cfg, store, llmHTTP, log)
-	reminders := &bot.Scheduler{Queue: store, Client: client, Owner: owner.ID, Location: cfg.Location, Log: log}
-	purger := &purge.Purger{Queue: store, Log: log, Retention: cfg.Retention}
+// newHandler makes the agent, with its models, tools and memory work, and
+// the handler that answers updates with it.
+func (m *membot) newHandler() error {
+	cfg, log, store := m.cfg, m.log, m.store
+	llmHTTP := &http.Client{Transport: m.transport}
+	embedder := startRecall(m.intake, cfg, store, llmHTTP, log)
+	m.reminders = &bot.Scheduler{Queue: store, Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
+	m.purger = &purge.Purger{Queue: store, Log: log, Retention: cfg.Retention}
 	toolEnv := cfg.Tools
-	toolEnv.Store, toolEnv.ReminderAdded, toolEnv.Embedder = store, reminders.Wake, embedder
+	toolEnv.Store, toolEnv.ReminderAdded, toolEnv.Embedder = store, m.reminders.Wake, embedder
 	tools := agent.NewRegistry(agent.BuiltinTools(toolEnv)...)
 	if cfg.Tools.FetchAllowPrivate {
 		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
@@ -142,67 +209,77 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 			Idle: cfg.LLM.Idle, AnswerBytes: 16 * cfg.Agent.MaxAnswerTokens}}
 	}
 	var models []agent.Model
-	for _, m := range cfg.LLM.Models {
-		models = append(models, agent.Model{Name: m.Name, LLM: newClient(m.BaseURL), Caps: m.Caps})
+	for _, model := range cfg.LLM.Models {
+		models = append(models, agent.Model{Name: model.Name, LLM: newClient(model.BaseURL), Caps: model.Caps})
 	}
-	memorizer := &agent.Memorizer{Store: store, LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, MemoryConfig: cfg.Memory,
+	m.memorizer = &agent.Memorizer{Store: store, LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, MemoryConfig: cfg.Memory,
 		HistoryLimit: cfg.Agent.HistoryLimit, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
 	ac := cfg.Agent
-	ac.Models, ac.Metrics, ac.Files = models, met, bot.ImageFiles{Client: client}
+	ac.Models, ac.Metrics, ac.Files = models, m.met, bot.ImageFiles{Client: m.client}
 	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
-	ac.Embedder, ac.TurnDone = embedder, memorizer.Wake
+	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), tools, ac, log)
+	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Log: log, Metrics: m.met,
+		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, Config: cfg.Bot}
+	return nil
+}
 
+// startIntake starts taking updates in (by webhook or polling) and the
+// work behind them: the dispatcher, the memory work, reminders, the purger.
+func (m *membot) startIntake() error {
+	ctx, cfg := m.intake, m.cfg
 	dispatcher := &inbox.Dispatcher{
-		Queue: store,
-		Handler: &bot.Handler{Client: client, Agent: turns, Memory: store, Log: log, Metrics: met,
-			Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: purger.Wake, Config: cfg.Bot},
-		Owner:     owner.ID,
+		Queue:     m.store,
+		Handler:   m.handler,
+		Owner:     m.owner.ID,
 		Workers:   cfg.Intake.Workers,
 		Sweep:     5 * time.Second,
-		Log:       log,
+		Log:       m.log,
 		Transient: bot.Transient,
-		Stuck:     stuck,
-		Metrics:   met,
+		Stuck:     m.stuck,
+		Metrics:   m.met,
 	}
-
-	var wg sync.WaitGroup
 	// The dispatcher stores what intake receives: it claims the chats it can
 	// in the same round trip and starts their workers, so needs no Notify.
-	if cfg.Intake.Mode == "webhook" {
+	if cfg.Intake.Mode == inbox.ModeWebhook {
 		// Updates stored before the dispatcher runs are found by its first sweep.
-		hook, err := startWebhook(ctx, cfg, log, client, dispatcher, nil, met)
+		hook, err := startWebhook(ctx, cfg, m.log, m.client, dispatcher, nil, m.met)
 		if err != nil {
 			return err
 		}
-		wg.Add(1)
-		go func() { defer wg.Done(); <-ctx.Done(); hook.stop() }() // intake stops at once
+		m.run(func() { <-ctx.Done(); hook.stop() }) // intake stops at once
 	} else {
-		poller := &inbox.Poller{Client: client, Inbox: dispatcher, Timeout: cfg.Telegram.PollTimeout, Metrics: met, Log: log}
-		wg.Add(1)
-		go func() { defer wg.Done(); poller.Run(ctx) }()
+		poller := &inbox.Poller{Client: m.client, Inbox: dispatcher, Timeout: cfg.Telegram.PollTimeout, Metrics: m.met, Log: m.log}
+		m.run(func() { poller.Run(ctx) })
 	}
-	wg.Add(4)
-	go func() { defer wg.Done(); memorizer.Run(ctx) }() // its progress is in the database: it stops at once
-	go func() { defer wg.Done(); dispatcher.Run(ctx, work) }()
-	go func() { defer wg.Done(); reminders.Run(ctx, work) }()
-	go func() { defer wg.Done(); purger.Run(ctx) }()
-	log.Info("membot is running")
+	m.run(func() { m.memorizer.Run(ctx) }) // its progress is in the database: it stops at once
+	m.run(func() { dispatcher.Run(ctx, m.work) })
+	m.run(func() { m.reminders.Run(ctx, m.work) })
+	m.run(func() { m.purger.Run(ctx) })
+	return nil
+}
 
-	<-ctx.Done()
-	log.Info("shutting down: no new updates; waiting for turns in flight", "timeout", cfg.ShutdownTimeout)
+// run runs fn in the background; shutdown waits for it.
+func (m *membot) run(fn func()) {
+	m.running.Add(1)
+	go func() { defer m.running.Done(); fn() }()
+}
+
+// shutdown waits for what startIntake started, turns in flight up to
+// ShutdownTimeout; then it abandons them.
+func (m *membot) shutdown() {
+	m.log.Info("shutting down: no new updates; waiting for turns in flight", "timeout", m.cfg.ShutdownTimeout)
 	stopped := make(chan struct{})
-	go func() { wg.Wait(); close(stopped) }()
+	go func() { m.running.Wait(); close(stopped) }()
 	select {
 	case <-stopped:
-	case <-time.After(cfg.ShutdownTimeout):
-		log.Warn("turns still in flight at the shutdown deadline; they will be taken up again at the next start")
-		abandon()
+	case <-time.After(m.cfg.ShutdownTimeout):
+		m.log.Warn("turns still in flight at the shutdown deadline; they will be taken up again at the next start")
+		m.abandon()
 		<-stopped
 	}
-	log.Info("membot stopped")
-	return nil
+	m.log.Info("membot stopped")
 }
 
 // startRecall says, once, how recall works, and returns the embedder of
@@ -222,70 +299,6 @@ func startRecall(ctx context.Context, cfg *Config, store *memory.Store, hc *http
 	return agent.NewEmbedder(cfg.LLM.Embeddings.BaseURL, cfg.LLM.Embeddings.APIKey, cfg.Memory.EmbeddingsModel, hc)
 }
 
-// startErr is err, or nil when a stop was asked for during start-up (the
-// step failed because it was cancelled).
-func startErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
-}
-
-// startWebhook serves the webhook on WEBHOOK_LISTEN, at WEBHOOK_URL's path,
-// and then registers WEBHOOK_URL with Telegram, so that the first update
-// Telegram posts finds the server up. Every replica registers the same URL
-// and secret, so starting one more never disturbs the others.
-func startWebhook(ctx context.Context, cfg *Config, log *slog.Logger, client *telegram.Client, store inbox.Inbox,
-	notify func([]int64), met inbox.Metrics) (*server, error) {
-	secret := cfg.Intake.WebhookSecret
-	if secret == "" {
-		secret = inbox.DefaultWebhookSecret(cfg.Telegram.Token)
-	}
-	path := "/"
-	if u, err := url.Parse(cfg.Intake.WebhookURL); err == nil && u.Path != "" {
-		path = u.Path
-	}
-	mux := http.NewServeMux()
-	mux.Handle(path, &inbox.Webhook{Inbox: store, Notify: notify, Secret: secret, Metrics: met, Log: log})
-	srv, err := startServer(log, "webhook", cfg.Intake.WebhookListen, mux, cfg.Intake.WebhookTLSCert, cfg.Intake.WebhookTLSKey)
-	if err != nil {
-		return nil, err
-	}
-	if err := client.SetWebhook(ctx, cfg.Intake.WebhookURL, secret); err != nil {
-		srv.stop()
-		return nil, fmt.Errorf("register the webhook: %w", err)
-	}
-	log.Info("webhook registered with Telegram", "url", cfg.Intake.WebhookURL, "path", path)
-	return srv, nil
-}
-
-// untilDone retries fn while the database is unreachable, with backoff.
-func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() error) error {
-	wait := backoff.New(500*time.Millisecond, 15*time.Second)
-	for {
-		err := fn()
-		if err == nil || ctx.Err() != nil {
-			return err
-		}
-		if !memory.IsUnavailable(err) {
-			return err // fn's error says what failed: wrapped again, it said so twice
-		}
-		log.Warn("database unreachable; retrying", "step", what, "err", err, "retry_in", wait.Peek())
-		if !wait.Sleep(ctx) {
-			return ctx.Err()
-		}
-	}
-}
-
-// NewLogger is the program's logger, as LOG_LEVEL and LOG_FORMAT say.
-func NewLogger(cfg *Config, w io.Writer) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: cfg.Log.Level}
-	if cfg.Log.Format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
-	}
-	return slog.New(slog.NewTextHandler(w, opts))
-}
-
 // pooledTransport keeps an idle connection for everything the workers do at
 // once (a model call, a message and "typing…" each) and for polling: Go's
 // default keeps two per host, so under load most requests to Telegram and
@@ -296,9 +309,3 @@ func pooledTransport(workers int) *http.Transport {
 	t.MaxIdleConns = 2 * t.MaxIdleConnsPerHost
 	return t
 }
-
-// poolSize is how many connections the bot may open. A turn holds one only
-// for the moment of a batch, never while the model thinks, so a few dozen
-// serve any number of workers; one per worker would pass PostgreSQL's
-// max_connections (100 by default) with a large WORKERS.
-func poolSize(workers int) int32 { return int32(min(workers, 32) + 4) }

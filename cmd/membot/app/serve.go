@@ -7,9 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"golang.org/x/net/netutil"
+
+	"github.com/membot/membot/bot/inbox"
+	"github.com/membot/membot/bot/telegram"
 )
 
 // serverLimits bound what one client can hold of a listener: the webhook
@@ -91,4 +95,32 @@ func (s *server) stop() {
 	defer cancel()
 	s.srv.Shutdown(ctx)
 	<-s.done
+}
+
+// startWebhook serves the webhook on WEBHOOK_LISTEN, at WEBHOOK_URL's path,
+// and then registers WEBHOOK_URL with Telegram, so that the first update
+// Telegram posts finds the server up. Every replica registers the same URL
+// and secret, so starting one more never disturbs the others.
+func startWebhook(ctx context.Context, cfg *Config, log *slog.Logger, client *telegram.Client, store inbox.Inbox,
+	notify func([]int64), met inbox.Metrics) (*server, error) {
+	secret := cfg.Intake.WebhookSecret
+	if secret == "" {
+		secret = inbox.DefaultWebhookSecret(cfg.Telegram.Token)
+	}
+	path := "/"
+	if u, err := url.Parse(cfg.Intake.WebhookURL); err == nil && u.Path != "" {
+		path = u.Path
+	}
+	mux := http.NewServeMux()
+	mux.Handle(path, &inbox.Webhook{Inbox: store, Notify: notify, Secret: secret, Metrics: met, Log: log})
+	srv, err := startServer(log, "webhook", cfg.Intake.WebhookListen, mux, cfg.Intake.WebhookTLSCert, cfg.Intake.WebhookTLSKey)
+	if err != nil {
+		return nil, err
+	}
+	if err := client.SetWebhook(ctx, cfg.Intake.WebhookURL, secret); err != nil {
+		srv.stop()
+		return nil, fmt.Errorf("register the webhook: %w", err)
+	}
+	log.Info("webhook registered with Telegram", "url", cfg.Intake.WebhookURL, "path", path)
+	return srv, nil
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"io"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -8,12 +9,24 @@ import (
 	"time"
 )
 
+// logStart logs the start line, with what an operator checks first, and
+// warns when the bot is open to everyone.
+func logStart(cfg *Config, log *slog.Logger) {
+	log.Info("membot starting", append([]any{"mode", cfg.Intake.Mode, "model", cfg.Agent.Model, "llm", cfg.LLM.Chat.BaseURL, "timezone", cfg.Location.String(),
+		"history_limit", cfg.Agent.HistoryLimit, "context_tokens", cfg.Agent.ContextTokens, "max_answer_tokens", cfg.Agent.MaxAnswerTokens,
+		"models", len(cfg.LLM.Models), "workers", cfg.Intake.Workers, "streaming", cfg.Bot.Streaming, "assistant_modes", len(cfg.Agent.Modes.List()),
+		"database", databaseKind(cfg)}, accessAttrs(cfg)...)...)
+	if cfg.Bot.Access.Open() {
+		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
+	}
+}
+
 // accessAttrs are the access settings for the start line, so an operator
 // sees at once who the bot serves: the allowlists, the admins and the
 // limits ("open" when there is no allowlist).
 func accessAttrs(cfg *Config) []any {
 	access := "allowlist"
-	if len(cfg.Bot.Access.AllowedUsers) == 0 && len(cfg.Bot.Access.AllowedChats) == 0 {
+	if cfg.Bot.Access.Open() {
 		access = "open"
 	}
 	return []any{"access", access, "allowed_users", idList(cfg.Bot.Access.AllowedUsers), "allowed_chats", idList(cfg.Bot.Access.AllowedChats),
@@ -64,4 +77,13 @@ func whileWaiting(log *slog.Logger, msg string, args ...any) (done func()) {
 		}
 	}()
 	return func() { close(stop) }
+}
+
+// NewLogger is the program's logger, as LOG_LEVEL and LOG_FORMAT say.
+func NewLogger(cfg *Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.Log.Level}
+	if cfg.Log.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
