@@ -137,9 +137,9 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 // Request is one incoming text message.
 type Request struct {
 	User      memory.User
-	ChatID    int64
-	UpdateID  int64 // makes the turn resumable after a crash; 0 when none
-	MessageID int64 // the Telegram message id of the user's message
+	Chat      memory.Chat // the chat, and its topic: the conversation written and where reminders go
+	UpdateID  int64       // makes the turn resumable after a crash; 0 when none
+	MessageID int64       // the Telegram message id of the user's message
 	Text      string
 	// SentAt is when the person wrote (the message's date, or its edit's):
 	// the row's stamp and created_at, so a message that waited behind a
@@ -242,11 +242,11 @@ func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
 	if !req.SentAt.IsZero() && req.SentAt.Before(written) {
 		written = req.SentAt // stamped with when the person wrote, never ahead of the clock
 	}
-	in := memory.TurnStart{User: req.User, ChatID: req.ChatID, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
+	in := memory.TurnStart{User: req.User, Chat: req.Chat, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
 		Content: stamp.Add(written, a.cfg.Location, req.Text), HistoryLimit: historyLimit,
 		Metadata: mediaMeta(req.Attachments), Kind: req.Kind}
 	if historyLimit > 0 {
-		in.FactChars = a.factChars(req.ChatID, req.User.TelegramUserID)
+		in.FactChars = a.factChars(req.Chat.ID, req.User.TelegramUserID)
 	}
 	return in
 }
@@ -256,8 +256,8 @@ func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
 // command's update, and req.Text is not used. It returns
 // memory.ErrNoUserMessage when the conversation has no user message.
 func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
-	turn, err := a.store.StartRetry(ctx, memory.RetryStart{ChatID: req.ChatID, UserID: req.User.TelegramUserID,
-		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.ChatID, req.User.TelegramUserID),
+	turn, err := a.store.StartRetry(ctx, memory.RetryStart{Chat: req.Chat, UserID: req.User.TelegramUserID,
+		UpdateID: req.UpdateID, HistoryLimit: a.cfg.HistoryLimit, FactChars: a.factChars(req.Chat.ID, req.User.TelegramUserID),
 		RecallLimit: a.cfg.Recall})
 	if err != nil {
 		return nil, err
@@ -279,9 +279,9 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 		return &Reply{Outcome: Paused, Approvals: pending(asked)}, nil
 	}
 	t := &turnState{
-		info: TurnInfo{UserID: req.User.TelegramUserID, ChatID: req.ChatID, ConversationID: turn.ConversationID,
+		info: TurnInfo{UserID: req.User.TelegramUserID, Chat: req.Chat, ConversationID: turn.ConversationID,
 			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
-		system: a.systemPrompt(turn, req.ChatID != req.User.TelegramUserID, pending(turn.Approvals)),
+		system: a.systemPrompt(turn, req.Chat.ID != req.User.TelegramUserID, pending(turn.Approvals)),
 		sink:   withPartial(req.Sink),
 		model:  a.ModelFor(turn.Model),
 		lang:   req.User.LanguageCode,
@@ -419,7 +419,7 @@ func (a *Agent) recordFailure(ctx context.Context, info *TurnInfo, call memory.L
 	if ctx.Err() != nil {
 		return // shutting down: the turn is taken up again, nothing failed for good
 	}
-	ev := memory.Event{Type: memory.EventLLMError, UserID: info.UserID, ChatID: info.ChatID, UpdateID: info.UpdateID,
+	ev := memory.Event{Type: memory.EventLLMError, UserID: info.UserID, ChatID: info.Chat.ID, UpdateID: info.UpdateID,
 		Payload: map[string]any{"model": call.Model, "status": call.Status, "error": call.Error, "latency_ms": call.Latency.Milliseconds()}}
 	if _, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{LLMCalls: []memory.LLMCall{call}, Events: []memory.Event{ev}}); err != nil {
 		a.log.Warn("recording a failed model call failed", "update_id", info.UpdateID, "err", err)

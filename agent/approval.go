@@ -16,6 +16,7 @@ var ErrApprovalGone = errors.New("the request is no longer part of the conversat
 type ResumeRequest struct {
 	Approval *memory.Approval // as decided
 	UpdateID int64            // the update that carried the decision
+	Thread   int64            // its topic (0: none): the turn's reminders are sent there
 	Lang     string           // the language code of who decided, for the notes after the answer
 }
 
@@ -43,7 +44,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 	if asking == nil {
 		return nil, ErrApprovalGone
 	}
-	info := TurnInfo{UserID: ap.UserID, ChatID: ap.ChatID, ConversationID: ap.ConversationID,
+	info := TurnInfo{UserID: ap.UserID, Chat: memory.Chat{ID: ap.ChatID, Thread: req.Thread}, ConversationID: ap.ConversationID,
 		UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID}
 
 	answered := map[string]bool{}

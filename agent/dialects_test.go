@@ -46,7 +46,7 @@ func TestAConversationWithEveryDialect(t *testing.T) {
 			user := memory.User{TelegramUserID: 5, FirstName: "Eve", LanguageCode: "en"}
 
 			sink := &recorder{}
-			r, err := a.Reply(ctx, agent.Request{User: user, ChatID: 5, UpdateID: 1, Text: "please calculate 6*7", Sink: sink})
+			r, err := a.Reply(ctx, agent.Request{User: user, Chat: memory.Chat{ID: 5}, UpdateID: 1, Text: "please calculate 6*7", Sink: sink})
 			if err != nil {
 				t.Fatalf("turn with a tool call: %v\n%s", err, logs.String())
 			}
@@ -64,12 +64,12 @@ func TestAConversationWithEveryDialect(t *testing.T) {
 				t.Fatalf("reasoning %q", r.Reasoning)
 			}
 
-			if _, err := a.Reply(ctx, agent.Request{User: user, ChatID: 5, UpdateID: 2, Text: "now fail", Sink: &recorder{}}); !errors.Is(err, agent.ErrModel) {
+			if _, err := a.Reply(ctx, agent.Request{User: user, Chat: memory.Chat{ID: 5}, UpdateID: 2, Text: "now fail", Sink: &recorder{}}); !errors.Is(err, agent.ErrModel) {
 				t.Fatalf("the failing turn: %v", err)
 			}
 
 			sink = &recorder{}
-			r, err = a.Reply(ctx, agent.Request{User: user, ChatID: 5, UpdateID: 3, Text: "hello again", Sink: sink})
+			r, err = a.Reply(ctx, agent.Request{User: user, Chat: memory.Chat{ID: 5}, UpdateID: 3, Text: "hello again", Sink: sink})
 			if err != nil || !strings.HasPrefix(r.Text, "echo:") || !strings.Contains(r.Text, "hello again") {
 				t.Fatalf("after the failure: %+v, %v\n%s", r, err, logs.String())
 			}
@@ -136,10 +136,10 @@ func TestTheConversationsModelChoosesItsServer(t *testing.T) {
 	if got := a.Models(); len(got) != 2 || got[0] != "gpt-4o-mini" || got[1] != "gemma3:4b" {
 		t.Fatalf("models = %v", got)
 	}
-	if _, err := store.SwitchModel(ctx, 9, 9, "gemma3:4b", memory.SwitchByCommand); err != nil {
+	if _, err := store.SwitchModel(ctx, memory.Chat{ID: 9}, 9, "gemma3:4b", memory.SwitchByCommand); err != nil {
 		t.Fatal(err)
 	}
-	r, err := a.Reply(ctx, agent.Request{User: memory.User{TelegramUserID: 9}, ChatID: 9, UpdateID: 1, Text: "hi"})
+	r, err := a.Reply(ctx, agent.Request{User: memory.User{TelegramUserID: 9}, Chat: memory.Chat{ID: 9}, UpdateID: 1, Text: "hi"})
 	if err != nil || !strings.HasPrefix(r.Text, "echo: hi") || !strings.Contains(r.Text, "cannot use tools") {
 		t.Fatalf("reply = %+v, %v", r, err)
 	}

@@ -141,7 +141,7 @@ func (a *Agent) images(ctx context.Context, t *turnState, rows []memory.Message,
 			if data == nil {
 				var err error
 				if data, err = a.fetchImage(ctx, att); err != nil {
-					a.log.Warn("an earlier image could not be fetched again; the model gets its marker", "chat_id", t.info.ChatID,
+					a.log.Warn("an earlier image could not be fetched again; the model gets its marker", "chat_id", t.info.Chat.ID,
 						"message_id", r.ID, "err", err)
 					continue
 				}

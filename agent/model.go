@@ -46,7 +46,7 @@ type ReasoningSink interface {
 // stream_options, ...) is learned and the call made again without it. It
 // returns what the call cost, failed or not.
 func (a *Agent) complete(ctx context.Context, t *turnState, rows []memory.Message, offerTools bool) (*llm.Response, memory.LLMCall, error) {
-	call := memory.LLMCall{UserID: t.info.UserID, ChatID: t.info.ChatID, UpdateID: t.info.UpdateID, Model: t.model, Status: "ok"}
+	call := memory.LLMCall{UserID: t.info.UserID, ChatID: t.info.Chat.ID, UpdateID: t.info.UpdateID, Model: t.model, Status: "ok"}
 	client := a.client(t.model)
 	start := time.Now()
 	var resp *llm.Response
@@ -55,7 +55,7 @@ func (a *Agent) complete(ctx context.Context, t *turnState, rows []memory.Messag
 	for range 6 { // each round drops something the server refused
 		caps := a.caps.get(t.model)
 		req = a.request(t, rows, offerTools && !caps.NoTools, caps)
-		if offerTools && caps.NoTools && a.caps.tellOnce(t.model, "tools", t.info.ChatID) {
+		if offerTools && caps.NoTools && a.caps.tellOnce(t.model, "tools", t.info.Chat.ID) {
 			t.notes = appendOnce(t.notes, noToolsNote(t.lang, t.model))
 		}
 		resp, err = a.call(ctx, client, req, t.sink)
@@ -123,7 +123,7 @@ func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Ca
 	req := llm.Request{Model: t.model, Messages: Context{System: t.system, Rows: rows, Tokens: budget, Images: t.images}.build(!caps.NoReasoningBack)}
 	if caps.NoImages && sendsImages(req) {
 		req.Messages = withoutImages(req.Messages)
-		if a.caps.tellOnce(t.model, "images", t.info.ChatID) {
+		if a.caps.tellOnce(t.model, "images", t.info.Chat.ID) {
 			t.notes = appendOnce(t.notes, noImagesNote(t.lang, t.model))
 		}
 	}

@@ -55,7 +55,7 @@ func TestAStreamedAnswerReachesTheSinkPieceByPiece(t *testing.T) {
 	answer := strings.Repeat("Streaming works, word by word. ", 20)
 	llm.Script(openaifake.Reply{Content: answer})
 	sink := &recorder{}
-	r, err := a.Reply(context.Background(), agent.Request{User: bob, ChatID: 77, UpdateID: 1, Text: "hi", Sink: sink})
+	r, err := a.Reply(context.Background(), agent.Request{User: bob, Chat: memory.Chat{ID: 77}, UpdateID: 1, Text: "hi", Sink: sink})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestAStreamedToolCallInFragmentsRunsTheToolOnce(t *testing.T) {
 		openaifake.Reply{Content: "83810205 and 9."},
 	)
 	sink := &recorder{}
-	r, err := a.Reply(context.Background(), agent.Request{User: bob, ChatID: 77, UpdateID: 2, Text: "compute", Sink: sink})
+	r, err := a.Reply(context.Background(), agent.Request{User: bob, Chat: memory.Chat{ID: 77}, UpdateID: 2, Text: "compute", Sink: sink})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestACutStreamIsRetriedAndTheSinkStartsOver(t *testing.T) {
 	a, _ := newAgent(t, llm, nil)
 	llm.Script(openaifake.Reply{Content: "half an answer that gets cut", CutAfter: 3}, openaifake.Reply{Content: "the whole answer"})
 	sink := &recorder{}
-	r, err := a.Reply(context.Background(), agent.Request{User: bob, ChatID: 77, UpdateID: 3, Text: "hi", Sink: sink})
+	r, err := a.Reply(context.Background(), agent.Request{User: bob, Chat: memory.Chat{ID: 77}, UpdateID: 3, Text: "hi", Sink: sink})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,9 +132,9 @@ func TestTheConversationsModeChoosesTheSystemPrompt(t *testing.T) {
 	}
 	a, store := newAgent(t, llm, modes)
 	ctx := context.Background()
-	a.Reply(ctx, agent.Request{User: bob, ChatID: 77, UpdateID: 4, Text: "one"})
-	store.SwitchMode(ctx, 77, 77, "pirate", memory.SwitchByCommand)
-	a.Reply(ctx, agent.Request{User: bob, ChatID: 77, UpdateID: 5, Text: "two"})
+	a.Reply(ctx, agent.Request{User: bob, Chat: memory.Chat{ID: 77}, UpdateID: 4, Text: "one"})
+	store.SwitchMode(ctx, memory.Chat{ID: 77}, 77, "pirate", memory.SwitchByCommand)
+	a.Reply(ctx, agent.Request{User: bob, Chat: memory.Chat{ID: 77}, UpdateID: 5, Text: "two"})
 	reqs := llm.Requests()
 	if got := reqs[0].Messages[0].Content; got != "BASE" {
 		t.Fatalf("default system prompt = %q", got)
@@ -151,13 +151,13 @@ func TestRegenerateAnswersTheLastUserMessageAgain(t *testing.T) {
 	a, store := newAgent(t, llm, nil)
 	ctx := context.Background()
 	llm.Script(openaifake.Reply{Content: "first try"}, openaifake.Reply{Content: "second try"})
-	if _, err := a.Reply(ctx, agent.Request{User: bob, ChatID: 77, UpdateID: 6, Text: "question"}); err != nil {
+	if _, err := a.Reply(ctx, agent.Request{User: bob, Chat: memory.Chat{ID: 77}, UpdateID: 6, Text: "question"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Rollback(ctx, memory.RollbackStart{ChatID: 77, UpdateID: 7, Command: memory.RollbackRetry}); err != nil {
+	if _, err := store.Rollback(ctx, memory.RollbackStart{Chat: memory.Chat{ID: 77}, UpdateID: 7, Command: memory.RollbackRetry}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := a.Regenerate(ctx, agent.Request{User: bob, ChatID: 77, UpdateID: 7})
+	r, err := a.Regenerate(ctx, agent.Request{User: bob, Chat: memory.Chat{ID: 77}, UpdateID: 7})
 	if err != nil || r.Text != "second try" {
 		t.Fatalf("regenerated = %+v, %v", r, err)
 	}

@@ -36,7 +36,7 @@ type Tool struct {
 // up something of the user or the chat take it from here.
 type TurnInfo struct {
 	UserID         int64
-	ChatID         int64
+	Chat           memory.Chat // the chat and its topic
 	ConversationID string
 	UserMessageID  int64 // the user's row that began the turn
 	UpdateID       int64 // the update whose rows the turn stores; 0 when none
@@ -44,7 +44,7 @@ type TurnInfo struct {
 
 // Private tells whether the turn is in the user's private chat (whose id
 // is the user's): their long-term facts are read and written only there.
-func (t *TurnInfo) Private() bool { return t.ChatID == t.UserID }
+func (t *TurnInfo) Private() bool { return t.Chat.ID == t.UserID }
 
 // errFactsPrivate is the answer of the fact tools in a group.
 var errFactsPrivate = errors.New("long-term facts are kept only in the user's private chat with the bot, " +
@@ -300,7 +300,7 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 				continue
 			}
 			requests = append(requests, memory.Approval{RequestID: call.ID, Subject: call.Name, Details: call.Arguments,
-				UserID: turn.UserID, ChatID: turn.ChatID, UpdateID: turn.UpdateID})
+				UserID: turn.UserID, ChatID: turn.Chat.ID, UpdateID: turn.UpdateID})
 			continue
 		}
 		rows = append(rows, a.runCall(ctx, turn, call, nil))
@@ -370,7 +370,7 @@ func toolEvents(info *TurnInfo, toolRows []memory.Message) []memory.Event {
 			payload["error"] = failure
 		}
 		events = append(events, memory.Event{Type: memory.EventToolCalled, UserID: info.UserID,
-			ChatID: info.ChatID, UpdateID: info.UpdateID, Payload: payload})
+			ChatID: info.Chat.ID, UpdateID: info.UpdateID, Payload: payload})
 	}
 	return events
 }

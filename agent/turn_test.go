@@ -65,7 +65,7 @@ func TestToolFailuresAndPanicsBecomeResultsTheModelSees(t *testing.T) {
 		}},
 		openaifake.Reply{Content: "Recovered."},
 	)
-	reply, err := a.Reply(ctx, agent.Request{User: memory.User{TelegramUserID: 1}, ChatID: 1, UpdateID: 10, Text: "go"})
+	reply, err := a.Reply(ctx, agent.Request{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1}, UpdateID: 10, Text: "go"})
 	if err != nil || reply.Text != "Recovered." {
 		t.Fatalf("Reply = %+v, %v", reply, err)
 	}

@@ -19,8 +19,8 @@ type ApprovalStore interface {
 	Approval(ctx context.Context, id int64) (*memory.Approval, error)
 	Decide(ctx context.Context, d memory.Decision) (*memory.Approval, bool, error)
 	SetApprovalMessage(ctx context.Context, id, telegramMessageID int64) error
-	ChatApprovals(ctx context.Context, chatID int64) ([]memory.Approval, error)
-	CancelApprovals(ctx context.Context, chatID int64, reason string) ([]memory.Approval, error)
+	ChatApprovals(ctx context.Context, chat memory.Chat) ([]memory.Approval, error)
+	CancelApprovals(ctx context.Context, chat memory.Chat, reason string) ([]memory.Approval, error)
 }
 
 // askApproval sends the buttons of each approval that has none yet, and
@@ -36,7 +36,7 @@ func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []mem
 		if len(buttons) == 1 {
 			text = desc // it cannot be approved, only rejected
 		}
-		id, err := h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), text, [][]telegram.Button{buttons})
+		id, err := h.Client.SendWithButtons(ctx, in.chat(), replyTo(in), text, [][]telegram.Button{buttons})
 		if err != nil {
 			return err
 		}
@@ -98,8 +98,8 @@ func decide(status string) callbackFunc {
 // resume goes on with the turn that waited for ap, and delivers its answer.
 func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval) (delivery *memory.Delivery, err error) {
 	in.turn = true
-	stopTyping := h.typing(ctx, in.msg.Chat.ID)
-	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID, Lang: in.lang()})
+	stopTyping := h.typing(ctx, in.chat())
+	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID, Thread: in.thread, Lang: in.lang()})
 	stopTyping()
 	if errors.Is(err, agent.ErrApprovalGone) {
 		return nil, h.reply(ctx, in, tr(in.lang()).ApprovalGone)
@@ -160,7 +160,7 @@ func (h *Handler) closeApproval(ctx context.Context, lang string, ap *memory.App
 
 // cmdApprovals lists the chat's pending approvals, with buttons to decide them.
 func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
-	list, err := h.Memory.ChatApprovals(ctx, in.msg.Chat.ID)
+	list, err := h.Memory.ChatApprovals(ctx, in.conversation())
 	if err != nil {
 		return err
 	}
@@ -188,14 +188,14 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 		}
 		rows = append(rows, buttons)
 	}
-	_, err = h.Client.SendWithButtons(ctx, in.msg.Chat.ID, replyTo(in), b.String(), rows)
+	_, err = h.Client.SendWithButtons(ctx, in.chat(), replyTo(in), b.String(), rows)
 	return err
 }
 
 // cancelApprovals cancels the chat's pending approvals (for /new) and takes
 // their buttons off; it returns how many there were.
-func (h *Handler) cancelApprovals(ctx context.Context, lang string, chatID int64) (int, error) {
-	cancelled, err := h.Memory.CancelApprovals(ctx, chatID, "cancelled by /new")
+func (h *Handler) cancelApprovals(ctx context.Context, lang string, chat memory.Chat) (int, error) {
+	cancelled, err := h.Memory.CancelApprovals(ctx, chat, "cancelled by /new")
 	if err != nil {
 		return 0, err
 	}

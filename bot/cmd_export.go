@@ -18,7 +18,7 @@ import (
 
 // ExportStore is what /export reads.
 type ExportStore interface {
-	WalkCurrentTranscript(ctx context.Context, chatID int64, head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error
+	WalkCurrentTranscript(ctx context.Context, chat memory.Chat, head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error
 }
 
 // Exports are streamed from the database to files on disk and uploaded
@@ -51,7 +51,7 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 	var conv memory.Conversation
 	var total, shown int
 	var md, js *exportDoc
-	err = h.Memory.WalkCurrentTranscript(ctx, in.msg.Chat.ID,
+	err = h.Memory.WalkCurrentTranscript(ctx, in.conversation(),
 		func(c memory.Conversation, rows int) error {
 			conv, total = c, rows
 			md = &exportDoc{dir: dir, ext: "md", limit: limit, begin: func(w io.Writer) { markdownHead(w, c, rows, loc) }}
@@ -99,7 +99,7 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 			if d == md && i == 0 {
 				caption = strings.TrimSpace(tr(lang).ExportCaption(total) + "\n" + caption)
 			}
-			if _, err := h.Client.SendDocument(ctx, in.msg.Chat.ID, file+"."+d.ext, path, caption); err != nil {
+			if _, err := h.Client.SendDocument(ctx, in.chat(), file+"."+d.ext, path, caption); err != nil {
 				return err
 			}
 		}

@@ -12,7 +12,7 @@ import (
 
 // HistoryStore is what /history reads.
 type HistoryStore interface {
-	Dialogue(ctx context.Context, chatID int64, limit int) ([]memory.Message, error)
+	Dialogue(ctx context.Context, chat memory.Chat, limit int) ([]memory.Message, error)
 }
 
 const (
@@ -30,7 +30,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 			return h.reply(ctx, in, tr(in.lang()).HistoryUsage(historyMax))
 		}
 	}
-	msgs, err := h.Memory.Dialogue(ctx, in.msg.Chat.ID, n)
+	msgs, err := h.Memory.Dialogue(ctx, in.conversation(), n)
 	if err != nil {
 		return err
 	}

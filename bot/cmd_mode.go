@@ -11,8 +11,8 @@ import (
 
 // ModeStore is the memory /mode reads and changes.
 type ModeStore interface {
-	ConversationMode(ctx context.Context, chatID, userID int64) (string, error)
-	SwitchMode(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
+	ConversationMode(ctx context.Context, chat memory.Chat, userID int64) (string, error)
+	SwitchMode(ctx context.Context, chat memory.Chat, userID int64, to, reason string) (string, error)
 }
 
 // Modes: /mode lists the assistant's modes with a button each; /mode NAME
@@ -20,10 +20,10 @@ type ModeStore interface {
 // in mode_switches.
 
 func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
-	chatID, userID := in.msg.Chat.ID, in.user.TelegramUserID
+	chat, userID := in.conversation(), in.user.TelegramUserID
 	name := strings.ToLower(strings.TrimSpace(in.msg.CommandArguments()))
 	if name == "" {
-		current, err := h.Memory.ConversationMode(ctx, chatID, userID)
+		current, err := h.Memory.ConversationMode(ctx, chat, userID)
 		if err != nil {
 			return err
 		}
@@ -33,7 +33,7 @@ func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 	if _, ok := h.modes().Lookup(name); !ok {
 		return h.reply(ctx, in, tr(in.lang()).ModeUnknown(name))
 	}
-	from, err := h.Memory.SwitchMode(ctx, chatID, userID, name, memory.SwitchByCommand)
+	from, err := h.Memory.SwitchMode(ctx, chat, userID, name, memory.SwitchByCommand)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*mem
 		return nil, nil
 	}
 	chatID := in.msg.Chat.ID
-	if _, err := h.Memory.SwitchMode(ctx, chatID, in.user.TelegramUserID, name, memory.SwitchByButton); err != nil {
+	if _, err := h.Memory.SwitchMode(ctx, in.conversation(), in.user.TelegramUserID, name, memory.SwitchByButton); err != nil {
 		return nil, err
 	}
 	text, buttons := h.modeList(lang, name)

@@ -15,18 +15,18 @@ import (
 
 // ModelStore is the memory /model reads and changes.
 type ModelStore interface {
-	ConversationModel(ctx context.Context, chatID, userID int64) (string, error)
-	SwitchModel(ctx context.Context, chatID, userID int64, to, reason string) (string, error)
+	ConversationModel(ctx context.Context, chat memory.Chat, userID int64) (string, error)
+	SwitchModel(ctx context.Context, chat memory.Chat, userID int64, to, reason string) (string, error)
 }
 
 func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
-	chatID, userID, lang := in.msg.Chat.ID, in.user.TelegramUserID, in.lang()
+	chat, userID, lang := in.conversation(), in.user.TelegramUserID, in.lang()
 	if len(h.Models) < 2 {
 		return h.reply(ctx, in, tr(lang).ModelOnlyOne(strings.Join(h.Models, "")))
 	}
 	name := strings.TrimSpace(in.msg.CommandArguments())
 	if name == "" {
-		current, err := h.Memory.ConversationModel(ctx, chatID, userID)
+		current, err := h.Memory.ConversationModel(ctx, chat, userID)
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func (h *Handler) switchModel(ctx context.Context, in *incoming, i int, reason s
 	if i == 0 {
 		to = ""
 	}
-	from, err := h.Memory.SwitchModel(ctx, in.msg.Chat.ID, in.user.TelegramUserID, to, reason)
+	from, err := h.Memory.SwitchModel(ctx, in.conversation(), in.user.TelegramUserID, to, reason)
 	if err != nil {
 		return "", err
 	}

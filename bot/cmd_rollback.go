@@ -81,7 +81,7 @@ func cmdUndo(ctx context.Context, h *Handler, in *incoming) error {
 
 // rollback takes rows back and the buttons off approvals that no longer wait.
 func (h *Handler) rollback(ctx context.Context, in *incoming, command string) (*memory.Rollback, error) {
-	r, err := h.Memory.Rollback(ctx, memory.RollbackStart{ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID, Command: command})
+	r, err := h.Memory.Rollback(ctx, memory.RollbackStart{Chat: in.conversation(), UpdateID: in.update.UpdateID, Command: command})
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func (h *Handler) speak(ctx context.Context, in *incoming, text string, answerID
 	audio, err := h.Agent.Speak(ctx, agent.SpeakRequest{UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Text: text})
 	if err == nil {
-		_, err = h.Client.SendVoice(ctx, in.msg.Chat.ID, int(answerID), audio)
+		_, err = h.Client.SendVoice(ctx, in.chat(), int(answerID), audio)
 	}
 	if err != nil {
 		h.Log.Warn("the spoken answer was not sent", "chat_id", in.msg.Chat.ID, "err", err)

@@ -15,7 +15,7 @@ import (
 // and /new's reset of the conversation.
 type CommandStore interface {
 	Arrived(ctx context.Context, u memory.User, e memory.Event) error
-	Reset(ctx context.Context, chatID, userID int64) (string, error)
+	Reset(ctx context.Context, chat memory.Chat, userID int64) (string, error)
 }
 
 func (h *Handler) command(ctx context.Context, in *incoming, name string) error {
@@ -75,11 +75,11 @@ func idsOf(in *incoming) string {
 // default mode. Tool calls waiting for approval are cancelled first (their
 // rows stay, for the record). Long-term facts and reminders are kept.
 func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
-	cancelled, err := h.cancelApprovals(ctx, in.lang(), in.msg.Chat.ID)
+	cancelled, err := h.cancelApprovals(ctx, in.lang(), in.conversation())
 	if err != nil {
 		return err
 	}
-	if _, err := h.Memory.Reset(ctx, in.msg.Chat.ID, in.user.TelegramUserID); err != nil {
+	if _, err := h.Memory.Reset(ctx, in.conversation(), in.user.TelegramUserID); err != nil {
 		return err
 	}
 	if h.ConversationsReset != nil {

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -13,7 +14,6 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/backoff"
-	"github.com/membot/membot/internal/topic"
 	"github.com/membot/membot/memory"
 )
 
@@ -78,7 +78,12 @@ type Handler struct {
 
 // incoming is a message, or a press of one of the bot's buttons, being handled.
 type incoming struct {
-	update *memory.InboxUpdate
+	update  *memory.InboxUpdate
+	decoded *tgbotapi.Update // the update's payload, decoded once by Handle
+	// thread is the topic of the private chat the update belongs to (0:
+	// none): its conversation is the topic's, and everything is sent there
+	// (threads.go).
+	thread int64
 	msg    *tgbotapi.Message // for a button press, the message that has the button
 	edited bool              // msg is an edit: the answer quotes it
 	user   memory.User       // who wrote, or pressed
@@ -102,12 +107,24 @@ type incoming struct {
 
 func (in *incoming) lang() string { return in.user.LanguageCode }
 
+// chat is where answers to in go: its chat, in its topic.
+func (in *incoming) chat() telegram.Chat { return telegram.Chat{ID: in.msg.Chat.ID, Thread: in.thread} }
+
+// conversation is the chat whose current conversation in reads and
+// changes: its chat, in its topic.
+func (in *incoming) conversation() memory.Chat {
+	return memory.Chat{ID: in.msg.Chat.ID, Thread: in.thread}
+}
+
 // Handle handles one update. It implements inbox.UpdateHandler. What is
 // answered and how is decided by routeUpdate (routing.go); every update it
 // answers then goes through the middleware chain (middleware.go).
 func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
-	ctx = topic.With(ctx, h.topicOf(u.Payload)) // in a private chat's topic, its conversation (threads.go)
-	in := &incoming{update: u}
+	decoded, thread, err := h.decode(u.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("decode update: %w", err)
+	}
+	in := &incoming{update: u, decoded: decoded, thread: thread}
 	return h.chain(h.act)(ctx, in)
 }
 
@@ -160,7 +177,7 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 		req.Sink = stream
 	}
 	if stream == nil || stream.draft == nil { // a draft's placeholder says it already
-		stopTyping = h.typing(ctx, in.msg.Chat.ID)
+		stopTyping = h.typing(ctx, in.chat())
 	}
 	defer stopTyping()
 	turnCtx, endTurn := h.stoppable(ctx, in)
@@ -183,7 +200,7 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 
 // request is the agent's request for in's message with text.
 func (h *Handler) request(in *incoming, text string) agent.Request {
-	return agent.Request{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
+	return agent.Request{User: in.user, Chat: in.conversation(), UpdateID: in.update.UpdateID,
 		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind}
 }
 
@@ -253,7 +270,7 @@ func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...
 // send delivers text to the message's chat. Failures that may pass are
 // marked for a later retry; the others are final.
 func (h *Handler) send(ctx context.Context, in *incoming, text string, opts ...telegram.SendOptions) ([]int64, error) {
-	ids, err := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), text, opts...)
+	ids, err := h.Client.SendText(ctx, in.chat(), replyTo(in), text, opts...)
 	return ids, err
 }
 
@@ -268,7 +285,7 @@ func replyTo(in *incoming) int {
 }
 
 // typing keeps "typing…" on in the chat until the returned func is called.
-func (h *Handler) typing(ctx context.Context, chatID int64) (stop func()) {
+func (h *Handler) typing(ctx context.Context, chat telegram.Chat) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -278,8 +295,8 @@ func (h *Handler) typing(ctx context.Context, chatID int64) (stop func()) {
 			every = 4 * time.Second
 		}
 		for {
-			if err := h.Client.Typing(ctx, chatID); err != nil && ctx.Err() == nil {
-				h.Log.Debug("typing indicator failed", "chat_id", chatID, "err", err)
+			if err := h.Client.Typing(ctx, chat); err != nil && ctx.Err() == nil {
+				h.Log.Debug("typing indicator failed", "chat_id", chat.ID, "err", err)
 			}
 			if !backoff.Sleep(ctx, every) {
 				return

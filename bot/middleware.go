@@ -2,13 +2,10 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"runtime/debug"
 	"time"
-
-	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
@@ -59,12 +56,8 @@ func (h *Handler) recovered(next step) step {
 
 func (h *Handler) routed(next step) step {
 	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
-		u := in.update
-		var upd tgbotapi.Update
-		if err := json.Unmarshal(u.Payload, &upd); err != nil {
-			return nil, fmt.Errorf("decode update: %w", err)
-		}
-		r := routeUpdate(&upd, &h.Client.Self)
+		u, upd := in.update, in.decoded
+		r := routeUpdate(upd, &h.Client.Self)
 		switch r.action {
 		case ignore:
 			h.Log.Debug("update ignored", "update_id", u.UpdateID, "chat_id", u.ChatID, "reason", r.reason)
@@ -130,7 +123,7 @@ func (h *Handler) refusalsTold(next step) step {
 		}
 		h.Log.Warn("Telegram refused a reply; telling the user", "update_id", in.update.UpdateID,
 			"chat_id", in.msg.Chat.ID, "err", err)
-		if _, sendErr := h.Client.SendText(ctx, in.msg.Chat.ID, replyTo(in), tr(in.lang()).Undeliverable(apiErr.Message)); sendErr != nil {
+		if _, sendErr := h.Client.SendText(ctx, in.chat(), replyTo(in), tr(in.lang()).Undeliverable(apiErr.Message)); sendErr != nil {
 			h.Log.Warn("telling the user of a refused reply failed too", "chat_id", in.msg.Chat.ID, "err", sendErr)
 		}
 		return delivery, err

@@ -22,7 +22,7 @@ func (h *Handler) showReasoning(ctx context.Context, in *incoming, answerID int6
 	}
 	text := "<b>" + html.EscapeString(tr(in.lang()).Thinking) + "</b>\n" +
 		"<blockquote expandable>" + html.EscapeString(reasoning) + "</blockquote>"
-	if _, err := h.Client.SendHTML(ctx, in.msg.Chat.ID, int(answerID), text); err != nil {
+	if _, err := h.Client.SendHTML(ctx, in.chat(), int(answerID), text); err != nil {
 		h.Log.Debug("showing the model's thinking failed", "chat_id", in.msg.Chat.ID, "err", err)
 	}
 }

@@ -51,7 +51,7 @@ func richRefused(log *slog.Logger, chatID int64, err error) bool {
 // messages and how the answer was shown.
 func (h *Handler) sendAnswer(ctx context.Context, in *incoming, text string) ([]int64, string, error) {
 	if richFor(h.Client, text) {
-		id, err := h.Client.SendRichMessage(ctx, in.msg.Chat.ID, replyTo(in), text)
+		id, err := h.Client.SendRichMessage(ctx, in.chat(), replyTo(in), text)
 		if err == nil {
 			return []int64{id}, shownRich, nil
 		}
@@ -75,7 +75,7 @@ func (s *streamer) finishRich(ctx context.Context, final string) (ids []int64, o
 		ids = s.ids
 	} else {
 		var id int64
-		id, err = s.client.SendRichMessage(ctx, s.chatID, s.replyTo, final)
+		id, err = s.client.SendRichMessage(ctx, s.to(), s.replyTo, final)
 		ids = []int64{id}
 	}
 	switch {

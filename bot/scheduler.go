@@ -7,7 +7,6 @@ import (
 
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/backoff"
-	"github.com/membot/membot/internal/topic"
 	"github.com/membot/membot/internal/wake"
 	"github.com/membot/membot/memory"
 )
@@ -120,7 +119,7 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 		}
 		text += tr(r.LanguageCode).ReminderLate(localClock(r.DueAt, loc))
 	}
-	ids, err := s.Client.SendText(topic.With(ctx, r.ThreadID), r.ChatID, 0, text) // to the topic it was set in
+	ids, err := s.Client.SendText(ctx, telegram.Chat{ID: r.ChatID, Thread: r.ThreadID}, 0, text) // to the topic it was set in
 	if err != nil {
 		final := telegram.IsPermanent(err)
 		s.Log.Warn("sending a reminder failed", "reminder_id", r.ID, "chat_id", r.ChatID, "err", err, "given_up", final)

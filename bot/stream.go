@@ -34,6 +34,7 @@ type ShownStore interface {
 type streamer struct {
 	client    *telegram.Client
 	chatID    int64
+	thread    int64 // the topic of the chat answered (0: none)
 	replyTo   int
 	every     time.Duration // between two calls to Telegram
 	editEvery time.Duration // every, when editing messages
@@ -67,6 +68,9 @@ type streamer struct {
 	last  time.Time
 }
 
+// to is where the answer is sent: the chat, in its topic.
+func (s *streamer) to() telegram.Chat { return telegram.Chat{ID: s.chatID, Thread: s.thread} }
+
 // draftMethod is the Bot API method drafts are shown with.
 const draftMethod = "sendMessageDraft"
 
@@ -75,7 +79,7 @@ func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func(
 	if every <= 0 {
 		every = time.Second
 	}
-	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, replyTo: replyTo(in), every: every, editEvery: every, log: h.Log,
+	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, thread: in.thread, replyTo: replyTo(in), every: every, editEvery: every, log: h.Log,
 		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
 		toolStatus: tr(in.lang()).toolStatus,
 		stopButton: [][]telegram.Button{{{Text: tr(in.lang()).StopButton, Data: "stop"}}},
@@ -88,7 +92,7 @@ func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func(
 		}
 	}
 	if h.usesDrafts(in) {
-		s.draft = &telegram.Draft{ChatID: s.chatID, DraftID: draftID(in), CanStop: true}
+		s.draft = &telegram.Draft{Chat: s.to(), DraftID: draftID(in), CanStop: true}
 		s.every = h.draftEvery()
 		s.poke() // the placeholder, at once
 	}
@@ -351,9 +355,9 @@ func (s *streamer) show(ctx context.Context, text string, final bool) error {
 // sendPart sends one part of the answer (split already), with its buttons.
 func (s *streamer) sendPart(ctx context.Context, replyTo int, part string, opts telegram.SendOptions) (int64, error) {
 	if opts.Buttons == nil {
-		return s.client.SendMarkdownPart(ctx, s.chatID, replyTo, part)
+		return s.client.SendMarkdownPart(ctx, s.to(), replyTo, part)
 	}
-	ids, err := s.client.SendText(ctx, s.chatID, replyTo, part, opts)
+	ids, err := s.client.SendText(ctx, s.to(), replyTo, part, opts)
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}

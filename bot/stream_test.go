@@ -93,7 +93,7 @@ func TestAnAbortedStreamLeavesNothingBehind(t *testing.T) {
 
 func TestEditingToTheSameTextIsNotAnError(t *testing.T) {
 	h, tg := newTestHandler(t)
-	ids, err := h.Client.SendText(context.Background(), 7, 0, "**same**", telegram.SendOptions{Markdown: true})
+	ids, err := h.Client.SendText(context.Background(), telegram.Chat{ID: 7}, 0, "**same**", telegram.SendOptions{Markdown: true})
 	if err != nil {
 		t.Fatal(err)
 	}

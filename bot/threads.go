@@ -6,25 +6,39 @@ import (
 	"strings"
 	"unicode"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
 	"github.com/membot/membot/bot/telegram"
-	"github.com/membot/membot/internal/topic"
 	"github.com/membot/membot/memory"
 )
 
 // Threads. When the bot has topics enabled (@BotFather; getMe's
 // has_topics_enabled), a private chat may have topics, and each topic is a
-// conversation of its own: the update's topic goes with the context of
-// everything done for it (internal/topic), so the conversation it reads
-// and changes is the topic's and everything sent goes to the topic. Long-term facts stay the user's. A
+// conversation of its own: Handle reads the update's topic with the rest
+// of it (decode), and everything done for the update takes it from there
+// (incoming.conversation for memory, incoming.chat for Telegram), so the
+// conversation it reads and changes is the topic's and everything sent
+// goes to the topic. Long-term facts stay the user's. A
 // topic is named after its first exchange; /new offers a button that opens
 // a new one. Without topics nothing changes.
 
-// topicOf is the topic of a private chat an update belongs to; 0 when none
-// (or when the bot has no topics).
-func (h *Handler) topicOf(payload []byte) int64 {
-	if !h.Client.TopicsEnabled() {
-		return 0
+// decode reads an update's payload: the update, and the topic of the
+// private chat it belongs to (0 when none, or when the bot has no topics),
+// which the library does not know.
+func (h *Handler) decode(payload []byte) (*tgbotapi.Update, int64, error) {
+	var upd tgbotapi.Update
+	if err := json.Unmarshal(payload, &upd); err != nil {
+		return nil, 0, err
 	}
+	if !h.Client.TopicsEnabled() {
+		return &upd, 0, nil
+	}
+	return &upd, topicOf(payload), nil
+}
+
+// topicOf is the topic of a private chat an update's payload belongs to; 0
+// when none.
+func topicOf(payload []byte) int64 {
 	type msg struct {
 		MessageThreadID int64 `json:"message_thread_id"`
 		Chat            struct {
@@ -60,7 +74,7 @@ const maxTopicWords = 6
 // nameTopic names a new topic after its first exchange: the first words of
 // the user's message. It is a courtesy: a failure is only logged.
 func (h *Handler) nameTopic(ctx context.Context, in *incoming, text string) {
-	thread := topic.Of(ctx)
+	thread := in.thread
 	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 	if thread == 0 || len(words) == 0 {
 		return
@@ -93,6 +107,6 @@ func pressNewThread(ctx context.Context, h *Handler, in *incoming, _ string) (*m
 		}
 		return nil, err
 	}
-	_, err = h.Client.SendText(topic.With(ctx, thread), in.msg.Chat.ID, 0, tr(in.lang()).NewThreadHello)
+	_, err = h.Client.SendText(ctx, telegram.Chat{ID: in.msg.Chat.ID, Thread: thread}, 0, tr(in.lang()).NewThreadHello)
 	return nil, err
 }

@@ -161,16 +161,18 @@ func (s *Store) SetApprovalMessage(ctx context.Context, id, telegramMessageID in
 	return nil
 }
 
-// inThisThread keeps, in a topic, the approvals its conversations asked for.
-const inThisThread = `(` + threadParam + `::bigint = 0 OR conversation_id IN (
-	SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id = ` + threadParam + `))`
+// inThisThread keeps, in the topic of parameter thread, the approvals its
+// conversations asked for.
+func inThisThread(thread string) string {
+	return `(` + thread + `::bigint = 0 OR conversation_id IN (
+	SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id = ` + thread + `))`
+}
 
 // ChatApprovals returns the chat's pending approvals (in a topic: the
 // topic's), oldest first.
-func (s *Store) ChatApprovals(ctx context.Context, chatID int64) ([]Approval, error) {
-	sql, args := scoped(ctx, `SELECT `+approvalColumns+` FROM pending_approvals
-		WHERE chat_id = $1 AND status = 'pending' AND `+inThisThread+` ORDER BY id`, chatID)
-	list, err := collectApprovals(s.pool.Query(ctx, sql, args...))
+func (s *Store) ChatApprovals(ctx context.Context, chat Chat) ([]Approval, error) {
+	list, err := collectApprovals(s.pool.Query(ctx, `SELECT `+approvalColumns+` FROM pending_approvals
+		WHERE chat_id = $1 AND status = 'pending' AND `+inThisThread("$2")+` ORDER BY id`, chat.ID, chat.Thread))
 	if err != nil {
 		return nil, fmt.Errorf("chat approvals: %w", err)
 	}
@@ -178,12 +180,11 @@ func (s *Store) ChatApprovals(ctx context.Context, chatID int64) ([]Approval, er
 }
 
 // CancelApprovals cancels the chat's pending approvals and returns them.
-func (s *Store) CancelApprovals(ctx context.Context, chatID int64, reason string) ([]Approval, error) {
-	sql, args := scoped(ctx, `WITH decided AS (
+func (s *Store) CancelApprovals(ctx context.Context, chat Chat, reason string) ([]Approval, error) {
+	list, err := collectApprovals(s.pool.Query(ctx, `WITH decided AS (
 		UPDATE pending_approvals SET status = 'cancelled', decision_at = now(), decision_reason = $2
-		WHERE chat_id = $1 AND status = 'pending' AND `+inThisThread+` RETURNING *
-	), `+logDecisionsCTE+` SELECT `+approvalColumns+` FROM decided ORDER BY id`, chatID, reason)
-	list, err := collectApprovals(s.pool.Query(ctx, sql, args...))
+		WHERE chat_id = $1 AND status = 'pending' AND `+inThisThread("$3")+` RETURNING *
+	), `+logDecisionsCTE+` SELECT `+approvalColumns+` FROM decided ORDER BY id`, chat.ID, reason, chat.Thread))
 	if err != nil {
 		return nil, fmt.Errorf("cancel approvals: %w", err)
 	}

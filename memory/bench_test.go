@@ -55,7 +55,7 @@ func BenchmarkStartTurn(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		next++
-		turn, err := store.StartTurn(ctx, memory.TurnStart{User: user, ChatID: res.FirstChatID, UpdateID: next,
+		turn, err := store.StartTurn(ctx, memory.TurnStart{User: user, Chat: memory.Chat{ID: res.FirstChatID}, UpdateID: next,
 			TelegramMessageID: next, Content: "[Текущее время: 2026-11-21 15:04] what should I cook tonight?", HistoryLimit: 30})
 		if err != nil || len(turn.History) != 30 {
 			b.Fatalf("start turn: %v, %d rows", err, len(turn.History))
@@ -67,7 +67,7 @@ func BenchmarkStartTurn(b *testing.B) {
 func BenchmarkAppendMessage(b *testing.B) {
 	store, res := seededStore(b, seed.Plan{Messages: 10_000, Chats: 10, Seed: 1})
 	ctx := context.Background()
-	conv, err := store.CurrentConversation(ctx, res.FirstChatID, res.FirstChatID)
+	conv, err := store.CurrentConversation(ctx, memory.Chat{ID: res.FirstChatID}, res.FirstChatID)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func BenchmarkResetConversation100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		if _, err := store.Reset(ctx, res.FirstChatID, res.FirstChatID); err != nil {
+		if _, err := store.Reset(ctx, memory.Chat{ID: res.FirstChatID}, res.FirstChatID); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

@@ -40,14 +40,14 @@ func rowsOf(t *testing.T, store *memory.Store, conv string) []string {
 }
 
 func undo(updateID int64) memory.RollbackStart {
-	return memory.RollbackStart{ChatID: 7, UpdateID: updateID, Command: memory.RollbackUndo}
+	return memory.RollbackStart{Chat: memory.Chat{ID: 7}, UpdateID: updateID, Command: memory.RollbackUndo}
 }
 
 func TestUndoTakesBackOneExchangeAtATimeAndOnlyOncePerUpdate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 7, 7)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 7}, 7)
 	exchange(t, store, conv, "first", false)
 	exchange(t, store, conv, "second", true)
 
@@ -89,14 +89,14 @@ func TestRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 8, 8)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 8}, 8)
 	exchange(t, store, conv, "first", false)
 	exchange(t, store, conv, "question", true)
-	if _, err := store.SwitchMode(ctx, 8, 8, "coder", memory.SwitchByCommand); err != nil {
+	if _, err := store.SwitchMode(ctx, memory.Chat{ID: 8}, 8, "coder", memory.SwitchByCommand); err != nil {
 		t.Fatal(err)
 	}
 
-	retry := memory.RollbackStart{ChatID: 8, UpdateID: 950, Command: memory.RollbackRetry}
+	retry := memory.RollbackStart{Chat: memory.Chat{ID: 8}, UpdateID: 950, Command: memory.RollbackRetry}
 	r, err := store.Rollback(ctx, retry)
 	if err != nil || r.Removed != 4 || r.UserMessage.Content != "question" {
 		t.Fatalf("retry rollback = %+v, %v", r, err)
@@ -104,7 +104,7 @@ func TestRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
 	if got := rowsOf(t, store, conv); len(got) != 3 || got[2] != "user:question" {
 		t.Fatalf("after the rollback: %q", got)
 	}
-	start := memory.RetryStart{ChatID: 8, UserID: 8, UpdateID: 950, HistoryLimit: 30}
+	start := memory.RetryStart{Chat: memory.Chat{ID: 8}, UserID: 8, UpdateID: 950, HistoryLimit: 30}
 	turn, err := store.StartRetry(ctx, start)
 	if err != nil {
 		t.Fatal(err)
@@ -129,10 +129,10 @@ func TestRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
 	if got := rowsOf(t, store, conv); len(got) != 4 {
 		t.Fatalf("a resumed retry removed rows: %q", got)
 	}
-	if _, err := store.StartRetry(ctx, memory.RetryStart{ChatID: 99, UpdateID: 951, HistoryLimit: 30}); !errors.Is(err, memory.ErrNoUserMessage) {
+	if _, err := store.StartRetry(ctx, memory.RetryStart{Chat: memory.Chat{ID: 99}, UpdateID: 951, HistoryLimit: 30}); !errors.Is(err, memory.ErrNoUserMessage) {
 		t.Fatalf("retry in a chat without messages: %v", err)
 	}
-	if _, err := store.Rollback(ctx, memory.RollbackStart{ChatID: 99, UpdateID: 952, Command: memory.RollbackRetry}); !errors.Is(err, memory.ErrNoUserMessage) {
+	if _, err := store.Rollback(ctx, memory.RollbackStart{Chat: memory.Chat{ID: 99}, UpdateID: 952, Command: memory.RollbackRetry}); !errors.Is(err, memory.ErrNoUserMessage) {
 		t.Fatalf("rollback in a chat without messages: %v", err)
 	}
 }
@@ -141,7 +141,7 @@ func TestUndoCancelsTheApprovalsOfTheCallsItRemoves(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 7, 7)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 7}, 7)
 	exchange(t, store, conv, "older", false)
 	store.AppendMessages(ctx, conv, memory.Message{Role: memory.RoleUser, Content: "fetch it", UpdateID: 60})
 	asking := memory.Message{Role: memory.RoleAssistant, UpdateID: 60,
@@ -164,28 +164,28 @@ func TestModeSwitchesAreRecordedAndNewResetsTheMode(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	if mode, err := store.ConversationMode(ctx, 3, 3); err != nil || mode != memory.DefaultMode {
+	if mode, err := store.ConversationMode(ctx, memory.Chat{ID: 3}, 3); err != nil || mode != memory.DefaultMode {
 		t.Fatalf("first mode = %q, %v", mode, err)
 	}
-	from, err := store.SwitchMode(ctx, 3, 3, "concise", memory.SwitchByButton)
+	from, err := store.SwitchMode(ctx, memory.Chat{ID: 3}, 3, "concise", memory.SwitchByButton)
 	if err != nil || from != memory.DefaultMode {
 		t.Fatalf("switch = %q, %v", from, err)
 	}
-	if from, _ := store.SwitchMode(ctx, 3, 3, "concise", memory.SwitchByCommand); from != "concise" {
+	if from, _ := store.SwitchMode(ctx, memory.Chat{ID: 3}, 3, "concise", memory.SwitchByCommand); from != "concise" {
 		t.Fatalf("switch to the same mode reported %q", from)
 	}
-	if mode, _ := store.ConversationMode(ctx, 3, 3); mode != "concise" {
+	if mode, _ := store.ConversationMode(ctx, memory.Chat{ID: 3}, 3); mode != "concise" {
 		t.Fatalf("mode = %q", mode)
 	}
-	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 3}, ChatID: 3, UpdateID: 1, Content: "hi", HistoryLimit: 5})
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 3}, Chat: memory.Chat{ID: 3}, UpdateID: 1, Content: "hi", HistoryLimit: 5})
 	if err != nil || turn.Mode != "concise" {
 		t.Fatalf("turn mode = %q, %v", turn.Mode, err)
 	}
-	fresh, err := store.Reset(ctx, 3, 3)
+	fresh, err := store.Reset(ctx, memory.Chat{ID: 3}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mode, _ := store.ConversationMode(ctx, 3, 3); mode != memory.DefaultMode {
+	if mode, _ := store.ConversationMode(ctx, memory.Chat{ID: 3}, 3); mode != memory.DefaultMode {
 		t.Fatalf("mode after /new = %q", mode)
 	}
 	var switches []string
@@ -200,7 +200,7 @@ func TestModeSwitchesAreRecordedAndNewResetsTheMode(t *testing.T) {
 		t.Fatalf("switches of the fresh conversation = %q", switches)
 	}
 	// A reset from the default mode records no switch.
-	again, _ := store.Reset(ctx, 3, 3)
+	again, _ := store.Reset(ctx, memory.Chat{ID: 3}, 3)
 	var n int
 	store.Pool().QueryRow(ctx, `SELECT count(*) FROM mode_switches WHERE conversation_id = $1`, again).Scan(&n)
 	if n != 0 {
@@ -216,7 +216,7 @@ func TestTranscriptAndDialogue(t *testing.T) {
 		var c memory.Conversation
 		var n int
 		var contents []string
-		err := store.WalkCurrentTranscript(ctx, 4,
+		err := store.WalkCurrentTranscript(ctx, memory.Chat{ID: 4},
 			func(conv memory.Conversation, rows int) error { c, n = conv, rows; return nil },
 			func(m *memory.Message) error { contents = append(contents, m.Content); return nil })
 		return c, n, contents, err
@@ -224,7 +224,7 @@ func TestTranscriptAndDialogue(t *testing.T) {
 	if _, _, _, err := walk(); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("transcript of an unknown chat: %v", err)
 	}
-	conv, _ := store.CurrentConversation(ctx, 4, 4)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 4}, 4)
 	exchange(t, store, conv, "one", true)
 	exchange(t, store, conv, "two", false)
 	c, n, contents, err := walk()
@@ -237,11 +237,11 @@ func TestTranscriptAndDialogue(t *testing.T) {
 	// An error of the caller stops the walk and comes back as is.
 	stop := errors.New("enough")
 	seen := 0
-	if err := store.WalkCurrentTranscript(ctx, 4, func(memory.Conversation, int) error { return nil },
+	if err := store.WalkCurrentTranscript(ctx, memory.Chat{ID: 4}, func(memory.Conversation, int) error { return nil },
 		func(*memory.Message) error { seen++; return stop }); err != stop || seen != 1 {
 		t.Fatalf("a stopped walk: %v after %d rows", err, seen)
 	}
-	d, err := store.Dialogue(ctx, 4, 3)
+	d, err := store.Dialogue(ctx, memory.Chat{ID: 4}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

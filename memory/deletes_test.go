@@ -14,12 +14,12 @@ func TestDeletedMessagesAreForgottenByWhatReferredToThem(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	turn, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 1, Content: "remember: I like tea", HistoryLimit: 30})
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: alice, Chat: memory.Chat{ID: 42}, UpdateID: 1, Content: "remember: I like tea", HistoryLimit: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bob := memory.User{TelegramUserID: 43, FirstName: "Bob"}
-	kept, err := store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 43, UpdateID: 2, Content: "and I like coffee", HistoryLimit: 30})
+	kept, err := store.StartTurn(ctx, memory.TurnStart{User: bob, Chat: memory.Chat{ID: 43}, UpdateID: 2, Content: "and I like coffee", HistoryLimit: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestDeletedMessagesAreForgottenByWhatReferredToThem(t *testing.T) {
 		}
 	}
 
-	if _, err := store.Reset(ctx, 42, 42); err != nil {
+	if _, err := store.Reset(ctx, memory.Chat{ID: 42}, 42); err != nil {
 		t.Fatal(err)
 	}
 	purgeAll(t, store)
@@ -73,7 +73,7 @@ func TestForgetBesideATurnOfTheUserDoesNotDeadlock(t *testing.T) {
 	if _, err := store.Pool().Exec(ctx, `INSERT INTO users (telegram_user_id) VALUES (42)`); err != nil {
 		t.Fatal(err)
 	}
-	conv, _ := store.CurrentConversation(ctx, 42, 42)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 42}, 42)
 	say(t, store, conv, "hello", "hi")
 	turn, err := store.Pool().Begin(ctx)
 	if err != nil {

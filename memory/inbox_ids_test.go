@@ -170,7 +170,7 @@ func TestTheInboxRemembersWhichIdsItFreed(t *testing.T) {
 // conversation is the current conversation of user 7's chat.
 func conversation(t *testing.T, store *memory.Store) string {
 	t.Helper()
-	conv, err := store.CurrentConversation(context.Background(), 7, 7)
+	conv, err := store.CurrentConversation(context.Background(), memory.Chat{ID: 7}, 7)
 	if err != nil {
 		t.Fatal(err)
 	}

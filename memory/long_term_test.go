@@ -56,10 +56,10 @@ func TestFactsAreNewestFirstWithinTheBudgetAndOutliveReset(t *testing.T) {
 
 	// The turn loads the newest facts that fit in the budget: "Has two cats"
 	// (12) and "Lives in Kazan" (14) fit in 30, the third would not.
-	if _, err := store.Reset(ctx, 7, 7); err != nil {
+	if _, err := store.Reset(ctx, memory.Chat{ID: 7}, 7); err != nil {
 		t.Fatal(err)
 	}
-	turn, err := store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 7, Content: "hi", HistoryLimit: 10, FactChars: 30})
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: bob, Chat: memory.Chat{ID: 7}, Content: "hi", HistoryLimit: 10, FactChars: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	var msgs []memory.Message
 	for i := range 200 {
 		text := fmt.Sprintf("[Текущее время: 2026-11-21 15:04] filler message number %d", i)
@@ -280,7 +280,7 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	turn, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 10, Content: "fetch it", HistoryLimit: 3})
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: alice, Chat: memory.Chat{ID: 42}, UpdateID: 10, Content: "fetch it", HistoryLimit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 		t.Fatalf("stored approval = %+v", ap)
 	}
 	// A retried turn of update 10 sees it asked for approval.
-	again, _ := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 10, Content: "fetch it", HistoryLimit: 3})
+	again, _ := store.StartTurn(ctx, memory.TurnStart{User: alice, Chat: memory.Chat{ID: 42}, UpdateID: 10, Content: "fetch it", HistoryLimit: 3})
 	if len(again.Approvals) != 1 || again.Approvals[0].ID != ap.ID {
 		t.Fatalf("retried turn approvals = %+v", again.Approvals)
 	}
@@ -339,14 +339,14 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	store.PauseForApproval(ctx, turn.ConversationID, memory.Step{Messages: []memory.Message{{Role: memory.RoleAssistant,
 		ToolCalls: []memory.ToolCall{{ID: "call_c", Name: "fetch_url", Arguments: `{}`}}}}},
 		[]memory.Approval{{RequestID: "call_c", Subject: "fetch_url", Details: `{}`, UserID: 42, ChatID: 42}})
-	if list, _ := store.ChatApprovals(ctx, 42); len(list) != 1 || list[0].RequestID != "call_c" {
+	if list, _ := store.ChatApprovals(ctx, memory.Chat{ID: 42}); len(list) != 1 || list[0].RequestID != "call_c" {
 		t.Fatalf("pending = %+v", list)
 	}
-	cancelled, err := store.CancelApprovals(ctx, 42, "cancelled by /new")
+	cancelled, err := store.CancelApprovals(ctx, memory.Chat{ID: 42}, "cancelled by /new")
 	if err != nil || len(cancelled) != 1 || cancelled[0].Status != memory.ApprovalCancelled {
 		t.Fatalf("cancel = %+v, %v", cancelled, err)
 	}
-	store.Reset(ctx, 42, 42)
+	store.Reset(ctx, memory.Chat{ID: 42}, 42)
 	purgeAll(t, store)
 	after, _ := store.Approval(ctx, cancelled[0].ID)
 	if after.ConversationID != "" || after.AssistantMessageID != 0 || after.DecisionReason != "cancelled by /new" {

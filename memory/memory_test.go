@@ -30,7 +30,7 @@ func TestStartTurnStoresTheMessageOnceAndLoadsHistory(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 
-	first, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 1000, TelegramMessageID: 7, Content: "hello", HistoryLimit: 30})
+	first, err := store.StartTurn(ctx, memory.TurnStart{User: alice, Chat: memory.Chat{ID: 42}, UpdateID: 1000, TelegramMessageID: 7, Content: "hello", HistoryLimit: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestStartTurnStoresTheMessageOnceAndLoadsHistory(t *testing.T) {
 
 	// The same update again (a retry after a crash): nothing new is stored
 	// and the earlier answer is found.
-	again, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 1000, Content: "hello", HistoryLimit: 30})
+	again, err := store.StartTurn(ctx, memory.TurnStart{User: alice, Chat: memory.Chat{ID: 42}, UpdateID: 1000, Content: "hello", HistoryLimit: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestLastMessagesIsNewestRowsOldestFirst(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, err := store.CurrentConversation(ctx, 5, 5)
+	conv, err := store.CurrentConversation(ctx, memory.Chat{ID: 5}, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestLastMessagesIsNewestRowsOldestFirst(t *testing.T) {
 	if len(got) != 30 || got[0].Content != "10" || got[29].Content != "39" {
 		t.Fatalf("got %d rows from %q to %q, want 30 from 10 to 39", len(got), got[0].Content, got[len(got)-1].Content)
 	}
-	if again, _ := store.CurrentConversation(ctx, 5, 5); again != conv {
+	if again, _ := store.CurrentConversation(ctx, memory.Chat{ID: 5}, 5); again != conv {
 		t.Fatalf("current conversation changed: %s then %s", conv, again)
 	}
 }
@@ -99,7 +99,7 @@ func TestToolCallsRoundTrip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	calls := []memory.ToolCall{{ID: "call_1", Name: "calculator", Arguments: `{"expression":"2+2"}`,
 		Extra: json.RawMessage(`{"extra_content":{"google":{"thought_signature":"c2ln"}}}`)}}
 	_, err := store.AppendMessages(ctx, conv,
@@ -123,19 +123,19 @@ func TestResetDeletesTheChatsConversationsOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	mine, _ := store.CurrentConversation(ctx, 1, 1)
-	other, _ := store.CurrentConversation(ctx, 2, 2)
+	mine, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
+	other, _ := store.CurrentConversation(ctx, memory.Chat{ID: 2}, 2)
 	store.AppendMessages(ctx, mine, memory.Message{Role: memory.RoleUser, Content: "mine"})
 	store.AppendMessages(ctx, other, memory.Message{Role: memory.RoleUser, Content: "other"})
 
-	fresh, err := store.Reset(ctx, 1, 1)
+	fresh, err := store.Reset(ctx, memory.Chat{ID: 1}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fresh == mine {
 		t.Fatal("reset kept the old conversation id")
 	}
-	if cur, _ := store.CurrentConversation(ctx, 1, 1); cur != fresh {
+	if cur, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1); cur != fresh {
 		t.Fatalf("current = %s, want the fresh %s", cur, fresh)
 	}
 	if got, _ := store.LastMessages(ctx, fresh, 30); len(got) != 0 {
@@ -183,12 +183,12 @@ func TestThePurgeDeletesALongConversationInBatches(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	old, _ := store.CurrentConversation(ctx, 1, 1)
+	old, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content)
 		SELECT $1, 'user', 'm' || g FROM generate_series(1, 12000) g`, old); err != nil {
 		t.Fatal(err)
 	}
-	store.Reset(ctx, 1, 1)
+	store.Reset(ctx, memory.Chat{ID: 1}, 1)
 	// 5,000 and 5,000 messages, then the last 2,000 with the conversation.
 	if got := fmt.Sprint(purgeAll(t, store)); got != "[5000 5000 2001]" {
 		t.Fatalf("purge batches = %s", got)
@@ -267,7 +267,7 @@ func TestCompleteRecordsTheDelivery(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: 5, ChatID: 1, Payload: []byte(`{}`)}})
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	ids, _ := store.AppendMessages(ctx, conv, memory.Message{Role: memory.RoleAssistant, Content: "answer"})
 	if err := store.Complete(ctx, 5, &memory.Delivery{MessageID: ids[0], TelegramMessageIDs: []int64{100, 101}}, ""); err != nil {
 		t.Fatal(err)

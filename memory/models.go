@@ -14,11 +14,10 @@ import (
 
 // ConversationModel returns the model of the chat's current conversation,
 // "" for the default, creating the conversation when the chat has none.
-func (s *Store) ConversationModel(ctx context.Context, chatID, userID int64) (string, error) {
+func (s *Store) ConversationModel(ctx context.Context, chat Chat, userID int64) (string, error) {
 	var model string
-	sql, args := scoped(ctx, `WITH `+currentConversationCTE+`
-		SELECT coalesce((SELECT model FROM conversations WHERE id = (SELECT id FROM conv)), '')`, chatID, userID)
-	err := s.pool.QueryRow(ctx, sql, args...).Scan(&model)
+	err := s.pool.QueryRow(ctx, `WITH `+currentConversationCTE("$3")+`
+		SELECT coalesce((SELECT model FROM conversations WHERE id = (SELECT id FROM conv)), '')`, chat.ID, userID, chat.Thread).Scan(&model)
 	if err != nil {
 		return "", fmt.Errorf("conversation model: %w", translate(err))
 	}
@@ -49,12 +48,12 @@ SELECT model FROM old`
 // SwitchModel sets the model of the chat's current conversation ("" for
 // the default) and records the switch in model_switches. It returns the
 // model it had before.
-func (s *Store) SwitchModel(ctx context.Context, chatID, userID int64, to, reason string) (from string, err error) {
-	conv, err := s.CurrentConversation(ctx, chatID, userID)
+func (s *Store) SwitchModel(ctx context.Context, chat Chat, userID int64, to, reason string) (from string, err error) {
+	conv, err := s.CurrentConversation(ctx, chat, userID)
 	if err != nil {
 		return "", err
 	}
-	if err := s.pool.QueryRow(ctx, switchModelSQL, conv, cleanText(to), reason, chatID).Scan(&from); err != nil {
+	if err := s.pool.QueryRow(ctx, switchModelSQL, conv, cleanText(to), reason, chat.ID).Scan(&from); err != nil {
 		return "", fmt.Errorf("switch model: %w", translate(err))
 	}
 	return from, nil

@@ -19,11 +19,10 @@ const (
 
 // ConversationMode returns the mode of the chat's current conversation,
 // creating the conversation when the chat has none.
-func (s *Store) ConversationMode(ctx context.Context, chatID, userID int64) (string, error) {
+func (s *Store) ConversationMode(ctx context.Context, chat Chat, userID int64) (string, error) {
 	var mode string
-	sql, args := scoped(ctx, `WITH `+currentConversationCTE+`
-		SELECT coalesce((SELECT mode FROM conversations WHERE id = (SELECT id FROM conv)), $3)`, chatID, userID, DefaultMode)
-	err := s.pool.QueryRow(ctx, sql, args...).Scan(&mode)
+	err := s.pool.QueryRow(ctx, `WITH `+currentConversationCTE("$4")+`
+		SELECT coalesce((SELECT mode FROM conversations WHERE id = (SELECT id FROM conv)), $3)`, chat.ID, userID, DefaultMode, chat.Thread).Scan(&mode)
 	if err != nil {
 		return "", fmt.Errorf("conversation mode: %w", translate(err))
 	}
@@ -53,12 +52,12 @@ SELECT mode FROM old`
 
 // SwitchMode sets the mode of the chat's current conversation and records
 // the switch in mode_switches. It returns the mode it was in before.
-func (s *Store) SwitchMode(ctx context.Context, chatID, userID int64, to, reason string) (from string, err error) {
-	conv, err := s.CurrentConversation(ctx, chatID, userID)
+func (s *Store) SwitchMode(ctx context.Context, chat Chat, userID int64, to, reason string) (from string, err error) {
+	conv, err := s.CurrentConversation(ctx, chat, userID)
 	if err != nil {
 		return "", err
 	}
-	if err := s.pool.QueryRow(ctx, switchModeSQL, conv, to, reason, chatID).Scan(&from); err != nil {
+	if err := s.pool.QueryRow(ctx, switchModeSQL, conv, to, reason, chat.ID).Scan(&from); err != nil {
 		return "", fmt.Errorf("switch mode: %w", translate(err))
 	}
 	return from, nil

@@ -155,7 +155,7 @@ func TestTurnPlansOnANewDatabase(t *testing.T) {
 	if _, err := store.SaveAndClaim(ctx, []memory.InboxUpdate{{UpdateID: 1, ChatID: 7, Payload: []byte(`{"update_id":1}`)}}, 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 7}, ChatID: 7, UpdateID: 1,
+	if _, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 7}, Chat: memory.Chat{ID: 7}, UpdateID: 1,
 		Content: "hello", HistoryLimit: 30}); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestRecallPlanMadeOnANewDatabaseLooksUpOnce(t *testing.T) {
 	ctx := context.Background()
 	store := withVectors(t)
 	start := func(update int64) {
-		if _, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, UpdateID: update,
+		if _, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1}, UpdateID: update,
 			Content: "hello there", HistoryLimit: 30}); err != nil {
 			t.Fatal(err)
 		}

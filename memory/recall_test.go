@@ -78,7 +78,7 @@ func TestSearchStemsEachMessageInItsLanguageAndSkipsStopWords(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	ids := say(t, store, conv,
 		"[Текущее время: 2026-01-05 10:00] My cat sleeps on the sofa",
 		"What a lovely cat!",
@@ -116,7 +116,7 @@ func TestSearchFusesFullTextAndEmbeddings(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := withVectors(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	ids := say(t, store, conv, "Я ездил в Казань в мае", "Как прошло?", "Погода в Казани была хорошая", "Отлично")
 	rows, err := store.RowsToEmbed(ctx, 0, 10, 0)
 	if err != nil || len(rows) != 4 {
@@ -167,7 +167,7 @@ func TestSearchFusionKeepsEachRankingsBestRow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := withVectors(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	var texts []string
 	for i := range 25 {
 		texts = append(texts, fmt.Sprintf("Another joke about cats, number %d", i))
@@ -215,7 +215,7 @@ func TestRecallWorksWithoutPgvector(t *testing.T) {
 	if _, err := store.Pool().Exec(ctx, `DROP TABLE IF EXISTS message_embeddings; DROP EXTENSION IF EXISTS vector`); err != nil {
 		t.Fatal(err)
 	}
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	ids := say(t, store, conv, "We adopted two puppies", "Congratulations")
 	// Embeddings given to a store without vectors are ignored: full-text alone.
 	q := memory.Search{ConversationID: conv, Text: "puppy", Embedding: []float32{1, 0}, EmbeddingModel: "m"}
@@ -226,7 +226,7 @@ func TestRecallWorksWithoutPgvector(t *testing.T) {
 	if err := store.SaveEmbeddings(ctx, "m", rows, [][]float32{{1, 0}, {0, 1}}, memory.LLMCall{}, rows[1].ID); err != nil {
 		t.Fatalf("saving embeddings without pgvector: %v", err)
 	}
-	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, Content: "puppies?", HistoryLimit: 1,
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1}, Content: "puppies?", HistoryLimit: 1,
 		Recall: memory.Recall{Limit: 3, Text: "puppies?", Embedding: []float32{1, 0}, EmbeddingModel: "m"}})
 	if err != nil || len(turn.Recalled) != 1 || turn.Recalled[0].MessageID != ids[0] {
 		t.Fatalf("auto-recall without pgvector = %+v, %v", turn, err)
@@ -267,10 +267,10 @@ func TestFactsAreSupersededAndForgottenWithTheirHistory(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	bob := memory.User{TelegramUserID: 7, FirstName: "Bob"}
-	if _, err := store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 7, Content: "hi", HistoryLimit: 5}); err != nil {
+	if _, err := store.StartTurn(ctx, memory.TurnStart{User: bob, Chat: memory.Chat{ID: 7}, Content: "hi", HistoryLimit: 5}); err != nil {
 		t.Fatal(err)
 	}
-	conv, _ := store.CurrentConversation(ctx, 7, 7)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 7}, 7)
 	ids := say(t, store, conv, "I live in Kazan", "Noted", "I moved to Perm", "Nice")
 	ex := memory.Exchange{AnswerID: ids[1], ConversationID: conv, ChatID: 7, UserID: 7, UserMessageID: ids[0]}
 	if err := store.SaveExtracted(ctx, ex, []memory.FactChange{{Text: "Lives in Kazan"}, {Text: "Is called Bob"}},
@@ -326,10 +326,10 @@ func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	bob := memory.User{TelegramUserID: 8}
-	if _, err := store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 8, Content: "start", HistoryLimit: 5}); err != nil {
+	if _, err := store.StartTurn(ctx, memory.TurnStart{User: bob, Chat: memory.Chat{ID: 8}, Content: "start", HistoryLimit: 5}); err != nil {
 		t.Fatal(err)
 	}
-	conv, _ := store.CurrentConversation(ctx, 8, 8)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 8}, 8)
 	var texts []string
 	for range 12 {
 		texts = append(texts, "q", "a")
@@ -353,17 +353,17 @@ func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
 	if prev != "They said q and a." || len(rows) != 7 || rows[0].ID != sum.ToMessageID+1 || rows[6].ID >= ids[len(ids)-10] {
 		t.Fatalf("after a summary: %q, %+v", prev, rows)
 	}
-	turn, err := store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 8, Content: "next", HistoryLimit: 10})
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: bob, Chat: memory.Chat{ID: 8}, Content: "next", HistoryLimit: 10})
 	if err != nil || turn.Summary != "They said q and a." {
 		t.Fatalf("the turn's summary = %q, %v", turn.Summary, err)
 	}
-	if _, err := store.Reset(ctx, 8, 8); err != nil {
+	if _, err := store.Reset(ctx, memory.Chat{ID: 8}, 8); err != nil {
 		t.Fatal(err)
 	}
 	store.Pool().Exec(ctx, `DELETE FROM conversations WHERE reset_at IS NOT NULL`)
 	var n int
 	store.Pool().QueryRow(ctx, `SELECT count(*) FROM conversation_summaries`).Scan(&n)
-	turn, _ = store.StartTurn(ctx, memory.TurnStart{User: bob, ChatID: 8, Content: "fresh", HistoryLimit: 10})
+	turn, _ = store.StartTurn(ctx, memory.TurnStart{User: bob, Chat: memory.Chat{ID: 8}, Content: "fresh", HistoryLimit: 10})
 	if n != 0 || turn.Summary != "" {
 		t.Fatalf("after /new: %d summaries, the turn's %q", n, turn.Summary)
 	}
@@ -376,7 +376,7 @@ func TestSearchInALongConversationFindsRareWordsAtAnyAgeAndFrequentOnesRecently(
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	// 3,000 rows of weather talk; rows 10 and 2,600 also mention the parrot.
 	// The first five are the shortest (BM25 ranks them first among rows that
 	// only say "weather"), but they are older than the newest 1,000.
@@ -435,7 +435,7 @@ func TestConnectionsRunWithoutJITUnlessTheURLSetsIt(t *testing.T) {
 // history rows, and returns what its auto-recall found.
 func recall(t *testing.T, store *memory.Store, update int64, text string, history int) []memory.Snippet {
 	t.Helper()
-	turn, err := store.StartTurn(context.Background(), memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, UpdateID: update,
+	turn, err := store.StartTurn(context.Background(), memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1}, UpdateID: update,
 		Content: text, HistoryLimit: history, Recall: memory.Recall{Limit: 3, Text: text}})
 	if err != nil {
 		t.Fatal(err)
@@ -456,7 +456,7 @@ func recalledIDs(t *testing.T, store *memory.Store, update int64, text string, h
 func TestAutoRecallTakesRowsThatShareARareWord(t *testing.T) {
 	t.Parallel()
 	eachRecallPath(t, func(t *testing.T, store *memory.Store, update func() int64) {
-		conv, _ := store.CurrentConversation(context.Background(), 1, 1)
+		conv, _ := store.CurrentConversation(context.Background(), memory.Chat{ID: 1}, 1)
 		parrot := fill(t, store, conv, 100, `CASE WHEN g = 3 THEN 'My parrot Kesha sings in the morning'
 			ELSE 'The weather is grey today, note ' || g END`)(3)
 		if got := recalledIDs(t, store, update(), "how is the weather?", 10); len(got) != 0 {
@@ -501,7 +501,7 @@ func eachRecallPath(t *testing.T, test func(t *testing.T, store *memory.Store, u
 func TestAutoRecallCountsTheWindowsUses(t *testing.T) {
 	t.Parallel()
 	eachRecallPath(t, func(t *testing.T, store *memory.Store, update func() int64) {
-		conv, _ := store.CurrentConversation(context.Background(), 1, 1)
+		conv, _ := store.CurrentConversation(context.Background(), memory.Chat{ID: 1}, 1)
 		kettle := fill(t, store, conv, 40, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles'
 			WHEN g <= 16 THEN 'The weather is grey, note ' || g ELSE 'The kettle boiled, note ' || g END`)(1)
 		recalled := func(text string) []int64 { return recalledIDs(t, store, update(), text, 30) }
@@ -523,7 +523,7 @@ func TestAutoRecallLearnsFrequentStemsAndForgetsThemWithRows(t *testing.T) {
 	t.Parallel()
 	eachRecallPath(t, func(t *testing.T, store *memory.Store, update func() int64) {
 		ctx := context.Background()
-		conv, _ := store.CurrentConversation(ctx, 1, 1)
+		conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 		row := fill(t, store, conv, 60, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles'
 			WHEN g <= 25 THEN 'The kettle boiled, note ' || g ELSE 'The weather is grey, note ' || g END`)
 		learned := func() []string {
@@ -568,7 +568,7 @@ func TestAFrequentStemCountedBesideADeleteIsNotLearned(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			store := open(t)
-			conv, _ := store.CurrentConversation(ctx, 1, 1)
+			conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 			row := fill(t, store, conv, 60, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles'
 				WHEN g <= 25 THEN 'The kettle boiled, note ' || g ELSE 'The weather is grey, note ' || g END`)
 			if _, err := store.Pool().Exec(ctx, `INSERT INTO messages (conversation_id, role, content, update_id)
@@ -669,7 +669,7 @@ func TestATransactionRaisesTheStemsVersionOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	row := fill(t, store, conv, 200, `'note ' || g`)
 	version := func() (v int64) {
 		if err := store.Pool().QueryRow(ctx, `SELECT stems_version FROM conversations WHERE id = $1`, conv).Scan(&v); err != nil {
@@ -706,7 +706,7 @@ func TestSearchIndexPendingListStaysSmall(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	fill(t, store, conv, 3000, `'note ' || g || ' word' || (g * 7919 % 10007) || ' other' || (g * 104729 % 10009)`)
 	if _, err := store.Pool().Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`); err != nil {
 		t.Fatal(err)
@@ -727,7 +727,7 @@ func TestSemanticSearchReadsTheNewestEmbeddingsOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := withVectors(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	// 1,002 rows; the two oldest are nearest the query's meaning.
 	first := fill(t, store, conv, 1002, `'note ' || g`)(1)
 	if _, err := store.Pool().Exec(ctx, `INSERT INTO message_embeddings (message_id, conversation_id, model, embedding)
@@ -761,7 +761,7 @@ func TestAutoRecallOfARetriedTurn(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			store := open(t)
-			conv, _ := store.CurrentConversation(ctx, 1, 1)
+			conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 			kettle := fill(t, store, conv, 30, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles' ELSE 'The weather is grey, note ' || g END`)(1)
 			start := func() []int64 { return recalledIDs(t, store, 5, "the kettle?", 3) }
 			if got := start(); !slices.Equal(got, []int64{kettle}) {
@@ -782,13 +782,13 @@ func TestARetryRecallsAsItsTurnDid(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	kettle := fill(t, store, conv, 40, `CASE WHEN g = 1 THEN 'Brunhilde the kettle whistles' ELSE 'The weather is grey, note ' || g END`)(1)
 	if got := recalledIDs(t, store, 5, "Brunhilde?", 10); !slices.Equal(got, []int64{kettle}) {
 		t.Fatalf("the turn recalled %v; want [%d]", got, kettle)
 	}
 	for _, limit := range []int{3, 0} {
-		turn, err := store.StartRetry(ctx, memory.RetryStart{ChatID: 1, UserID: 1, UpdateID: 6, HistoryLimit: 10, RecallLimit: limit})
+		turn, err := store.StartRetry(ctx, memory.RetryStart{Chat: memory.Chat{ID: 1}, UserID: 1, UpdateID: 6, HistoryLimit: 10, RecallLimit: limit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -808,7 +808,7 @@ func TestAutoRecallSkipsOneCharacterWords(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 1, 1)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	fill(t, store, conv, 40, `CASE WHEN g = 3 THEN 'Fine, 7 then' ELSE 'The weather is grey today' END`)
 	if got := recall(t, store, 0, "I have 7 kittens", 10); len(got) != 0 {
 		t.Fatalf("recalled %+v by the stem \"7\" alone", got)
@@ -835,7 +835,7 @@ func TestATurnWithItsRecallFailsAsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
-	start := memory.TurnStart{User: memory.User{TelegramUserID: 1}, ChatID: 1, UpdateID: 5, Content: "my parrot Kesha",
+	start := memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1}, UpdateID: 5, Content: "my parrot Kesha",
 		HistoryLimit: 30, Recall: memory.Recall{Limit: 3, Text: "my parrot Kesha"}}
 	if _, err := store.StartTurn(ctx, start); err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ type Reminder struct {
 	Attempts        int       `db:"attempts"`
 	LanguageCode    string    `db:"language_code"` // of the user who set it
 	// ThreadID is the topic of the private chat it was set in (0: none):
-	// it is sent there. AddReminder takes it from the context (internal/topic).
+	// it is sent there.
 	ThreadID int64 `db:"message_thread_id"`
 }
 
@@ -33,9 +33,8 @@ const reminderColumns = `r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 // AddReminder stores a pending reminder and returns its id.
 func (s *Store) AddReminder(ctx context.Context, r Reminder) (int64, error) {
 	var id int64
-	sql, args := scoped(ctx, addReminderSQL,
-		r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID, MaxPendingReminders, MaxRemindersPerHour)
-	err := s.pool.QueryRow(ctx, sql, args...).Scan(&id)
+	err := s.pool.QueryRow(ctx, addReminderSQL, r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID,
+		MaxPendingReminders, MaxRemindersPerHour, r.ThreadID).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("add reminder: %w (at most %d waiting for a user or a chat, %d set in a chat an hour)",
 			ErrTooManyReminders, MaxPendingReminders, MaxRemindersPerHour)
@@ -58,9 +57,9 @@ const (
 var ErrTooManyReminders = errors.New("too many reminders")
 
 // addReminderSQL adds the reminder unless it would pass the bounds above;
-// then it returns no row.
-const addReminderSQL = `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id, message_thread_id)
-SELECT $1, $2, $3, $4, NULLIF($5::bigint, 0), ` + newThread + `
+// then it returns no row. $8 is the topic.
+var addReminderSQL = `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id, message_thread_id)
+SELECT $1, $2, $3, $4, NULLIF($5::bigint, 0), ` + newThread("$8") + `
 WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND status IN ('pending', 'sending')) < $6
   AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND status IN ('pending', 'sending')) < $6
   AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND created_at > now() - interval '1 hour') < $7

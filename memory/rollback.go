@@ -20,7 +20,7 @@ const (
 
 // RollbackStart says what to take back.
 type RollbackStart struct {
-	ChatID   int64
+	Chat     Chat
 	UpdateID int64  // the command's update; 0 when none
 	Command  string // RollbackUndo or RollbackRetry
 }
@@ -48,8 +48,10 @@ type Rollback struct {
 	Repeated bool
 }
 
-const lastUserRowSQL = `SELECT ` + messageColumns + ` FROM messages
-WHERE conversation_id = ` + currentConversationIDSQL + ` AND role = 'user' ORDER BY id DESC LIMIT 1`
+// lastUserRowSQL is the last user row of chat $1's current conversation in
+// topic $2.
+var lastUserRowSQL = `SELECT ` + messageColumns + ` FROM messages
+WHERE conversation_id = ` + currentConversationID("$2") + ` AND role = 'user' ORDER BY id DESC LIMIT 1`
 
 // cancelRemovedApprovalsSQL cancels the pending approvals of the tool calls
 // of conversation $1's rows from id $2 on, and logs approval_decided.
@@ -73,8 +75,7 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 		if r, err = earlierRollback(ctx, tx, in.UpdateID); r != nil || err != nil {
 			return err
 		}
-		sql, args := scoped(ctx, lastUserRowSQL, in.ChatID)
-		rows, err := tx.Query(ctx, sql, args...)
+		rows, err := tx.Query(ctx, lastUserRowSQL, in.Chat.ID, in.Chat.Thread)
 		if err != nil {
 			return err
 		}
@@ -173,13 +174,13 @@ func removeFrom(ctx context.Context, tx pgx.Tx, in RollbackStart, conversationID
 	_, err = tx.Exec(ctx, `INSERT INTO conversation_rollbacks
 		(conversation_id, chat_id, command, update_id, first_removed_id, removed, removed_by_role)
 		VALUES ($1, $2, $3, NULLIF($4::bigint, 0), $5, $6, $7)`,
-		conversationID, in.ChatID, in.Command, in.UpdateID, fromID, r.Removed, r.ByRole)
+		conversationID, in.Chat.ID, in.Command, in.UpdateID, fromID, r.Removed, r.ByRole)
 	return r, err
 }
 
 // RetryStart is what a regenerated answer starts from.
 type RetryStart struct {
-	ChatID       int64
+	Chat         Chat
 	UserID       int64 // who asked: their long-term facts are loaded
 	UpdateID     int64 // the /retry command's update; 0 when none
 	HistoryLimit int
@@ -190,10 +191,14 @@ type RetryStart struct {
 	RecallLimit int
 }
 
-// retryUserRowSQL is the last user row of chat $1's current conversation,
-// with its conversation's mode and model.
-const retryUserRowSQL = `SELECT m.conversation_id, m.id, c.mode, coalesce(c.model, '') FROM (` + lastUserRowSQL + `) m
+// retryUserRowSQL is the last user row of chat $1's current conversation
+// in topic $2, with its conversation's mode and model.
+var retryUserRowSQL = `SELECT m.conversation_id, m.id, c.mode, coalesce(c.model, '') FROM (` + lastUserRowSQL + `) m
 JOIN conversations c ON c.id = m.conversation_id::uuid`
+
+// retryHistorySQL is the newest $2 rows of chat $1's current conversation
+// in topic $3.
+var retryHistorySQL = lastMessagesQuery(currentConversationID("$3"), "$2")
 
 // StartRetry loads what a new answer to the last user message of the chat's
 // current conversation starts from (Rollback has removed the old one), in
@@ -205,7 +210,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	t := &Turn{}
 	found := true
 	batch := &pgx.Batch{}
-	queueScoped(ctx, batch, retryUserRowSQL, in.ChatID).QueryRow(func(row pgx.Row) error {
+	batch.Queue(retryUserRowSQL, in.Chat.ID, in.Chat.Thread).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model)
 		if errors.Is(err, pgx.ErrNoRows) {
 			found = false
@@ -213,7 +218,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 		}
 		return err
 	})
-	queueScoped(ctx, batch, lastMessagesQuery(currentConversationIDSQL, "$2"), in.ChatID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+	batch.Queue(retryHistorySQL, in.Chat.ID, in.HistoryLimit, in.Chat.Thread).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 		return err
@@ -221,8 +226,8 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	queueAnswer(batch, in.UpdateID, &t.Answer)
 	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
-		in.ChatID, in.UpdateID)
-	queueSummary(ctx, batch, currentConversationIDSQL, &t.Summary, in.ChatID)
+		in.Chat.ID, in.UpdateID)
+	queueSummary(batch, currentConversationID("$2"), &t.Summary, in.Chat.ID, in.Chat.Thread)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start retry: %w", translate(err))
 	}

@@ -54,7 +54,7 @@ func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
 	if err := store.UpsertUser(ctx, memory.User{TelegramUserID: 9, FirstName: nul}); err != nil {
 		t.Fatalf("user with NUL in the name: %v", err)
 	}
-	conv, _ := store.CurrentConversation(ctx, 9, 9)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 9}, 9)
 	_, err = store.AppendMessages(ctx, conv,
 		memory.Message{Role: memory.RoleUser, Content: nul},
 		memory.Message{Role: memory.RoleAssistant, ToolCalls: []memory.ToolCall{{ID: "c1", Name: "t", Arguments: `{"a":"` + nul + `"}`}},

@@ -113,8 +113,8 @@ func (s *Store) Summaries(ctx context.Context, conversationID string) ([]Summary
 // queueSummary adds to batch the query of the newest summary of the
 // conversation that conv (an expression over the batch's arguments)
 // names, scanned into *dst.
-func queueSummary(ctx context.Context, batch *pgx.Batch, conv string, dst *string, args ...any) {
-	queueScoped(ctx, batch, `SELECT `+summaryTextSQL(conv), args...).QueryRow(func(row pgx.Row) error {
+func queueSummary(batch *pgx.Batch, conv string, dst *string, args ...any) {
+	batch.Queue(`SELECT `+summaryTextSQL(conv), args...).QueryRow(func(row pgx.Row) error {
 		return row.Scan(dst)
 	})
 }

@@ -23,12 +23,11 @@ type Conversation struct {
 // first, one at a time (a long conversation is never held in memory whole).
 // It returns ErrNotFound when the chat has no conversation; an error from
 // head or each stops the walk and is returned as is.
-func (s *Store) WalkCurrentTranscript(ctx context.Context, chatID int64, head func(c Conversation, rows int) error, each func(m *Message) error) error {
+func (s *Store) WalkCurrentTranscript(ctx context.Context, chat Chat, head func(c Conversation, rows int) error, each func(m *Message) error) error {
 	var callerErr error
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
-		sql, args := scoped(ctx, `SELECT id::text AS id, telegram_user_id, chat_id, created_at, mode
-			FROM conversations WHERE id = `+currentConversationIDSQL, chatID)
-		rows, err := tx.Query(ctx, sql, args...)
+		rows, err := tx.Query(ctx, `SELECT id::text AS id, telegram_user_id, chat_id, created_at, mode
+			FROM conversations WHERE id = `+currentConversationID("$2"), chat.ID, chat.Thread)
 		if err != nil {
 			return err
 		}
@@ -71,12 +70,11 @@ func (s *Store) WalkCurrentTranscript(ctx context.Context, chatID int64, head fu
 // Dialogue returns the newest limit messages that people read in the chat's
 // current conversation, oldest first: the user's messages and the final
 // answers, without tool calls, tool results and system notes.
-func (s *Store) Dialogue(ctx context.Context, chatID int64, limit int) ([]Message, error) {
-	sql, args := scoped(ctx, `SELECT * FROM (SELECT `+messageColumns+` FROM messages
-		WHERE conversation_id = `+currentConversationIDSQL+`
+func (s *Store) Dialogue(ctx context.Context, chat Chat, limit int) ([]Message, error) {
+	rows, err := s.pool.Query(ctx, `SELECT * FROM (SELECT `+messageColumns+` FROM messages
+		WHERE conversation_id = `+currentConversationID("$3")+`
 		  AND (role = 'user' OR (role = 'assistant' AND tool_calls IS NULL))
-		ORDER BY id DESC LIMIT $2) newest ORDER BY id`, chatID, limit)
-	rows, err := s.pool.Query(ctx, sql, args...)
+		ORDER BY id DESC LIMIT $2) newest ORDER BY id`, chat.ID, limit, chat.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("dialogue: %w", translate(err))
 	}

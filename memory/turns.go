@@ -12,7 +12,7 @@ import (
 // TurnStart is what a new turn stores: who wrote what, in which chat.
 type TurnStart struct {
 	User              User
-	ChatID            int64
+	Chat              Chat
 	UpdateID          int64 // the Telegram update being answered; 0 when none
 	TelegramMessageID int64
 	Content           string // the text as the model will see it
@@ -71,8 +71,8 @@ type Turn struct {
 // insertUserMessageSQL stores the user's row in the chat's current
 // conversation, with its author's id in the metadata (in a group the text's
 // name prefix is for the model; the id is what a query should trust). A
-// second attempt at the same update stores nothing.
-var insertUserMessageSQL = `WITH ` + currentConversationCTE + `
+// second attempt at the same update stores nothing. $7 is the topic.
+var insertUserMessageSQL = `WITH ` + currentConversationCTE("$7") + `
 INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, search_vector)
 SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0),
 	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), ` + searchVectorOf(`'user'`, "$3") + ` FROM conv
@@ -85,28 +85,39 @@ ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
 // by a condition on $2 alone, rather than one WHERE with an OR: pgx prepares
 // statements, PostgreSQL may then plan them without looking at the values
 // (a generic plan), and the OR became a scan of the whole conversation.
-const turnUserRowSQL = `SELECT id, conversation_id FROM (
+// Parameter thread is the topic.
+func turnUserRow(thread string) string {
+	return `SELECT id, conversation_id FROM (
 	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
 	UNION ALL
 	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
-		` + currentConversationIDSQL + `
+		` + currentConversationID(thread) + `
 	ORDER BY id DESC LIMIT 1)) turn_user_row`
+}
 
-// turnHistorySQL is the newest $3 rows of the conversation of the turn's user row.
-var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRowSQL+`) r)`, "$3")
+// turnHistorySQL is the newest $3 rows of the conversation of the turn's
+// user row (topic $4).
+var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRow("$4")+`) r)`, "$3")
+
+// turnConversationSQL is the conversation of the turn's user row (topic
+// $3), its mode, model, voice replies and summary.
+var turnConversationSQL = `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, ''), ` + voiceRepliesSQL + `,
+		` + summaryTextSQL("r.conversation_id") + ` FROM (` + turnUserRow("$3") + `) r
+		JOIN conversations c ON c.id = r.conversation_id`
 
 // turnRecallSQL is the auto-recall of a turn with the message's embedding
 // (autoRecallFront and the semantic side) over the conversation of its
 // user row, stored before it in StartTurn's batch, before its window of
 // $3 rows: the semantic side ranks anyway, so no found statement first.
-var turnRecallSQL = recallParams(rankSQL(turnRecallFront, true, false), "", "$4", "$5", "$6")
+// $7 is the topic.
+var turnRecallSQL = recallParams(rankSQL(turnRecallFront("$7"), true, false), "", "$4", "$5", "$6")
 
 // turnFoundSQL tells whether the turn's auto-recall without an embedding
 // has anything to rank (autoRecallFound). Most turns' recall does not,
 // and setting up the ranking alone, for no rows, cost 0.2 ms of a turn
 // (membench); so StartTurn ranks only after this says yes, in a round
-// trip of its own (turnRankSQL).
-var turnFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(turnRecallRow), "{window}", "$3"), "", "$4", "", "")
+// trip of its own (turnRankSQL). $5 is the topic.
+var turnFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(turnRecallRow("$5")), "{window}", "$3"), "", "$4", "", "")
 
 // turnRankSQL ranks autoRecallFront for the turn's row $1, known once
 // the batch that stored it is done, before its window of $2 rows, with
@@ -133,7 +144,7 @@ func (s *Store) rankRow(ctx context.Context, row int64, window int, r Recall) ([
 	var recalled []Snippet
 	batch := &pgx.Batch{}
 	batch.Queue(genericPlansSQL)
-	queueRecall(ctx, batch, &recalled, turnRankSQL[vectorsIndex(vectors)],
+	queueRecall(batch, &recalled, turnRankSQL[vectorsIndex(vectors)],
 		recallArgs(vectors, []any{row, window, r.Limit}, r.Embedding, r.EmbeddingModel)...)
 	return recalled, s.pool.SendBatch(ctx, batch).Close()
 }
@@ -155,15 +166,19 @@ func (s *Store) recallRow(ctx context.Context, row int64, window, limit int) ([]
 // turnRecallRow is the turn's user row for auto-recall: its conversation,
 // id and stems. The stems are a subquery, not a join: a join of the
 // one-row tables of a new bot was planned as a scan of all messages.
-const turnRecallRow = `SELECT r.conversation_id, r.id, (SELECT m.search_vector FROM messages m WHERE m.id = r.id) AS v
-		FROM (` + turnUserRowSQL + `) r`
+func turnRecallRow(thread string) string {
+	return `SELECT r.conversation_id, r.id, (SELECT m.search_vector FROM messages m WHERE m.id = r.id) AS v
+		FROM (` + turnUserRow(thread) + `) r`
+}
 
-var turnRecallFront = strings.ReplaceAll(autoRecallFront(turnRecallRow), "{window}", "$3")
+func turnRecallFront(thread string) string {
+	return strings.ReplaceAll(autoRecallFront(turnRecallRow(thread)), "{window}", "$3")
+}
 
-// receivedTextSQL logs the message_received event of the turn.
-const receivedTextSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
+// receivedTextSQL logs the message_received event of the turn (topic $5).
+var receivedTextSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
 SELECT 'message_received', $3::bigint, $1::bigint, r.conversation_id, NULLIF($2::bigint, 0), jsonb_build_object('kind', $4::text)
-FROM (` + turnUserRowSQL + `) r
+FROM (` + turnUserRow("$5") + `) r
 ` + eventOncePerUpdate
 
 const turnAnswerSQL = `SELECT ` + messageColumns + ` FROM messages
@@ -218,15 +233,14 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	if kind == "" {
 		kind = "text"
 	}
-	queueScoped(ctx, batch, insertUserMessageSQL, in.ChatID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata)
-	queueScoped(ctx, batch, receivedTextSQL, in.ChatID, in.UpdateID, in.User.TelegramUserID, kind)
-	queueScoped(ctx, batch, `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, ''), `+voiceRepliesSQL+`,
-		`+summaryTextSQL("r.conversation_id")+` FROM (`+turnUserRowSQL+`) r
-		JOIN conversations c ON c.id = r.conversation_id`, in.ChatID, in.UpdateID).
+	chat := in.Chat
+	batch.Queue(insertUserMessageSQL, chat.ID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata, chat.Thread)
+	batch.Queue(receivedTextSQL, chat.ID, in.UpdateID, in.User.TelegramUserID, kind, chat.Thread)
+	batch.Queue(turnConversationSQL, chat.ID, in.UpdateID, chat.Thread).
 		QueryRow(func(row pgx.Row) error {
 			return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model, &t.VoiceReplies, &t.Summary)
 		})
-	queueScoped(ctx, batch, turnHistorySQL, in.ChatID, in.UpdateID, in.HistoryLimit).Query(func(rows pgx.Rows) error {
+	batch.Queue(turnHistorySQL, chat.ID, in.UpdateID, in.HistoryLimit, chat.Thread).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, scanHistoryRow)
 		return err
@@ -234,14 +248,14 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueAnswer(batch, in.UpdateID, &t.Answer)
 	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
 	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
-		in.ChatID, in.UpdateID)
+		chat.ID, in.UpdateID)
 	found := false
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
-		args := []any{in.ChatID, in.UpdateID, in.HistoryLimit, in.Recall.Limit}
+		args := []any{chat.ID, in.UpdateID, in.HistoryLimit, in.Recall.Limit}
 		if s.Vectors() && in.Recall.Embedding != nil { // the semantic side ranks anyway
-			queueRecall(ctx, batch, &t.Recalled, turnRecallSQL, recallArgs(true, args, in.Recall.Embedding, in.Recall.EmbeddingModel)...)
+			queueRecall(batch, &t.Recalled, turnRecallSQL, append(recallArgs(true, args, in.Recall.Embedding, in.Recall.EmbeddingModel), chat.Thread)...)
 		} else {
-			queueScoped(ctx, batch, turnFoundSQL, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })
+			batch.Queue(turnFoundSQL, append(args, chat.Thread)...).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })
 		}
 	}
 	err := s.pool.SendBatch(ctx, batch).Close()
@@ -255,8 +269,8 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 }
 
 // queueRecall adds a turn's auto-recall statement to batch, its rows to *into.
-func queueRecall(ctx context.Context, batch *pgx.Batch, into *[]Snippet, sql string, args ...any) {
-	queueScoped(ctx, batch, sql, args...).Query(func(rows pgx.Rows) error {
+func queueRecall(batch *pgx.Batch, into *[]Snippet, sql string, args ...any) {
+	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 		var err error
 		*into, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
 		return err
@@ -320,7 +334,7 @@ func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
 		in.AssistantMessageID, in.ChatID)
 	queueMode(batch, in.ConversationID, &t.Mode)
 	queueModel(batch, in.ConversationID, &t.Model)
-	queueSummary(ctx, batch, "$1::uuid", &t.Summary, in.ConversationID)
+	queueSummary(batch, "$1::uuid", &t.Summary, in.ConversationID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("resume turn: %w", translate(err))
 	}

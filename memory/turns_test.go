@@ -12,7 +12,7 @@ func TestStartTurnHistoryKeepsToolCallsAndLeavesMetadataOut(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	first, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 1, Content: "2+2?", HistoryLimit: 30})
+	first, err := store.StartTurn(ctx, memory.TurnStart{User: alice, Chat: memory.Chat{ID: 42}, UpdateID: 1, Content: "2+2?", HistoryLimit: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestStartTurnHistoryKeepsToolCallsAndLeavesMetadataOut(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	next, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, UpdateID: 2, Content: "thanks", HistoryLimit: 30})
+	next, err := store.StartTurn(ctx, memory.TurnStart{User: alice, Chat: memory.Chat{ID: 42}, UpdateID: 2, Content: "thanks", HistoryLimit: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestStartTurnWithoutAnUpdateUsesTheNewestRow(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	for _, text := range []string{"one", "two"} {
-		turn, err := store.StartTurn(ctx, memory.TurnStart{User: alice, ChatID: 42, Content: text, HistoryLimit: 30})
+		turn, err := store.StartTurn(ctx, memory.TurnStart{User: alice, Chat: memory.Chat{ID: 42}, Content: text, HistoryLimit: 30})
 		if err != nil {
 			t.Fatal(err)
 		}

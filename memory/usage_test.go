@@ -44,7 +44,7 @@ func TestRecentUsageCountsTheWindowAndLeavesOutTheUpdateBeingDecided(t *testing.
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 9, 9)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 9}, 9)
 	received := func(update int64) memory.Event {
 		return memory.Event{Type: memory.EventMessageReceived, UserID: 9, ChatID: 9, UpdateID: update}
 	}
@@ -76,7 +76,7 @@ func TestSaveStepIsAllOrNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	conv, _ := store.CurrentConversation(ctx, 9, 9)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 9}, 9)
 	_, err := store.SaveStep(ctx, conv, memory.Step{
 		Messages: []memory.Message{{Role: memory.RoleAssistant, Content: "kept?"}},
 		LLMCalls: []memory.LLMCall{{UserID: 9, Model: "m", PromptTokens: 5}},

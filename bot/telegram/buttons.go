@@ -17,10 +17,10 @@ type Button struct {
 
 // SendWithButtons sends one message (at most MaxMessageLength long) with
 // rows of inline buttons under it and returns its id.
-func (c *Client) SendWithButtons(ctx context.Context, chatID int64, replyTo int, text string, rows [][]Button) (int64, error) {
-	msg := newMessage(chatID, replyTo, text)
+func (c *Client) SendWithButtons(ctx context.Context, chat Chat, replyTo int, text string, rows [][]Button) (int64, error) {
+	msg := newMessage(chat.ID, replyTo, text)
 	msg.ReplyMarkup = inlineKeyboard(rows)
-	return c.sendMessage(ctx, msg, false)
+	return c.sendMessage(ctx, chat.Thread, msg, false)
 }
 
 // RemoveButtons takes the inline buttons off a message.

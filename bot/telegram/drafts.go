@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
-
-	"github.com/membot/membot/internal/topic"
 )
 
 // The methods below came after the library (Bot API 5.x); they are called
@@ -28,9 +26,8 @@ import (
 
 // Draft is one state of a streamed answer's draft.
 type Draft struct {
-	ChatID   int64
-	ThreadID int64 // 0: not in a topic
-	DraftID  int64 // non-zero
+	Chat    Chat  // and its topic
+	DraftID int64 // non-zero
 	// Markdown is the model's Markdown, rendered like a sent message; empty
 	// shows Telegram's "Thinking…" placeholder.
 	Markdown string
@@ -110,7 +107,7 @@ func (c *Client) raw(ctx context.Context, method string, params tgbotapi.Params)
 // SendMessageDraft shows (or updates) a draft. Markdown that Telegram
 // cannot parse goes as the plain text it was written as.
 func (c *Client) SendMessageDraft(ctx context.Context, d Draft) error {
-	params := draftParams(ctx, d)
+	params := draftParams(d)
 	text := d.Plain
 	if text == "" && d.Markdown != "" {
 		params["text"], params["parse_mode"] = RenderMarkdown(d.Markdown), tgbotapi.ModeHTML
@@ -126,15 +123,12 @@ func (c *Client) SendMessageDraft(ctx context.Context, d Draft) error {
 	return err
 }
 
-// draftParams are the parameters every draft has: its chat, topic (the
-// context's when the draft names none), id and Stop button.
-func draftParams(ctx context.Context, d Draft) tgbotapi.Params {
-	params := tgbotapi.Params{"chat_id": strconv.FormatInt(d.ChatID, 10), "draft_id": strconv.FormatInt(d.DraftID, 10)}
-	if d.ThreadID == 0 {
-		d.ThreadID = topic.Of(ctx)
-	}
-	if d.ThreadID != 0 {
-		params["message_thread_id"] = strconv.FormatInt(d.ThreadID, 10)
+// draftParams are the parameters every draft has: its chat, topic, id and
+// Stop button.
+func draftParams(d Draft) tgbotapi.Params {
+	params := tgbotapi.Params{"chat_id": strconv.FormatInt(d.Chat.ID, 10), "draft_id": strconv.FormatInt(d.DraftID, 10)}
+	if d.Chat.Thread != 0 {
+		params["message_thread_id"] = strconv.FormatInt(d.Chat.Thread, 10)
 	}
 	if d.CanStop {
 		params["can_stop"] = "true"

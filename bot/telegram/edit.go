@@ -22,7 +22,7 @@ func (c *Client) EditText(ctx context.Context, chatID, messageID int64, text str
 		kb := inlineKeyboard(o.Buttons)
 		edit.ReplyMarkup = &kb
 	}
-	_, err := c.sendFormatted(ctx, &edit, &edit.Text, &edit.ParseMode, o.Markdown)
+	_, err := c.sendFormatted(ctx, 0, &edit, &edit.Text, &edit.ParseMode, o.Markdown)
 	if apiErr, ok := APIError(err); ok && apiErr.Code == http.StatusBadRequest && strings.Contains(apiErr.Message, "message is not modified") {
 		return nil
 	}
@@ -42,10 +42,10 @@ func (c *Client) DeleteMessage(ctx context.Context, chatID, messageID int64) err
 
 // SendDocument sends the file at path to a chat, named name, and returns
 // the message's id.
-func (c *Client) SendDocument(ctx context.Context, chatID int64, name, path, caption string) (int64, error) {
-	doc := tgbotapi.NewDocument(chatID, diskFile{name: name, path: path})
+func (c *Client) SendDocument(ctx context.Context, chat Chat, name, path, caption string) (int64, error) {
+	doc := tgbotapi.NewDocument(chat.ID, diskFile{name: name, path: path})
 	doc.Caption = caption
-	raw, err := c.send(ctx, doc)
+	raw, err := c.sendIn(ctx, chat.Thread, doc)
 	return sentMessageID("sendDocument", raw, err)
 }
 

@@ -114,15 +114,15 @@ func (c *Client) fetch(ctx context.Context, path string, limit int64) ([]byte, e
 
 // SendVoice sends audio (OGG/Opus) to a chat as a voice message, replying
 // to replyTo when not 0, and returns the message's id.
-func (c *Client) SendVoice(ctx context.Context, chatID int64, replyTo int, audio []byte) (int64, error) {
-	if err := c.limit.wait(ctx, chatID); err != nil {
+func (c *Client) SendVoice(ctx context.Context, chat Chat, replyTo int, audio []byte) (int64, error) {
+	if err := c.limit.wait(ctx, chat.ID); err != nil {
 		return 0, fmt.Errorf("sendVoice: %w", err)
 	}
-	voice := tgbotapi.NewVoice(chatID, tgbotapi.FileBytes{Name: "answer.ogg", Bytes: audio})
+	voice := tgbotapi.NewVoice(chat.ID, tgbotapi.FileBytes{Name: "answer.ogg", Bytes: audio})
 	if replyTo != 0 {
 		voice.ReplyToMessageID = replyTo
 		voice.AllowSendingWithoutReply = true
 	}
-	raw, err := c.send(ctx, voice)
+	raw, err := c.sendIn(ctx, chat.Thread, voice)
 	return sentMessageID("sendVoice", raw, err)
 }

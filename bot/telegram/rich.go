@@ -8,8 +8,6 @@ import (
 	"unicode/utf8"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
-
-	"github.com/membot/membot/internal/topic"
 )
 
 // Rich messages (Bot API 10.1-10.3) show what Telegram's HTML cannot:
@@ -69,13 +67,13 @@ func richMessage(markdown string) string {
 
 // SendRichMessage sends the model's Markdown as one rich message, replying
 // to replyTo (when not 0), and returns its id.
-func (c *Client) SendRichMessage(ctx context.Context, chatID int64, replyTo int, markdown string) (int64, error) {
-	if err := c.limit.wait(ctx, chatID); err != nil {
+func (c *Client) SendRichMessage(ctx context.Context, chat Chat, replyTo int, markdown string) (int64, error) {
+	if err := c.limit.wait(ctx, chat.ID); err != nil {
 		return 0, err
 	}
-	params := tgbotapi.Params{"chat_id": strconv.FormatInt(chatID, 10), "rich_message": richMessage(markdown)}
-	if thread := topic.Of(ctx); thread != 0 {
-		params["message_thread_id"] = strconv.FormatInt(thread, 10)
+	params := tgbotapi.Params{"chat_id": strconv.FormatInt(chat.ID, 10), "rich_message": richMessage(markdown)}
+	if chat.Thread != 0 {
+		params["message_thread_id"] = strconv.FormatInt(chat.Thread, 10)
 	}
 	if replyTo != 0 {
 		reply, _ := json.Marshal(map[string]any{"message_id": replyTo, "allow_sending_without_reply": true})
@@ -95,7 +93,7 @@ func (c *Client) EditRichMessage(ctx context.Context, chatID, messageID int64, m
 // SendRichMessageDraft shows a draft as a rich message: d.Markdown, or the
 // "Thinking…" placeholder while it is empty.
 func (c *Client) SendRichMessageDraft(ctx context.Context, d Draft) error {
-	params := draftParams(ctx, d)
+	params := draftParams(d)
 	params["rich_message"] = richMessage(d.Markdown)
 	_, err := c.raw(ctx, RichDraftMethod, params)
 	return err

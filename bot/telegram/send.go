@@ -10,8 +10,6 @@ import (
 	"unicode/utf16"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
-
-	"github.com/membot/membot/internal/topic"
 )
 
 // MaxMessageLength is Telegram's limit for one message, in UTF-16 code units.
@@ -37,7 +35,7 @@ func sendOptions(opts []SendOptions) SendOptions {
 // SendText sends text to a chat, split into as many messages as Telegram's
 // length limit needs, the first one replying to replyTo (when not 0). It
 // returns the ids of the messages sent.
-func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text string, opts ...SendOptions) ([]int64, error) {
+func (c *Client) SendText(ctx context.Context, chat Chat, replyTo int, text string, opts ...SendOptions) ([]int64, error) {
 	o := sendOptions(opts)
 	parts := SplitMessage(text, MaxMessageLength)
 	if o.Markdown {
@@ -48,11 +46,11 @@ func (c *Client) SendText(ctx context.Context, chatID int64, replyTo int, text s
 		if i > 0 {
 			replyTo = 0
 		}
-		msg := newMessage(chatID, replyTo, part)
+		msg := newMessage(chat.ID, replyTo, part)
 		if i == len(parts)-1 && o.Buttons != nil {
 			msg.ReplyMarkup = inlineKeyboard(o.Buttons)
 		}
-		id, err := c.sendMessage(ctx, msg, o.Markdown)
+		id, err := c.sendMessage(ctx, chat.Thread, msg, o.Markdown)
 		if err != nil {
 			return ids, err
 		}
@@ -73,13 +71,13 @@ func newMessage(chatID int64, replyTo int, text string) tgbotapi.MessageConfig {
 	return msg
 }
 
-// sendMessage sends one message, its text the model's Markdown when
-// markdown, and returns its id.
-func (c *Client) sendMessage(ctx context.Context, msg tgbotapi.MessageConfig, markdown bool) (int64, error) {
+// sendMessage sends one message to topic thread, its text the model's
+// Markdown when markdown, and returns its id.
+func (c *Client) sendMessage(ctx context.Context, thread int64, msg tgbotapi.MessageConfig, markdown bool) (int64, error) {
 	if err := c.limit.wait(ctx, msg.ChatID); err != nil {
 		return 0, fmt.Errorf("sendMessage: %w", err)
 	}
-	raw, err := c.sendFormatted(ctx, &msg, &msg.Text, &msg.ParseMode, markdown)
+	raw, err := c.sendFormatted(ctx, thread, &msg, &msg.Text, &msg.ParseMode, markdown)
 	return sentMessageID("sendMessage", raw, err)
 }
 
@@ -92,44 +90,44 @@ func aboutTheText(message string) bool {
 
 // SendMarkdownPart sends one part of an answer the caller has split
 // already (SplitMarkdown), rendered from the model's Markdown.
-func (c *Client) SendMarkdownPart(ctx context.Context, chatID int64, replyTo int, part string) (int64, error) {
-	return c.sendMessage(ctx, newMessage(chatID, replyTo, part), true)
+func (c *Client) SendMarkdownPart(ctx context.Context, chat Chat, replyTo int, part string) (int64, error) {
+	return c.sendMessage(ctx, chat.Thread, newMessage(chat.ID, replyTo, part), true)
 }
 
 // SendHTML sends one message whose text is already Telegram HTML (the
 // caller escaped what it must), replying to replyTo when not zero.
-func (c *Client) SendHTML(ctx context.Context, chatID int64, replyTo int, html string) (int64, error) {
-	msg := newMessage(chatID, replyTo, html)
+func (c *Client) SendHTML(ctx context.Context, chat Chat, replyTo int, html string) (int64, error) {
+	msg := newMessage(chat.ID, replyTo, html)
 	msg.ParseMode = tgbotapi.ModeHTML
-	return c.sendMessage(ctx, msg, false)
+	return c.sendMessage(ctx, chat.Thread, msg, false)
 }
 
-// sendFormatted makes call, whose text and parse mode are *text and
+// sendFormatted makes call in topic thread, whose text and parse mode are *text and
 // *parseMode. With markdown, the text goes as HTML first and, when Telegram
 // refuses it (it cannot parse the entities, the rendered text is too long,
 // any other 400), again as the plain text it was.
-func (c *Client) sendFormatted(ctx context.Context, call tgbotapi.Chattable, text, parseMode *string, markdown bool) (json.RawMessage, error) {
+func (c *Client) sendFormatted(ctx context.Context, thread int64, call tgbotapi.Chattable, text, parseMode *string, markdown bool) (json.RawMessage, error) {
 	if !markdown {
-		return c.send(ctx, call)
+		return c.sendIn(ctx, thread, call)
 	}
 	plain := *text
 	*text, *parseMode = RenderMarkdown(plain), tgbotapi.ModeHTML
-	raw, err := c.send(ctx, call)
+	raw, err := c.sendIn(ctx, thread, call)
 	if apiErr, ok := APIError(err); !ok || apiErr.Code != http.StatusBadRequest || !aboutTheText(apiErr.Message) {
 		return raw, err
 	}
 	*text, *parseMode = plain, ""
-	return c.send(ctx, call)
+	return c.sendIn(ctx, thread, call)
 }
 
-// Typing shows "typing…" in the chat for about five seconds.
-func (c *Client) Typing(ctx context.Context, chatID int64) error {
-	if thread := topic.Of(ctx); thread != 0 {
-		_, err := c.api.MakeRequest("sendChatAction", tgbotapi.Params{"chat_id": strconv.FormatInt(chatID, 10),
-			"message_thread_id": strconv.FormatInt(thread, 10), "action": tgbotapi.ChatTyping})
+// Typing shows "typing…" in the chat (its topic) for about five seconds.
+func (c *Client) Typing(ctx context.Context, chat Chat) error {
+	if chat.Thread != 0 {
+		_, err := c.api.MakeRequest("sendChatAction", tgbotapi.Params{"chat_id": strconv.FormatInt(chat.ID, 10),
+			"message_thread_id": strconv.FormatInt(chat.Thread, 10), "action": tgbotapi.ChatTyping})
 		return c.redact(err)
 	}
-	_, err := c.api.Request(tgbotapi.NewChatAction(chatID, tgbotapi.ChatTyping))
+	_, err := c.api.Request(tgbotapi.NewChatAction(chat.ID, tgbotapi.ChatTyping))
 	return c.redact(err)
 }
 

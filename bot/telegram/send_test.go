@@ -39,7 +39,7 @@ func TestErrorsNeverShowTheToken(t *testing.T) {
 	srv.Close() // connection refused: the library's error names the URL, token included
 	token := "999:SECRET-token"
 	c := NewClient(context.Background(), context.Background(), Config{Token: token, APIURL: srv.URL, Retry: SendRetry{Attempts: 1}})
-	_, err := c.SendText(context.Background(), 1, 0, "hi")
+	_, err := c.SendText(context.Background(), Chat{ID: 1}, 0, "hi")
 	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "<token>") {
 		t.Fatalf("error = %v", err)
 	}

@@ -158,9 +158,15 @@ func (c *Client) Connect(ctx context.Context) error {
 	}
 }
 
-// send makes one call with c.api, with retries, and returns the raw result.
+// send makes one call with c.api, outside any topic, with retries, and
+// returns the raw result.
 func (c *Client) send(ctx context.Context, call tgbotapi.Chattable) (json.RawMessage, error) {
-	if do, ok := c.inThread(ctx, call); ok {
+	return c.sendIn(ctx, 0, call)
+}
+
+// sendIn is send with the call going to topic thread (0: none).
+func (c *Client) sendIn(ctx context.Context, thread int64, call tgbotapi.Chattable) (json.RawMessage, error) {
+	if do, ok := c.inThread(thread, call); ok {
 		return c.request(ctx, do)
 	}
 	return c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.Request(call) })

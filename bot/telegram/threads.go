@@ -8,8 +8,6 @@ import (
 	"unicode/utf8"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
-
-	"github.com/membot/membot/internal/topic"
 )
 
 // Topics in private chats (Bot API 9.3; bots create them since 9.4). A bot
@@ -24,8 +22,15 @@ import (
 //   - editForumTopic: chat_id, message_thread_id, name (0-128 characters;
 //     empty keeps the name) → True.
 //
-// The topic of a call is its context's (internal/topic): every message,
-// draft and document sent with it goes to that topic.
+// Every method that sends takes a Chat: its Thread is the topic the
+// message, draft or document goes to.
+
+// Chat is where a message is sent: a chat, and in a private chat with
+// topics the topic (message_thread_id; 0 for none).
+type Chat struct {
+	ID     int64
+	Thread int64
+}
 
 // TopicsEnabled reports whether the bot has topics in private chats (getMe's
 // has_topics_enabled, read by Connect).
@@ -64,12 +69,11 @@ func topicName(name string) string {
 	return string([]rune(name)[:MaxTopicName-1]) + "…"
 }
 
-// inThread makes a call of the library go to ctx's topic, when there is one:
-// the library cannot add message_thread_id, so the call's parameters are
-// written out here and sent through the raw request path. ok is false for
-// calls that need no topic (edits, deletions) and calls without one.
-func (c *Client) inThread(ctx context.Context, call tgbotapi.Chattable) (do func() (*tgbotapi.APIResponse, error), ok bool) {
-	thread := topic.Of(ctx)
+// inThread makes a call of the library go to topic thread, when there is
+// one: the library cannot add message_thread_id, so the call's parameters
+// are written out here and sent through the raw request path. ok is false
+// for calls that need no topic (edits, deletions) and calls without one.
+func (c *Client) inThread(thread int64, call tgbotapi.Chattable) (do func() (*tgbotapi.APIResponse, error), ok bool) {
 	if thread == 0 {
 		return nil, false
 	}

@@ -56,7 +56,7 @@ func TestARefusedUploadIsPermanentThoughTheLibraryDropsItsCode(t *testing.T) {
 
 			c := NewClient(context.Background(), context.Background(), Config{Token: fakeToken, APIURL: srv.URL})
 			uploads.Store(0)
-			_, err := c.SendDocument(context.Background(), 7, "export.md", file, "")
+			_, err := c.SendDocument(context.Background(), Chat{ID: 7}, "export.md", file, "")
 			apiErr, ok := APIError(err)
 			if !ok || apiErr.Code != http.StatusBadRequest || !IsPermanent(err) || Transient(err) {
 				t.Fatalf("the refused upload is %#v: want a permanent 400", err)

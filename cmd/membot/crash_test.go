@@ -437,7 +437,7 @@ func TestATakenOverAnswerEditsWhatTheDeadRunShowed(t *testing.T) {
 	// What the dead run did: it stored the update, began to show the answer
 	// and noted the message, then died before storing the answer.
 	dead := telegram.NewClient(ctx, ctx, telegram.Config{Token: testToken, APIURL: h.TG.URL()})
-	ids, err := dead.SendText(ctx, jane.ID, 0, "echo: half-wri")
+	ids, err := dead.SendText(ctx, telegram.Chat{ID: jane.ID}, 0, "echo: half-wri")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +491,7 @@ func TestATakenOverStoredAnswerIsFinishedInPlaceNeverDeletedAndSentAgain(t *test
 			if chat.shown { // what the dead run streamed: all but the end
 				dead := telegram.NewClient(ctx, ctx, telegram.Config{Token: testToken, APIURL: h.TG.URL()})
 				var err error
-				if shown, err = dead.SendText(ctx, chat.id, 0, answer[:20]); err != nil {
+				if shown, err = dead.SendText(ctx, telegram.Chat{ID: chat.id}, 0, answer[:20]); err != nil {
 					t.Fatal(err)
 				}
 				if err := store.NoteShown(ctx, update, shown); err != nil {
@@ -499,7 +499,7 @@ func TestATakenOverStoredAnswerIsFinishedInPlaceNeverDeletedAndSentAgain(t *test
 				}
 			}
 			turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: jane.ID, FirstName: jane.FirstName},
-				ChatID: chat.id, UpdateID: update, Content: "a question", HistoryLimit: 10})
+				Chat: memory.Chat{ID: chat.id}, UpdateID: update, Content: "a question", HistoryLimit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,7 +49,7 @@ func TestRecallSearchOnly(t *testing.T) {
 	}
 	var convs []conv
 	for ci, c := range recallset.Generate(15, recallset.Full) {
-		id, err := store.CurrentConversation(ctx, int64(7000+ci), int64(7000+ci))
+		id, err := store.CurrentConversation(ctx, memory.Chat{ID: int64(7000 + ci)}, int64(7000+ci))
 		if err != nil {
 			t.Fatal(err)
 		}
