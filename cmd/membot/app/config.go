@@ -114,77 +114,66 @@ type setting struct {
 	read reader
 }
 
-// settings maps every variable to its field, in the order they are read:
-// a setting whose default is another's comes after it. The first bad
-// setting is the error.
+// settings maps every variable to its field, in the order and groups of
+// .env.example, which is the order they are read in: a setting whose
+// default is another's comes after it. The first bad setting is the error.
 func (c *Config) settings() []setting {
 	return []setting{
+		// Telegram (bot/telegram: telegram.Config)
 		{"TELEGRAM_BOT_TOKEN", botToken(&c.Telegram.Token)},
 		{"TELEGRAM_API_URL", httpURL(&c.Telegram.APIURL)},
 		{"POLL_TIMEOUT", duration(&c.Telegram.PollTimeout)},
 		{"TELEGRAM_RATE_LIMIT", boolean(&c.Telegram.RateLimit)},
 
+		// How updates arrive (bot/inbox: inbox.Config)
 		{"MODE", oneOf(&c.Intake.Mode, inbox.ModePolling, inbox.ModeWebhook)},
 		{"WEBHOOK_URL", text(&c.Intake.WebhookURL)}, // checked by checkWebhook
 		{"WEBHOOK_LISTEN", listenAddr(&c.Intake.WebhookListen)},
-		{"WEBHOOK_SECRET", text(&c.Intake.WebhookSecret)},
 		{"WEBHOOK_TLS_CERT", text(&c.Intake.WebhookTLSCert)},
 		{"WEBHOOK_TLS_KEY", text(&c.Intake.WebhookTLSKey)},
+		{"WEBHOOK_SECRET", text(&c.Intake.WebhookSecret)},
 		{"WORKERS", intIn(&c.Intake.Workers, 1, 1024)},
 		{"CHAT_BLOCKED_AFTER", duration(&c.Intake.BlockedAfter)},
 
+		// Database (cmd/membot/app: DatabaseConfig)
 		{"DATABASE_URL", func(e *env, key string) { c.Database.URL = e.databaseURL(key) }},
 		{"DATA_DIR", func(e *env, _ string) { c.Database.DataDir = dataDir(e) }},
 
+		// The models and their servers (agent/llm; cmd/membot/app: LLMConfig)
 		{"OPENAI_API_KEY", text(&c.LLM.Chat.APIKey)},
 		{"OPENAI_BASE_URL", httpURL(&c.LLM.Chat.BaseURL)},
 		{"OPENAI_MODEL", text(&c.Agent.Model)},
 		{"MODELS", c.readModels},
 		{"LLM_TIMEOUT", duration(&c.Agent.Retry.Timeout)},
 		{"LLM_IDLE_TIMEOUT", duration(&c.LLM.Idle)},
+
+		// The assistant (agent: agent.Config)
 		{"CONTEXT_TOKENS", intIn(&c.Agent.ContextTokens, 1000, 10000000)},
 		{"MAX_ANSWER_TOKENS", c.readMaxAnswerTokens},
-		{"SHOW_REASONING", either(&c.Bot.ShowReasoning, "collapsed", [2]string{"off", "collapsed"})},
-
 		{"SYSTEM_PROMPT", text(&c.Agent.SystemPrompt)},
 		{"MODES_FILE", c.readModes},
 		{"HISTORY_LIMIT", intIn(&c.Agent.HistoryLimit, 1, 1000)},
-		{"TIMEZONE", func(e *env, key string) { c.Location = e.location(key, "Europe/Moscow") }},
-		{"STREAMING", boolean(&c.Bot.Streaming)},
-		{"STREAM_EDIT_INTERVAL", duration(&c.Bot.EditEvery)},
-		{"STREAM_DRAFT_INTERVAL", duration(&c.Bot.DraftEvery)},
-		{"STOP_CHECK_INTERVAL", duration(&c.Bot.StopEvery)},
-		{"EXPORT_PART_BYTES", int64In(&c.Bot.ExportPartBytes, 64<<10, 2000<<20)},
-		{"RETENTION_DAYS", c.readRetention},
-
-		{"ALLOWED_USER_IDS", idSet(&c.Bot.Access.AllowedUsers)},
-		{"ALLOWED_CHAT_IDS", idSet(&c.Bot.Access.AllowedChats)},
-		{"ADMIN_USER_IDS", idSet(&c.Bot.Access.Admins)},
-		{"DAILY_TOKEN_LIMIT", int64From(&c.Bot.Access.DailyTokenLimit, 0)},
-		{"RATE_LIMIT_PER_MINUTE", intIn(&c.Bot.Access.RatePerMinute, 0, 100000)},
-
 		{"APPROVAL_REQUIRED_TOOLS", c.readApprovals},
-		{"FETCH_ALLOW_PRIVATE", boolean(&c.Tools.FetchAllowPrivate)},
+
+		// The tools (agent: agent.ToolEnv)
 		{"REMINDER_MIN_LEAD", duration(&c.Tools.ReminderMinLead)},
+		{"FETCH_ALLOW_PRIVATE", boolean(&c.Tools.FetchAllowPrivate)},
 
-		{"SHUTDOWN_TIMEOUT", duration(&c.ShutdownTimeout)},
-		{"LOG_LEVEL", c.readLogLevel},
-		{"LOG_FORMAT", oneOf(&c.Log.Format, "text", "json")},
-		{"METRICS_ADDR", listenAddr(&c.Metrics.Addr)},
-
+		// Voice messages, photos and files (agent, bot: bot.Media)
 		{"TRANSCRIPTION_MODEL", optional(&c.Agent.TranscriptionModel)},
 		{"TRANSCRIPTION_BASE_URL", httpURLOr(&c.LLM.Transcription.BaseURL, &c.LLM.Chat.BaseURL)},
 		{"TRANSCRIPTION_API_KEY", textOr(&c.LLM.Transcription.APIKey, &c.LLM.Chat.APIKey)},
 		{"TRANSCRIPT_ECHO", either(&c.Bot.Media.ShowHeard, "quote", [2]string{"quote", "off"})},
 		{"VISION", oneOf(&c.Agent.Vision, agent.VisionAuto, agent.VisionOn, agent.VisionOff)},
 		{"IMAGE_HISTORY", intIn(&c.Agent.ImageHistory, 0, 10)},
-		{"FILE_CHARS", intIn(&c.Bot.Media.FileChars, 500, 1000000)},
 		{"FILE_MAX_BYTES", int64In(&c.Bot.Media.FileBytes, 1024, telegram.MaxDownloadBytes)},
+		{"FILE_CHARS", intIn(&c.Bot.Media.FileChars, 500, 1000000)},
 		{"TTS_MODEL", optional(&c.Agent.TTSModel)},
 		{"TTS_VOICE", text(&c.Agent.TTSVoice)},
 		{"TTS_BASE_URL", httpURLOr(&c.LLM.Speech.BaseURL, &c.LLM.Chat.BaseURL)},
 		{"TTS_API_KEY", textOr(&c.LLM.Speech.APIKey, &c.LLM.Chat.APIKey)},
 
+		// Memory (agent: agent.MemoryConfig, agent.Config's recall)
 		{"AUTO_MEMORY", boolean(&c.Memory.AutoMemory)},
 		{"SUMMARIES", boolean(&c.Memory.Summaries)},
 		{"MEMORY_MODEL", textOr(&c.Memory.Model, &c.Agent.Model)},
@@ -194,6 +183,29 @@ func (c *Config) settings() []setting {
 		{"EMBEDDINGS_API_KEY", textOr(&c.LLM.Embeddings.APIKey, &c.LLM.Chat.APIKey)},
 		{"MEMORY_CALLS_PER_MINUTE", intIn(&c.Memory.CallsPerMinute, 1, 100000)},
 		{"EMBEDDINGS_PER_MINUTE", intIn(&c.Memory.EmbedPerMinute, 1, 100000)},
+
+		// How answers are shown (bot: bot.Config)
+		{"STREAMING", boolean(&c.Bot.Streaming)},
+		{"STREAM_EDIT_INTERVAL", duration(&c.Bot.EditEvery)},
+		{"STREAM_DRAFT_INTERVAL", duration(&c.Bot.DraftEvery)},
+		{"STOP_CHECK_INTERVAL", duration(&c.Bot.StopEvery)},
+		{"SHOW_REASONING", either(&c.Bot.ShowReasoning, "collapsed", [2]string{"off", "collapsed"})},
+		{"EXPORT_PART_BYTES", int64In(&c.Bot.ExportPartBytes, 64<<10, 2000<<20)},
+
+		// Who may use the bot, and how much (bot: bot.Access)
+		{"ALLOWED_USER_IDS", idSet(&c.Bot.Access.AllowedUsers)},
+		{"ALLOWED_CHAT_IDS", idSet(&c.Bot.Access.AllowedChats)},
+		{"ADMIN_USER_IDS", idSet(&c.Bot.Access.Admins)},
+		{"DAILY_TOKEN_LIMIT", int64From(&c.Bot.Access.DailyTokenLimit, 0)},
+		{"RATE_LIMIT_PER_MINUTE", intIn(&c.Bot.Access.RatePerMinute, 0, 100000)},
+
+		// Running (cmd/membot/app: Config)
+		{"TIMEZONE", func(e *env, key string) { c.Location = e.location(key, "Europe/Moscow") }},
+		{"RETENTION_DAYS", c.readRetention},
+		{"SHUTDOWN_TIMEOUT", duration(&c.ShutdownTimeout)},
+		{"LOG_LEVEL", c.readLogLevel},
+		{"LOG_FORMAT", oneOf(&c.Log.Format, "text", "json")},
+		{"METRICS_ADDR", listenAddr(&c.Metrics.Addr)},
 	}
 }
 

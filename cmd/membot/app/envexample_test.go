@@ -19,7 +19,13 @@ var notSettings = map[string]bool{"ENV_FILE": true, "HOME": true, "XDG_DATA_HOME
 // looks them up, in webhook mode so that its settings are read too.
 func TestEnvExampleListsEverySetting(t *testing.T) {
 	t.Parallel()
-	documented := envExampleNames(t)
+	documented := map[string]bool{}
+	for _, name := range envExampleNames(t) {
+		if documented[name] {
+			t.Errorf(".env.example has %s twice", name)
+		}
+		documented[name] = true
+	}
 
 	var mu sync.Mutex
 	read := map[string]bool{}
@@ -62,9 +68,23 @@ func TestEnvExampleListsEverySetting(t *testing.T) {
 	}
 }
 
+// The table of settings lists them in .env.example's order, so the two
+// read alike.
+func TestSettingsTableFollowsEnvExample(t *testing.T) {
+	t.Parallel()
+	var table []string
+	for _, s := range defaultConfig().settings() {
+		table = append(table, s.name)
+	}
+	if example := envExampleNames(t); !slices.Equal(table, example) {
+		t.Errorf("the table of settings (config.go) and .env.example list them in different orders:\ntable:        %v\n.env.example: %v", table, example)
+	}
+}
+
 // envExampleNames are the variables .env.example sets, or shows commented
-// out (#NAME=...); examples inside comments ("#   MODELS=...") are not.
-func envExampleNames(t *testing.T) map[string]bool {
+// out (#NAME=...), in its order; examples inside comments ("#   MODELS=...")
+// are not.
+func envExampleNames(t *testing.T) []string {
 	t.Helper()
 	f, err := os.Open("../../../.env.example")
 	if err != nil {
@@ -72,14 +92,11 @@ func envExampleNames(t *testing.T) map[string]bool {
 	}
 	defer f.Close()
 	setting := regexp.MustCompile(`^#?([A-Z][A-Z0-9_]*)=`)
-	names := map[string]bool{}
+	var names []string
 	lines := bufio.NewScanner(f)
 	for lines.Scan() {
 		if m := setting.FindStringSubmatch(lines.Text()); m != nil {
-			if names[m[1]] {
-				t.Errorf(".env.example has %s twice", m[1])
-			}
-			names[m[1]] = true
+			names = append(names, m[1])
 		}
 	}
 	if err := lines.Err(); err != nil {
