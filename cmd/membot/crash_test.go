@@ -414,6 +414,13 @@ func startBinary(t *testing.T, bin string, env []string, logs *syncBuffer) *exec
 	t.Helper()
 	cmd := exec.Command(bin)
 	cmd.Env = env
+	return startCommand(t, cmd, logs)
+}
+
+// startCommand starts cmd (the bot, run some way), its output to logs, and
+// kills it at the end of the test if it still runs.
+func startCommand(t *testing.T, cmd *exec.Cmd, logs *syncBuffer) *exec.Cmd {
+	t.Helper()
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -36,14 +36,7 @@ func TestTheBinaryRunsOnItsOwnPostgreSQL(t *testing.T) {
 		t.Helper()
 		var logs syncBuffer
 		cmd := startBinary(t, bin, env, &logs)
-		tg.SendText(jane, text)
-		want := "echo: " + text
-		answered := func(m telegramfake.Message) bool { return m.Text == want }
-		for deadline := time.Now().Add(wait.Timeout()); !slices.ContainsFunc(tg.Messages(jane.ID), answered); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("no answer %q within 60 s; logs:\n%s", want, logs.String())
-			}
-		}
+		awaitAnswer(t, tg, text, &logs)
 		cmd.Process.Signal(stop)
 		if err := cmd.Wait(); err != nil && stop != syscall.SIGKILL {
 			t.Fatalf("membot exited with %v; logs:\n%s", err, logs.String())
@@ -84,17 +77,35 @@ func TestTheBinaryRunsOnItsOwnPostgreSQL(t *testing.T) {
 	}
 }
 
+// awaitAnswer has jane send text and waits for the bot's echo.
+func awaitAnswer(t *testing.T, tg *telegramfake.Server, text string, logs *syncBuffer) {
+	t.Helper()
+	tg.SendText(jane, text)
+	want := "echo: " + text
+	answered := func(m telegramfake.Message) bool { return m.Text == want }
+	if !wait.Until(20*time.Millisecond, func() bool { return slices.ContainsFunc(tg.Messages(jane.ID), answered) }) {
+		t.Fatalf("no answer %q within %s; logs:\n%s", want, wait.Timeout(), logs.String())
+	}
+}
+
 // reachableTempDir is a DATA_DIR for a test. As root the embedded server
 // runs as user postgres, which must pass through the test's directories.
 func reachableTempDir(t *testing.T) string {
 	t.Helper()
 	base := t.TempDir()
 	if os.Geteuid() == 0 {
-		for d := base; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-			if err := os.Chmod(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
+		openToOthers(t, base)
 	}
 	return filepath.Join(base, "data")
+}
+
+// openToOthers lets other users through path and the test's directories
+// above it.
+func openToOthers(t *testing.T, path string) {
+	t.Helper()
+	for d := path; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -237,7 +237,7 @@ func TestOnlyThePasswordLetsIn(t *testing.T) {
 		}
 	}
 	for _, who := range []string{"nobody", "postgres"} {
-		if out, err := osuser.Command(who, "cat", passwordPath).CombinedOutput(); err == nil {
+		if out, err := osuser.Command(t, who, "cat", passwordPath).CombinedOutput(); err == nil {
 			t.Errorf("%s read the password: %s", who, out)
 		}
 	}

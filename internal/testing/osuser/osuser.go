@@ -10,6 +10,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -26,9 +27,13 @@ func Require(t *testing.T) {
 	t.Skip("switching users needs root (run the tests as root, as CI does, to run this one)")
 }
 
-// Command is name with args, run as the user called name.
-func Command(userName, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command("runuser", append([]string{"-u", userName, "--", name}, args...)...)
+// Command is name with args, run as the user called userName (its uid
+// and primary group, no other groups). The test must be root to start it.
+func Command(t *testing.T, userName, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	uid, gid := IDs(t, userName)
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}}
 	cmd.Dir = "/" // the test's own directory may be closed to that user
 	return cmd
 }
@@ -63,7 +68,7 @@ func Psql(t *testing.T, osUser, socketDir, dbUser, password string) (string, err
 	if err != nil {
 		t.Fatal("psql is needed to try logging in as another user: install the PostgreSQL client (apt install postgresql-client)")
 	}
-	cmd := Command(osUser, psql, "-w", "-X", "-At", "-h", socketDir, "-U", dbUser, "-d", "postgres", "-c", "SELECT current_user")
+	cmd := Command(t, osUser, psql, "-w", "-X", "-At", "-h", socketDir, "-U", dbUser, "-d", "postgres", "-c", "SELECT current_user")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "PGCONNECT_TIMEOUT=10"}
 	if password != "" {
 		cmd.Env = append(cmd.Env, "PGPASSWORD="+password)
