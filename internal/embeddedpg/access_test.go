@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -225,6 +226,12 @@ func TestOnlyThePasswordLetsIn(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), s.password) {
 		t.Error("the password is in the log")
+	}
+	// The operator's way in (docs/ADMIN.md): the password file as PGPASSFILE.
+	psql := exec.Command(osuser.PsqlPath(t), "-w", "-X", "-At", "-h", dir, "-U", userName, "-d", database, "-c", "SELECT current_user")
+	psql.Env = []string{"PGPASSFILE=" + passwordPath}
+	if out, err := psql.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != userName {
+		t.Errorf("psql with PGPASSFILE=%s: %v: %s", passwordPath, err, out)
 	}
 
 	osuser.Require(t)

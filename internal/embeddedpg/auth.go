@@ -22,8 +22,13 @@ import (
 // other clusters' superusers can run programs as that user).
 
 // passwordFile holds the password of the cluster's superuser, mode 0600,
-// owned by the user membot runs as.
-const passwordFile = "pgpassword"
+// owned by the user membot runs as, as a libpq password file (one line,
+// passPrefix and the password), so that the operator's psql and pg_dump
+// use it as PGPASSFILE.
+const passwordFile = "pgpass"
+
+// passPrefix matches any host, port and database for the superuser.
+const passPrefix = "*:*:*:" + userName + ":"
 
 // hba is the whole pg_hba.conf: unix socket connections with the password.
 const hba = `# membot: rewritten when it differs. Only the unix socket (no TCP port is
@@ -56,8 +61,8 @@ func readPassword(dir string, a *account) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the database password: %w", err)
 	}
-	pass := strings.TrimSpace(string(b))
-	if pass == "" || strings.ContainsAny(pass, " \t\n'\\") || len(b) == maxPasswordFile {
+	pass, ok := strings.CutPrefix(strings.TrimSpace(string(b)), passPrefix)
+	if !ok || pass == "" || strings.ContainsAny(pass, " \t\n:'\\") || len(b) == maxPasswordFile {
 		return "", &SetupError{fmt.Sprintf("%s is damaged: remove it, and membot makes a new password", path)}
 	}
 	return pass, nil
@@ -74,7 +79,7 @@ func newPassword(dir string, a *account) (string, error) {
 	if err != nil {
 		return "", deniedBy(dir, dir, a, err)
 	}
-	if _, err := f.WriteString(pass + "\n"); err != nil {
+	if _, err := f.WriteString(passPrefix + pass + "\n"); err != nil {
 		f.Close()
 		return "", fmt.Errorf("the database password: %w", err)
 	}

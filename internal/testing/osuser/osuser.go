@@ -50,24 +50,28 @@ func IDs(t *testing.T, name string) (uid, gid int) {
 	return uid, gid
 }
 
+// PsqlPath is where psql is: in PATH, or beside the server's programs.
+func PsqlPath(t *testing.T) string {
+	t.Helper()
+	if psql, err := exec.LookPath("psql"); err == nil {
+		return psql
+	}
+	for _, pattern := range []string{"/usr/lib/postgresql/*/bin/psql", "/usr/pgsql-*/bin/psql", "/usr/local/pgsql/bin/psql"} {
+		if found, _ := filepath.Glob(pattern); len(found) > 0 {
+			return found[len(found)-1]
+		}
+	}
+	t.Fatal("psql is needed to try logging in: install the PostgreSQL client (apt install postgresql-client)")
+	return ""
+}
+
 // Psql tries, as the OS user osUser, to log in to the PostgreSQL whose
 // socket is in socketDir, as the database user dbUser, with password
 // ("" for none: psql is told never to ask). It returns what psql printed
 // and whether it failed.
 func Psql(t *testing.T, osUser, socketDir, dbUser, password string) (string, error) {
 	t.Helper()
-	psql, err := exec.LookPath("psql")
-	if err != nil {
-		for _, pattern := range []string{"/usr/lib/postgresql/*/bin/psql", "/usr/pgsql-*/bin/psql", "/usr/local/pgsql/bin/psql"} {
-			if found, _ := filepath.Glob(pattern); len(found) > 0 {
-				psql, err = found[len(found)-1], nil
-				break
-			}
-		}
-	}
-	if err != nil {
-		t.Fatal("psql is needed to try logging in as another user: install the PostgreSQL client (apt install postgresql-client)")
-	}
+	psql := PsqlPath(t)
 	cmd := Command(t, osUser, psql, "-w", "-X", "-At", "-h", socketDir, "-U", dbUser, "-d", "postgres", "-c", "SELECT current_user")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "PGCONNECT_TIMEOUT=10"}
 	if password != "" {
