@@ -14,10 +14,12 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -30,17 +32,79 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(openaifake.Main(m)) }
 
-// score is what one variant of the bot measured.
-type score struct {
-	questions             int
+// tally sums what one variant of the bot measured over some questions.
+type tally struct {
+	questions             float64
 	recall5, recall10     float64 // search_history, the question's words
 	kwRecall5, kwRecall10 float64 // search_history, key words only
 	bm5, bm10             float64 // BM25 over the same rows, the question's words
-	inContext             int     // every evidence turn in the first request of the question's turn
-	byWindow, byFacts     int     // ... found there in this part of it
-	byRecall, bySummary   int
-	byKind                map[string][2]float64 // recall@10 and count, per kind
-	elapsedTurn           time.Duration
+	bmKw5, bmKw10         float64 // ... key words only
+	bmChars, bmKwChars    float64 // BM25 given as many characters as search_history's result
+	inContext             float64 // every evidence turn in the first request of the question's turn
+	byWindow, byFacts     float64 // ... found there in this part of it
+	byRecall, bySummary   float64
+	chars, kwChars        []int // the size of search_history's results, characters
+}
+
+// score is one variant's tally, in all and per kind of question.
+type score struct {
+	tally
+	byKind      map[string]*tally
+	elapsedTurn time.Duration
+}
+
+// add counts one question's measurement m into the whole and its kind.
+func (s *score) add(kind string, m tally) {
+	if s.byKind[kind] == nil {
+		s.byKind[kind] = &tally{}
+	}
+	for _, t := range []*tally{&s.tally, s.byKind[kind]} {
+		t.questions++
+		t.recall5, t.recall10, t.kwRecall5, t.kwRecall10 = t.recall5+m.recall5, t.recall10+m.recall10, t.kwRecall5+m.kwRecall5, t.kwRecall10+m.kwRecall10
+		t.bm5, t.bm10, t.bmKw5, t.bmKw10 = t.bm5+m.bm5, t.bm10+m.bm10, t.bmKw5+m.bmKw5, t.bmKw10+m.bmKw10
+		t.bmChars, t.bmKwChars = t.bmChars+m.bmChars, t.bmKwChars+m.bmKwChars
+		t.inContext, t.byWindow, t.byFacts = t.inContext+m.inContext, t.byWindow+m.byWindow, t.byFacts+m.byFacts
+		t.byRecall, t.bySummary = t.byRecall+m.byRecall, t.bySummary+m.bySummary
+		t.chars, t.kwChars = append(t.chars, m.chars...), append(t.kwChars, m.kwChars...)
+	}
+}
+
+// table is a markdown table of the tallies, a column each.
+func table(heads []string, ts []*tally) string {
+	var b strings.Builder
+	b.WriteString("\n| | " + strings.Join(heads, " | ") + " |\n|---|" + strings.Repeat("---|", len(heads)) + "\n")
+	row := func(name string, cell func(t *tally) string) {
+		b.WriteString("| " + name + " |")
+		for _, t := range ts {
+			b.WriteString(" " + cell(t) + " |")
+		}
+		b.WriteString("\n")
+	}
+	share := func(f func(t *tally) float64) func(t *tally) string {
+		return func(t *tally) string { return fmt.Sprintf("%.3f", f(t)/t.questions) }
+	}
+	row("questions", func(t *tally) string { return fmt.Sprint(t.questions) })
+	row("search_history recall@5, question's words", share(func(t *tally) float64 { return t.recall5 }))
+	row("search_history recall@10, question's words", share(func(t *tally) float64 { return t.recall10 }))
+	row("search_history recall@5, key words", share(func(t *tally) float64 { return t.kwRecall5 }))
+	row("search_history recall@10, key words", share(func(t *tally) float64 { return t.kwRecall10 }))
+	row("BM25 recall@5 / @10, question's words", func(t *tally) string {
+		return fmt.Sprintf("%.3f / %.3f", t.bm5/t.questions, t.bm10/t.questions)
+	})
+	row("BM25 recall@5 / @10, key words", func(t *tally) string {
+		return fmt.Sprintf("%.3f / %.3f", t.bmKw5/t.questions, t.bmKw10/t.questions)
+	})
+	row("BM25 recall in search_history's characters, question's / key words", func(t *tally) string {
+		return fmt.Sprintf("%.3f / %.3f", t.bmChars/t.questions, t.bmKwChars/t.questions)
+	})
+	row("search_history's result, characters p50, question's / key words", func(t *tally) string {
+		return fmt.Sprintf("%d / %d", recallset.Median(t.chars), recallset.Median(t.kwChars))
+	})
+	row("evidence in context without a tool call", func(t *tally) string { return fmt.Sprintf("%.1f%%", 100*t.inContext/t.questions) })
+	row("… in the window / facts / auto-recall / summary", func(t *tally) string {
+		return fmt.Sprintf("%d / %d / %d / %d", int(t.byWindow), int(t.byFacts), int(t.byRecall), int(t.bySummary))
+	})
+	return b.String()
 }
 
 func TestRecallBenchmark(t *testing.T) {
@@ -55,7 +119,7 @@ func TestRecallBenchmark(t *testing.T) {
 		wg.Add(1)
 		t.Run(map[bool]string{false: "fulltext", true: "embeddings"}[semantic], func(t *testing.T) {
 			defer wg.Done()
-			results[i] = run(t, set, semantic)
+			results[i] = run(t, set, variant{semantic: semantic, autoRecall: "3"})
 		})
 	}
 	wg.Wait()
@@ -63,39 +127,100 @@ func TestRecallBenchmark(t *testing.T) {
 	if ft == nil || em == nil {
 		return
 	}
-	t.Logf("\n| recall | full-text only | with embeddings |\n|---|---|---|\n"+
-		"| questions | %d | %d |\n"+
-		"| search_history recall@5, question's words | %.3f | %.3f |\n"+
-		"| search_history recall@10, question's words | %.3f | %.3f |\n"+
-		"| search_history recall@5, key words | %.3f | %.3f |\n"+
-		"| search_history recall@10, key words | %.3f | %.3f |\n"+
-		"| BM25 recall@5 / @10, question's words | %.3f / %.3f | %.3f / %.3f |\n"+
-		"| evidence in context without a tool call | %.1f%% | %.1f%% |\n"+
-		"| … in the window / facts / auto-recall / summary | %d / %d / %d / %d | %d / %d / %d / %d |\n",
-		ft.questions, em.questions, ft.recall5, em.recall5, ft.recall10, em.recall10, ft.kwRecall5, em.kwRecall5,
-		ft.kwRecall10, em.kwRecall10, ft.bm5, ft.bm10, em.bm5, em.bm10,
-		100*float64(ft.inContext)/float64(ft.questions), 100*float64(em.inContext)/float64(em.questions),
-		ft.byWindow, ft.byFacts, ft.byRecall, ft.bySummary, em.byWindow, em.byFacts, em.byRecall, em.bySummary)
+	t.Log(table([]string{"full-text only", "with embeddings"}, []*tally{&ft.tally, &em.tally}))
 	for _, v := range []struct {
 		name string
 		s    *score
 	}{{"full-text", ft}, {"embeddings", em}} {
 		var kinds []string
 		for k, r := range v.s.byKind {
-			kinds = append(kinds, fmt.Sprintf("%s %.3f (%d)", k, r[0]/r[1], int(r[1])))
+			kinds = append(kinds, fmt.Sprintf("%s %.3f (%d)", k, r.recall10/r.questions, int(r.questions)))
 		}
 		t.Logf("%s: recall@10 by kind: %s", v.name, strings.Join(kinds, ", "))
 	}
 	// The targets: full-text recall@10 at least BM25's, with embeddings 1.3
 	// times BM25's, and the evidence in context for 70% of the questions.
 	if ft.recall10 < ft.bm10 {
-		t.Errorf("full-text recall@10 %.3f is below BM25's %.3f", ft.recall10, ft.bm10)
+		t.Errorf("full-text recall@10 %.3f is below BM25's %.3f", ft.recall10/ft.questions, ft.bm10/ft.questions)
 	}
 	if em.recall10 < 1.3*em.bm10 {
-		t.Errorf("recall@10 with embeddings %.3f is below 1.3 × BM25's %.3f", em.recall10, em.bm10)
+		t.Errorf("recall@10 with embeddings %.3f is below 1.3 × BM25's %.3f", em.recall10/em.questions, em.bm10/em.questions)
 	}
-	if share := float64(em.inContext) / float64(em.questions); share < 0.7 {
+	if share := em.inContext / em.questions; share < 0.7 {
 		t.Errorf("evidence in context with embeddings for %.1f%% of questions, below 70%%", 100*share)
+	}
+}
+
+// TestPublicBenchmark measures the bot as TestRecallBenchmark does, on
+// public data (BENCHMARKS.md "Recall on public data": where to get it):
+//
+//	PUBLICBENCH_DATA=/path/to/REALTALK/data scripts/test.sh -run TestPublicBenchmark -v -timeout 60m ./internal/testing/recallset
+//
+// full-text only, with auto-recall at its default (3) and off (0). Without
+// PUBLICBENCH_DATA it runs testdata/realtalk_sample.json, a file in the
+// dataset's format of a few turns, and checks what it must find there.
+func TestPublicBenchmark(t *testing.T) {
+	path := os.Getenv("PUBLICBENCH_DATA")
+	sample := path == ""
+	if sample {
+		path = "testdata/realtalk_sample.json"
+	}
+	set, err := recallset.LoadRealTalk(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := strconv.Atoi(os.Getenv("PUBLICBENCH_CONVERSATIONS")); err == nil && n > 0 && n < len(set) {
+		set = set[:n]
+	}
+	autoRecall := []string{"3", "0"}
+	var results [2]*score
+	var wg sync.WaitGroup
+	for i, ar := range autoRecall {
+		wg.Add(1)
+		t.Run("auto-recall-"+ar, func(t *testing.T) {
+			defer wg.Done()
+			results[i] = run(t, set, variant{autoRecall: ar})
+		})
+	}
+	wg.Wait()
+	def, off := results[0], results[1]
+	if def == nil || off == nil {
+		return
+	}
+	heads, cols, offCols := []string{"all"}, []*tally{&def.tally}, []*tally{&off.tally}
+	for _, k := range []string{recallset.MultiHop, recallset.Temporal, recallset.OpenDomain} {
+		if def.byKind[k] != nil && off.byKind[k] != nil {
+			heads, cols, offCols = append(heads, k), append(cols, def.byKind[k]), append(offCols, off.byKind[k])
+		}
+	}
+	t.Logf("AUTO_RECALL=3 (the default):%s", table(heads, cols))
+	t.Logf("AUTO_RECALL=0:%s", table(heads, offCols))
+	if !sample {
+		return
+	}
+	// The sample: a question of two turns, one of them long (search_history
+	// shows it in fragments), and one of one turn; a photo without text, an
+	// evidence id naming no turn, and questions with no evidence left are
+	// dropped. Every turn is still in the window.
+	for _, s := range []*score{def, off} {
+		if s.questions != 2 || s.byKind[recallset.MultiHop] == nil || s.byKind[recallset.Temporal] == nil {
+			t.Fatalf("measured %v questions of kinds %v, want a multi-hop and a temporal one", s.questions, s.byKind)
+		}
+		for name, got := range map[string]float64{"recall@10, question's words": s.recall10, "recall@10, key words": s.kwRecall10,
+			"BM25 recall@10": s.bm10, "evidence in context": s.inContext, "evidence in the window": s.byWindow} {
+			if got != 2 {
+				t.Errorf("%s: %v of 2 questions", name, got)
+			}
+		}
+		if s.byRecall != 0 || s.bySummary != 0 || s.byFacts != 0 {
+			t.Errorf("evidence found outside the window of a short conversation: %+v", s.tally)
+		}
+		if c := recallset.Median(s.kwChars); c < 100 || c > 2000 {
+			t.Errorf("search_history's result of %d characters for two short questions", c)
+		}
+		if s.bmKwChars <= 0 || s.bmKwChars > 2 {
+			t.Errorf("BM25 in the result's characters: %v of 2", s.bmKwChars)
+		}
 	}
 }
 
@@ -167,13 +292,19 @@ func (b *bench) respond(req openai.ChatCompletionRequest) openaifake.Reply {
 	return openaifake.Reply{} // replaced by the caller with the two searches
 }
 
-func run(t *testing.T, set []recallset.Conversation, semantic bool) *score {
+// variant is the settings one run of the bot differs in.
+type variant struct {
+	semantic   bool   // embeddings on
+	autoRecall string // AUTO_RECALL
+}
+
+func run(t *testing.T, set []recallset.Conversation, v variant) *score {
 	h := testkit.New(t)
-	for k, v := range map[string]string{"AUTO_MEMORY": "on", "SUMMARIES": "on", "AUTO_RECALL": "3", "STREAMING": "false",
+	for k, val := range map[string]string{"AUTO_MEMORY": "on", "SUMMARIES": "on", "AUTO_RECALL": v.autoRecall, "STREAMING": "false",
 		"MEMORY_CALLS_PER_MINUTE": "100000", "EMBEDDINGS_PER_MINUTE": "100000", "LOG_LEVEL": "warn"} {
-		h.Env[k] = v
+		h.Env[k] = val
 	}
-	if semantic {
+	if v.semantic {
 		pgtest.RequireVectors(t)
 		h.Env["EMBEDDINGS_MODEL"] = "fake-embed"
 	}
@@ -207,7 +338,7 @@ func run(t *testing.T, set []recallset.Conversation, semantic bool) *score {
 		}
 	}
 	// The background work catches up, then the turns get their simulated dates.
-	waitMemorized(t, h, semantic)
+	waitMemorized(t, h, v.semantic)
 	for ci, c := range set {
 		var ids []int64
 		rows, _ := h.DB.Query(ctx, `SELECT m.id FROM messages m JOIN conversations c ON c.id = m.conversation_id
@@ -230,11 +361,15 @@ func run(t *testing.T, set []recallset.Conversation, semantic bool) *score {
 		WHERE a.role = 'assistant' AND u.id = (SELECT max(id) FROM messages p WHERE p.conversation_id = a.conversation_id AND p.role = 'user' AND p.id < a.id)`)
 	perTurn := time.Since(start) / time.Duration(turns)
 
-	s := &score{byKind: map[string][2]float64{}, elapsedTurn: perTurn}
+	s := &score{byKind: map[string]*tally{}, elapsedTurn: perTurn}
 	for ci, c := range set {
-		var docs []string // the rows search_history sees
+		// The rows search_history sees, and the same rows as its result
+		// shows them: BM25's share of a result of so many characters.
+		var docs, lines []string
 		for _, turn := range c.Turns {
 			docs = append(docs, turn.Text, "Got it.")
+			lines = append(lines, "["+turn.At.Format("2006-01-02 15:04")+"] user: "+turn.Text,
+				"["+turn.At.Add(time.Minute).Format("2006-01-02 15:04")+"] assistant: Got it.")
 		}
 		for _, q := range c.Questions {
 			b.mu.Lock()
@@ -248,31 +383,38 @@ func run(t *testing.T, set []recallset.Conversation, semantic bool) *score {
 			if got == nil {
 				t.Fatalf("the question %q reached no model call", q.Text)
 			}
-			evidence := make([]recallset.Turn, len(q.Evidence))
-			for i, e := range q.Evidence {
-				evidence[i] = c.Turns[e]
-			}
-			r5, r10 := recallAt(got.results[0], evidence)
-			k5, k10 := recallAt(got.results[1], evidence)
-			var ranked []string
-			for _, i := range recallset.BM25(docs, q.Text) {
-				ranked = append(ranked, docs[i])
-			}
-			b5, b10 := recallAt(strings.Join(append([]string{"header"}, ranked...), "\n"), evidence)
-			s.questions++
-			s.recall5, s.recall10, s.kwRecall5, s.kwRecall10, s.bm5, s.bm10 = s.recall5+r5, s.recall10+r10, s.kwRecall5+k5, s.kwRecall10+k10, s.bm5+b5, s.bm10+b10
-			k := s.byKind[q.Kind]
-			s.byKind[q.Kind] = [2]float64{k[0] + r10, k[1] + 1}
-			s.count(got.first, evidence)
+			s.add(q.Kind, measure(c, q, got, docs, lines))
 			// Each question is asked of the conversation as it was: /undo
 			// takes it back, so no question finds the ones before it.
 			h.Say(users[ci], "/undo")
 		}
 	}
-	n := float64(s.questions)
-	s.recall5, s.recall10, s.kwRecall5, s.kwRecall10, s.bm5, s.bm10 = s.recall5/n, s.recall10/n, s.kwRecall5/n, s.kwRecall10/n, s.bm5/n, s.bm10/n
-	t.Logf("%d conversations, %d turns (%.1f ms a turn through the bot), %d questions", len(set), turns, float64(perTurn.Microseconds())/1000, s.questions)
+	t.Logf("%d conversations, %d turns (%.1f ms a turn through the bot), %d questions", len(set), turns, float64(perTurn.Microseconds())/1000, int(s.questions))
 	return s
+}
+
+// measure is what one question's turn saw, against BM25 over the same
+// rows (docs; lines are the rows as a result shows them).
+func measure(c recallset.Conversation, q recallset.Question, got *seen, docs, lines []string) tally {
+	evidence := make([]recallset.Turn, len(q.Evidence))
+	texts := make([]string, len(q.Evidence))
+	rows := make([]int, len(q.Evidence)) // the evidence among docs
+	for i, e := range q.Evidence {
+		evidence[i], texts[i], rows[i] = c.Turns[e], c.Turns[e].Text, 2*e
+	}
+	m := tally{questions: 1}
+	byWords, byKeys := recallset.Entries(got.results[0]), recallset.Entries(got.results[1])
+	m.recall5, m.recall10 = recallset.Recall(byWords, texts, 5), recallset.Recall(byWords, texts, 10)
+	m.kwRecall5, m.kwRecall10 = recallset.Recall(byKeys, texts, 5), recallset.Recall(byKeys, texts, 10)
+	m.chars = []int{utf8.RuneCountInString(got.results[0])}
+	m.kwChars = []int{utf8.RuneCountInString(got.results[1])}
+	ranked, rankedKw := recallset.BM25(docs, q.Text), recallset.BM25(docs, q.Keywords)
+	m.bm5, m.bm10 = recallset.RankRecall(ranked, rows, 5), recallset.RankRecall(ranked, rows, 10)
+	m.bmKw5, m.bmKw10 = recallset.RankRecall(rankedKw, rows, 5), recallset.RankRecall(rankedKw, rows, 10)
+	m.bmChars = recallset.RankRecall(recallset.Fit(lines, ranked, m.chars[0]), rows, 0)
+	m.bmKwChars = recallset.RankRecall(recallset.Fit(lines, rankedKw, m.kwChars[0]), rows, 0)
+	m.count(got.first, evidence)
+	return m
 }
 
 func keywordsOf(set []recallset.Conversation, q string) string {
@@ -303,28 +445,9 @@ func waitMemorized(t *testing.T, h *testkit.Harness, semantic bool) {
 	t.Fatal("the background memory work did not catch up in 10 minutes")
 }
 
-// recallAt is the share of the evidence turns among the first 5 and 10
-// lines of a search's result (its first line is a header).
-func recallAt(result string, evidence []recallset.Turn) (float64, float64) {
-	lines := strings.Split(strings.NewReplacer("«", "", "»", "").Replace(result), "\n")
-	var at5, at10 float64
-	for _, e := range evidence {
-		for i, l := range lines {
-			if i > 0 && i <= 10 && strings.HasSuffix(l, e.Text) {
-				at10++
-				if i <= 5 {
-					at5++
-				}
-				break
-			}
-		}
-	}
-	return at5 / float64(len(evidence)), at10 / float64(len(evidence))
-}
-
-// count adds whether, and where, the first request of a question's turn
+// count sets whether, and where, the first request of a question's turn
 // held all its evidence.
-func (s *score) count(req openai.ChatCompletionRequest, evidence []recallset.Turn) {
+func (s *tally) count(req openai.ChatCompletionRequest, evidence []recallset.Turn) {
 	system := req.Messages[0].Content
 	section := func(title string) string {
 		i := strings.Index(system, title)
@@ -337,7 +460,17 @@ func (s *score) count(req openai.ChatCompletionRequest, evidence []recallset.Tur
 		}
 		return strings.NewReplacer("«", "", "»", "").Replace(rest)
 	}
-	facts, summary, recalled := section("Long-term memory"), section("Summary of the earlier part"), section("Earlier messages of this conversation")
+	facts, summary := section("Long-term memory"), section("Summary of the earlier part")
+	// The recalled messages run to the section after them (one may hold
+	// blank lines of its own).
+	var recalled []recallset.Entry
+	if i := strings.Index(system, "Earlier messages of this conversation"); i >= 0 {
+		rest := system[i:]
+		if j := strings.Index(rest, "\n\nTool calls of yours waiting"); j >= 0 {
+			rest = rest[:j]
+		}
+		recalled = recallset.Entries(rest)
+	}
 	var window strings.Builder
 	for _, m := range req.Messages[1:] {
 		if m.Role != openai.ChatMessageRoleTool { // an earlier question's search results are a tool's
@@ -347,19 +480,16 @@ func (s *score) count(req openai.ChatCompletionRequest, evidence []recallset.Tur
 	all, w, f, r, sm := true, true, true, true, true
 	for _, e := range evidence {
 		inW, inF, inR, inS := strings.Contains(window.String(), e.Text), e.Fact != "" && strings.Contains(facts, e.Fact),
-			strings.Contains(recalled, e.Text), strings.Contains(summary, e.Text)
+			recallset.Shows(recalled, e.Text, 0), strings.Contains(summary, e.Text)
 		all = all && (inW || inF || inR || inS)
 		w, f, r, sm = w && inW, f && inF, r && inR, sm && inS
 	}
-	if all {
-		s.inContext++
-	}
 	for _, x := range []struct {
 		in  bool
-		dst *int
-	}{{w, &s.byWindow}, {f, &s.byFacts}, {r, &s.byRecall}, {sm, &s.bySummary}} {
+		dst *float64
+	}{{all, &s.inContext}, {w, &s.byWindow}, {f, &s.byFacts}, {r, &s.byRecall}, {sm, &s.bySummary}} {
 		if x.in {
-			*x.dst++
+			*x.dst = 1
 		}
 	}
 }
