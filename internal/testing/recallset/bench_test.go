@@ -3,7 +3,7 @@ package recallset_test
 // The recall benchmark (BENCHMARKS.md "Recall"), run black-box through the
 // real bot against the fakes:
 //
-//	RECALLBENCH=full go test -run TestRecallBenchmark -v -timeout 60m ./internal/recallset
+//	RECALLBENCH=full go test -run TestRecallBenchmark -v -timeout 60m ./internal/testing/recallset
 //
 // Without RECALLBENCH=full it runs the small set (CI) and checks the
 // targets on it.
@@ -154,9 +154,11 @@ func TestRecallBenchmark(t *testing.T) {
 // TestPublicBenchmark measures the bot as TestRecallBenchmark does, on
 // public data (BENCHMARKS.md "Recall on public data": where to get it):
 //
-//	PUBLICBENCH_DATA=/path/to/REALTALK/data scripts/test.sh -run TestPublicBenchmark -v -timeout 60m ./internal/testing/recallset
+//	PUBLICBENCH_DATA=/path/to/REALTALK/data go test -count=1 -run TestPublicBenchmark -v -timeout 60m ./internal/testing/recallset
 //
-// full-text only, with auto-recall at its default (3) and off (0). Without
+// (without -race: scripts/test.sh's race detector about doubles its 20 minutes),
+// full-text only, with auto-recall at its default (3) and off (0);
+// PUBLICBENCH_CONVERSATIONS=N keeps the first N conversations. Without
 // PUBLICBENCH_DATA it runs testdata/realtalk_sample.json, a file in the
 // dataset's format of a few turns, and checks what it must find there.
 func TestPublicBenchmark(t *testing.T) {

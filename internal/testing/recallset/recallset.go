@@ -3,7 +3,8 @@
 // between a user and the bot over simulated months, with facts about the
 // user planted among small talk, some of which change over time, and
 // questions tied to the turns that answer them. The same seed gives the
-// same set.
+// same set. It also reads a public set in the same types (realtalk.go),
+// and holds what both benchmarks measure with (measure.go, bm25.go).
 package recallset
 
 import (

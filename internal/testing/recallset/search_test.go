@@ -19,7 +19,7 @@ import (
 // TestRecallSearchOnly is the search_history half of the benchmark in a
 // quarter of a minute (the whole benchmark takes 7-18 minutes), for work on the ranking:
 //
-//	RECALLBENCH=search scripts/test.sh -run TestRecallSearchOnly -v ./internal/recallset
+//	RECALLBENCH=search scripts/test.sh -run TestRecallSearchOnly -v ./internal/testing/recallset
 //
 // The full set's rows are stored directly (each user turn stamped as the
 // bot stamps it, each answered "Got it."), embedded by the fake, and every
