@@ -56,8 +56,12 @@ type MemoryConfig struct {
 // DefaultMemoryConfig is the settings' defaults; Model is empty, for the
 // caller to default to the chat model.
 func DefaultMemoryConfig() MemoryConfig {
-	return MemoryConfig{AutoMemory: true, Summaries: true, CallsPerMinute: 30, EmbedPerMinute: 30}
+	return MemoryConfig{AutoMemory: true, Summaries: true, CallsPerMinute: defaultPerMinute, EmbedPerMinute: defaultPerMinute}
 }
+
+// defaultPerMinute bounds each kind of the memory work's calls, and is
+// what a zero bound means too.
+const defaultPerMinute = 30
 
 // DefaultToolEnv is the tools' settings' defaults: a reminder at least a
 // minute ahead (REMINDER_MIN_LEAD), fetch_url kept off private addresses

@@ -104,7 +104,7 @@ func (m *Memorizer) Run(ctx context.Context) {
 // limiter allows perMinute events a minute (30 when not set), a few at once.
 func limiter(perMinute int) *rate.Limiter {
 	if perMinute <= 0 {
-		perMinute = 30
+		perMinute = defaultPerMinute
 	}
 	return rate.NewLimiter(rate.Every(time.Minute/time.Duration(perMinute)), min(perMinute, 5))
 }

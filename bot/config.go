@@ -21,14 +21,14 @@ type Config struct {
 	ShowReasoning bool
 	// Streaming shows answers while the model writes them (STREAMING),
 	// editing the message at most once per EditEvery (STREAM_EDIT_INTERVAL;
-	// 1 s when zero).
+	// DefaultEditEvery when zero).
 	Streaming bool
 	EditEvery time.Duration
 	// DraftEvery spaces the drafts of an answer streamed in a private chat
-	// (STREAM_DRAFT_INTERVAL; 300 ms when zero).
+	// (STREAM_DRAFT_INTERVAL; DefaultDraftEvery when zero).
 	DraftEvery time.Duration
 	// StopEvery is how often a running turn checks whether the user asked
-	// to stop it (STOP_CHECK_INTERVAL; 500 ms when zero).
+	// to stop it (STOP_CHECK_INTERVAL; DefaultStopEvery when zero).
 	StopEvery time.Duration
 	// ExportPartBytes is the largest document /export sends
 	// (EXPORT_PART_BYTES; DefaultExportPartBytes when zero).
@@ -37,13 +37,20 @@ type Config struct {
 	Media Media
 }
 
+// The defaults of the answers' intervals, which a zero interval means too.
+const (
+	DefaultEditEvery  = time.Second
+	DefaultDraftEvery = 300 * time.Millisecond
+	DefaultStopEvery  = 500 * time.Millisecond
+)
+
 // DefaultConfig is the settings' defaults.
 func DefaultConfig() Config {
 	return Config{
 		Streaming:       true,
-		EditEvery:       time.Second,
-		DraftEvery:      300 * time.Millisecond,
-		StopEvery:       500 * time.Millisecond,
+		EditEvery:       DefaultEditEvery,
+		DraftEvery:      DefaultDraftEvery,
+		StopEvery:       DefaultStopEvery,
 		ExportPartBytes: DefaultExportPartBytes,
 		Media: Media{Transcribe: true, ShowHeard: true, Vision: agent.VisionAuto,
 			FileChars: DefaultFileChars, FileBytes: telegram.MaxDownloadBytes},

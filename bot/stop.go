@@ -32,7 +32,7 @@ func (h *Handler) stoppable(ctx context.Context, in *incoming) (turnCtx context.
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	every := h.StopEvery
 	if every <= 0 {
-		every = 500 * time.Millisecond
+		every = DefaultStopEvery
 	}
 	done := make(chan struct{})
 	go func() {

@@ -77,7 +77,7 @@ const draftMethod = "sendMessageDraft"
 func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func()) *streamer {
 	every := h.EditEvery
 	if every <= 0 {
-		every = time.Second
+		every = DefaultEditEvery
 	}
 	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, thread: in.thread, replyTo: replyTo(in), every: every, editEvery: every, log: h.Log,
 		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
@@ -111,7 +111,7 @@ func (h *Handler) draftEvery() time.Duration {
 	if h.DraftEvery > 0 {
 		return h.DraftEvery
 	}
-	return 300 * time.Millisecond
+	return DefaultDraftEvery
 }
 
 // draftID names the draft of the answer to an update: non-zero, and the

@@ -42,7 +42,7 @@ func (l Limits) withDefaults() Limits {
 		l.ToolArgumentBytes = 16 << 10
 	}
 	if l.Idle <= 0 {
-		l.Idle = 120 * time.Second
+		l.Idle = DefaultIdle
 	}
 	return l
 }

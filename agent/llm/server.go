@@ -1,5 +1,7 @@
 package llm
 
+import "time"
+
 // Server is where an OpenAI-compatible server is: the chat model's
 // (OPENAI_BASE_URL, OPENAI_API_KEY), and those of transcription, speech
 // and embeddings, which default to it.
@@ -10,3 +12,6 @@ type Server struct {
 
 // DefaultBaseURL is OpenAI's API, OPENAI_BASE_URL's default.
 const DefaultBaseURL = "https://api.openai.com/v1"
+
+// DefaultIdle is Limits.Idle's default (LLM_IDLE_TIMEOUT).
+const DefaultIdle = 120 * time.Second

@@ -95,7 +95,7 @@ func defaultConfig() *Config {
 	c := &Config{
 		Telegram:        telegram.DefaultConfig(),
 		Intake:          inbox.DefaultConfig(),
-		LLM:             LLMConfig{Chat: llm.Server{BaseURL: llm.DefaultBaseURL}, Idle: 120 * time.Second},
+		LLM:             LLMConfig{Chat: llm.Server{BaseURL: llm.DefaultBaseURL}, Idle: llm.DefaultIdle},
 		Agent:           agent.DefaultConfig(),
 		Tools:           agent.DefaultToolEnv(),
 		Memory:          agent.DefaultMemoryConfig(),
