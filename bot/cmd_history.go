@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 )
@@ -45,7 +46,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 		if !group || m.Role != memory.RoleUser { // a group's rows start with their author already
 			text = speaker(in.lang(), m) + ": " + text
 		}
-		lines = append(lines, localClock(m.CreatedAt, loc)+" "+preview(text, 200))
+		lines = append(lines, texts.Clock(m.CreatedAt, loc)+" "+preview(text, 200))
 	}
 	return h.reply(ctx, in, strings.Join(lines, "\n"))
 }

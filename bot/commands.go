@@ -2,9 +2,10 @@ package bot
 
 import (
 	"context"
-	"github.com/membot/membot/bot/telegram"
 	"strconv"
 	"strings"
+
+	"github.com/membot/membot/bot/telegram"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/memory"
 )
@@ -115,6 +116,9 @@ func (in *incoming) chat() telegram.Chat { return telegram.Chat{ID: in.msg.Chat.
 func (in *incoming) conversation() memory.Chat {
 	return memory.Chat{ID: in.msg.Chat.ID, Thread: in.thread}
 }
+
+// tr is the bot's texts in the language of a Telegram language_code.
+func tr(languageCode string) *texts.Texts { return texts.For(languageCode) }
 
 // Handle handles one update. It implements inbox.UpdateHandler. What is
 // answered and how is decided by routeUpdate (routing.go); every update it
@@ -314,12 +318,7 @@ func Transient(err error) bool {
 }
 
 // clock shows t in the bot's zone.
-func (h *Handler) clock(t time.Time) string { return localClock(t, h.Access.zone()) }
-
-// localClock is how every date and time the bot writes looks: one format,
-// in the bot's zone (/history, /reminders, /user, approvals, exports, late
-// reminders).
-func localClock(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04") }
+func (h *Handler) clock(t time.Time) string { return texts.Clock(t, h.Access.zone()) }
 
 func userOf(u *tgbotapi.User) memory.User {
 	return memory.User{TelegramUserID: u.ID, Username: u.UserName, FirstName: u.FirstName,

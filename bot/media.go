@@ -14,6 +14,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/memory"
@@ -312,7 +313,7 @@ func (h *Handler) download(ctx context.Context, in *incoming, att *agent.Attachm
 	switch {
 	case errors.Is(err, telegram.ErrFileTooBig):
 		h.Log.Info("a file too big to download", "chat_id", in.msg.Chat.ID, "kind", att.Kind, "size", att.Size)
-		return false, h.reply(ctx, in, tr(in.lang()).FileTooBig(byteSize(limit)))
+		return false, h.reply(ctx, in, tr(in.lang()).FileTooBig(texts.ByteSize(limit)))
 	case err != nil && telegram.IsPermanent(err):
 		h.Log.Warn("Telegram refused a file's download", "chat_id", in.msg.Chat.ID, "kind", att.Kind, "err", err)
 		return false, h.reply(ctx, in, tr(in.lang()).FileUnreadable(fileLabel(*att)))

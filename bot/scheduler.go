@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/wake"
 	"github.com/membot/membot/memory"
@@ -117,7 +118,7 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 		if loc == nil {
 			loc = time.UTC
 		}
-		text += tr(r.LanguageCode).ReminderLate(localClock(r.DueAt, loc))
+		text += tr(r.LanguageCode).ReminderLate(texts.Clock(r.DueAt, loc))
 	}
 	ids, err := s.Client.SendText(ctx, telegram.Chat{ID: r.ChatID, Thread: r.ThreadID}, 0, text) // to the topic it was set in
 	if err != nil {

@@ -81,7 +81,7 @@ func (h *Handler) newStreamer(ctx context.Context, in *incoming, firstText func(
 	}
 	s := &streamer{client: h.Client, chatID: in.msg.Chat.ID, thread: in.thread, replyTo: replyTo(in), every: every, editEvery: every, log: h.Log,
 		firstText: firstText, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
-		toolStatus: tr(in.lang()).toolStatus,
+		toolStatus: tr(in.lang()).RunningTools,
 		stopButton: [][]telegram.Button{{{Text: tr(in.lang()).StopButton, Data: "stop"}}},
 		send:       func(ctx context.Context, text string) ([]int64, string, error) { return h.sendAnswer(ctx, in, text) }}
 	// What an earlier attempt left showing is edited (their text unknown).

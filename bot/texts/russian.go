@@ -1,9 +1,9 @@
-package bot
+package texts
 
 import "fmt"
 
 // russian is the bot's own texts in Russian.
-var russian = texts{
+var russian = Texts{
 	AccessDenied: func(a1 any) string {
 		return fmt.Sprintf("Извините, это закрытый бот: он отвечает только тем, кому разрешил владелец.\n\n"+
 			"Если вам нужен доступ, отправьте владельцу ваш Telegram id: %d", a1)

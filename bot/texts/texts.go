@@ -1,11 +1,14 @@
-package bot
+// Package texts is every text the bot writes itself, in English and in
+// Russian (For picks one by the user's Telegram language). The fields are
+// grouped by the file of bot that writes them.
+package texts
 
 import "strings"
 
-// texts is every text the bot writes itself, in one language. A text with
+// Texts is every text the bot writes itself, in one language. A text with
 // arguments is a function taking exactly as many as its format has, so a
 // wrong count is a compile error rather than a "%!d(MISSING)" in a chat.
-type texts struct {
+type Texts struct {
 	// access.go
 	AccessDenied      func(a1 any) string
 	AccessDeniedShort string
@@ -59,7 +62,7 @@ type texts struct {
 	RemindersCancelled  func(a1 any) string
 	ReminderNoSuch      func(a1 any) string
 	RemindersOwnOnly    string
-	// texts.go
+	// handler.go, commands.go, help.go
 	Start    func(a1 any) string
 	HelpPage func(a1 any) string
 	New      string
@@ -67,7 +70,7 @@ type texts struct {
 	Empty    string
 	Unknown  string
 	TextOnly string
-	// texts_controls.go
+	// cmd_rollback.go, cmd_history.go, cmd_export.go, cmd_mode.go
 	NothingToRetry    string
 	NothingToUndo     string
 	Undone            func(a1, a2 any) string
@@ -142,8 +145,8 @@ type texts struct {
 	ApologyConfig string
 }
 
-// toolStatus is the line a draft shows while tools run.
-func (t *texts) toolStatus(names []string) string {
+// RunningTools is the line a draft shows while tools run.
+func (t *Texts) RunningTools(names []string) string {
 	lines := make([]string, 0, len(names))
 	for _, name := range names {
 		if line, ok := t.ToolStatus[name]; ok {
@@ -155,9 +158,9 @@ func (t *texts) toolStatus(names []string) string {
 	return strings.Join(lines, "\n")
 }
 
-// tr returns the texts for a Telegram language_code: Russian for ru (and
+// For returns the texts for a Telegram language_code: Russian for ru (and
 // its regional variants), English otherwise.
-func tr(languageCode string) *texts {
+func For(languageCode string) *Texts {
 	if languageCode == "ru" || strings.HasPrefix(languageCode, "ru-") {
 		return &russian
 	}

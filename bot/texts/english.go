@@ -1,9 +1,9 @@
-package bot
+package texts
 
 import "fmt"
 
 // english is the bot's own texts in English.
-var english = texts{
+var english = Texts{
 	AccessDenied: func(a1 any) string {
 		return fmt.Sprintf("Sorry, this is a private bot: it only answers the people its owner has allowed.\n\n"+
 			"If you should have access, send the owner your Telegram id: %d", a1)

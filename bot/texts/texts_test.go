@@ -1,4 +1,4 @@
-package bot
+package texts
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func TestEveryTextExistsInBothLanguages(t *testing.T) {
 			}
 		}
 	}
-	if tr("ru-RU") != &russian || tr("ru") != &russian || tr("de") != &english || tr("") != &english {
+	if For("ru-RU") != &russian || For("ru") != &russian || For("de") != &english || For("") != &english {
 		t.Error("language choice is off")
 	}
 }
@@ -47,7 +47,7 @@ func (anyVerb) Format(f fmt.State, _ rune) { fmt.Fprint(f, "ARG") }
 
 // A text's arguments all show up: none is "%!d(MISSING)" or "%!(EXTRA ...)".
 func TestTextsUseEveryArgument(t *testing.T) {
-	for _, lang := range []texts{english, russian} {
+	for _, lang := range []Texts{english, russian} {
 		v := reflect.ValueOf(lang)
 		for i := range v.NumField() {
 			f := v.Field(i)

@@ -1,0 +1,193 @@
+// Package export writes a conversation out for /export: Markdown to read
+// and JSON with every column of every row, for machines. Each format goes
+// to files on disk of bounded size (parts), so a conversation of any
+// length costs a bounded amount of memory.
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/internal/stamp"
+	"github.com/membot/membot/memory"
+)
+
+// MaxParts is how many documents of each format one export has at most;
+// past them the export is cut (the walk stops with ErrFull).
+const MaxParts = 4
+
+// ErrFull stops the walk when the next message fits no document.
+var ErrFull = errors.New("the export is as large as it may be")
+
+// Doc is one format of an export: files on disk of at most Limit
+// bytes each (a part holds one message at least), a new one begun at a
+// message boundary, at most MaxParts of them.
+type Doc struct {
+	Dir, Ext string
+	Limit    int64
+	Begin    func(w io.Writer) // writes what each part starts with
+	Sep      string            // between two messages of a part
+	End      string            // what each part ends with
+
+	Parts   []string // the files written, in order
+	f       *os.File
+	w       *bufio.Writer
+	size    int64 // of the current part
+	entries int   // in the current part
+}
+
+// Fits reports whether an entry of n bytes goes into the current part or,
+// when that is full, into a new one.
+func (d *Doc) Fits(n int) bool {
+	return d.f != nil && (d.entries == 0 || d.size+int64(len(d.Sep)+n+len(d.End)) <= d.Limit) ||
+		len(d.Parts) < MaxParts
+}
+
+// Add writes an entry that fits, starting a new part when it must.
+func (d *Doc) Add(entry []byte) error {
+	if d.f == nil || (d.entries > 0 && d.size+int64(len(d.Sep)+len(entry)+len(d.End)) > d.Limit) {
+		if err := d.Close(); err != nil {
+			return err
+		}
+		f, err := os.Create(filepath.Join(d.Dir, fmt.Sprintf("%s-%d", d.Ext, len(d.Parts)+1)))
+		if err != nil {
+			return err
+		}
+		d.Parts = append(d.Parts, f.Name())
+		d.f, d.w, d.size, d.entries = f, bufio.NewWriter(f), 0, 0
+		d.write([]byte(nil), d.Begin)
+	}
+	if d.entries > 0 {
+		d.write([]byte(d.Sep), nil)
+	}
+	d.write(entry, nil)
+	d.entries++
+	return nil
+}
+
+// write adds b, or what fn writes, to the current part, counting its size.
+func (d *Doc) write(b []byte, fn func(io.Writer)) {
+	cw := &countingWriter{w: d.w}
+	if fn != nil {
+		fn(cw)
+	} else {
+		cw.Write(b)
+	}
+	d.size += cw.n
+}
+
+// Close ends the current part, if one is open.
+func (d *Doc) Close() error {
+	if d == nil || d.f == nil {
+		return nil
+	}
+	d.w.WriteString(d.End)
+	err := errors.Join(d.w.Flush(), d.f.Close())
+	d.f = nil
+	return err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// MarkdownHead starts each Markdown part.
+func MarkdownHead(w io.Writer, c memory.Conversation, rows int, loc *time.Location) {
+	fmt.Fprintf(w, "# membot conversation\n\n- id: %s\n- started: %s (%s)\n- mode: %s\n- messages: %d\n",
+		c.ID, texts.Clock(c.CreatedAt, loc), loc, c.Mode, rows)
+}
+
+// MarkdownEntry writes one row for people to read.
+func MarkdownEntry(m *memory.Message, lang string, loc *time.Location) []byte {
+	var b strings.Builder
+	at := texts.Clock(m.CreatedAt, loc)
+	switch {
+	case m.Role == memory.RoleUser:
+		fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", texts.For(lang).You, at, stamp.Strip(m.Content))
+	case m.Role == memory.RoleAssistant && len(m.ToolCalls) > 0:
+		fmt.Fprintf(&b, "\n## %s · %s · tool calls\n\n", texts.For(lang).Bot, at)
+		if m.Content != "" {
+			fmt.Fprintf(&b, "%s\n\n", m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, "`%s`\n%s\n", c.Name, fence(c.Arguments, "json"))
+		}
+	case m.Role == memory.RoleAssistant:
+		fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", texts.For(lang).Bot, at, m.Content)
+	case m.Role == memory.RoleTool:
+		fmt.Fprintf(&b, "\n### tool %s · %s\n\n%s\n", m.ToolName, at, fence(m.Content, ""))
+	default:
+		fmt.Fprintf(&b, "\n### %s · %s\n\n%s\n", m.Role, at, m.Content)
+	}
+	return []byte(b.String())
+}
+
+// fence puts text in a code block whose fence none of its lines can close.
+func fence(text, lang string) string {
+	marker := "```"
+	for strings.Contains(text, marker) {
+		marker += "`"
+	}
+	return marker + lang + "\n" + text + "\n" + marker
+}
+
+// exportedMessage is a messages row with every column; NULL is null.
+type exportedMessage struct {
+	ID                int64             `json:"id"`
+	ConversationID    string            `json:"conversation_id"`
+	Role              memory.Role       `json:"role"`
+	Content           string            `json:"content"`
+	ToolCalls         []memory.ToolCall `json:"tool_calls"`
+	ToolCallID        *string           `json:"tool_call_id"`
+	ToolName          *string           `json:"tool_name"`
+	TelegramMessageID *int64            `json:"telegram_message_id"`
+	UpdateID          *int64            `json:"update_id"`
+	Metadata          map[string]any    `json:"metadata"`
+	CreatedAt         time.Time         `json:"created_at"`
+}
+
+// JSONHead starts each JSON part: the conversation, then its messages.
+func JSONHead(c memory.Conversation) ([]byte, error) {
+	conv, err := json.MarshalIndent(map[string]any{"id": c.ID, "telegram_user_id": c.TelegramUserID,
+		"chat_id": c.ChatID, "created_at": c.CreatedAt, "mode": c.Mode}, "  ", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("export: encode json: %w", err)
+	}
+	return []byte("{\n  \"conversation\": " + string(conv) + ",\n  \"messages\": [\n"), nil
+}
+
+// JSONEntry writes one row with every column, for machines.
+func JSONEntry(m *memory.Message) ([]byte, error) {
+	data, err := json.MarshalIndent(exportedMessage{ID: m.ID, ConversationID: m.ConversationID, Role: m.Role, Content: m.Content,
+		ToolCalls: m.ToolCalls, ToolCallID: nullable(m.ToolCallID), ToolName: nullable(m.ToolName),
+		TelegramMessageID: nullable(m.TelegramMessageID), UpdateID: nullable(m.UpdateID), Metadata: m.Metadata, CreatedAt: m.CreatedAt},
+		"    ", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("export: encode json: %w", err)
+	}
+	return append([]byte("    "), data...), nil
+}
+
+// nullable is nil for the zero value, which stands for NULL in memory.Message.
+func nullable[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
+}
