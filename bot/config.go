@@ -3,8 +3,7 @@ package bot
 import (
 	"time"
 
-	"github.com/membot/membot/agent"
-	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/media"
 )
 
 // Config is the bot's settings: who may use it and how much, how answers
@@ -34,7 +33,7 @@ type Config struct {
 	// (EXPORT_PART_BYTES; DefaultExportPartBytes when zero).
 	ExportPartBytes int64
 	// Media says how voice messages, photos and files are taken (media.go).
-	Media Media
+	Media media.Config
 }
 
 // The defaults of the answers' intervals, which a zero interval means too.
@@ -52,7 +51,6 @@ func DefaultConfig() Config {
 		DraftEvery:      DefaultDraftEvery,
 		StopEvery:       DefaultStopEvery,
 		ExportPartBytes: DefaultExportPartBytes,
-		Media: Media{Transcribe: true, ShowHeard: true, Vision: agent.VisionAuto,
-			FileChars: DefaultFileChars, FileBytes: telegram.MaxDownloadBytes},
+		Media:           media.DefaultConfig(),
 	}
 }

@@ -9,6 +9,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/media"
 )
 
 // action is what the bot does with an update.
@@ -94,7 +95,7 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 	if !private {
 		author = authorOf(msg.From) + ": "
 	}
-	if att, ok := attachmentOf(msg); ok && !edited {
+	if att, ok := media.Of(msg); ok && !edited {
 		return route{action: withMedia, msg: msg, text: msg.Caption, media: att, author: author}
 	}
 	text, kind := msg.Text, ""

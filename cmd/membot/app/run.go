@@ -16,6 +16,7 @@ import (
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
+	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/memory"
@@ -215,7 +216,7 @@ func (m *membot) newHandler() error {
 	m.memorizer = &agent.Memorizer{Store: store, LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, MemoryConfig: cfg.Memory,
 		HistoryLimit: cfg.Agent.HistoryLimit, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
 	ac := cfg.Agent
-	ac.Models, ac.Metrics, ac.Files = models, m.met, bot.ImageFiles{Client: m.client}
+	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}
 	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
