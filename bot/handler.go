@@ -15,6 +15,7 @@ import (
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/backoff"
+	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/memory"
 )
 
@@ -70,6 +71,9 @@ type Handler struct {
 	// ConversationsReset, when set, is called after /new: the conversations
 	// it left are deleted in the background (purge.Purger.Wake).
 	ConversationsReset func()
+	// Files reads the documents people send (media.go): a PDF in a parser
+	// process under its limits, one at a time per user.
+	Files *filetext.Reader
 	// Config is the settings: access, how answers are shown, media.
 	Config
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/testkit"
 )
@@ -16,5 +17,9 @@ var ivan, jane = testkit.Ivan, testkit.Jane
 func newHarness(t *testing.T) *harness { return testkit.New(t) }
 
 // TestMain fails the package when any request a model fake received broke
-// the role invariant strict servers hold membot to (openaifake.CheckRoles).
-func TestMain(m *testing.M) { os.Exit(openaifake.Main(m)) }
+// the role invariant strict servers hold membot to (openaifake.CheckRoles);
+// started as the parser of a PDF the bot under test reads, it is that.
+func TestMain(m *testing.M) {
+	filetext.RunIfChild()
+	os.Exit(openaifake.Main(m))
+}

@@ -145,11 +145,19 @@ func (h *Handler) read(ctx context.Context, in *incoming, att agent.Attachment) 
 	if maxChars <= 0 {
 		maxChars = media.DefaultFileChars
 	}
-	text, cut, err := filetext.Read(kind, att.Data, maxChars)
+	text, cut, err := h.Files.Read(ctx, in.user.TelegramUserID, kind, att.Data, maxChars)
 	att.Data = nil
 	switch {
 	case errors.Is(err, filetext.ErrNotText):
 		return nil, h.reply(ctx, in, t.UnsupportedFile(label))
+	case errors.Is(err, filetext.ErrTooHeavy):
+		h.Log.Warn("a file's parse was stopped by its limits", "chat_id", in.msg.Chat.ID, "user_id", in.user.TelegramUserID,
+			"file", label, "err", err)
+		return nil, h.reply(ctx, in, t.FileTooHeavy(label))
+	case errors.Is(err, filetext.ErrBusy):
+		return nil, h.reply(ctx, in, t.FileBusy(label))
+	case err != nil && ctx.Err() != nil:
+		return nil, err // shutting down: the update is handled again after the restart
 	case err != nil:
 		h.Log.Info("a file could not be read", "chat_id", in.msg.Chat.ID, "file", label, "err", err)
 		return nil, h.reply(ctx, in, t.FileUnreadable(label))

@@ -265,22 +265,12 @@ func TestDocumentsAreReadAndGivenToTheModel(t *testing.T) {
 		t.Fatalf("the text file answered %q", got)
 	}
 
-	pdf := h.TG.AddFile("docs/report.pdf", testkit.PDF("Quarterly revenue was 42 million"))
-	h.Expect(jane.ID, func() int64 {
-		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(pdf, "report.pdf", "application/pdf"), "")
-	})
-	reqs := h.LLM.Requests()
-	if content := openaifake.LastUserContent(reqs[len(reqs)-1]); !strings.Contains(content, "[file report.pdf]") ||
+	if content := fileToModel(h, jane, "report.pdf", "application/pdf", testkit.PDF("Quarterly revenue was 42 million")); !strings.Contains(content, "[file report.pdf]") ||
 		!strings.Contains(content, "Quarterly revenue was 42 million") {
 		t.Fatalf("the model got %q for the PDF", content)
 	}
-
-	long := h.TG.AddFile("docs/long.log", []byte(strings.Repeat("line of the log\n", 100)))
-	h.Expect(jane.ID, func() int64 {
-		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(long, "long.log", "text/plain"), "")
-	})
-	reqs = h.LLM.Requests()
-	if content := openaifake.LastUserContent(reqs[len(reqs)-1]); !strings.Contains(content, "[The file is cut here: only its first 500 characters are shown.]") {
+	long := []byte(strings.Repeat("line of the log\n", 100))
+	if content := fileToModel(h, jane, "long.log", "text/plain", long); !strings.Contains(content, "[The file is cut here: only its first 500 characters are shown.]") {
 		t.Fatalf("the long file has no visible cut: %q", content)
 	}
 
@@ -295,6 +285,45 @@ func TestDocumentsAreReadAndGivenToTheModel(t *testing.T) {
 	if n := len(h.TG.Calls(telegramfake.DownloadMethod)); n != downloads {
 		t.Errorf("the unsupported file was downloaded")
 	}
+}
+
+// A PDF built to exhaust its reader (one string of 512 MB, 3.4 MB of
+// file) gets a clear answer, and the bot goes on as before: the next
+// message is answered. A page showing one compressed stream 200 times
+// reaches the model cut at FILE_CHARS, with the note.
+func TestAHostilePDFGetsAClearAnswerAndTheChatGoesOn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["FILE_CHARS"] = "500"
+	h.Start()
+	bomb := h.TG.AddFile("docs/bomb.pdf", testkit.HugeStringPDF(512<<20))
+	got := h.Expect(jane.ID, func() int64 {
+		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(bomb, "bomb.pdf", "application/pdf"), "")
+	}).Text
+	if !strings.HasPrefix(got, "I stopped reading bomb.pdf:") {
+		t.Fatalf("the hostile PDF answered %q", got)
+	}
+	if got := h.Say(jane, "hello"); got != "echo: hello" {
+		t.Fatalf("the message after the hostile PDF answered %q", got)
+	}
+
+	repeated := testkit.RepeatedStreamPDF("BT /F1 12 Tf (All work and no play.) Tj ET\n", 12000, 200)
+	if content := fileToModel(h, ivan, "jack.pdf", "application/pdf", repeated); !strings.Contains(content, "All work and no play.") ||
+		!strings.Contains(content, "[The file is cut here: only its first 500 characters are shown.]") {
+		t.Fatalf("the model got %q for the repeated stream", content)
+	}
+}
+
+// fileToModel sends data as a document named name from a user, and
+// returns what the model got for it.
+func fileToModel(h *harness, from telegramfake.User, name, mimeType string, data []byte) string {
+	h.T.Helper()
+	file := h.TG.AddFile("docs/"+name, data)
+	h.Expect(from.ID, func() int64 {
+		return h.TG.SendMedia(from, "document", telegramfake.DocumentOf(file, name, mimeType), "")
+	})
+	reqs := h.LLM.Requests()
+	return openaifake.LastUserContent(reqs[len(reqs)-1])
 }
 
 // A stranger's photo, voice message and file are never fetched: the gate

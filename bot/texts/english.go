@@ -216,6 +216,14 @@ var english = Texts{
 	NoTextInFile: func(a1 any) string {
 		return fmt.Sprintf("I found no text in %s (a scanned PDF holds only pictures of its pages).", a1)
 	},
+	FileTooHeavy: func(a1 any) string {
+		return fmt.Sprintf("I stopped reading %s: it needs far more memory or time than a document of its size should, "+
+			"so it is damaged or built to overload readers. If it is a real document, save it again as a new PDF, "+
+			"or paste the text you need.", a1)
+	},
+	FileBusy: func(a1 any) string {
+		return fmt.Sprintf("I am still reading your previous file. Please send %s again once I have answered about that one.", a1)
+	},
 	VisionOff:        "I cannot see images here. Send the photo with a caption that says what you need, or describe it.",
 	VoiceRepliesOn:   "🔊 I will also answer with voice messages in this chat. /voice again turns it off.",
 	VoiceRepliesOff:  "🔇 No more voice answers in this chat.",

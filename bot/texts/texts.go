@@ -133,6 +133,8 @@ type Texts struct {
 	FileUnreadable      func(a1 any) string
 	UnsupportedFile     func(a1 any) string
 	NoTextInFile        func(a1 any) string
+	FileTooHeavy        func(a1 any) string
+	FileBusy            func(a1 any) string
 	VisionOff           string
 	VoiceRepliesOn      string
 	VoiceRepliesOff     string

@@ -19,10 +19,12 @@ import (
 	_ "time/tzdata" // the image must not depend on the host's zoneinfo
 
 	"github.com/membot/membot/cmd/membot/app"
+	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/migrations"
 )
 
 func main() {
+	filetext.RunIfChild() // membot parse-file: the parser process of a PDF, not in the usage
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr); err != nil {

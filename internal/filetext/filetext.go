@@ -1,19 +1,18 @@
 // Package filetext reads the text of a file a person sent: text-like files
 // (plain text, Markdown, CSV, JSON, code, logs) as they are, PDFs through
-// a PDF reader. Every file is hostile input: what is read is bounded, and
-// a malformed PDF is an error, never a crash.
+// a PDF reader in a parser process of their own (box.go, child.go). Every
+// file is hostile input: what is read is bounded, a malformed PDF is an
+// error, and a PDF built to exhaust its reader (a page tree that loops, a
+// stream that decompresses to gigabytes) is stopped by the limits of its
+// process, which ends with it: the bot keeps nothing of it.
 package filetext
 
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"path"
 	"strings"
-	"time"
 	"unicode/utf8"
-
-	"github.com/ledongthuc/pdf"
 )
 
 // Kinds of readable files.
@@ -62,21 +61,6 @@ func KindOf(name, mimeType string) string {
 // ErrNotText is a file that claimed to be text but holds binary data.
 var ErrNotText = errors.New("the file is not text")
 
-// maxPDFPages bounds the pages read of one PDF.
-const maxPDFPages = 2000
-
-// Read returns the text of data, a file of kind (KindOf), at most maxRunes
-// runes of it, and whether there was more.
-func Read(kind string, data []byte, maxRunes int) (text string, cut bool, err error) {
-	switch kind {
-	case Text:
-		return readText(data, maxRunes)
-	case PDF:
-		return readPDFWithin(data, maxRunes, pdfTimeout)
-	}
-	return "", false, fmt.Errorf("files of kind %q are not read", kind)
-}
-
 func readText(data []byte, maxRunes int) (string, bool, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	if bytes.IndexByte(data, 0) >= 0 || !mostlyUTF8(data) {
@@ -112,64 +96,4 @@ func limitRunes(s string, maxRunes int) (string, bool, error) {
 		n++
 	}
 	return s, false, nil
-}
-
-// pdfTimeout bounds the reading of one PDF: a hostile file can make the
-// reader work for long (deep object graphs, huge streams).
-const pdfTimeout = 30 * time.Second
-
-// ErrTooSlow is a file whose reading took longer than allowed.
-var ErrTooSlow = errors.New("reading the file took too long")
-
-// readPDFWithin is readPDF given at most timeout. The reader cannot be
-// interrupted: past the timeout it is left to finish on its own, and its
-// result is dropped; the chat goes on.
-func readPDFWithin(data []byte, maxRunes int, timeout time.Duration) (string, bool, error) {
-	type result struct {
-		text string
-		cut  bool
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		text, cut, err := readPDF(data, maxRunes)
-		done <- result{text, cut, err}
-	}()
-	select {
-	case r := <-done:
-		return r.text, r.cut, r.err
-	case <-time.After(timeout):
-		return "", false, ErrTooSlow
-	}
-}
-
-// readPDF reads the text of a PDF page by page until maxRunes are read.
-// The PDF reader panics on some malformed files: that is an error here.
-func readPDF(data []byte, maxRunes int) (text string, cut bool, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			text, cut, err = "", false, fmt.Errorf("malformed PDF: %v", p)
-		}
-	}()
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return "", false, fmt.Errorf("read PDF: %w", err)
-	}
-	var b strings.Builder
-	pages := min(r.NumPage(), maxPDFPages)
-	for i := 1; i <= pages; i++ {
-		page, err := r.Page(i).GetPlainText(nil)
-		if err != nil {
-			return "", false, fmt.Errorf("read PDF page %d: %w", i, err)
-		}
-		if b.Len() > 0 && page != "" {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(strings.TrimSpace(page))
-		if utf8.RuneCountInString(b.String()) > maxRunes && maxRunes > 0 {
-			break
-		}
-	}
-	text, cut, err = limitRunes(strings.ToValidUTF8(b.String(), "\uFFFD"), maxRunes)
-	return text, cut || pages < r.NumPage(), err
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/purge"
@@ -222,7 +223,8 @@ func (m *membot) newHandler() error {
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), tools, ac, log)
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Log: log, Metrics: m.met,
-		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, Config: cfg.Bot}
+		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, Config: cfg.Bot,
+		Files: filetext.New(filetext.Config{})}
 	return nil
 }
 
