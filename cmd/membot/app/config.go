@@ -42,7 +42,8 @@ type Config struct {
 	// ShutdownTimeout is how long turns in flight may take to finish once
 	// a stop is asked for (SHUTDOWN_TIMEOUT).
 	ShutdownTimeout time.Duration
-	Log             struct {
+	// Log is what the program logs, and how.
+	Log struct {
 		Level  slog.Level // LOG_LEVEL
 		Format string     // LOG_FORMAT: text or json
 	}
