@@ -32,7 +32,7 @@ type Config struct {
 	// ExportPartBytes is the largest document /export sends
 	// (EXPORT_PART_BYTES; DefaultExportPartBytes when zero).
 	ExportPartBytes int64
-	// Media says how voice messages, photos and files are taken (media.go).
+	// Media says how voice messages, photos and files are taken (bot/media).
 	Media media.Config
 }
 

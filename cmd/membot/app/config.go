@@ -160,7 +160,7 @@ func (c *Config) settings() []setting {
 		{"REMINDER_MIN_LEAD", duration(&c.Tools.ReminderMinLead)},
 		{"FETCH_ALLOW_PRIVATE", boolean(&c.Tools.FetchAllowPrivate)},
 
-		// Voice messages, photos and files (agent, bot: bot.Media)
+		// Voice messages, photos and files (agent, bot/media: media.Config)
 		{"TRANSCRIPTION_MODEL", optional(&c.Agent.TranscriptionModel)},
 		{"TRANSCRIPTION_BASE_URL", httpURLOr(&c.LLM.Transcription.BaseURL, &c.LLM.Chat.BaseURL)},
 		{"TRANSCRIPTION_API_KEY", textOr(&c.LLM.Transcription.APIKey, &c.LLM.Chat.APIKey)},
