@@ -18,15 +18,6 @@ type Refusal struct {
 	Payload []byte
 }
 
-// refuseSQL counts the refusal and says whether this update is the day's
-// first (the one that gets the answer); a retry of that update is too.
-const refuseSQL = `INSERT INTO access_refusals (telegram_user_id, chat_id, day, refused_update_id)
-VALUES ($1, $2, $3::date, $4)
-ON CONFLICT (telegram_user_id, chat_id, day) DO UPDATE SET
-	attempts = access_refusals.attempts + (access_refusals.refused_update_id <> EXCLUDED.refused_update_id)::int,
-	last_at = now()
-RETURNING refused_update_id = $4`
-
 // Refuse records a refused message and its access_denied event in one round
 // trip. It reports whether the sender should be told: once a day per chat.
 func (s *Store) Refuse(ctx context.Context, r Refusal) (answer bool, err error) {
@@ -36,10 +27,16 @@ func (s *Store) Refuse(ctx context.Context, r Refusal) (answer bool, err error) 
 	})
 	queueEvent(batch, Event{Type: EventAccessDenied, UserID: r.UserID, ChatID: r.ChatID, UpdateID: r.UpdateID})
 	if r.Payload != nil {
-		batch.Queue(`UPDATE updates SET payload = $2 WHERE update_id = $1`, r.UpdateID, r.Payload)
+		batch.Queue(setUpdatePayloadSQL, r.UpdateID, r.Payload)
 	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return false, fmt.Errorf("refuse: %w", translate(err))
 	}
 	return answer, nil
 }
+
+// The statements of this file, whole in sql/access.sql.
+var (
+	refuseSQL           = statement("refuse")
+	setUpdatePayloadSQL = statement("setUpdatePayload")
+)

@@ -39,12 +39,6 @@ type Approval struct {
 	DecisionReason     string     `db:"decision_reason"`
 }
 
-const approvalColumns = `id, request_id, subject, details::text AS details,
-	coalesce(conversation_id::text, '') AS conversation_id, coalesce(assistant_message_id, 0) AS assistant_message_id,
-	telegram_user_id, chat_id, coalesce(update_id, 0) AS update_id, coalesce(telegram_message_id, 0) AS telegram_message_id,
-	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,
-	coalesce(decision_update_id, 0) AS decision_update_id, coalesce(decision_reason, '') AS decision_reason`
-
 func collectApprovals(rows pgx.Rows, err error) ([]Approval, error) {
 	if err != nil {
 		return nil, translate(err)
@@ -60,25 +54,6 @@ func collectApproval(rows pgx.Rows, err error) (*Approval, error) {
 	a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Approval])
 	return a, translate(err)
 }
-
-// requestApprovalSQL stores the request for call $1 of the newest assistant
-// row of conversation $4 that asks for it (stored just before, in the same
-// batch), and logs approval_requested.
-const requestApprovalSQL = `WITH asked AS (
-	INSERT INTO pending_approvals
-		(request_id, subject, details, conversation_id, assistant_message_id, telegram_user_id, chat_id, update_id)
-	SELECT $1, $2, $3, $4::uuid,
-		(SELECT id FROM messages WHERE conversation_id = $4::uuid AND role = 'assistant'
-		   AND tool_calls @> jsonb_build_array(jsonb_build_object('id', $1::text)) ORDER BY id DESC LIMIT 1),
-		$5, $6, NULLIF($7::bigint, 0)
-	RETURNING *
-), logged AS (
-	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
-	SELECT 'approval_requested', telegram_user_id, chat_id, conversation_id, update_id,
-		jsonb_build_object('approval_id', id, 'tool', subject, 'request_id', request_id, 'arguments', details)
-	FROM asked
-)
-SELECT ` + approvalColumns + ` FROM asked`
 
 // PauseForApproval stores, in one round trip and transaction, a step whose
 // assistant row calls tools (st.Messages[0], followed by the results of the
@@ -109,21 +84,12 @@ func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st 
 
 // Approval returns one approval by id.
 func (s *Store) Approval(ctx context.Context, id int64) (*Approval, error) {
-	a, err := collectApproval(s.pool.Query(ctx, `SELECT `+approvalColumns+` FROM pending_approvals WHERE id = $1`, id))
+	a, err := collectApproval(s.pool.Query(ctx, approvalByIDSQL, id))
 	if err != nil {
 		return nil, fmt.Errorf("approval: %w", err)
 	}
 	return a, nil
 }
-
-// logDecisionsCTE logs approval_decided for each row of the CTE decided.
-const logDecisionsCTE = `logged AS (
-	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
-	SELECT 'approval_decided', coalesce(decided_by, telegram_user_id), chat_id, conversation_id, decision_update_id,
-		jsonb_build_object('approval_id', id, 'tool', subject, 'status', status, 'decided_by', decided_by,
-			'reason', decision_reason, 'waited_ms', (extract(epoch FROM decision_at - created_at) * 1000)::bigint)
-	FROM decided
-)`
 
 // Decision is what a person decided about an approval.
 type Decision struct {
@@ -138,11 +104,7 @@ type Decision struct {
 // the approval was no longer pending (decided before, or cancelled); the
 // row is returned as it is either way.
 func (s *Store) Decide(ctx context.Context, d Decision) (a *Approval, decided bool, err error) {
-	a, err = collectApproval(s.pool.Query(ctx, `WITH decided AS (
-		UPDATE pending_approvals SET status = $2, decision_at = now(),
-			decided_by = NULLIF($3::bigint, 0), decision_update_id = NULLIF($4::bigint, 0), decision_reason = NULLIF($5, '')
-		WHERE id = $1 AND status = 'pending' RETURNING *
-	), `+logDecisionsCTE+` SELECT `+approvalColumns+` FROM decided`, d.ApprovalID, d.Status, d.DecidedBy, d.UpdateID, d.Reason))
+	a, err = collectApproval(s.pool.Query(ctx, decideApprovalSQL, d.ApprovalID, d.Status, d.DecidedBy, d.UpdateID, d.Reason))
 	if errors.Is(err, ErrNotFound) {
 		a, err = s.Approval(ctx, d.ApprovalID)
 		return a, false, err
@@ -155,24 +117,16 @@ func (s *Store) Decide(ctx context.Context, d Decision) (a *Approval, decided bo
 
 // SetApprovalMessage records the Telegram message that shows the buttons.
 func (s *Store) SetApprovalMessage(ctx context.Context, id, telegramMessageID int64) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE pending_approvals SET telegram_message_id = $2 WHERE id = $1`, id, telegramMessageID); err != nil {
+	if _, err := s.pool.Exec(ctx, setApprovalMessageSQL, id, telegramMessageID); err != nil {
 		return fmt.Errorf("set approval message: %w", translate(err))
 	}
 	return nil
 }
 
-// inThisThread keeps, in the topic of parameter thread, the approvals its
-// conversations asked for.
-func inThisThread(thread string) string {
-	return `(` + thread + `::bigint = 0 OR conversation_id IN (
-	SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id = ` + thread + `))`
-}
-
 // ChatApprovals returns the chat's pending approvals (in a topic: the
 // topic's), oldest first.
 func (s *Store) ChatApprovals(ctx context.Context, chat Chat) ([]Approval, error) {
-	list, err := collectApprovals(s.pool.Query(ctx, `SELECT `+approvalColumns+` FROM pending_approvals
-		WHERE chat_id = $1 AND status = 'pending' AND `+inThisThread("$2")+` ORDER BY id`, chat.ID, chat.Thread))
+	list, err := collectApprovals(s.pool.Query(ctx, chatApprovalsSQL, chat.ID, chat.Thread))
 	if err != nil {
 		return nil, fmt.Errorf("chat approvals: %w", err)
 	}
@@ -181,23 +135,31 @@ func (s *Store) ChatApprovals(ctx context.Context, chat Chat) ([]Approval, error
 
 // CancelApprovals cancels the chat's pending approvals and returns them.
 func (s *Store) CancelApprovals(ctx context.Context, chat Chat, reason string) ([]Approval, error) {
-	list, err := collectApprovals(s.pool.Query(ctx, `WITH decided AS (
-		UPDATE pending_approvals SET status = 'cancelled', decision_at = now(), decision_reason = $2
-		WHERE chat_id = $1 AND status = 'pending' AND `+inThisThread("$3")+` RETURNING *
-	), `+logDecisionsCTE+` SELECT `+approvalColumns+` FROM decided ORDER BY id`, chat.ID, reason, chat.Thread))
+	list, err := collectApprovals(s.pool.Query(ctx, cancelApprovalsSQL, chat.ID, reason, chat.Thread))
 	if err != nil {
 		return nil, fmt.Errorf("cancel approvals: %w", err)
 	}
 	return list, nil
 }
 
-// queueApprovals adds to batch a query of the approvals matching where,
-// oldest first, scanned into *dst.
-func queueApprovals(batch *pgx.Batch, dst *[]Approval, where string, args ...any) {
-	batch.Queue(`SELECT `+approvalColumns+` FROM pending_approvals WHERE `+where+` ORDER BY id`, args...).
+// queueApprovals adds to batch sql, a query of approvals, scanned into *dst.
+func queueApprovals(batch *pgx.Batch, dst *[]Approval, sql string, args ...any) {
+	batch.Queue(sql, args...).
 		Query(func(rows pgx.Rows) error {
 			var err error
 			*dst, err = pgx.CollectRows(rows, pgx.RowToStructByName[Approval])
 			return err
 		})
 }
+
+// The statements of this file, whole in sql/approvals.sql.
+var (
+	requestApprovalSQL    = statement("requestApproval")
+	turnApprovalsSQL      = statement("turnApprovals")
+	resumeApprovalsSQL    = statement("resumeApprovals")
+	approvalByIDSQL       = statement("approvalByID")
+	decideApprovalSQL     = statement("decideApproval")
+	setApprovalMessageSQL = statement("setApprovalMessage")
+	chatApprovalsSQL      = statement("chatApprovals")
+	cancelApprovalsSQL    = statement("cancelApprovals")
+)

@@ -31,17 +31,6 @@ type Event struct {
 	Payload        map[string]any
 }
 
-// insertEventSQL stores an event; the types that happen once per update
-// (see the index events_once_per_update) are stored once however often the
-// update is handled.
-const insertEventSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
-VALUES ($1, NULLIF($2::bigint, 0), NULLIF($3::bigint, 0), NULLIF($4, '')::uuid, NULLIF($5::bigint, 0), coalesce($6::jsonb, '{}'))
-` + eventOncePerUpdate
-
-// eventOncePerUpdate ends every insert into events.
-const eventOncePerUpdate = `ON CONFLICT (type, update_id)
-WHERE type IN ('message_received', 'reply_sent', 'access_denied', 'rate_limited') DO NOTHING`
-
 func queueEvent(batch *pgx.Batch, e Event) {
 	var payload any
 	if len(e.Payload) > 0 {
@@ -93,12 +82,6 @@ const (
 	PurposeTranscription = "transcription"
 	PurposeSpeech        = "speech"
 )
-
-const insertLLMCallSQL = `INSERT INTO llm_calls
-	(telegram_user_id, chat_id, conversation_id, update_id, model, prompt_tokens, completion_tokens, latency_ms, status, error, usage_estimated,
-	 purpose, audio_seconds)
-VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6, $7, $8, $9, NULLIF($10, ''), $11,
-	coalesce(NULLIF($12, ''), 'chat'), NULLIF($13::double precision, 0))`
 
 func queueLLMCall(batch *pgx.Batch, c LLMCall) {
 	status := c.Status
@@ -167,3 +150,9 @@ func queueStep(batch *pgx.Batch, conversationID string, st Step) []int64 {
 	}
 	return ids
 }
+
+// The statements of this file, whole in sql/events.sql.
+var (
+	insertEventSQL   = statement("insertEvent")
+	insertLLMCallSQL = statement("insertLLMCall")
+)

@@ -2,16 +2,16 @@ package memory
 
 // The statements of a turn, for the plan tests of package memory_test.
 var (
-	LastMessagesSQL      = lastMessagesQuery("$1", "$2")
-	TurnUserRowSQL       = turnUserRow("$3") // its last parameter: the topic, 0 for none
+	LastMessagesSQL      = lastMessagesSQL
+	TurnUserRowSQL       = turnUserRowSQL // its last parameter: the topic, 0 for none
 	TurnHistorySQL       = turnHistorySQL
 	TurnAnswerSQL        = turnAnswerSQL
 	ClaimSQL             = claimSQL
 	ClaimFreeSQL         = claimFreeSQL
-	VoiceRepliesSQL      = `SELECT ` + voiceRepliesSQL
+	VoiceRepliesSQL      = chatVoiceRepliesSQL
 	LaterInAlbumSQL      = laterInAlbumSQL
 	TurnRecallVectorsSQL = turnRecallSQL
-	TurnRankSQL          = turnRankSQL[0]
+	TurnRankSQL          = turnRankFullTextSQL
 	TurnFoundSQL         = turnFoundSQL
 	SaveUpdateSQL        = saveUpdateSQL
 	SaveNewUpdateSQL     = saveNewUpdateSQL

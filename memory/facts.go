@@ -31,55 +31,6 @@ var ErrTooManyFacts = errors.New("too many facts")
 // MaxFacts bounds how many facts one user may have.
 const MaxFacts = 200
 
-const factColumns = `id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin`
-
-// current keeps the facts still true: a superseded one points at its successor.
-const current = `superseded_by IS NULL`
-
-// factOrder is the order of the system prompt and of /memory: newest first.
-const factOrder = `updated_at DESC, id DESC`
-
-// factsWithinSQL selects user $1's newest facts whose texts add up to at
-// most $2 characters.
-const factsWithinSQL = `SELECT ` + factColumns + ` FROM (
-	SELECT *, sum(length(content)) OVER (ORDER BY ` + factOrder + `) AS running
-	FROM memories WHERE telegram_user_id = $1 AND ` + current + `) f
-WHERE running <= $2 ORDER BY ` + factOrder
-
-// rememberSQL saves fact $2 of user $1 (origin $5). The same text saved
-// again (in any case) only refreshes the current row, so it moves to the top;
-// its source stays the message that first said it, so taking back the turn
-// that only said it again (/undo) leaves it.
-const rememberSQL = `WITH same AS (
-	UPDATE memories SET updated_at = clock_timestamp(), source_message_id = coalesce(source_message_id, NULLIF($3::bigint, 0))
-	WHERE telegram_user_id = $1 AND lower(content) = lower($2) AND ` + current + `
-	RETURNING ` + factColumns + `
-), added AS (
-	INSERT INTO memories (telegram_user_id, content, source_message_id, origin)
-	SELECT $1, $2, NULLIF($3::bigint, 0), $5
-	WHERE NOT EXISTS (SELECT 1 FROM same)
-	  AND (SELECT count(*) FROM memories WHERE telegram_user_id = $1 AND ` + current + `) < $4
-	RETURNING ` + factColumns + `
-)
-SELECT * FROM same UNION ALL SELECT * FROM added LIMIT 1`
-
-// supersedeSQL replaces the current fact $1 of user $2 by a new row with
-// text $3 (origin $5): the old row stays, pointing at the new one, with the
-// time it stopped being true. A fact that did not change is only refreshed.
-const supersedeSQL = `WITH old AS (
-	SELECT id, lower(content) = lower($3) AS same FROM memories WHERE id = $1 AND telegram_user_id = $2 AND ` + current + ` FOR UPDATE
-), refreshed AS (
-	UPDATE memories m SET updated_at = clock_timestamp() FROM old WHERE m.id = old.id AND old.same
-	RETURNING m.id, m.content, coalesce(m.source_message_id, 0) AS source_message_id, m.created_at, m.updated_at, m.origin
-), added AS (
-	INSERT INTO memories (telegram_user_id, content, source_message_id, origin)
-	SELECT $2, $3, NULLIF($4::bigint, 0), $5 FROM old WHERE NOT old.same
-	RETURNING ` + factColumns + `
-), marked AS (
-	UPDATE memories m SET superseded_by = added.id, valid_until = clock_timestamp() FROM added WHERE m.id = $1
-)
-SELECT * FROM refreshed UNION ALL SELECT * FROM added`
-
 // Remember saves a fact about a user (with the remember tool) and returns
 // its row. With id 0 it adds a fact (or refreshes the same text saved
 // before); otherwise it supersedes the user's current fact id, or fails
@@ -110,30 +61,16 @@ func (s *Store) remember(ctx context.Context, userID, id int64, content string, 
 	return f, nil
 }
 
-// forgetChainSQL deletes the current fact chosen by the query it is given
-// (as "head") together with the older versions it superseded: a fact the
-// user takes back goes with its history. It returns the current row.
-func forgetChainSQL(head string) string {
-	return `WITH RECURSIVE chain AS (
-	` + head + `
-	UNION ALL SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
-), gone AS (
-	DELETE FROM memories WHERE id IN (SELECT id FROM chain) RETURNING *
-)
-SELECT ` + factColumns + ` FROM gone WHERE ` + current
-}
-
 // ForgetFact deletes the user's current fact id, with the versions it
 // superseded, and returns it (ErrNotFound if the user has no such fact).
 func (s *Store) ForgetFact(ctx context.Context, userID, id int64) (*Fact, error) {
-	return s.deleteFact(ctx, forgetChainSQL(`SELECT id FROM memories WHERE id = $1 AND telegram_user_id = $2 AND `+current), id, userID)
+	return s.deleteFact(ctx, forgetFactSQL, id, userID)
 }
 
 // ForgetFactNumber deletes the user's n-th current fact as Facts lists them
 // (1 is the newest), with the versions it superseded, and returns it.
 func (s *Store) ForgetFactNumber(ctx context.Context, userID int64, n int) (*Fact, error) {
-	return s.deleteFact(ctx, forgetChainSQL(`(SELECT id FROM memories WHERE telegram_user_id = $1 AND `+current+`
-		ORDER BY `+factOrder+` OFFSET $2 LIMIT 1)`), userID, n-1)
+	return s.deleteFact(ctx, forgetFactNumberSQL, userID, n-1)
 }
 
 func (s *Store) deleteFact(ctx context.Context, query string, args ...any) (*Fact, error) {
@@ -151,8 +88,7 @@ func (s *Store) deleteFact(ctx context.Context, query string, args ...any) (*Fac
 // says how many current facts there were.
 func (s *Store) ForgetAllFacts(ctx context.Context, userID int64) (int64, error) {
 	var n int64
-	err := s.pool.QueryRow(ctx, `WITH gone AS (DELETE FROM memories WHERE telegram_user_id = $1 RETURNING superseded_by)
-		SELECT count(*) FROM gone WHERE `+current, userID).Scan(&n)
+	err := s.pool.QueryRow(ctx, forgetAllFactsSQL, userID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("forget all facts: %w", translate(err))
 	}
@@ -161,7 +97,7 @@ func (s *Store) ForgetAllFacts(ctx context.Context, userID int64) (int64, error)
 
 // Facts returns every current fact of the user, newest first.
 func (s *Store) Facts(ctx context.Context, userID int64) ([]Fact, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+factColumns+` FROM memories WHERE telegram_user_id = $1 AND `+current+` ORDER BY `+factOrder, userID)
+	rows, err := s.pool.Query(ctx, factsSQL, userID)
 	if err != nil {
 		return nil, fmt.Errorf("facts: %w", translate(err))
 	}
@@ -214,3 +150,14 @@ func (s *Store) SaveExtracted(ctx context.Context, ex Exchange, changes []FactCh
 	}
 	return nil
 }
+
+// The statements of this file, whole in sql/facts.sql.
+var (
+	factsWithinSQL      = statement("factsWithin")
+	rememberSQL         = statement("remember")
+	supersedeSQL        = statement("supersede")
+	forgetFactSQL       = statement("forgetFact")
+	forgetFactNumberSQL = statement("forgetFactNumber")
+	forgetAllFactsSQL   = statement("forgetAllFacts")
+	factsSQL            = statement("facts")
+)

@@ -13,12 +13,6 @@ import (
 // take back what the owner holds (see claimFreeSQL), so that two parts of
 // one process may try the same chat at once and only one gets its update.
 
-// claimFreeSQL is claimSQL without taking back what owner holds: it
-// claims the chat's oldest unfinished update only when nobody alive holds
-// it. So it may run while owner is still completing the update before.
-const claimFreeSQL = claimHeadSQL + `
-  AND (u.state = 'pending' OR NOT membot_owner_alive(u.owner_id))` + claimReturning
-
 // SaveAndClaim stores updates as SaveUpdates does (setting each one's
 // StoredAs) and claims for owner the
 // oldest unfinished update of each chat in claim when nobody alive holds
@@ -117,3 +111,8 @@ func queueClaim(batch *pgx.Batch, sql string, chatID int64, owner int32, into **
 		return err
 	})
 }
+
+// The statements of this file, whole in sql/intake.sql.
+var (
+	claimFreeSQL = statement("claimFree")
+)

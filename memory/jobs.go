@@ -26,7 +26,7 @@ const (
 // yes, searches are full-text alone.
 func (s *Store) EnableVectors(ctx context.Context) (bool, error) {
 	var ok bool
-	if err := s.pool.QueryRow(ctx, `SELECT membot_enable_vectors()`).Scan(&ok); err != nil {
+	if err := s.pool.QueryRow(ctx, enableVectorsSQL).Scan(&ok); err != nil {
 		return false, fmt.Errorf("enable vectors: %w", translate(err))
 	}
 	s.vectors.Store(ok)
@@ -39,8 +39,7 @@ func (s *Store) Vectors() bool { return s.vectors.Load() }
 // LeaseJob takes job for d and returns its cursor; ok is false while
 // another process holds it.
 func (s *Store) LeaseJob(ctx context.Context, job string, d time.Duration) (cursor int64, ok bool, err error) {
-	err = s.pool.QueryRow(ctx, `UPDATE memory_jobs SET leased_until = clock_timestamp() + $2::interval
-		WHERE job = $1 AND (leased_until IS NULL OR leased_until < clock_timestamp()) RETURNING last_message_id`,
+	err = s.pool.QueryRow(ctx, leaseJobSQL,
 		job, d).Scan(&cursor)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, false, nil
@@ -53,8 +52,7 @@ func (s *Store) LeaseJob(ctx context.Context, job string, d time.Duration) (curs
 
 // ReleaseJob gives job back, its cursor moved to at least cursor.
 func (s *Store) ReleaseJob(ctx context.Context, job string, cursor int64) error {
-	_, err := s.pool.Exec(ctx, `UPDATE memory_jobs SET leased_until = NULL, updated_at = now(),
-		last_message_id = greatest(last_message_id, $2) WHERE job = $1`, job, cursor)
+	_, err := s.pool.Exec(ctx, releaseJobSQL, job, cursor)
 	if err != nil {
 		return fmt.Errorf("release job %s: %w", job, translate(err))
 	}
@@ -63,13 +61,8 @@ func (s *Store) ReleaseJob(ctx context.Context, job string, cursor int64) error 
 
 // queueCursor adds to batch moving job's cursor to at least cursor.
 func queueCursor(batch *pgx.Batch, job string, cursor int64) {
-	batch.Queue(`UPDATE memory_jobs SET last_message_id = greatest(last_message_id, $2), updated_at = now() WHERE job = $1`, job, cursor)
+	batch.Queue(advanceJobCursorSQL, job, cursor)
 }
-
-// settledSQL keeps a background job off rows younger than $settle: row ids
-// are handed out before their transactions commit, so a younger row with a
-// smaller id may still appear; a turn's batch commits within milliseconds.
-const settledSQL = `created_at < clock_timestamp() - $3::interval`
 
 // TextRow is the text of a user or assistant row, for the embeddings job.
 type TextRow struct {
@@ -84,8 +77,7 @@ const maxEmbeddedChars = 4000
 // RowsToEmbed returns up to limit user and assistant rows after row
 // cursor, oldest first, settled for settle; their texts are bounded.
 func (s *Store) RowsToEmbed(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]TextRow, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, conversation_id::text, left(membot_plain_text(content), $4) AS text FROM messages
-		WHERE id > $1 AND role IN ('user', 'assistant') AND `+settledSQL+` ORDER BY id LIMIT $2`,
+	rows, err := s.pool.Query(ctx, rowsToEmbedSQL,
 		cursor, limit, settle, maxEmbeddedChars)
 	if err != nil {
 		return nil, fmt.Errorf("rows to embed: %w", translate(err))
@@ -105,8 +97,7 @@ func (s *Store) SaveEmbeddings(ctx context.Context, model string, rows []TextRow
 	if s.Vectors() {
 		for i, r := range rows {
 			if i < len(vecs) && vecs[i] != nil {
-				batch.Queue(`INSERT INTO message_embeddings (message_id, conversation_id, model, embedding)
-					VALUES ($1, $2::uuid, $3, $4::text::vector) ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, embedding = excluded.embedding`,
+				batch.Queue(saveEmbeddingsSQL,
 					r.ID, r.ConversationID, model, vectorLiteral(vecs[i]))
 			}
 		}
@@ -140,14 +131,7 @@ const maxExchangeChars = 4000
 // AnsweredTurns returns up to limit final answers after row cursor, oldest
 // first, settled for settle, each with the user row before it.
 func (s *Store) AnsweredTurns(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]Exchange, error) {
-	rows, err := s.pool.Query(ctx, `SELECT a.id AS answer_id, a.conversation_id::text AS conversation_id, c.chat_id,
-		coalesce((u.metadata->>'author_id')::bigint, c.telegram_user_id) AS user_id, coalesce(u.id, 0) AS user_message_id,
-		left(coalesce(membot_plain_text(u.content), ''), $4) AS user_text, left(a.content, $4) AS answer_text, a.created_at AS at
-	FROM messages a JOIN conversations c ON c.id = a.conversation_id
-	LEFT JOIN LATERAL (SELECT id, content, metadata FROM messages
-		WHERE conversation_id = a.conversation_id AND role = 'user' AND id < a.id ORDER BY id DESC LIMIT 1) u ON true
-	WHERE a.id > $1 AND a.role = 'assistant' AND a.tool_calls IS NULL AND a.`+settledSQL+`
-	ORDER BY a.id LIMIT $2`, cursor, limit, settle, maxExchangeChars)
+	rows, err := s.pool.Query(ctx, answeredTurnsSQL, cursor, limit, settle, maxExchangeChars)
 	if err != nil {
 		return nil, fmt.Errorf("answered turns: %w", translate(err))
 	}
@@ -161,8 +145,20 @@ func (s *Store) AnsweredTurns(ctx context.Context, cursor int64, limit int, sett
 // NewestMessageID is the id of the newest message (0 when there is none).
 func (s *Store) NewestMessageID(ctx context.Context) (int64, error) {
 	var id int64
-	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM messages`).Scan(&id); err != nil {
+	if err := s.pool.QueryRow(ctx, newestMessageIDSQL).Scan(&id); err != nil {
 		return 0, fmt.Errorf("newest message: %w", translate(err))
 	}
 	return id, nil
 }
+
+// The statements of this file, whole in sql/jobs.sql.
+var (
+	enableVectorsSQL    = statement("enableVectors")
+	leaseJobSQL         = statement("leaseJob")
+	releaseJobSQL       = statement("releaseJob")
+	advanceJobCursorSQL = statement("advanceJobCursor")
+	rowsToEmbedSQL      = statement("rowsToEmbed")
+	saveEmbeddingsSQL   = statement("saveEmbeddings")
+	answeredTurnsSQL    = statement("answeredTurns")
+	newestMessageIDSQL  = statement("newestMessageID")
+)

@@ -56,30 +56,7 @@ type Message struct {
 	Media json.RawMessage `db:"media"`
 }
 
-// messageColumns selects a row in the shape of Message.
-const messageColumns = `id, conversation_id::text AS conversation_id, role, content, tool_calls,
-	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
-	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
-	metadata, created_at,
-	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
-		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
-	CASE WHEN role = 'user' THEN metadata->'media' END AS media`
-
-var insertMessageSQL = `INSERT INTO messages
-	(conversation_id, role, content, tool_calls, tool_call_id, tool_name, telegram_message_id, update_id, metadata, search_vector)
-VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7::bigint, 0), NULLIF($8::bigint, 0), coalesce($9, '{}'::jsonb),
-	` + searchVectorOf("$2", "$3") + `)
-RETURNING id`
-
-// searchVectorOf is the stems a row of role with content keeps
-// (messages.search_vector, membot_message_stems of migration 00026): the
-// bot's inserts compute them in their own statement, planned (and the
-// function inlined) once per connection.
-func searchVectorOf(role, content string) string {
-	return `membot_message_stems(` + role + `::text, ` + content + `::text)`
-}
-
-// scanHistoryRow reads a row selected with messageColumns, in that order,
+// scanHistoryRow reads a row selected as a Message (sql/messages.sql), in that order,
 // without its metadata: decoding every history row's JSON was a tenth of
 // the bot's CPU time per turn.
 func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
@@ -87,26 +64,6 @@ func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID, &m.ToolName,
 		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.ReasoningBack, &m.Media)
 	return m, err
-}
-
-// lastMessagesQuery selects the newest rows of one conversation, oldest
-// first, by a backward scan of the (conversation_id, id) index that stops
-// after limit rows, however long the conversation and the table are.
-//
-// It says "conversation_id between c and c" rather than "= c" on purpose.
-// With "=", the planner knows conversation_id is constant, orders by id
-// alone, and may then walk the primary key back from the newest row of the
-// whole table, skipping other conversations' rows, when it believes the
-// conversation holds a large share of them. That is fast only if the
-// conversation was written to lately; a long one taken up again after a
-// pause would have millions of rows to skip. With the range, only the
-// (conversation_id, id) index gives the order asked for. (The columns are
-// qualified: unqualified, ORDER BY would take the text conversation_id of
-// the select list, which no index gives.)
-func lastMessagesQuery(conversation, limit string) string {
-	return `SELECT * FROM (SELECT ` + messageColumns + ` FROM messages m
-	WHERE m.conversation_id >= ` + conversation + ` AND m.conversation_id <= ` + conversation + `
-	ORDER BY m.conversation_id DESC, m.id DESC LIMIT ` + limit + `) newest ORDER BY id`
 }
 
 func insertMessageArgs(conversationID string, m Message) []any {
@@ -134,7 +91,7 @@ func (s *Store) AppendMessages(ctx context.Context, conversationID string, msgs 
 
 // LastMessages returns the newest limit messages of a conversation, oldest first.
 func (s *Store) LastMessages(ctx context.Context, conversationID string, limit int) ([]Message, error) {
-	rows, err := s.pool.Query(ctx, lastMessagesQuery("$1", "$2"), conversationID, limit)
+	rows, err := s.pool.Query(ctx, lastMessagesSQL, conversationID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("last messages: %w", translate(err))
 	}
@@ -157,3 +114,9 @@ func cleanExtra(raw json.RawMessage) json.RawMessage {
 	}
 	return clean
 }
+
+// The statements of this file, whole in sql/messages.sql.
+var (
+	insertMessageSQL = statement("insertMessage")
+	lastMessagesSQL  = statement("lastMessages")
+)

@@ -16,8 +16,7 @@ import (
 // "" for the default, creating the conversation when the chat has none.
 func (s *Store) ConversationModel(ctx context.Context, chat Chat, userID int64) (string, error) {
 	var model string
-	err := s.pool.QueryRow(ctx, `WITH `+currentConversationCTE("$3")+`
-		SELECT coalesce((SELECT model FROM conversations WHERE id = (SELECT id FROM conv)), '')`, chat.ID, userID, chat.Thread).Scan(&model)
+	err := s.pool.QueryRow(ctx, conversationModelSQL, chat.ID, userID, chat.Thread).Scan(&model)
 	if err != nil {
 		return "", fmt.Errorf("conversation model: %w", translate(err))
 	}
@@ -27,23 +26,9 @@ func (s *Store) ConversationModel(ctx context.Context, chat Chat, userID int64) 
 // queueModel adds to batch the query of the model of conversation id,
 // scanned into *dst.
 func queueModel(batch *pgx.Batch, conversationID string, dst *string) {
-	batch.Queue(`SELECT coalesce(model, '') FROM conversations WHERE id = $1`, conversationID).
+	batch.Queue(conversationModelByIDSQL, conversationID).
 		QueryRow(func(row pgx.Row) error { return row.Scan(dst) })
 }
-
-// switchModelSQL changes the model of conversation $1 (of chat $4) to $2
-// (” for the default) and records the switch with reason $3, in one
-// statement; it returns the model before. Switching to the model already
-// set changes and records nothing.
-const switchModelSQL = `WITH old AS (
-	SELECT coalesce(model, '') AS model FROM conversations WHERE id = $1 FOR UPDATE
-), changed AS (
-	UPDATE conversations SET model = NULLIF($2, '') WHERE id = $1 AND coalesce(model, '') <> $2 RETURNING id
-), recorded AS (
-	INSERT INTO model_switches (conversation_id, chat_id, from_model, to_model, reason)
-	SELECT changed.id, $4, old.model, $2, $3 FROM old, changed
-)
-SELECT model FROM old`
 
 // SwitchModel sets the model of the chat's current conversation ("" for
 // the default) and records the switch in model_switches. It returns the
@@ -58,3 +43,10 @@ func (s *Store) SwitchModel(ctx context.Context, chat Chat, userID int64, to, re
 	}
 	return from, nil
 }
+
+// The statements of this file, whole in sql/models.sql.
+var (
+	switchModelSQL           = statement("switchModel")
+	conversationModelSQL     = statement("conversationModel")
+	conversationModelByIDSQL = statement("conversationModelByID")
+)

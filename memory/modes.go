@@ -21,8 +21,7 @@ const (
 // creating the conversation when the chat has none.
 func (s *Store) ConversationMode(ctx context.Context, chat Chat, userID int64) (string, error) {
 	var mode string
-	err := s.pool.QueryRow(ctx, `WITH `+currentConversationCTE("$4")+`
-		SELECT coalesce((SELECT mode FROM conversations WHERE id = (SELECT id FROM conv)), $3)`, chat.ID, userID, DefaultMode, chat.Thread).Scan(&mode)
+	err := s.pool.QueryRow(ctx, conversationModeSQL, chat.ID, userID, DefaultMode, chat.Thread).Scan(&mode)
 	if err != nil {
 		return "", fmt.Errorf("conversation mode: %w", translate(err))
 	}
@@ -32,23 +31,9 @@ func (s *Store) ConversationMode(ctx context.Context, chat Chat, userID int64) (
 // queueMode adds to batch the query of the mode of conversation id,
 // scanned into *dst.
 func queueMode(batch *pgx.Batch, conversationID string, dst *string) {
-	batch.Queue(`SELECT mode FROM conversations WHERE id = $1`, conversationID).
+	batch.Queue(conversationModeByIDSQL, conversationID).
 		QueryRow(func(row pgx.Row) error { return row.Scan(dst) })
 }
-
-// switchModeSQL changes the mode of conversation $1 (of chat $4) to $2 and
-// records the switch with reason $3, in one statement; it returns the mode
-// before.
-// Switching to the mode already set changes and records nothing.
-const switchModeSQL = `WITH old AS (
-	SELECT mode FROM conversations WHERE id = $1 FOR UPDATE
-), changed AS (
-	UPDATE conversations SET mode = $2 WHERE id = $1 AND mode <> $2 RETURNING id
-), recorded AS (
-	INSERT INTO mode_switches (conversation_id, chat_id, from_mode, to_mode, reason)
-	SELECT changed.id, $4, old.mode, $2, $3 FROM old, changed
-)
-SELECT mode FROM old`
 
 // SwitchMode sets the mode of the chat's current conversation and records
 // the switch in mode_switches. It returns the mode it was in before.
@@ -62,3 +47,10 @@ func (s *Store) SwitchMode(ctx context.Context, chat Chat, userID int64, to, rea
 	}
 	return from, nil
 }
+
+// The statements of this file, whole in sql/modes.sql.
+var (
+	switchModeSQL           = statement("switchMode")
+	conversationModeSQL     = statement("conversationMode")
+	conversationModeByIDSQL = statement("conversationModeByID")
+)

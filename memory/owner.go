@@ -73,7 +73,7 @@ func holdOnce(ctx context.Context, cfg *pgx.ConnConfig, id int32, onLocked func(
 		return translate(err)
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1::int4, $2::int4)`, ownerLockSpace, id); err != nil {
+	if _, err := conn.Exec(ctx, advisoryLockSQL, ownerLockSpace, id); err != nil {
 		return translate(err)
 	}
 	onLocked()
@@ -87,12 +87,19 @@ func holdOnce(ctx context.Context, cfg *pgx.ConnConfig, id int32, onLocked func(
 			// updates and reminders could not be taken over.
 			unlockCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			conn.Exec(unlockCtx, `SELECT pg_advisory_unlock($1::int4, $2::int4)`, ownerLockSpace, id)
+			conn.Exec(unlockCtx, advisoryUnlockSQL, ownerLockSpace, id)
 			return nil
 		case <-tick.C:
-			if _, err := conn.Exec(ctx, `SELECT 1`); err != nil {
+			if _, err := conn.Exec(ctx, pingSQL); err != nil {
 				return translate(err)
 			}
 		}
 	}
 }
+
+// The statements of this file, whole in sql/owner.sql.
+var (
+	advisoryLockSQL   = statement("advisoryLock")
+	advisoryUnlockSQL = statement("advisoryUnlock")
+	pingSQL           = statement("ping")
+)

@@ -25,11 +25,6 @@ type Reminder struct {
 	ThreadID int64 `db:"message_thread_id"`
 }
 
-const reminderColumns = `r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
-	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
-	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
-	coalesce(r.message_thread_id, 0) AS message_thread_id`
-
 // AddReminder stores a pending reminder and returns its id.
 func (s *Store) AddReminder(ctx context.Context, r Reminder) (int64, error) {
 	var id int64
@@ -56,27 +51,6 @@ const (
 // ErrTooManyReminders is returned when a reminder would pass those bounds.
 var ErrTooManyReminders = errors.New("too many reminders")
 
-// addReminderSQL adds the reminder unless it would pass the bounds above;
-// then it returns no row. $8 is the topic.
-var addReminderSQL = `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id, message_thread_id)
-SELECT $1, $2, $3, $4, NULLIF($5::bigint, 0), ` + newThread("$8") + `
-WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND status IN ('pending', 'sending')) < $6
-  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND status IN ('pending', 'sending')) < $6
-  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND created_at > now() - interval '1 hour') < $7
-RETURNING id`
-
-// claimRemindersSQL takes up to $2 due reminders for owner $1: pending ones,
-// and ones another process claimed but died before marking sent. SKIP LOCKED
-// lets several processes claim at once, each getting different rows.
-const claimRemindersSQL = `UPDATE reminders r
-SET status = 'sending', owner_id = $1, claimed_at = now(), attempts = r.attempts + 1
-FROM (SELECT id FROM reminders
-      WHERE due_at <= now()
-        AND (status = 'pending' OR (status = 'sending' AND NOT membot_owner_alive(owner_id)))
-      ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) due
-WHERE r.id = due.id
-RETURNING ` + reminderColumns
-
 // ClaimDueReminders claims up to limit due reminders for owner, oldest due
 // first. The caller sends each one and then marks it with MarkReminderSent
 // or ReleaseReminder.
@@ -94,8 +68,7 @@ func (s *Store) ClaimDueReminders(ctx context.Context, owner int32, limit int) (
 
 // MarkReminderSent records that a claimed reminder reached Telegram.
 func (s *Store) MarkReminderSent(ctx context.Context, id, telegramMessageID int64, late bool) error {
-	_, err := s.pool.Exec(ctx, `UPDATE reminders SET status = 'sent', sent_at = now(), late = $3,
-		telegram_message_id = NULLIF($2::bigint, 0), error = NULL WHERE id = $1`, id, telegramMessageID, late)
+	_, err := s.pool.Exec(ctx, markReminderSentSQL, id, telegramMessageID, late)
 	if err != nil {
 		return fmt.Errorf("mark reminder sent: %w", translate(err))
 	}
@@ -109,7 +82,7 @@ func (s *Store) ReleaseReminder(ctx context.Context, id int64, errText string, f
 	if failed {
 		status = "failed"
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE reminders SET status = $2, owner_id = NULL, error = $3 WHERE id = $1`, id, status, errText)
+	_, err := s.pool.Exec(ctx, releaseReminderSQL, id, status, errText)
 	if err != nil {
 		return fmt.Errorf("release reminder: %w", translate(err))
 	}
@@ -120,8 +93,7 @@ func (s *Store) ReleaseReminder(ctx context.Context, id int64, errText string, f
 // could take is due; ok is false when there is none.
 func (s *Store) NextReminderDue(ctx context.Context) (due time.Time, ok bool, err error) {
 	var next *time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT min(due_at) FROM reminders
-		WHERE status = 'pending' OR (status = 'sending' AND NOT membot_owner_alive(owner_id))`).Scan(&next); err != nil {
+	if err := s.pool.QueryRow(ctx, nextReminderDueSQL).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("next reminder: %w", translate(err))
 	}
 	if next == nil {
@@ -130,13 +102,9 @@ func (s *Store) NextReminderDue(ctx context.Context) (due time.Time, ok bool, er
 	return *next, true, nil
 }
 
-// chatRemindersOrder numbers a chat's pending reminders for /reminders.
-const chatRemindersOrder = `due_at, id`
-
 // ChatReminders returns the chat's pending reminders, soonest first.
 func (s *Store) ChatReminders(ctx context.Context, chatID int64) ([]Reminder, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+reminderColumns+` FROM reminders r
-		WHERE chat_id = $1 AND status = 'pending' ORDER BY `+chatRemindersOrder, chatID)
+	rows, err := s.pool.Query(ctx, chatRemindersSQL, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("chat reminders: %w", translate(err))
 	}
@@ -155,12 +123,7 @@ func (s *Store) CancelReminders(ctx context.Context, chatID int64, numbers []int
 	if numbers == nil {
 		numbers = []int{} // NULL would match nothing
 	}
-	rows, err := s.pool.Query(ctx, `UPDATE reminders r SET status = 'cancelled' FROM (
-			SELECT id, row_number() OVER (ORDER BY `+chatRemindersOrder+`) AS n
-			FROM reminders WHERE chat_id = $1 AND status = 'pending') numbered
-		WHERE r.id = numbered.id AND (cardinality($2::int[]) = 0 OR numbered.n = ANY($2::int[]))
-		  AND ($3::bigint = 0 OR r.telegram_user_id = $3)
-		RETURNING `+reminderColumns, chatID, numbers, ownerID)
+	rows, err := s.pool.Query(ctx, cancelRemindersSQL, chatID, numbers, ownerID)
 	if err != nil {
 		return nil, fmt.Errorf("cancel reminders: %w", translate(err))
 	}
@@ -171,3 +134,14 @@ func (s *Store) CancelReminders(ctx context.Context, chatID int64, numbers []int
 	slices.SortFunc(list, func(a, b Reminder) int { return a.DueAt.Compare(b.DueAt) })
 	return list, nil
 }
+
+// The statements of this file, whole in sql/reminders.sql.
+var (
+	addReminderSQL      = statement("addReminder")
+	claimRemindersSQL   = statement("claimReminders")
+	markReminderSentSQL = statement("markReminderSent")
+	releaseReminderSQL  = statement("releaseReminder")
+	nextReminderDueSQL  = statement("nextReminderDue")
+	chatRemindersSQL    = statement("chatReminders")
+	cancelRemindersSQL  = statement("cancelReminders")
+)

@@ -48,19 +48,6 @@ type Rollback struct {
 	Repeated bool
 }
 
-// lastUserRowSQL is the last user row of chat $1's current conversation in
-// topic $2.
-var lastUserRowSQL = `SELECT ` + messageColumns + ` FROM messages
-WHERE conversation_id = ` + currentConversationID("$2") + ` AND role = 'user' ORDER BY id DESC LIMIT 1`
-
-// cancelRemovedApprovalsSQL cancels the pending approvals of the tool calls
-// of conversation $1's rows from id $2 on, and logs approval_decided.
-const cancelRemovedApprovalsSQL = `WITH decided AS (
-	UPDATE pending_approvals SET status = 'cancelled', decision_at = now(), decision_reason = $3
-	WHERE status = 'pending' AND assistant_message_id IN (SELECT id FROM messages WHERE conversation_id = $1 AND id >= $2)
-	RETURNING *
-), ` + logDecisionsCTE + ` SELECT ` + approvalColumns + ` FROM decided ORDER BY id`
-
 // Rollback takes rows back out of the chat's current conversation, in one
 // transaction: for /undo its last user message and every row after it, for
 // /retry the rows after that message (the old answer, its tool calls and
@@ -117,15 +104,14 @@ func (s *Store) Rollback(ctx context.Context, in RollbackStart) (*Rollback, erro
 // the source that first said it, and stays; one it superseded is current
 // again (superseded_by is set null with the deleted row).
 func takeBackSideEffects(ctx context.Context, tx pgx.Tx, last *Message) (reminders, facts []string, err error) {
-	rows, err := tx.Query(ctx, `UPDATE reminders SET status = 'cancelled'
-		WHERE source_message_id = $1 AND status = 'pending' RETURNING text`, last.ID)
+	rows, err := tx.Query(ctx, cancelTurnRemindersSQL, last.ID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if reminders, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 		return nil, nil, err
 	}
-	rows, err = tx.Query(ctx, `DELETE FROM memories WHERE source_message_id = $1 RETURNING content`, last.ID)
+	rows, err = tx.Query(ctx, deleteTurnFactsSQL, last.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,7 +126,7 @@ func earlierRollback(ctx context.Context, tx pgx.Tx, updateID int64) (*Rollback,
 		return nil, nil
 	}
 	r := &Rollback{Repeated: true}
-	err := tx.QueryRow(ctx, `SELECT removed, removed_by_role FROM conversation_rollbacks WHERE update_id = $1`,
+	err := tx.QueryRow(ctx, earlierRollbackSQL,
 		updateID).Scan(&r.Removed, &r.ByRole)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
@@ -151,8 +137,7 @@ func earlierRollback(ctx context.Context, tx pgx.Tx, updateID int64) (*Rollback,
 // removeFrom deletes the conversation's rows from id fromID on and logs the
 // removal.
 func removeFrom(ctx context.Context, tx pgx.Tx, in RollbackStart, conversationID string, fromID int64) (*Rollback, error) {
-	rows, err := tx.Query(ctx, `DELETE FROM messages WHERE conversation_id = $1 AND id >= $2
-		RETURNING role, role = 'user' OR (role = 'assistant' AND tool_calls IS NULL) AS shown`, conversationID, fromID)
+	rows, err := tx.Query(ctx, removeRowsSQL, conversationID, fromID)
 	if err != nil {
 		return nil, err
 	}
@@ -171,9 +156,7 @@ func removeFrom(ctx context.Context, tx pgx.Tx, in RollbackStart, conversationID
 			r.Shown++
 		}
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO conversation_rollbacks
-		(conversation_id, chat_id, command, update_id, first_removed_id, removed, removed_by_role)
-		VALUES ($1, $2, $3, NULLIF($4::bigint, 0), $5, $6, $7)`,
+	_, err = tx.Exec(ctx, logRollbackSQL,
 		conversationID, in.Chat.ID, in.Command, in.UpdateID, fromID, r.Removed, r.ByRole)
 	return r, err
 }
@@ -190,15 +173,6 @@ type RetryStart struct {
 	// does (Turn.Recalled).
 	RecallLimit int
 }
-
-// retryUserRowSQL is the last user row of chat $1's current conversation
-// in topic $2, with its conversation's mode and model.
-var retryUserRowSQL = `SELECT m.conversation_id, m.id, c.mode, coalesce(c.model, '') FROM (` + lastUserRowSQL + `) m
-JOIN conversations c ON c.id = m.conversation_id::uuid`
-
-// retryHistorySQL is the newest $2 rows of chat $1's current conversation
-// in topic $3.
-var retryHistorySQL = lastMessagesQuery(currentConversationID("$3"), "$2")
 
 // StartRetry loads what a new answer to the last user message of the chat's
 // current conversation starts from (Rollback has removed the old one), in
@@ -225,9 +199,8 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	})
 	queueAnswer(batch, in.UpdateID, &t.Answer)
 	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
-	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
-		in.Chat.ID, in.UpdateID)
-	queueSummary(batch, currentConversationID("$2"), &t.Summary, in.Chat.ID, in.Chat.Thread)
+	queueApprovals(batch, &t.Approvals, turnApprovalsSQL, in.Chat.ID, in.UpdateID)
+	queueSummary(batch, retrySummarySQL, &t.Summary, in.Chat.ID, in.Chat.Thread)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("start retry: %w", translate(err))
 	}
@@ -242,3 +215,17 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	}
 	return t, nil
 }
+
+// The statements of this file, whole in sql/rollback.sql.
+var (
+	lastUserRowSQL            = statement("lastUserRow")
+	cancelRemovedApprovalsSQL = statement("cancelRemovedApprovals")
+	retryUserRowSQL           = statement("retryUserRow")
+	retryHistorySQL           = statement("retryHistory")
+	retrySummarySQL           = statement("retrySummary")
+	cancelTurnRemindersSQL    = statement("cancelTurnReminders")
+	deleteTurnFactsSQL        = statement("deleteTurnFacts")
+	earlierRollbackSQL        = statement("earlierRollback")
+	removeRowsSQL             = statement("removeRows")
+	logRollbackSQL            = statement("logRollback")
+)

@@ -127,8 +127,7 @@ func isUnavailable(err error) bool {
 func (s *Store) PrepareAdminViews(ctx context.Context, zone string) (changed bool, warnings []string, err error) {
 	var current, db string
 	var roleExists bool
-	err = s.pool.QueryRow(ctx, `SELECT membot_timezone(), current_database(),
-		EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'membot_readonly')`).Scan(&current, &db, &roleExists)
+	err = s.pool.QueryRow(ctx, adminViewsStateSQL).Scan(&current, &db, &roleExists)
 	if err != nil {
 		return false, nil, fmt.Errorf("prepare admin views: %w", translate(err))
 	}
@@ -145,3 +144,8 @@ func (s *Store) PrepareAdminViews(ctx context.Context, zone string) (changed boo
 	}
 	return changed, warnings, nil
 }
+
+// The statements of this file, whole in sql/store.sql.
+var (
+	adminViewsStateSQL = statement("adminViewsState")
+)

@@ -34,24 +34,6 @@ type Summary struct {
 // maxSummarisedChars bounds the text of one row given to the summariser.
 const maxSummarisedChars = 1500
 
-// newestSummarySQL is the newest summary of conversation $1.
-const newestSummarySQL = `SELECT content, to_message_id FROM conversation_summaries
-	WHERE conversation_id = $1 ORDER BY to_message_id DESC LIMIT 1`
-
-// unsummarisedSQL is the newest $3 user and assistant rows of
-// conversation $1 that are older than its newest $2 rows (the window) and
-// newer than its newest summary, oldest first. The newest: a conversation
-// older than the summaries (a bot upgraded with long histories) is
-// summarised from where it stands, not from its first row; afterwards
-// rows leave the window a turn at a time, and each chunk takes them all.
-const unsummarisedSQL = `SELECT * FROM (
-	SELECT m.id, m.role, left(membot_plain_text(m.content), $4) AS text, m.created_at FROM messages m
-	WHERE m.conversation_id = $1 AND m.role IN ('user', 'assistant') AND m.content <> ''
-	  AND m.id < (SELECT coalesce(min(id), 0) FROM (SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2) w)
-	  AND m.id > coalesce((SELECT to_message_id FROM conversation_summaries WHERE conversation_id = $1 ORDER BY to_message_id DESC LIMIT 1), 0)
-	ORDER BY m.id DESC LIMIT $3) newest
-ORDER BY id`
-
 // Unsummarised returns the conversation's newest summary ("" when none)
 // and the newest limit rows (at most) that left its window of window rows
 // since, oldest first.
@@ -85,8 +67,7 @@ func (s *Store) Unsummarised(ctx context.Context, conversationID string, window,
 func (s *Store) SaveSummary(ctx context.Context, sum Summary, call LLMCall) error {
 	batch := &pgx.Batch{}
 	if sum.Content != "" { // a failed call is recorded all the same
-		batch.Queue(`INSERT INTO conversation_summaries (conversation_id, chat_id, from_message_id, to_message_id, content, model)
-		SELECT id, $2, $3, $4, $5, $6 FROM conversations WHERE id = $1::uuid`,
+		batch.Queue(saveSummarySQL,
 			sum.ConversationID, sum.ChatID, sum.FromMessageID, sum.ToMessageID, cleanText(sum.Content), sum.Model)
 	}
 	queueLLMCall(batch, call)
@@ -98,8 +79,7 @@ func (s *Store) SaveSummary(ctx context.Context, sum Summary, call LLMCall) erro
 
 // Summaries returns the conversation's summaries, oldest first.
 func (s *Store) Summaries(ctx context.Context, conversationID string) ([]Summary, error) {
-	rows, err := s.pool.Query(ctx, `SELECT conversation_id::text, chat_id, from_message_id, to_message_id, content, model
-		FROM conversation_summaries WHERE conversation_id = $1 ORDER BY to_message_id`, conversationID)
+	rows, err := s.pool.Query(ctx, summariesSQL, conversationID)
 	if err != nil {
 		return nil, fmt.Errorf("summaries: %w", translate(err))
 	}
@@ -110,17 +90,18 @@ func (s *Store) Summaries(ctx context.Context, conversationID string) ([]Summary
 	return found, nil
 }
 
-// queueSummary adds to batch the query of the newest summary of the
-// conversation that conv (an expression over the batch's arguments)
-// names, scanned into *dst.
-func queueSummary(batch *pgx.Batch, conv string, dst *string, args ...any) {
-	batch.Queue(`SELECT `+summaryTextSQL(conv), args...).QueryRow(func(row pgx.Row) error {
+// queueSummary adds to batch sql, the query of a conversation's newest
+// summary, scanned into *dst.
+func queueSummary(batch *pgx.Batch, sql string, dst *string, args ...any) {
+	batch.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
 		return row.Scan(dst)
 	})
 }
 
-// summaryTextSQL is the text of the newest summary of conversation conv, "" when none.
-func summaryTextSQL(conv string) string {
-	return `coalesce((SELECT content FROM conversation_summaries WHERE conversation_id = ` + conv + `
-		ORDER BY to_message_id DESC LIMIT 1), '')`
-}
+// The statements of this file, whole in sql/summaries.sql.
+var (
+	newestSummarySQL = statement("newestSummary")
+	unsummarisedSQL  = statement("unsummarised")
+	saveSummarySQL   = statement("saveSummary")
+	summariesSQL     = statement("summaries")
+)

@@ -13,12 +13,3 @@ type Chat struct {
 	ID     int64
 	Thread int64
 }
-
-// sameThread matches a conversation of the topic in parameter thread (NULL
-// outside topics).
-func sameThread(thread string) string {
-	return `message_thread_id IS NOT DISTINCT FROM ` + newThread(thread)
-}
-
-// newThread is the topic a new conversation gets from parameter thread.
-func newThread(thread string) string { return `nullif(` + thread + `::bigint, 0)` }

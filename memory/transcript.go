@@ -26,8 +26,7 @@ type Conversation struct {
 func (s *Store) WalkCurrentTranscript(ctx context.Context, chat Chat, head func(c Conversation, rows int) error, each func(m *Message) error) error {
 	var callerErr error
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id::text AS id, telegram_user_id, chat_id, created_at, mode
-			FROM conversations WHERE id = `+currentConversationID("$2"), chat.ID, chat.Thread)
+		rows, err := tx.Query(ctx, transcriptConversationSQL, chat.ID, chat.Thread)
 		if err != nil {
 			return err
 		}
@@ -36,13 +35,13 @@ func (s *Store) WalkCurrentTranscript(ctx context.Context, chat Chat, head func(
 			return err
 		}
 		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM messages WHERE conversation_id = $1`, c.ID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, transcriptCountSQL, c.ID).Scan(&n); err != nil {
 			return err
 		}
 		if callerErr = head(c, n); callerErr != nil {
 			return callerErr
 		}
-		rows, err = tx.Query(ctx, `SELECT `+messageColumns+` FROM messages WHERE conversation_id = $1 ORDER BY id`, c.ID)
+		rows, err = tx.Query(ctx, transcriptRowsSQL, c.ID)
 		if err != nil {
 			return err
 		}
@@ -71,10 +70,7 @@ func (s *Store) WalkCurrentTranscript(ctx context.Context, chat Chat, head func(
 // current conversation, oldest first: the user's messages and the final
 // answers, without tool calls, tool results and system notes.
 func (s *Store) Dialogue(ctx context.Context, chat Chat, limit int) ([]Message, error) {
-	rows, err := s.pool.Query(ctx, `SELECT * FROM (SELECT `+messageColumns+` FROM messages
-		WHERE conversation_id = `+currentConversationID("$3")+`
-		  AND (role = 'user' OR (role = 'assistant' AND tool_calls IS NULL))
-		ORDER BY id DESC LIMIT $2) newest ORDER BY id`, chat.ID, limit, chat.Thread)
+	rows, err := s.pool.Query(ctx, dialogueSQL, chat.ID, limit, chat.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("dialogue: %w", translate(err))
 	}
@@ -84,3 +80,11 @@ func (s *Store) Dialogue(ctx context.Context, chat Chat, limit int) ([]Message, 
 	}
 	return msgs, nil
 }
+
+// The statements of this file, whole in sql/transcript.sql.
+var (
+	transcriptConversationSQL = statement("transcriptConversation")
+	transcriptCountSQL        = statement("transcriptCount")
+	transcriptRowsSQL         = statement("transcriptRows")
+	dialogueSQL               = statement("dialogue")
+)

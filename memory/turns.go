@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -68,72 +67,10 @@ type Turn struct {
 	Recalled []Snippet
 }
 
-// insertUserMessageSQL stores the user's row in the chat's current
-// conversation, with its author's id in the metadata (in a group the text's
-// name prefix is for the model; the id is what a query should trust). A
-// second attempt at the same update stores nothing. $7 is the topic.
-var insertUserMessageSQL = `WITH ` + currentConversationCTE("$7") + `
-INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, search_vector)
-SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0),
-	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), ` + searchVectorOf(`'user'`, "$3") + ` FROM conv
-ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING`
-
-// turnUserRowSQL finds the turn's user row. When the update is known, its
-// row names the conversation (a retried turn stays in the conversation it
-// began in); otherwise it is the newest row of the chat's current
-// conversation. The two cases are two branches of a UNION ALL, each gated
-// by a condition on $2 alone, rather than one WHERE with an OR: pgx prepares
-// statements, PostgreSQL may then plan them without looking at the values
-// (a generic plan), and the OR became a scan of the whole conversation.
-// Parameter thread is the topic.
-func turnUserRow(thread string) string {
-	return `SELECT id, conversation_id FROM (
-	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
-	UNION ALL
-	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
-		` + currentConversationID(thread) + `
-	ORDER BY id DESC LIMIT 1)) turn_user_row`
-}
-
-// turnHistorySQL is the newest $3 rows of the conversation of the turn's
-// user row (topic $4).
-var turnHistorySQL = lastMessagesQuery(`(SELECT conversation_id FROM (`+turnUserRow("$4")+`) r)`, "$3")
-
-// turnConversationSQL is the conversation of the turn's user row (topic
-// $3), its mode, model, voice replies and summary.
-var turnConversationSQL = `SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, ''), ` + voiceRepliesSQL + `,
-		` + summaryTextSQL("r.conversation_id") + ` FROM (` + turnUserRow("$3") + `) r
-		JOIN conversations c ON c.id = r.conversation_id`
-
-// turnRecallSQL is the auto-recall of a turn with the message's embedding
-// (autoRecallFront and the semantic side) over the conversation of its
-// user row, stored before it in StartTurn's batch, before its window of
-// $3 rows: the semantic side ranks anyway, so no found statement first.
-// $7 is the topic.
-var turnRecallSQL = recallParams(rankSQL(turnRecallFront("$7"), true, false), "", "$4", "$5", "$6")
-
-// turnFoundSQL tells whether the turn's auto-recall without an embedding
-// has anything to rank (autoRecallFound). Most turns' recall does not,
-// and setting up the ranking alone, for no rows, cost 0.2 ms of a turn
-// (membench); so StartTurn ranks only after this says yes, in a round
-// trip of its own (turnRankSQL). $5 is the topic.
-var turnFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(turnRecallRow("$5")), "{window}", "$3"), "", "$4", "", "")
-
-// turnRankSQL ranks autoRecallFront for the turn's row $1, known once
-// the batch that stored it is done, before its window of $2 rows, with
-// and without vectors; rowFoundSQL is turnFoundSQL for it.
-var (
-	turnRankSQL = [2]string{turnRankStatement(false), turnRankStatement(true)}
-	rowFoundSQL = recallParams(strings.ReplaceAll(autoRecallFound(rowRecallRow), "{window}", "$2"), "", "$3", "", "")
-)
-
-// rowRecallRow is user row $1 for auto-recall, as turnRecallRow.
-const rowRecallRow = `SELECT m.conversation_id, m.id, m.search_vector AS v FROM messages m WHERE m.id = $1`
-
-func turnRankStatement(vectors bool) string {
-	front := autoRecallFront(rowRecallRow)
-	return recallParams(rankSQL(strings.ReplaceAll(front, "{window}", "$2"), vectors, false), "", "$3", "$4", "$5")
-}
+// turnRankSQL ranks the auto-recall of the turn's row $1, known once the
+// batch that stored it is done, before its window of $2 rows, without and
+// with vectors; rowFoundSQL is turnFoundSQL for it (sql/turns.sql).
+var turnRankSQL = [2]string{turnRankFullTextSQL, turnRankHybridSQL}
 
 // rankRow runs turnRankSQL for row (its window of window rows) and r,
 // after a found statement said it has rows to rank. Without r's
@@ -163,67 +100,13 @@ func (s *Store) recallRow(ctx context.Context, row int64, window, limit int) ([]
 	return s.rankRow(ctx, row, window, Recall{Limit: limit})
 }
 
-// turnRecallRow is the turn's user row for auto-recall: its conversation,
-// id and stems. The stems are a subquery, not a join: a join of the
-// one-row tables of a new bot was planned as a scan of all messages.
-func turnRecallRow(thread string) string {
-	return `SELECT r.conversation_id, r.id, (SELECT m.search_vector FROM messages m WHERE m.id = r.id) AS v
-		FROM (` + turnUserRow(thread) + `) r`
-}
-
-func turnRecallFront(thread string) string {
-	return strings.ReplaceAll(autoRecallFront(turnRecallRow(thread)), "{window}", "$3")
-}
-
-// receivedTextSQL logs the message_received event of the turn (topic $5).
-var receivedTextSQL = `INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
-SELECT 'message_received', $3::bigint, $1::bigint, r.conversation_id, NULLIF($2::bigint, 0), jsonb_build_object('kind', $4::text)
-FROM (` + turnUserRow("$5") + `) r
-` + eventOncePerUpdate
-
-const turnAnswerSQL = `SELECT ` + messageColumns + ` FROM messages
-WHERE update_id = $1 AND role = 'assistant' AND tool_calls IS NULL ORDER BY id DESC LIMIT 1`
-
-// asyncCommitSQL lets the transaction it begins commit without waiting for
-// the disk. StartTurn uses it: were PostgreSQL to crash before its commit
-// reached the disk, the turn would simply start again, since the update
-// stays claimed and unfinished; and the next commit that does wait (the
-// update's completion, or any other session's) flushes everything written
-// before it. It saves a disk flush on the
-// path of every reply (the final answer saves another: Step.FlushLater).
-const asyncCommitSQL = `SELECT ` + asyncCommit
-
-const asyncCommit = `set_config('synchronous_commit', 'off', true)`
-
-// genericPlansSQL makes the statements after it in its transaction (a
-// batch is one) run their prepared generic plans. PostgreSQL otherwise
-// plans some of them again at every execution, their generic plan's
-// estimate being above the plans made for each execution's values:
-// recall statements (1.5 ms, more than the search itself), StartTurn's history
-// query (0.2 ms), saveUpdateSQL (0.15 ms).
-//
-// A generic plan is made once, at a statement's first run on a connection
-// (and again when the tables' statistics change), and then kept: for a new
-// bot, or membench's fresh database, while the tables are all but empty,
-// when reading a whole table costs less than one index lookup. Such a
-// plan read the whole messages table twice in every auto-recall, for as
-// long as the plan lived. So these statements are planned without
-// sequential scans: each of them finds its rows through an index, as the
-// plan tests check on a new database too (TestTurnPlansOnANewDatabase).
-// And without JIT, whatever DATABASE_URL says: a sequential scan left
-// where nothing else can read a table is costed at 10^10, which would
-// make PostgreSQL compile the statement (12-73 ms) for a lookup of 0.1 ms.
-const genericPlansSQL = `SELECT ` + genericPlans
-
-const genericPlans = `set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)`
-
 // StartTurn upserts the user, stores their message in the chat's current
 // conversation, logs its arrival and loads the history, in one round trip
 // (two when its auto-recall has rows to rank).
 func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	t := &Turn{}
 	batch := &pgx.Batch{}
-	batch.Queue(`SELECT ` + asyncCommit + `, ` + genericPlans) // asyncCommitSQL and genericPlansSQL in one statement
+	batch.Queue(turnSettingsSQL) // asyncCommit and genericPlans in one statement
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	var metadata any
 	if len(in.Metadata) > 0 {
@@ -247,8 +130,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	})
 	queueAnswer(batch, in.UpdateID, &t.Answer)
 	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
-	queueApprovals(batch, &t.Approvals, `chat_id = $1 AND (status = 'pending' OR update_id = NULLIF($2::bigint, 0))`,
-		chat.ID, in.UpdateID)
+	queueApprovals(batch, &t.Approvals, turnApprovalsSQL, chat.ID, in.UpdateID)
 	found := false
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
 		args := []any{chat.ID, in.UpdateID, in.HistoryLimit, in.Recall.Limit}
@@ -304,15 +186,6 @@ type ResumeStart struct {
 	FactChars          int
 }
 
-// resumeHistorySQL is the conversation's newest $2 rows plus the assistant
-// row $3 and the results of its calls, however far back they are, oldest first.
-const resumeHistorySQL = `SELECT ` + messageColumns + ` FROM messages WHERE id IN (
-	(SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2)
-	UNION SELECT $3::bigint
-	UNION SELECT id FROM messages WHERE conversation_id = $1 AND role = 'tool' AND id > $3
-	      AND tool_call_id IN (SELECT c->>'id' FROM messages, jsonb_array_elements(tool_calls) c WHERE id = $3)
-) ORDER BY id`
-
 // ResumeTurn loads what a turn paused for approval needs to go on, in one
 // round trip: History (the window, with the waiting assistant row and its
 // results), the user row that began the turn, the answer already stored for
@@ -326,17 +199,37 @@ func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
 		return err
 	})
-	batch.Queue(`SELECT coalesce(max(id), 0) FROM messages WHERE conversation_id = $1 AND role = 'user' AND id < $2`,
+	batch.Queue(resumeUserRowSQL,
 		in.ConversationID, in.AssistantMessageID).QueryRow(func(row pgx.Row) error { return row.Scan(&t.UserMessageID) })
 	queueAnswer(batch, in.UpdateID, &t.Answer)
 	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
-	queueApprovals(batch, &t.Approvals, `assistant_message_id = $1 OR (chat_id = $2 AND status = 'pending')`,
-		in.AssistantMessageID, in.ChatID)
+	queueApprovals(batch, &t.Approvals, resumeApprovalsSQL, in.AssistantMessageID, in.ChatID)
 	queueMode(batch, in.ConversationID, &t.Mode)
 	queueModel(batch, in.ConversationID, &t.Model)
-	queueSummary(batch, "$1::uuid", &t.Summary, in.ConversationID)
+	queueSummary(batch, resumeSummarySQL, &t.Summary, in.ConversationID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("resume turn: %w", translate(err))
 	}
 	return t, nil
 }
+
+// The statements of this file, whole in sql/turns.sql.
+var (
+	insertUserMessageSQL = statement("insertUserMessage")
+	turnHistorySQL       = statement("turnHistory")
+	turnConversationSQL  = statement("turnConversation")
+	turnRecallSQL        = statement("turnRecall")
+	turnFoundSQL         = statement("turnFound")
+	turnRankFullTextSQL  = statement("turnRankFullText")
+	turnRankHybridSQL    = statement("turnRankHybrid")
+	rowFoundSQL          = statement("rowFound")
+	receivedTextSQL      = statement("receivedText")
+	turnAnswerSQL        = statement("turnAnswer")
+	asyncCommitSQL       = statement("asyncCommit")
+	genericPlansSQL      = statement("genericPlans")
+	resumeHistorySQL     = statement("resumeHistory")
+	resumeSummarySQL     = statement("resumeSummary")
+	turnSettingsSQL      = statement("turnSettings")
+	resumeUserRowSQL     = statement("resumeUserRow")
+	turnUserRowSQL       = statement("turnUserRow")
+)

@@ -27,17 +27,6 @@ type Usage struct {
 	RateNotices int   // "too fast" notices the user got since the window began
 }
 
-// recentUsageSQL leaves out update $4, the one being decided: a retried
-// update must not count against itself.
-const recentUsageSQL = `SELECT
-	(SELECT coalesce(sum(prompt_tokens + completion_tokens), 0) FROM llm_calls
-	 WHERE telegram_user_id = $1 AND created_at >= $2),
-	(SELECT count(*) FROM events
-	 WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $3 AND update_id IS DISTINCT FROM $4),
-	(SELECT count(*) FROM events
-	 WHERE telegram_user_id = $1 AND type = 'rate_limited' AND occurred_at >= $3 AND update_id IS DISTINCT FROM $4
-	   AND payload->>'limit' = 'rate' AND payload->>'notified' = 'true')`
-
 // RecentUsage reads the user's usage since dayStart (tokens) and since
 // windowStart (messages), leaving out updateID, in one round trip.
 func (s *Store) RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (Usage, error) {
@@ -66,29 +55,12 @@ type UserStats struct {
 	Refusals       int // days they were refused
 }
 
-const userStatsSQL = `SELECT
-	u.telegram_user_id IS NOT NULL,
-	coalesce(u.username, ''), coalesce(u.first_name, ''), coalesce(u.last_name, ''), coalesce(u.language_code, ''),
-	coalesce(u.created_at, 'epoch'), coalesce(u.last_seen_at, 'epoch'),
-	(SELECT count(*) FROM conversations WHERE telegram_user_id = $1 AND reset_at IS NULL),
-	(SELECT count(*) FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE telegram_user_id = $1 AND reset_at IS NULL)),
-	(SELECT count(*) FROM events WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $2),
-	(SELECT count(*) FROM events WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $3),
-	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1 AND created_at >= $2),
-	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1 AND created_at >= $3),
-	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1),
-	(SELECT count(*) FROM llm_calls WHERE telegram_user_id = $1),
-	(SELECT count(*) FROM access_refusals WHERE telegram_user_id = $1)
-FROM (SELECT $1::bigint AS id) wanted
-LEFT JOIN users u ON u.telegram_user_id = wanted.id`
-
 // UserByUsername finds the user known by a Telegram username (without
 // the @, in any case); when the name changed hands, the one seen last.
 // ErrNotFound when no user has it.
 func (s *Store) UserByUsername(ctx context.Context, username string) (int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, `SELECT telegram_user_id FROM users WHERE lower(username) = lower($1)
-		ORDER BY last_seen_at DESC NULLS LAST LIMIT 1`, username).Scan(&id)
+	err := s.pool.QueryRow(ctx, userByUsernameSQL, username).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("user by username: %w", translate(err))
 	}
@@ -125,19 +97,6 @@ type Stats struct {
 	InboxFailed     int // updates given up with an error
 }
 
-const statsSQL = `SELECT
-	(SELECT count(*) FROM users),
-	(SELECT count(DISTINCT telegram_user_id) FROM events WHERE type = 'message_received' AND occurred_at >= $1),
-	(SELECT count(*) FROM events WHERE type = 'message_received' AND occurred_at >= $1),
-	(SELECT count(*) FROM messages),
-	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE created_at >= $1),
-	(SELECT count(*) FROM llm_calls WHERE created_at >= $1 AND status = 'ok'),
-	(SELECT count(*) FROM events WHERE type = 'llm_error' AND occurred_at >= $1),
-	(SELECT count(*) FROM events WHERE type = 'tool_called' AND occurred_at >= $1),
-	(SELECT count(*) FROM events WHERE type IN ('access_denied', 'rate_limited') AND occurred_at >= $1),
-	(SELECT count(*) FROM updates WHERE state <> 'done'),
-	(SELECT count(*) FROM updates WHERE error IS NOT NULL)`
-
 // Stats reads the bot's totals; "today" starts at dayStart.
 func (s *Store) Stats(ctx context.Context, dayStart time.Time) (*Stats, error) {
 	st := &Stats{}
@@ -149,3 +108,11 @@ func (s *Store) Stats(ctx context.Context, dayStart time.Time) (*Stats, error) {
 	}
 	return st, nil
 }
+
+// The statements of this file, whole in sql/usage.sql.
+var (
+	recentUsageSQL    = statement("recentUsage")
+	userStatsSQL      = statement("userStats")
+	statsSQL          = statement("stats")
+	userByUsernameSQL = statement("userByUsername")
+)

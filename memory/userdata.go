@@ -29,10 +29,6 @@ import (
 // userUpdatesSQL selects the inbox rows of user $1.
 const userUpdatesSQL = `chat_id = $1 OR jsonb_path_exists(payload, '$.*.from ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint))`
 
-// namedUpdatesSQL selects the other inbox rows that name user $1 somewhere:
-// a reply to them quotes their message, a mention names them.
-const namedUpdatesSQL = `jsonb_path_exists(payload, '$.** ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint))`
-
 // userTable is a table holding rows of a user and the condition on $1 that
 // selects them.
 type userTable struct {
@@ -44,12 +40,7 @@ type userTable struct {
 // userTables lists the tables with rows of a user, in the order they are
 // deleted: dependents first, then conversations, then users.
 func userTables(ctx context.Context, tx pgx.Tx) ([]userTable, error) {
-	rows, err := tx.Query(ctx, `SELECT c.table_name, array_agg(c.column_name::text ORDER BY c.column_name)
-		FROM information_schema.columns c
-		JOIN information_schema.tables t USING (table_schema, table_name)
-		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
-		  AND c.column_name IN ('telegram_user_id', 'chat_id')
-		GROUP BY c.table_name ORDER BY c.table_name`)
+	rows, err := tx.Query(ctx, userTablesSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -136,20 +127,18 @@ func (s *Store) Forget(ctx context.Context, userID int64) (map[string]int64, err
 		// stores its message (a key-share lock on the conversation): locked
 		// last, with the conversations below locked, a turn of theirs
 		// between the two deadlocked with this.
-		if _, err := tx.Exec(ctx, `SELECT FROM users WHERE telegram_user_id = $1 FOR UPDATE`, userID); err != nil {
+		if _, err := tx.Exec(ctx, lockUserSQL, userID); err != nil {
 			return fmt.Errorf("lock user: %w", err)
 		}
 		// Their conversations, and those waiting for the purger (which may
 		// hold their messages too), are locked next, as the purger locks a
 		// conversation before deleting its messages: the other order could
 		// deadlock with it. The purger skips them meanwhile.
-		if _, err := tx.Exec(ctx, `SELECT FROM conversations WHERE chat_id = $1 OR telegram_user_id = $1 OR reset_at IS NOT NULL
-			FOR UPDATE`, userID); err != nil {
+		if _, err := tx.Exec(ctx, lockConversationsSQL, userID); err != nil {
 			return fmt.Errorf("lock conversations: %w", err)
 		}
 		// Their group conversations stay, no longer attributed to them.
-		if _, err := tx.Exec(ctx, `UPDATE conversations SET telegram_user_id = 0
-			WHERE telegram_user_id = $1 AND chat_id <> $1`, userID); err != nil {
+		if _, err := tx.Exec(ctx, disownGroupConversationsSQL, userID); err != nil {
 			return fmt.Errorf("conversations: %w", err)
 		}
 		if err := scrubUpdates(ctx, tx, userID); err != nil {
@@ -183,19 +172,18 @@ type LogEntry struct {
 // History returns the user's newest limit messages across their
 // conversations, oldest first.
 func (s *Store) History(ctx context.Context, userID int64, limit int) ([]LogEntry, error) {
-	return s.history(ctx, "telegram_user_id", userID, limit)
+	return s.history(ctx, userHistorySQL, userID, limit)
 }
 
 // ChatHistory is History of a chat (a group's, whose id is negative): its
 // newest messages, whoever wrote them, oldest first.
 func (s *Store) ChatHistory(ctx context.Context, chatID int64, limit int) ([]LogEntry, error) {
-	return s.history(ctx, "chat_id", chatID, limit)
+	return s.history(ctx, chatHistorySQL, chatID, limit)
 }
 
-// history reads conversation_log by one of its id columns.
-func (s *Store) history(ctx context.Context, column string, id int64, limit int) ([]LogEntry, error) {
-	rows, err := s.pool.Query(ctx, `SELECT message_id, created_at, chat_id, role, content, coalesce(tool_name, '')
-		FROM conversation_log WHERE `+column+` = $1 ORDER BY message_id DESC LIMIT $2`, id, limit)
+// history reads conversation_log with sql (userHistorySQL, chatHistorySQL).
+func (s *Store) history(ctx context.Context, sql string, id int64, limit int) ([]LogEntry, error) {
+	rows, err := s.pool.Query(ctx, sql, id, limit)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", translate(err))
 	}
@@ -217,8 +205,7 @@ func (s *Store) history(ctx context.Context, column string, id int64, limit int)
 // mention's user, a forward's origin) becomes {"id": 0}. The update itself
 // stays: it is the other member's.
 func scrubUpdates(ctx context.Context, tx pgx.Tx, userID int64) error {
-	rows, err := tx.Query(ctx, `SELECT update_id, payload FROM updates
-		WHERE NOT (`+userUpdatesSQL+`) AND `+namedUpdatesSQL+` FOR UPDATE`, userID)
+	rows, err := tx.Query(ctx, updatesNamingUserSQL, userID)
 	if err != nil {
 		return err
 	}
@@ -241,7 +228,7 @@ func scrubUpdates(ctx context.Context, tx pgx.Tx, userID int64) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE updates SET payload = $2 WHERE update_id = $1`, u.ID, clean); err != nil {
+		if _, err := tx.Exec(ctx, setUpdatePayloadSQL, u.ID, clean); err != nil {
 			return err
 		}
 	}
@@ -296,3 +283,14 @@ func mentions(v any, id json.Number) bool {
 	}
 	return false
 }
+
+// The statements of this file, whole in sql/userdata.sql.
+var (
+	userHistorySQL              = statement("userHistory")
+	chatHistorySQL              = statement("chatHistory")
+	userTablesSQL               = statement("userTables")
+	lockUserSQL                 = statement("lockUser")
+	lockConversationsSQL        = statement("lockConversations")
+	disownGroupConversationsSQL = statement("disownGroupConversations")
+	updatesNamingUserSQL        = statement("updatesNamingUser")
+)

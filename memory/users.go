@@ -14,12 +14,6 @@ type User struct {
 	LanguageCode   string
 }
 
-const upsertUserSQL = `INSERT INTO users (telegram_user_id, username, first_name, last_name, language_code)
-VALUES ($1, NULLIF($2, ''), NULLIF($3, ''), NULLIF($4, ''), NULLIF($5, ''))
-ON CONFLICT (telegram_user_id) DO UPDATE SET
-	username = EXCLUDED.username, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
-	language_code = EXCLUDED.language_code, last_seen_at = now()`
-
 func upsertUserArgs(u User) []any {
 	return []any{u.TelegramUserID, cleanText(u.Username), cleanText(u.FirstName), cleanText(u.LastName), cleanText(u.LanguageCode)}
 }
@@ -31,3 +25,8 @@ func (s *Store) UpsertUser(ctx context.Context, u User) error {
 	}
 	return nil
 }
+
+// The statements of this file, whole in sql/users.sql.
+var (
+	upsertUserSQL = statement("upsertUser")
+)

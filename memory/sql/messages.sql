@@ -1,0 +1,38 @@
+-- A message row is selected in the shape of Message (the column list of
+-- every statement that returns one). The stems a row keeps
+-- (messages.search_vector, membot_message_stems of migration 00026) are
+-- computed by the bot's inserts in their own statement, planned (and the
+-- function inlined) once per connection.
+--
+-- The newest rows of one conversation (lastMessages, and the history of a
+-- turn or a retry) are read oldest first by a backward scan of the
+-- (conversation_id, id) index that stops after the limit, however long the
+-- conversation and the table are. It says "conversation_id between c and c"
+-- rather than "= c" on purpose. With "=", the planner knows conversation_id
+-- is constant, orders by id alone, and may then walk the primary key back
+-- from the newest row of the whole table, skipping other conversations'
+-- rows, when it believes the conversation holds a large share of them.
+-- That is fast only if the conversation was written to lately; a long one
+-- taken up again after a pause would have millions of rows to skip. With
+-- the range, only the (conversation_id, id) index gives the order asked
+-- for. (The columns are qualified: unqualified, ORDER BY would take the
+-- text conversation_id of the select list, which no index gives.)
+
+-- name: insertMessage
+INSERT INTO messages
+	(conversation_id, role, content, tool_calls, tool_call_id, tool_name, telegram_message_id, update_id, metadata, search_vector)
+VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7::bigint, 0), NULLIF($8::bigint, 0), coalesce($9, '{}'::jsonb),
+	membot_message_stems($2::text, $3::text))
+RETURNING id
+
+-- name: lastMessages
+SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
+	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
+	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
+	metadata, created_at,
+	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
+		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
+	CASE WHEN role = 'user' THEN metadata->'media' END AS media FROM messages m
+	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1
+	ORDER BY m.conversation_id DESC, m.id DESC LIMIT $2) newest ORDER BY id
+

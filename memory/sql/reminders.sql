@@ -1,0 +1,58 @@
+-- A chat's pending reminders are numbered for /reminders by due_at, id.
+
+-- name: addReminder
+-- addReminder adds the reminder unless it would pass the bounds ($6 waiting
+-- for the user or the chat, $7 set in the chat an hour);
+-- then it returns no row. $8 is the topic.
+INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id, message_thread_id)
+SELECT $1, $2, $3, $4, NULLIF($5::bigint, 0), nullif($8::bigint, 0)
+WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND status IN ('pending', 'sending')) < $6
+  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND status IN ('pending', 'sending')) < $6
+  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND created_at > now() - interval '1 hour') < $7
+RETURNING id
+
+-- name: claimReminders
+-- claimReminders takes up to $2 due reminders for owner $1: pending ones,
+-- and ones another process claimed but died before marking sent. SKIP LOCKED
+-- lets several processes claim at once, each getting different rows.
+UPDATE reminders r
+SET status = 'sending', owner_id = $1, claimed_at = now(), attempts = r.attempts + 1
+FROM (SELECT id FROM reminders
+      WHERE due_at <= now()
+        AND (status = 'pending' OR (status = 'sending' AND NOT membot_owner_alive(owner_id)))
+      ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) due
+WHERE r.id = due.id
+RETURNING r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
+	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
+	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
+	coalesce(r.message_thread_id, 0) AS message_thread_id
+
+-- name: markReminderSent
+UPDATE reminders SET status = 'sent', sent_at = now(), late = $3,
+		telegram_message_id = NULLIF($2::bigint, 0), error = NULL WHERE id = $1
+
+-- name: releaseReminder
+UPDATE reminders SET status = $2, owner_id = NULL, error = $3 WHERE id = $1
+
+-- name: nextReminderDue
+SELECT min(due_at) FROM reminders
+		WHERE status = 'pending' OR (status = 'sending' AND NOT membot_owner_alive(owner_id))
+
+-- name: chatReminders
+SELECT r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
+	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
+	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
+	coalesce(r.message_thread_id, 0) AS message_thread_id FROM reminders r
+		WHERE chat_id = $1 AND status = 'pending' ORDER BY due_at, id
+
+-- name: cancelReminders
+UPDATE reminders r SET status = 'cancelled' FROM (
+			SELECT id, row_number() OVER (ORDER BY due_at, id) AS n
+			FROM reminders WHERE chat_id = $1 AND status = 'pending') numbered
+		WHERE r.id = numbered.id AND (cardinality($2::int[]) = 0 OR numbered.n = ANY($2::int[]))
+		  AND ($3::bigint = 0 OR r.telegram_user_id = $3)
+		RETURNING r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
+	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
+	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
+	coalesce(r.message_thread_id, 0) AS message_thread_id
+

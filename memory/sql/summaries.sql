@@ -1,0 +1,28 @@
+-- name: newestSummary
+-- newestSummary is the newest summary of conversation $1.
+SELECT content, to_message_id FROM conversation_summaries
+	WHERE conversation_id = $1 ORDER BY to_message_id DESC LIMIT 1
+
+-- name: unsummarised
+-- unsummarised is the newest $3 user and assistant rows of
+-- conversation $1 that are older than its newest $2 rows (the window) and
+-- newer than its newest summary, oldest first. The newest: a conversation
+-- older than the summaries (a bot upgraded with long histories) is
+-- summarised from where it stands, not from its first row; afterwards
+-- rows leave the window a turn at a time, and each chunk takes them all.
+SELECT * FROM (
+	SELECT m.id, m.role, left(membot_plain_text(m.content), $4) AS text, m.created_at FROM messages m
+	WHERE m.conversation_id = $1 AND m.role IN ('user', 'assistant') AND m.content <> ''
+	  AND m.id < (SELECT coalesce(min(id), 0) FROM (SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2) w)
+	  AND m.id > coalesce((SELECT to_message_id FROM conversation_summaries WHERE conversation_id = $1 ORDER BY to_message_id DESC LIMIT 1), 0)
+	ORDER BY m.id DESC LIMIT $3) newest
+ORDER BY id
+
+-- name: saveSummary
+INSERT INTO conversation_summaries (conversation_id, chat_id, from_message_id, to_message_id, content, model)
+		SELECT id, $2, $3, $4, $5, $6 FROM conversations WHERE id = $1::uuid
+
+-- name: summaries
+SELECT conversation_id::text, chat_id, from_message_id, to_message_id, content, model
+		FROM conversation_summaries WHERE conversation_id = $1 ORDER BY to_message_id
+

@@ -1,0 +1,39 @@
+-- Export and Forget find a user's tables at run time (any table with a
+-- telegram_user_id or chat_id column, so that tables added later are
+-- covered): their per-table statements are built in userdata.go from the
+-- table's name. The other inbox rows that name a user somewhere (a reply
+-- quotes their message, a mention names them) are scrubbed.
+
+-- name: userHistory
+-- userHistory and chatHistory are the newest $2 rows of
+-- conversation_log of user $1 or of chat $1, newest first.
+SELECT message_id, created_at, chat_id, role, content, coalesce(tool_name, '')
+		FROM conversation_log WHERE telegram_user_id = $1 ORDER BY message_id DESC LIMIT $2
+
+-- name: chatHistory
+SELECT message_id, created_at, chat_id, role, content, coalesce(tool_name, '')
+		FROM conversation_log WHERE chat_id = $1 ORDER BY message_id DESC LIMIT $2
+
+-- name: userTables
+SELECT c.table_name, array_agg(c.column_name::text ORDER BY c.column_name)
+		FROM information_schema.columns c
+		JOIN information_schema.tables t USING (table_schema, table_name)
+		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
+		  AND c.column_name IN ('telegram_user_id', 'chat_id')
+		GROUP BY c.table_name ORDER BY c.table_name
+
+-- name: lockUser
+SELECT FROM users WHERE telegram_user_id = $1 FOR UPDATE
+
+-- name: lockConversations
+SELECT FROM conversations WHERE chat_id = $1 OR telegram_user_id = $1 OR reset_at IS NOT NULL
+			FOR UPDATE
+
+-- name: disownGroupConversations
+UPDATE conversations SET telegram_user_id = 0
+			WHERE telegram_user_id = $1 AND chat_id <> $1
+
+-- name: updatesNamingUser
+SELECT update_id, payload FROM updates
+		WHERE NOT (chat_id = $1 OR jsonb_path_exists(payload, '$.*.from ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint))) AND jsonb_path_exists(payload, '$.** ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint)) FOR UPDATE
+

@@ -1,0 +1,1 @@
+SELECT mode FROM conversations WHERE id = $1

@@ -1,0 +1,1 @@
+SELECT coalesce(model, '') FROM conversations WHERE id = $1

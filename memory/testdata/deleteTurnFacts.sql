@@ -1,0 +1,1 @@
+DELETE FROM memories WHERE source_message_id = $1 RETURNING content

@@ -1,0 +1,1 @@
+SELECT membot_enable_vectors()

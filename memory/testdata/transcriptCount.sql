@@ -1,0 +1,1 @@
+SELECT count(*) FROM messages WHERE conversation_id = $1

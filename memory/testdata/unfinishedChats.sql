@@ -1,0 +1,1 @@
+SELECT DISTINCT chat_id FROM updates WHERE state <> 'done'

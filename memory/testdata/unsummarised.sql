@@ -1,0 +1,7 @@
+SELECT * FROM (
+	SELECT m.id, m.role, left(membot_plain_text(m.content), $4) AS text, m.created_at FROM messages m
+	WHERE m.conversation_id = $1 AND m.role IN ('user', 'assistant') AND m.content <> ''
+	  AND m.id < (SELECT coalesce(min(id), 0) FROM (SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2) w)
+	  AND m.id > coalesce((SELECT to_message_id FROM conversation_summaries WHERE conversation_id = $1 ORDER BY to_message_id DESC LIMIT 1), 0)
+	ORDER BY m.id DESC LIMIT $3) newest
+ORDER BY id
