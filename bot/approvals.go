@@ -36,7 +36,7 @@ func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []mem
 		if len(buttons) == 1 {
 			text = desc // it cannot be approved, only rejected
 		}
-		id, err := h.Client.SendWithButtons(ctx, in.chat(), replyTo(in), text, [][]telegram.Button{buttons})
+		id, err := h.Client.SendMessage(ctx, telegram.SendMessageParams{Chat: in.chat(), ReplyTo: replyTo(in), Text: text, Buttons: [][]telegram.Button{buttons}})
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (h *Handler) closeApproval(ctx context.Context, lang string, ap *memory.App
 		outcome = t.OutcomeRejected(h.clock(at))
 	}
 	desc, _ := h.approvalPrompt(lang, *ap)
-	err := h.Client.EditText(ctx, ap.ChatID, ap.TelegramMessageID, t.ApprovalClosed(ap.Subject, desc, outcome))
+	err := h.Client.EditMessageText(ctx, telegram.EditMessageTextParams{ChatID: ap.ChatID, MessageID: ap.TelegramMessageID, Text: t.ApprovalClosed(ap.Subject, desc, outcome)})
 	if err != nil {
 		h.Log.Debug("rewriting a decided approval failed; taking its buttons off", "approval_id", ap.ID, "err", err)
 		err = h.Client.RemoveButtons(ctx, ap.ChatID, ap.TelegramMessageID)
@@ -188,7 +188,7 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 		}
 		rows = append(rows, buttons)
 	}
-	_, err = h.Client.SendWithButtons(ctx, in.chat(), replyTo(in), b.String(), rows)
+	_, err = h.Client.SendMessage(ctx, telegram.SendMessageParams{Chat: in.chat(), ReplyTo: replyTo(in), Text: b.String(), Buttons: rows})
 	return err
 }
 

@@ -28,7 +28,7 @@ func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 			return err
 		}
 		text, buttons := h.modeList(in.lang(), current)
-		return h.reply(ctx, in, text, telegram.SendOptions{Buttons: buttons})
+		return h.reply(ctx, in, text, buttons...)
 	}
 	if _, ok := h.modes().Lookup(name); !ok {
 		return h.reply(ctx, in, tr(in.lang()).ModeUnknown(name))
@@ -55,7 +55,7 @@ func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*mem
 		return nil, err
 	}
 	text, buttons := h.modeList(lang, name)
-	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, telegram.SendOptions{Buttons: buttons}); err != nil {
+	if err := h.Client.EditMessageText(ctx, telegram.EditMessageTextParams{ChatID: chatID, MessageID: int64(in.msg.MessageID), Text: text, Buttons: buttons}); err != nil {
 		h.Log.Debug("updating the list of modes failed", "chat_id", chatID, "err", err)
 	}
 	h.notify(ctx, in, tr(lang).ModeSwitchedShort(name))

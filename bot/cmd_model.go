@@ -31,7 +31,7 @@ func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
 			return err
 		}
 		text, buttons := h.modelList(lang, current)
-		return h.reply(ctx, in, text, telegram.SendOptions{Buttons: buttons})
+		return h.reply(ctx, in, text, buttons...)
 	}
 	i := h.modelIndex(name)
 	if i < 0 {
@@ -61,7 +61,7 @@ func pressModel(ctx context.Context, h *Handler, in *incoming, arg string) (*mem
 	}
 	chatID := in.msg.Chat.ID
 	text, buttons := h.modelList(lang, h.Models[i])
-	if err := h.Client.EditText(ctx, chatID, int64(in.msg.MessageID), text, telegram.SendOptions{Buttons: buttons}); err != nil {
+	if err := h.Client.EditMessageText(ctx, telegram.EditMessageTextParams{ChatID: chatID, MessageID: int64(in.msg.MessageID), Text: text, Buttons: buttons}); err != nil {
 		h.Log.Debug("updating the list of models failed", "chat_id", chatID, "err", err)
 	}
 	h.notify(ctx, in, tr(lang).ModelSwitchedShort(h.Models[i]))

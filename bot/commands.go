@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/membot/membot/bot/telegram"
-
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/memory"
@@ -90,7 +88,7 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 	if cancelled > 0 {
 		text += "\n" + tr(in.lang()).ApprovalsCanceled(cancelled)
 	}
-	return h.reply(ctx, in, text, telegram.SendOptions{Buttons: h.newThreadButtons(in)})
+	return h.reply(ctx, in, text, h.newThreadButtons(in)...)
 }
 
 // numberArgs reads a command's arguments as list numbers ("2", "1 3",

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/bot/media"
+	"github.com/membot/membot/bot/present"
 )
 
 // Config is the bot's settings: who may use it and how much, how answers
@@ -18,14 +19,12 @@ type Config struct {
 	// ShowReasoning shows the model's thinking under its answer, collapsed
 	// (SHOW_REASONING=collapsed).
 	ShowReasoning bool
-	// Streaming shows answers while the model writes them (STREAMING),
-	// editing the message at most once per EditEvery (STREAM_EDIT_INTERVAL;
-	// DefaultEditEvery when zero).
+	// Streaming shows answers while the model writes them (STREAMING), as
+	// Present says.
 	Streaming bool
-	EditEvery time.Duration
-	// DraftEvery spaces the drafts of an answer streamed in a private chat
-	// (STREAM_DRAFT_INTERVAL; DefaultDraftEvery when zero).
-	DraftEvery time.Duration
+	// Present is how answers are shown while they are written: the pace of
+	// edits and drafts.
+	Present present.Config
 	// StopEvery is how often a running turn checks whether the user asked
 	// to stop it (STOP_CHECK_INTERVAL; DefaultStopEvery when zero).
 	StopEvery time.Duration
@@ -36,19 +35,14 @@ type Config struct {
 	Media media.Config
 }
 
-// The defaults of the answers' intervals, which a zero interval means too.
-const (
-	DefaultEditEvery  = time.Second
-	DefaultDraftEvery = 300 * time.Millisecond
-	DefaultStopEvery  = 500 * time.Millisecond
-)
+// DefaultStopEvery is StopEvery's default, which zero means too.
+const DefaultStopEvery = 500 * time.Millisecond
 
 // DefaultConfig is the settings' defaults.
 func DefaultConfig() Config {
 	return Config{
 		Streaming:       true,
-		EditEvery:       DefaultEditEvery,
-		DraftEvery:      DefaultDraftEvery,
+		Present:         present.DefaultConfig(),
 		StopEvery:       DefaultStopEvery,
 		ExportPartBytes: DefaultExportPartBytes,
 		Media:           media.DefaultConfig(),

@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
-	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/memory"
 )
@@ -43,7 +42,7 @@ type Memory interface {
 	CommandStore  // commands.go
 	MediaStore    // media.go
 	StopStore     // stop.go
-	ShownStore    // stream.go
+	ShownStore    // answer.go
 	ApprovalStore // approvals.go
 	FactStore     // facts.go
 	ReminderStore // reminders.go
@@ -166,121 +165,30 @@ func sentAt(in *incoming) time.Time {
 	return time.Time{}
 }
 
-// converse sends the text to the agent and the answer to the chat.
-func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*memory.Delivery, error) {
-	return h.answer(ctx, in, h.Agent.Reply, text)
-}
-
-// answer runs a turn (Agent.Reply, or Agent.Regenerate for /retry) and
-// delivers what it came to. With Streaming the answer is shown while the
-// model writes it.
-func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
-	in.turn = true
-	req := h.request(in, text)
-	var stream *streamer
-	stopTyping := func() {}
-	if h.Streaming {
-		stream = h.newStreamer(ctx, in, func() { stopTyping() })
-		defer stream.stop() // also when the turn panics
-		req.Sink = stream
-	}
-	if stream == nil || stream.draft == nil { // a draft's placeholder says it already
-		stopTyping = h.typing(ctx, in.chat())
-	}
-	defer stopTyping()
-	turnCtx, endTurn := h.stoppable(ctx, in)
-	defer endTurn() // also when the turn panics
-	r, err := turn(turnCtx, req)
-	endTurn()
-	stopTyping()
-	if stream != nil && (err != nil || r.Outcome == agent.Paused) {
-		stream.abort(ctx) // nothing it showed is a stored answer
-		stream = nil
-	}
-	switch {
-	case errors.Is(err, memory.ErrNoUserMessage):
-		return nil, h.reply(ctx, in, tr(in.lang()).NothingToRetry)
-	case err != nil:
-		return nil, h.turnFailed(ctx, in, err)
-	}
-	return h.deliver(ctx, in, r, stream)
-}
-
-// request is the agent's request for in's message with text.
-func (h *Handler) request(in *incoming, text string) agent.Request {
-	return agent.Request{User: in.user, Chat: in.conversation(), UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind}
-}
-
-// turnFailed decides what a failed turn comes to: a retry later when the
-// database is away (or the bot is stopping), an apology otherwise.
-func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error {
-	if Transient(err) || ctx.Err() != nil {
-		return err // handled again later: no apology
-	}
-	return h.apologise(ctx, in, err)
-}
-
-// deliver sends what a turn came to: its answer, or the buttons of the tool
-// calls it waits on. stream, when not nil, has been showing the answer.
-func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, stream *streamer) (*memory.Delivery, error) {
-	in.tokens, in.paused = r.Tokens, r.Outcome == agent.Paused
-	switch r.Outcome {
-	case agent.Paused:
-		return nil, h.askApproval(ctx, in, r.Approvals)
-	case agent.Delivered:
-		return nil, nil
-	}
-	text := r.Text
-	switch {
-	case strings.TrimSpace(text) == "" && r.Outcome == agent.Stopped:
-		text = tr(in.lang()).StoppedEmpty
-	case strings.TrimSpace(text) == "":
-		text = tr(in.lang()).Empty
-	}
-	var ids []int64
-	var shownAs string
-	var err error
-	if stream != nil {
-		ids, err = stream.finish(ctx, text)
-		shownAs = stream.shownAs
-	} else {
-		ids, shownAs, err = h.sendAnswer(ctx, in, text)
-	}
-	if err != nil {
-		if len(ids) > 0 { // what was shown is the answer's: never sent again
-			return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shownAs}, err
-		}
-		return nil, err
-	}
-	orNone(h.Metrics).ReplySent("answer")
-	if r.First {
-		h.nameTopic(ctx, in, in.route.text)
-	}
-	if h.ShowReasoning && r.Reasoning != "" && len(ids) > 0 {
-		h.showReasoning(ctx, in, ids[0], r.Reasoning)
-	}
-	if r.Speak && len(ids) > 0 && h.Agent.CanSpeak() {
-		h.speak(ctx, in, text, ids[0])
-	}
-	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shownAs}, nil
-}
-
-// reply sends one of the bot's own texts.
-func (h *Handler) reply(ctx context.Context, in *incoming, text string, opts ...telegram.SendOptions) error {
-	_, err := h.send(ctx, in, text, opts...)
+// reply sends one of the bot's own texts, with rows of buttons under it.
+func (h *Handler) reply(ctx context.Context, in *incoming, text string, buttons ...[]telegram.Button) error {
+	_, err := h.send(ctx, in, text, buttons...)
 	if err == nil {
 		orNone(h.Metrics).ReplySent("text")
 	}
 	return err
 }
 
-// send delivers text to the message's chat. Failures that may pass are
-// marked for a later retry; the others are final.
-func (h *Handler) send(ctx context.Context, in *incoming, text string, opts ...telegram.SendOptions) ([]int64, error) {
-	ids, err := h.Client.SendText(ctx, in.chat(), replyTo(in), text, opts...)
-	return ids, err
+// send delivers text to the message's chat, split to Telegram's limit.
+// Failures that may pass are marked for a later retry; the others are
+// final.
+func (h *Handler) send(ctx context.Context, in *incoming, text string, buttons ...[]telegram.Button) ([]int64, error) {
+	return h.presenter().Text(ctx, to(in), text, buttons...)
 }
+
+// presenter shows text in chats: how an answer is shown is bot/present's.
+func (h *Handler) presenter() *present.Presenter {
+	return &present.Presenter{Client: h.Client, Log: h.Log, Config: h.Present}
+}
+
+// to is where what answers in goes: its chat, in its topic, replying to
+// replyTo(in).
+func to(in *incoming) present.To { return present.To{Chat: in.chat(), ReplyTo: replyTo(in)} }
 
 // replyTo is the message an answer replies to: in groups the one answered,
 // to make clear whom the bot answers, and an edited message, to make clear
@@ -290,28 +198,6 @@ func replyTo(in *incoming) int {
 		return 0
 	}
 	return in.msg.MessageID
-}
-
-// typing keeps "typing…" on in the chat until the returned func is called.
-func (h *Handler) typing(ctx context.Context, chat telegram.Chat) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		every := h.TypingEvery
-		if every <= 0 {
-			every = 4 * time.Second
-		}
-		for {
-			if err := h.Client.Typing(ctx, chat); err != nil && ctx.Err() == nil {
-				h.Log.Debug("typing indicator failed", "chat_id", chat.ID, "err", err)
-			}
-			if !backoff.Sleep(ctx, every) {
-				return
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }
 
 // Transient tells whether a failed update may succeed if handled again

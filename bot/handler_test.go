@@ -3,13 +3,24 @@ package bot
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/memory"
 )
+
+func newTestHandler(t *testing.T) (*Handler, *telegramfake.Server) {
+	t.Helper()
+	tg := telegramfake.New("1:test")
+	t.Cleanup(tg.Close)
+	client := telegram.NewClient(context.Background(), context.Background(), telegram.Config{Token: "1:test", APIURL: tg.URL(), Retry: telegram.SendRetry{Attempts: 1}})
+	return &Handler{Client: client, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, tg
+}
 
 // panickingAgent panics on a turn; its other methods are never called.
 type panickingAgent struct{ Agent }

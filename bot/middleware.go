@@ -123,7 +123,7 @@ func (h *Handler) refusalsTold(next step) step {
 		}
 		h.Log.Warn("Telegram refused a reply; telling the user", "update_id", in.update.UpdateID,
 			"chat_id", in.msg.Chat.ID, "err", err)
-		if _, sendErr := h.Client.SendText(ctx, in.chat(), replyTo(in), tr(in.lang()).Undeliverable(apiErr.Message)); sendErr != nil {
+		if _, sendErr := h.send(ctx, in, tr(in.lang()).Undeliverable(apiErr.Message)); sendErr != nil {
 			h.Log.Warn("telling the user of a refused reply failed too", "chat_id", in.msg.Chat.ID, "err", sendErr)
 		}
 		return delivery, err

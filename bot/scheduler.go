@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/backoff"
@@ -120,7 +121,8 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 		}
 		text += tr(r.LanguageCode).ReminderLate(texts.Clock(r.DueAt, loc))
 	}
-	ids, err := s.Client.SendText(ctx, telegram.Chat{ID: r.ChatID, Thread: r.ThreadID}, 0, text) // to the topic it was set in
+	p := present.Presenter{Client: s.Client, Log: s.Log}
+	ids, err := p.Text(ctx, present.To{Chat: telegram.Chat{ID: r.ChatID, Thread: r.ThreadID}}, text) // to the topic it was set in
 	if err != nil {
 		final := telegram.IsPermanent(err)
 		s.Log.Warn("sending a reminder failed", "reminder_id", r.ID, "chat_id", r.ChatID, "err", err, "given_up", final)

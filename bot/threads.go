@@ -8,6 +8,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 )
@@ -107,6 +108,6 @@ func pressNewThread(ctx context.Context, h *Handler, in *incoming, _ string) (*m
 		}
 		return nil, err
 	}
-	_, err = h.Client.SendText(ctx, telegram.Chat{ID: in.msg.Chat.ID, Thread: thread}, 0, tr(in.lang()).NewThreadHello)
+	_, err = h.presenter().Text(ctx, present.To{Chat: telegram.Chat{ID: in.msg.Chat.ID, Thread: thread}}, tr(in.lang()).NewThreadHello)
 	return nil, err
 }

@@ -33,6 +33,9 @@ rule "./agent/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 rule "./bot/..." DIRECT "^$pgx" "bot never talks to PostgreSQL itself: it goes through memory"
 rule "./bot/telegram/..." ALL "^$mod/(memory|agent|bot$|bot/inbox)" \
 	"the Telegram client knows nothing of the database, the model or the handler"
+rule "./bot/present/..." DIRECT "^$pgx|^$mod/(memory|bot$|bot/inbox|cmd)" \
+	"how an answer is shown goes through the Telegram client: no database, no handler, no intake"
+rule "./bot/texts/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the bot's texts are words and formats: they import none of the program"
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \
 	"intake sees Telegram only as raw updates and knows nothing of the handler"
 rule "./migrations/..." DIRECT "^$mod/" "migrations import none of the program"

@@ -15,14 +15,6 @@ type Button struct {
 	Data string // "prefix:arg", at most 64 bytes
 }
 
-// SendWithButtons sends one message (at most MaxMessageLength long) with
-// rows of inline buttons under it and returns its id.
-func (c *Client) SendWithButtons(ctx context.Context, chat Chat, replyTo int, text string, rows [][]Button) (int64, error) {
-	msg := newMessage(chat.ID, replyTo, text)
-	msg.ReplyMarkup = inlineKeyboard(rows)
-	return c.sendMessage(ctx, chat.Thread, msg, false)
-}
-
 // RemoveButtons takes the inline buttons off a message.
 func (c *Client) RemoveButtons(ctx context.Context, chatID, messageID int64) error {
 	_, err := c.send(ctx, tgbotapi.NewEditMessageReplyMarkup(chatID, int(messageID), inlineKeyboard(nil)))

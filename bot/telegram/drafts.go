@@ -24,17 +24,19 @@ import (
 //     A draft is shown until the bot sends a message to the chat (or topic),
 //     or for about 30 seconds.
 
-// Draft is one state of a streamed answer's draft.
+// Draft names a streamed answer's draft: the parameters every state of it
+// has.
 type Draft struct {
 	Chat    Chat  // and its topic
 	DraftID int64 // non-zero
-	// Markdown is the model's Markdown, rendered like a sent message; empty
-	// shows Telegram's "Thinking…" placeholder.
-	Markdown string
-	// Plain is shown as it is instead of Markdown when not empty (a status
-	// line such as "searching your history…").
-	Plain   string
-	CanStop bool // show the Stop button
+	CanStop bool  // show the Stop button
+}
+
+// SendMessageDraftParams are sendMessageDraft's parameters.
+type SendMessageDraftParams struct {
+	Draft
+	Text      string // empty shows Telegram's "Thinking…" placeholder
+	ParseMode string // "" (plain text) or ModeHTML
 }
 
 // UnsupportedError is a method the Bot API server does not know (an older
@@ -104,21 +106,13 @@ func (c *Client) raw(ctx context.Context, method string, params tgbotapi.Params)
 	return result, nil
 }
 
-// SendMessageDraft shows (or updates) a draft. Markdown that Telegram
-// cannot parse goes as the plain text it was written as.
-func (c *Client) SendMessageDraft(ctx context.Context, d Draft) error {
-	params := draftParams(d)
-	text := d.Plain
-	if text == "" && d.Markdown != "" {
-		params["text"], params["parse_mode"] = RenderMarkdown(d.Markdown), tgbotapi.ModeHTML
-		_, err := c.raw(ctx, "sendMessageDraft", params)
-		if apiErr, ok := APIError(err); !ok || apiErr.Code != http.StatusBadRequest || !aboutTheText(apiErr.Message) {
-			return err
-		}
-		delete(params, "parse_mode")
-		text = d.Markdown
+// SendMessageDraft shows (or updates) a draft.
+func (c *Client) SendMessageDraft(ctx context.Context, p SendMessageDraftParams) error {
+	params := draftParams(p.Draft)
+	params["text"] = p.Text
+	if p.ParseMode != "" {
+		params["parse_mode"] = p.ParseMode
 	}
-	params["text"] = text
 	_, err := c.raw(ctx, "sendMessageDraft", params)
 	return err
 }

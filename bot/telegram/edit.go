@@ -12,17 +12,26 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
 
-// EditText replaces the text (and the buttons) of a message the bot sent.
-// An edit that changes nothing counts as done.
-func (c *Client) EditText(ctx context.Context, chatID, messageID int64, text string, opts ...SendOptions) error {
-	o := sendOptions(opts)
-	edit := tgbotapi.NewEditMessageText(chatID, int(messageID), text)
+// EditMessageTextParams are editMessageText's parameters.
+type EditMessageTextParams struct {
+	ChatID    int64
+	MessageID int64
+	Text      string
+	ParseMode string     // "" (plain text) or ModeHTML
+	Buttons   [][]Button // rows of inline buttons under the message (nil: none)
+}
+
+// EditMessageText replaces the text (and the buttons) of a message the bot
+// sent, without link previews. An edit that changes nothing counts as done.
+func (c *Client) EditMessageText(ctx context.Context, p EditMessageTextParams) error {
+	edit := tgbotapi.NewEditMessageText(p.ChatID, int(p.MessageID), p.Text)
 	edit.DisableWebPagePreview = true
-	if o.Buttons != nil {
-		kb := inlineKeyboard(o.Buttons)
+	edit.ParseMode = p.ParseMode
+	if p.Buttons != nil {
+		kb := inlineKeyboard(p.Buttons)
 		edit.ReplyMarkup = &kb
 	}
-	_, err := c.sendFormatted(ctx, 0, &edit, &edit.Text, &edit.ParseMode, o.Markdown)
+	_, err := c.send(ctx, &edit)
 	if apiErr, ok := APIError(err); ok && apiErr.Code == http.StatusBadRequest && strings.Contains(apiErr.Message, "message is not modified") {
 		return nil
 	}

@@ -15,7 +15,7 @@ func TestOneChatGetsAboutOneMessageASecondAfterABurst(t *testing.T) {
 	client, fake := newFakeClient(t, Config{RateLimit: true})
 	start := time.Now()
 	for range chatBurst + 2 {
-		if _, err := client.SendText(context.Background(), Chat{ID: 7}, 0, "hi"); err != nil {
+		if _, err := client.SendMessage(context.Background(), SendMessageParams{Chat: Chat{ID: 7}, Text: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -31,7 +31,7 @@ func TestAllChatsTogetherStayUnderThirtyASecond(t *testing.T) {
 	client, _ := newFakeClient(t, Config{RateLimit: true})
 	start := time.Now()
 	for chat := range int64(globalBurst + 10) {
-		if _, err := client.SendText(context.Background(), Chat{ID: 1000 + chat}, 0, "hi"); err != nil {
+		if _, err := client.SendMessage(context.Background(), SendMessageParams{Chat: Chat{ID: 1000 + chat}, Text: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
-	"strings"
-	"unicode/utf16"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 )
@@ -15,48 +12,32 @@ import (
 // MaxMessageLength is Telegram's limit for one message, in UTF-16 code units.
 const MaxMessageLength = 4096
 
-// SendOptions are the optional settings of SendText and EditText.
-type SendOptions struct {
-	// Markdown renders the text, the model's Markdown, to Telegram's HTML.
-	// A part whose entities Telegram still cannot parse goes out as the plain
-	// text it was written as: a formatting error never loses a reply.
-	Markdown bool
-	// Buttons are rows of inline buttons under the (last) message.
-	Buttons [][]Button
+// ModeHTML is the parse mode of Telegram HTML.
+const ModeHTML = tgbotapi.ModeHTML
+
+// SendMessageParams are sendMessage's parameters.
+type SendMessageParams struct {
+	Chat Chat // the chat, and its topic
+	// ReplyTo is the message replied to (0: none); the message is sent
+	// anyway should that one be gone.
+	ReplyTo   int
+	Text      string
+	ParseMode string     // "" (plain text) or ModeHTML
+	Buttons   [][]Button // rows of inline buttons under the message (nil: none)
 }
 
-func sendOptions(opts []SendOptions) SendOptions {
-	if len(opts) == 0 {
-		return SendOptions{}
+// SendMessage sends one message, without link previews, and returns its id.
+func (c *Client) SendMessage(ctx context.Context, p SendMessageParams) (int64, error) {
+	if err := c.limit.wait(ctx, p.Chat.ID); err != nil {
+		return 0, fmt.Errorf("sendMessage: %w", err)
 	}
-	return opts[0]
-}
-
-// SendText sends text to a chat, split into as many messages as Telegram's
-// length limit needs, the first one replying to replyTo (when not 0). It
-// returns the ids of the messages sent.
-func (c *Client) SendText(ctx context.Context, chat Chat, replyTo int, text string, opts ...SendOptions) ([]int64, error) {
-	o := sendOptions(opts)
-	parts := SplitMessage(text, MaxMessageLength)
-	if o.Markdown {
-		parts = SplitMarkdown(text, MaxMessageLength) // split first, so no cut falls inside a tag
+	msg := newMessage(p.Chat.ID, p.ReplyTo, p.Text)
+	msg.ParseMode = p.ParseMode
+	if p.Buttons != nil {
+		msg.ReplyMarkup = inlineKeyboard(p.Buttons)
 	}
-	var ids []int64
-	for i, part := range parts {
-		if i > 0 {
-			replyTo = 0
-		}
-		msg := newMessage(chat.ID, replyTo, part)
-		if i == len(parts)-1 && o.Buttons != nil {
-			msg.ReplyMarkup = inlineKeyboard(o.Buttons)
-		}
-		id, err := c.sendMessage(ctx, chat.Thread, msg, o.Markdown)
-		if err != nil {
-			return ids, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
+	raw, err := c.sendIn(ctx, p.Chat.Thread, &msg)
+	return sentMessageID("sendMessage", raw, err)
 }
 
 // newMessage is a text message without link previews, replying to replyTo
@@ -69,55 +50,6 @@ func newMessage(chatID int64, replyTo int, text string) tgbotapi.MessageConfig {
 		msg.AllowSendingWithoutReply = true
 	}
 	return msg
-}
-
-// sendMessage sends one message to topic thread, its text the model's
-// Markdown when markdown, and returns its id.
-func (c *Client) sendMessage(ctx context.Context, thread int64, msg tgbotapi.MessageConfig, markdown bool) (int64, error) {
-	if err := c.limit.wait(ctx, msg.ChatID); err != nil {
-		return 0, fmt.Errorf("sendMessage: %w", err)
-	}
-	raw, err := c.sendFormatted(ctx, thread, &msg, &msg.Text, &msg.ParseMode, markdown)
-	return sentMessageID("sendMessage", raw, err)
-}
-
-// aboutTheText tells whether a 400 refused the text itself (its entities,
-// its length, …), which its plain version may mend, rather than what it
-// was sent to: an edit that changes nothing, a message or chat not there.
-func aboutTheText(message string) bool {
-	return !strings.Contains(message, "not modified") && !strings.Contains(message, "not found")
-}
-
-// SendMarkdownPart sends one part of an answer the caller has split
-// already (SplitMarkdown), rendered from the model's Markdown.
-func (c *Client) SendMarkdownPart(ctx context.Context, chat Chat, replyTo int, part string) (int64, error) {
-	return c.sendMessage(ctx, chat.Thread, newMessage(chat.ID, replyTo, part), true)
-}
-
-// SendHTML sends one message whose text is already Telegram HTML (the
-// caller escaped what it must), replying to replyTo when not zero.
-func (c *Client) SendHTML(ctx context.Context, chat Chat, replyTo int, html string) (int64, error) {
-	msg := newMessage(chat.ID, replyTo, html)
-	msg.ParseMode = tgbotapi.ModeHTML
-	return c.sendMessage(ctx, chat.Thread, msg, false)
-}
-
-// sendFormatted makes call in topic thread, whose text and parse mode are *text and
-// *parseMode. With markdown, the text goes as HTML first and, when Telegram
-// refuses it (it cannot parse the entities, the rendered text is too long,
-// any other 400), again as the plain text it was.
-func (c *Client) sendFormatted(ctx context.Context, thread int64, call tgbotapi.Chattable, text, parseMode *string, markdown bool) (json.RawMessage, error) {
-	if !markdown {
-		return c.sendIn(ctx, thread, call)
-	}
-	plain := *text
-	*text, *parseMode = RenderMarkdown(plain), tgbotapi.ModeHTML
-	raw, err := c.sendIn(ctx, thread, call)
-	if apiErr, ok := APIError(err); !ok || apiErr.Code != http.StatusBadRequest || !aboutTheText(apiErr.Message) {
-		return raw, err
-	}
-	*text, *parseMode = plain, ""
-	return c.sendIn(ctx, thread, call)
 }
 
 // Typing shows "typing…" in the chat (its topic) for about five seconds.
@@ -145,54 +77,4 @@ func (c *Client) GetUpdates(ctx context.Context, offset int64, timeoutSeconds in
 		return nil, fmt.Errorf("getUpdates: decode result: %w", err)
 	}
 	return updates, nil
-}
-
-// utf16Len is the length of s as Telegram counts it.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
-
-// SplitMessage cuts text into parts of at most limit UTF-16 code units,
-// preferring to cut between paragraphs, then lines, then words; a part is
-// cut mid-word only when a single word is longer than the limit.
-func SplitMessage(text string, limit int) []string {
-	var parts []string
-	for {
-		// prefixWithin reads at most limit runes, so the whole split reads
-		// the text about twice, however long it is.
-		head := prefixWithin(text, limit)
-		if len(head) == len(text) {
-			break
-		}
-		cut := len(head)
-		for _, sep := range []string{"\n\n", "\n", " "} {
-			// Only cut late enough that parts do not become tiny.
-			if i := strings.LastIndex(head, sep); i > len(head)/2 {
-				cut = i
-				break
-			}
-		}
-		parts = append(parts, strings.TrimRight(text[:cut], " \n"))
-		text = strings.TrimLeft(text[cut:], " \n")
-	}
-	if strings.TrimSpace(text) != "" || len(parts) == 0 {
-		parts = append(parts, text)
-	}
-	return parts
-}
-
-// prefixWithin returns the longest prefix of s of at most limit UTF-16 code units.
-func prefixWithin(s string, limit int) string {
-	n := 0
-	for i, r := range s {
-		n += utf16.RuneLen(r)
-		if n > limit {
-			return s[:i]
-		}
-	}
-	return s
 }

@@ -1,8 +1,9 @@
 // Package telegram is membot's Telegram Bot API client: one method per API
-// call, context first, with the rate limits Telegram sets, retries that
-// respect its flood control, errors that never show the bot token, and the
-// rendering of the model's Markdown into Telegram HTML split to the
-// message limit. It knows nothing of the database or the model.
+// call, context first, its parameters in a struct where there are several
+// (SendMessageParams, …), with the rate limits Telegram sets, retries that
+// respect its flood control, and errors that never show the bot token. How
+// an answer is rendered, split and shown is bot/present's. It knows
+// nothing of the database or the model.
 package telegram
 
 import (

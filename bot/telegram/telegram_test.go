@@ -44,9 +44,9 @@ func TestSendingSurvivesFloodControlServerErrorsAndTimeouts(t *testing.T) {
 			c.fault.Method = "sendMessage"
 			fake.Inject(c.fault)
 			start := time.Now()
-			ids, err := client.SendText(context.Background(), Chat{ID: 7}, 0, "hello")
-			if err != nil || len(ids) != 1 {
-				t.Fatalf("SendText = %v, %v", ids, err)
+			id, err := client.SendMessage(context.Background(), SendMessageParams{Chat: Chat{ID: 7}, Text: "hello"})
+			if err != nil || id == 0 {
+				t.Fatalf("SendMessage = %v, %v", id, err)
 			}
 			if n := len(fake.Calls("sendMessage")); n != c.calls {
 				t.Errorf("sendMessage calls = %d, want %d", n, c.calls)
@@ -64,12 +64,12 @@ func TestSendingSurvivesFloodControlServerErrorsAndTimeouts(t *testing.T) {
 func TestSendingGivesUpOnFinalErrors(t *testing.T) {
 	client, fake := newFakeClient(t, Config{Retry: SendRetry{Attempts: 3}})
 	fake.Inject(telegramfake.Fault{Method: "sendMessage", Status: 403, Message: "Forbidden: bot was blocked by the user", Times: 1})
-	_, err := client.SendText(context.Background(), Chat{ID: 7}, 0, "hello")
+	_, err := client.SendMessage(context.Background(), SendMessageParams{Chat: Chat{ID: 7}, Text: "hello"})
 	if !IsPermanent(err) || len(fake.Calls("sendMessage")) != 1 {
 		t.Fatalf("403: err = %v after %d calls; want a permanent error at once", err, len(fake.Calls("sendMessage")))
 	}
 	fake.Inject(telegramfake.Fault{Method: "sendMessage", Status: 500, Message: "Internal Server Error", Times: 100})
-	_, err = client.SendText(context.Background(), Chat{ID: 7}, 0, "hello")
+	_, err = client.SendMessage(context.Background(), SendMessageParams{Chat: Chat{ID: 7}, Text: "hello"})
 	if err == nil || IsPermanent(err) || len(fake.Calls("sendMessage")) != 1+3 {
 		t.Fatalf("500s: err = %v after %d calls; want a passing error after 3 attempts", err, len(fake.Calls("sendMessage"))-1)
 	}

@@ -100,7 +100,7 @@ type Texts struct {
 	ApprovalUnreadable    func(a1, a2 any) string
 	// middleware.go
 	Undeliverable func(a1 any) string
-	// reasoning.go
+	// answer.go (the model's thinking, bot/present)
 	Thinking string
 
 	// Drafts and Stop

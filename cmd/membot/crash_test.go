@@ -444,10 +444,11 @@ func TestATakenOverAnswerEditsWhatTheDeadRunShowed(t *testing.T) {
 	// What the dead run did: it stored the update, began to show the answer
 	// and noted the message, then died before storing the answer.
 	dead := telegram.NewClient(ctx, ctx, telegram.Config{Token: testToken, APIURL: h.TG.URL()})
-	ids, err := dead.SendText(ctx, telegram.Chat{ID: jane.ID}, 0, "echo: half-wri")
+	id, err := dead.SendMessage(ctx, telegram.SendMessageParams{Chat: telegram.Chat{ID: jane.ID}, Text: "echo: half-wri"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ids := []int64{id}
 	payload, _ := json.Marshal(map[string]any{"update_id": 9001, "message": telegramfake.TextMessage(jane.ID, "private", jane, "half-written question")})
 	store := memory.NewStore(h.DB)
 	if err := store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: 9001, ChatID: jane.ID, Payload: payload}}); err != nil {
@@ -497,10 +498,11 @@ func TestATakenOverStoredAnswerIsFinishedInPlaceNeverDeletedAndSentAgain(t *test
 			var shown []int64
 			if chat.shown { // what the dead run streamed: all but the end
 				dead := telegram.NewClient(ctx, ctx, telegram.Config{Token: testToken, APIURL: h.TG.URL()})
-				var err error
-				if shown, err = dead.SendText(ctx, telegram.Chat{ID: chat.id}, 0, answer[:20]); err != nil {
+				id, err := dead.SendMessage(ctx, telegram.SendMessageParams{Chat: telegram.Chat{ID: chat.id}, Text: answer[:20]})
+				if err != nil {
 					t.Fatal(err)
 				}
+				shown = []int64{id}
 				if err := store.NoteShown(ctx, update, shown); err != nil {
 					t.Fatal(err)
 				}

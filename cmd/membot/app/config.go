@@ -185,10 +185,10 @@ func (c *Config) settings() []setting {
 		{"MEMORY_CALLS_PER_MINUTE", intIn(&c.Memory.CallsPerMinute, 1, 100000)},
 		{"EMBEDDINGS_PER_MINUTE", intIn(&c.Memory.EmbedPerMinute, 1, 100000)},
 
-		// How answers are shown (bot: bot.Config)
+		// How answers are shown (bot: bot.Config, bot/present: present.Config)
 		{"STREAMING", boolean(&c.Bot.Streaming)},
-		{"STREAM_EDIT_INTERVAL", duration(&c.Bot.EditEvery)},
-		{"STREAM_DRAFT_INTERVAL", duration(&c.Bot.DraftEvery)},
+		{"STREAM_EDIT_INTERVAL", duration(&c.Bot.Present.EditEvery)},
+		{"STREAM_DRAFT_INTERVAL", duration(&c.Bot.Present.DraftEvery)},
 		{"STOP_CHECK_INTERVAL", duration(&c.Bot.StopEvery)},
 		{"SHOW_REASONING", either(&c.Bot.ShowReasoning, "collapsed", [2]string{"off", "collapsed"})},
 		{"EXPORT_PART_BYTES", int64In(&c.Bot.ExportPartBytes, 64<<10, 2000<<20)},

@@ -1,4 +1,4 @@
-package telegram
+package present
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/testing/telegramfake"
 )
 
@@ -58,12 +59,12 @@ func TestEveryPrefixOfAnAnswerRendersToValidHTMLNoLongerThanItself(t *testing.T)
 
 func TestSplitMarkdownKeepsCodeBlocksWhole(t *testing.T) {
 	code := "```python\n" + strings.Repeat("print('a < b')  # a line of code\n", 300) + "```\n\nAfter the code."
-	parts := SplitMarkdown("Intro.\n\n"+code, MaxMessageLength)
+	parts := SplitMarkdown("Intro.\n\n"+code, telegram.MaxMessageLength)
 	if len(parts) != 3 {
 		t.Fatalf("%d parts", len(parts))
 	}
 	for i, p := range parts {
-		if units(p) > MaxMessageLength {
+		if units(p) > telegram.MaxMessageLength {
 			t.Errorf("part %d has %d units", i, units(p))
 		}
 		if openFence(p) != "" {
@@ -115,14 +116,14 @@ func TestSplitMarkdownFitsAfterRendering(t *testing.T) {
 		if RenderedLen(md) <= len(md) {
 			t.Fatalf("%s: rendering does not grow it (%d -> %d); the test proves nothing", name, len(md), RenderedLen(md))
 		}
-		parts := SplitMarkdown(md, MaxMessageLength)
+		parts := SplitMarkdown(md, telegram.MaxMessageLength)
 		var all strings.Builder
 		for i, p := range parts {
 			text, _, err := telegramfake.ParseHTML(RenderMarkdown(p))
 			if err != nil {
 				t.Fatalf("%s part %d: %v", name, i, err)
 			}
-			if units(text) > MaxMessageLength {
+			if units(text) > telegram.MaxMessageLength {
 				t.Errorf("%s part %d: %d units once rendered", name, i, units(text))
 			}
 			all.WriteString(p + "\n")
@@ -142,7 +143,7 @@ func BenchmarkSplitMarkdown1MB(b *testing.B) {
 	md := nestedList(1 << 20)
 	b.SetBytes(int64(len(md)))
 	for b.Loop() {
-		SplitMarkdown(md, MaxMessageLength)
+		SplitMarkdown(md, telegram.MaxMessageLength)
 	}
 }
 
@@ -150,6 +151,6 @@ func BenchmarkSplitMarkdown10kB(b *testing.B) {
 	md := nestedList(10 << 10)
 	b.SetBytes(int64(len(md)))
 	for b.Loop() {
-		SplitMarkdown(md, MaxMessageLength)
+		SplitMarkdown(md, telegram.MaxMessageLength)
 	}
 }

@@ -1,8 +1,6 @@
-package bot
+package present
 
 import (
-	"github.com/membot/membot/internal/testing/wait"
-
 	"context"
 	"io"
 	"log/slog"
@@ -11,40 +9,37 @@ import (
 	"sync"
 	"testing"
 
-	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
-
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/testing/telegramfake"
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/internal/testing/wait"
 )
 
-func newTestHandler(t *testing.T) (*Handler, *telegramfake.Server) {
+func newTestPresenter(t *testing.T) (*Presenter, *telegramfake.Server) {
 	t.Helper()
 	tg := telegramfake.New("1:test")
 	t.Cleanup(tg.Close)
 	tg.NoDrafts(true) // these tests are about the edited messages of groups and older servers
 	client := telegram.NewClient(context.Background(), context.Background(), telegram.Config{Token: "1:test", APIURL: tg.URL(), Retry: telegram.SendRetry{Attempts: 1}})
-	return &Handler{Client: client, Memory: &noteRecorder{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: Config{EditEvery: 1}}, tg
+	return &Presenter{Client: client, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: Config{EditEvery: 1}}, tg
 }
 
-func privateMessage(chatID int64) *incoming {
-	return &incoming{update: &memory.InboxUpdate{UpdateID: 1, ChatID: chatID},
-		msg: &tgbotapi.Message{MessageID: 1, Chat: &tgbotapi.Chat{ID: chatID, Type: "private"}}}
+// privateAnswer streams an answer in a private chat, noting its messages
+// in notes; shown are those an earlier attempt showed it in.
+func privateAnswer(chatID int64, notes *noteRecorder, shown []int64, firstText func()) StreamParams {
+	return StreamParams{To: To{Chat: telegram.Chat{ID: chatID}}, Private: true, DraftID: 1, Shown: shown,
+		Note: notes.note, FirstText: firstText, ToolStatus: func([]string) string { return "" }, StopLabel: "Stop"}
 }
 
-// noteRecorder keeps what a streamer notes on its update; the streamer uses
-// nothing else of Memory.
+// noteRecorder keeps what a stream notes on its update.
 type noteRecorder struct {
-	Memory
 	mu   sync.Mutex
 	last []int64
 }
 
-func (n *noteRecorder) NoteShown(_ context.Context, _ int64, ids []int64) error {
+func (n *noteRecorder) note(ids []int64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.last = ids
-	return nil
 }
 
 func (n *noteRecorder) noted() []int64 {
@@ -54,9 +49,9 @@ func (n *noteRecorder) noted() []int64 {
 }
 
 func TestAStreamThatShrinksDeletesTheMessagesItNoLongerNeeds(t *testing.T) {
-	h, tg := newTestHandler(t)
+	p, tg := newTestPresenter(t)
 	typingStopped := 0
-	s := h.newStreamer(context.Background(), privateMessage(5), func() { typingStopped++ })
+	s := p.Stream(context.Background(), privateAnswer(5, &noteRecorder{}, nil, func() { typingStopped++ }))
 
 	// Words before a tool call, long enough for two messages, then withdrawn.
 	s.Text(strings.Repeat("thinking aloud ", 400))
@@ -65,11 +60,11 @@ func TestAStreamThatShrinksDeletesTheMessagesItNoLongerNeeds(t *testing.T) {
 	}
 	s.Discard()
 	s.Text("The answer.")
-	ids, err := s.finish(context.Background(), "The answer.")
+	shown, err := s.Finish(context.Background(), "The answer.")
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := tg.Messages(5)
+	ids, msgs := shown.IDs, tg.Messages(5)
 	if len(ids) != 1 || len(msgs) != 1 || msgs[0].ID != ids[0] || msgs[0].Text != "The answer." {
 		t.Fatalf("ids %v, chat %+v", ids, msgs)
 	}
@@ -79,28 +74,28 @@ func TestAStreamThatShrinksDeletesTheMessagesItNoLongerNeeds(t *testing.T) {
 }
 
 func TestAnAbortedStreamLeavesNothingBehind(t *testing.T) {
-	h, tg := newTestHandler(t)
-	s := h.newStreamer(context.Background(), privateMessage(6), func() {})
+	p, tg := newTestPresenter(t)
+	s := p.Stream(context.Background(), privateAnswer(6, &noteRecorder{}, nil, func() {}))
 	s.Text("half an ans")
 	if _, ok := tg.WaitSent(1, wait.Timeout()); !ok {
 		t.Fatal("the text was not shown")
 	}
-	s.abort(context.Background())
+	s.Abort(context.Background())
 	if msgs := tg.Messages(6); len(msgs) != 0 {
 		t.Fatalf("left behind: %+v", msgs)
 	}
 }
 
 func TestEditingToTheSameTextIsNotAnError(t *testing.T) {
-	h, tg := newTestHandler(t)
-	ids, err := h.Client.SendText(context.Background(), telegram.Chat{ID: 7}, 0, "**same**", telegram.SendOptions{Markdown: true})
+	p, tg := newTestPresenter(t)
+	shown, err := p.Answer(context.Background(), To{Chat: telegram.Chat{ID: 7}}, "**same**")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Client.EditText(context.Background(), 7, ids[0], "**same**", telegram.SendOptions{Markdown: true}); err != nil {
+	if err := p.editPart(context.Background(), 7, shown.IDs[0], "**same**", nil); err != nil {
 		t.Fatalf("an edit that changes nothing failed: %v", err)
 	}
-	if err := h.Client.EditText(context.Background(), 7, 999, "gone", telegram.SendOptions{Markdown: true}); err == nil || !telegram.IsPermanent(err) {
+	if err := p.editPart(context.Background(), 7, 999, "gone", nil); err == nil || !telegram.IsPermanent(err) {
 		t.Fatalf("editing a missing message: %v", err)
 	}
 	if m := tg.Messages(7)[0]; m.Text != "same" || m.Entities[0].Type != "bold" {
@@ -109,30 +104,29 @@ func TestEditingToTheSameTextIsNotAnError(t *testing.T) {
 }
 
 // Every message an answer shows in is noted on its update as it is sent,
-// and a streamer that takes an update over starts from those messages.
+// and a stream that takes an update over starts from those messages.
 func TestAStreamNotesItsMessagesAndTakesOverWhatWasNoted(t *testing.T) {
-	h, tg := newTestHandler(t)
-	s := h.newStreamer(context.Background(), privateMessage(8), func() {})
+	p, tg := newTestPresenter(t)
+	notes := &noteRecorder{}
+	s := p.Stream(context.Background(), privateAnswer(8, notes, nil, func() {}))
 	s.Text(strings.Repeat("a long answer ", 400)) // two messages
 	if _, ok := tg.WaitSent(2, wait.Timeout()); !ok {
 		t.Fatal("the long text was not shown in two messages")
 	}
-	s.stop()
+	s.Stop()
 	shown := tg.Messages(8)
-	noted := h.Memory.(*noteRecorder).noted()
+	noted := notes.noted()
 	if len(shown) != 2 || !slices.Equal(noted, []int64{shown[0].ID, shown[1].ID}) {
 		t.Fatalf("noted %v for the messages %+v", noted, shown)
 	}
 
 	// The run died there; the next one takes over.
-	in := privateMessage(8)
-	in.update.Shown = noted
-	next := h.newStreamer(context.Background(), in, func() {})
-	ids, err := next.finish(context.Background(), "The answer, after all.")
+	next := p.Stream(context.Background(), privateAnswer(8, notes, noted, func() {}))
+	answer, err := next.Finish(context.Background(), "The answer, after all.")
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := tg.Messages(8)
+	ids, msgs := answer.IDs, tg.Messages(8)
 	if len(msgs) != 1 || msgs[0].ID != noted[0] || msgs[0].Text != "The answer, after all." || !slices.Equal(ids, noted[:1]) {
 		t.Fatalf("after the takeover the chat shows %+v (ids %v); want the first message edited, the second deleted", msgs, ids)
 	}

@@ -1,0 +1,171 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/present"
+	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/internal/backoff"
+	"github.com/membot/membot/memory"
+)
+
+// How one answer goes: converse hands the text to the agent (answer runs
+// the turn, streaming it through bot/present when Streaming is on), and
+// deliver shows what the turn came to: the answer, through bot/present, or
+// the buttons of the tool calls it waits on (approvals.go).
+
+// ShownStore records, on an update, the messages its answer is shown in.
+type ShownStore interface {
+	NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error
+}
+
+// converse sends the text to the agent and the answer to the chat.
+func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*memory.Delivery, error) {
+	return h.answer(ctx, in, h.Agent.Reply, text)
+}
+
+// answer runs a turn (Agent.Reply, or Agent.Regenerate for /retry) and
+// delivers what it came to. With Streaming the answer is shown while the
+// model writes it.
+func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
+	in.turn = true
+	req := h.request(in, text)
+	var stream *present.Stream
+	stopTyping := func() {}
+	if h.Streaming {
+		stream = h.stream(ctx, in, func() { stopTyping() })
+		defer stream.Stop() // also when the turn panics
+		req.Sink = stream
+	}
+	if stream == nil || !stream.Drafting() { // a draft's placeholder says it already
+		stopTyping = h.typing(ctx, in.chat())
+	}
+	defer stopTyping()
+	turnCtx, endTurn := h.stoppable(ctx, in)
+	defer endTurn() // also when the turn panics
+	r, err := turn(turnCtx, req)
+	endTurn()
+	stopTyping()
+	if stream != nil && (err != nil || r.Outcome == agent.Paused) {
+		stream.Abort(ctx) // nothing it showed is a stored answer
+		stream = nil
+	}
+	switch {
+	case errors.Is(err, memory.ErrNoUserMessage):
+		return nil, h.reply(ctx, in, tr(in.lang()).NothingToRetry)
+	case err != nil:
+		return nil, h.turnFailed(ctx, in, err)
+	}
+	return h.deliver(ctx, in, r, stream)
+}
+
+// stream shows the answer to in while the model writes it (bot/present);
+// firstText is called at its first piece of text. The messages it shows
+// in are noted on the update as they are sent.
+func (h *Handler) stream(ctx context.Context, in *incoming, firstText func()) *present.Stream {
+	t := tr(in.lang())
+	return h.presenter().Stream(ctx, present.StreamParams{To: to(in), Private: in.msg.Chat.IsPrivate(), DraftID: draftID(in),
+		Shown: in.update.Shown, FirstText: firstText, ToolStatus: t.RunningTools, StopLabel: t.StopButton,
+		Note: func(ids []int64) {
+			if err := h.Memory.NoteShown(ctx, in.update.UpdateID, ids); err != nil {
+				h.Log.Warn("noting the messages an answer shows in failed", "update_id", in.update.UpdateID, "err", err)
+			}
+		}})
+}
+
+// draftID names the draft of the answer to an update: non-zero, and the
+// same for an attempt that takes the update over after a crash, so that
+// its draft replaces the dead one's. Telegram's stopped_message_generation
+// names it back (stop.go).
+func draftID(in *incoming) int64 {
+	if id := in.update.UpdateID % math.MaxInt32; id > 0 {
+		return id
+	}
+	return 1
+}
+
+// request is the agent's request for in's message with text.
+func (h *Handler) request(in *incoming, text string) agent.Request {
+	return agent.Request{User: in.user, Chat: in.conversation(), UpdateID: in.update.UpdateID,
+		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind}
+}
+
+// turnFailed decides what a failed turn comes to: a retry later when the
+// database is away (or the bot is stopping), an apology otherwise.
+func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error {
+	if Transient(err) || ctx.Err() != nil {
+		return err // handled again later: no apology
+	}
+	return h.apologise(ctx, in, err)
+}
+
+// deliver sends what a turn came to: its answer, or the buttons of the tool
+// calls it waits on. stream, when not nil, has been showing the answer.
+func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, stream *present.Stream) (*memory.Delivery, error) {
+	in.tokens, in.paused = r.Tokens, r.Outcome == agent.Paused
+	switch r.Outcome {
+	case agent.Paused:
+		return nil, h.askApproval(ctx, in, r.Approvals)
+	case agent.Delivered:
+		return nil, nil
+	}
+	text := r.Text
+	switch {
+	case strings.TrimSpace(text) == "" && r.Outcome == agent.Stopped:
+		text = tr(in.lang()).StoppedEmpty
+	case strings.TrimSpace(text) == "":
+		text = tr(in.lang()).Empty
+	}
+	var shown present.Shown
+	var err error
+	if stream != nil {
+		shown, err = stream.Finish(ctx, text)
+	} else {
+		shown, err = h.presenter().Answer(ctx, to(in), text)
+	}
+	ids := shown.IDs
+	if err != nil {
+		if len(ids) > 0 { // what was shown is the answer's: never sent again
+			return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shown.As}, err
+		}
+		return nil, err
+	}
+	orNone(h.Metrics).ReplySent("answer")
+	if r.First {
+		h.nameTopic(ctx, in, in.route.text)
+	}
+	if h.ShowReasoning && r.Reasoning != "" && len(ids) > 0 {
+		h.presenter().Reasoning(ctx, in.chat(), ids[0], tr(in.lang()).Thinking, r.Reasoning)
+	}
+	if r.Speak && len(ids) > 0 && h.Agent.CanSpeak() {
+		h.speak(ctx, in, text, ids[0])
+	}
+	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shown.As}, nil
+}
+
+// typing keeps "typing…" on in the chat until the returned func is called.
+func (h *Handler) typing(ctx context.Context, chat telegram.Chat) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		every := h.TypingEvery
+		if every <= 0 {
+			every = 4 * time.Second
+		}
+		for {
+			if err := h.Client.Typing(ctx, chat); err != nil && ctx.Err() == nil {
+				h.Log.Debug("typing indicator failed", "chat_id", chat.ID, "err", err)
+			}
+			if !backoff.Sleep(ctx, every) {
+				return
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
