@@ -1,10 +1,13 @@
 // Package bot is membot's Telegram side above the wire: it decides whether
 // an update is for the bot and what the model gets (routing.go), admits it
 // through the allowlist and limits (access.go), answers commands and
-// button presses, hands text to the agent and streams or sends its answer,
-// and runs the background jobs that write to chats (the reminder
-// scheduler). The purger of reset conversations is memory/purge.
+// button presses, and hands text to the agent and its answer to
+// bot/present (answer.go).
 //
-// The Bot API client lives in bot/telegram; intake and per-chat dispatch
-// in bot/inbox. bot never writes SQL: it goes through memory's repository.
+// Below it: the Bot API client (bot/telegram), how answers are shown
+// (bot/present), intake and per-chat dispatch (bot/inbox), the texts
+// (bot/texts), what files become (bot/media), /export's documents
+// (bot/export) and the reminder scheduler (bot/remind). The purger of reset
+// conversations is memory/purge. bot never writes SQL: it goes through
+// memory's repository.
 package bot

@@ -17,6 +17,7 @@ import (
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/media"
+	"github.com/membot/membot/bot/remind"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/internal/metrics"
@@ -64,7 +65,7 @@ type membot struct {
 	stuck     *inbox.Stuck
 	handler   *bot.Handler
 	memorizer *agent.Memorizer
-	reminders *bot.Scheduler
+	reminders *remind.Scheduler
 	purger    *purge.Purger
 	running   sync.WaitGroup // what startIntake started
 }
@@ -198,7 +199,7 @@ func (m *membot) newHandler() error {
 	cfg, log, store := m.cfg, m.log, m.store
 	llmHTTP := &http.Client{Transport: m.transport}
 	embedder := startRecall(m.intake, cfg, store, llmHTTP, log)
-	m.reminders = &bot.Scheduler{Queue: store, Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
+	m.reminders = &remind.Scheduler{Queue: store, Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
 	m.purger = &purge.Purger{Queue: store, Log: log, Retention: cfg.Retention}
 	toolEnv := cfg.Tools
 	toolEnv.Store, toolEnv.ReminderAdded, toolEnv.Embedder = store, m.reminders.Wake, embedder

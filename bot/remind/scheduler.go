@@ -1,4 +1,7 @@
-package bot
+// Package remind sends reminders when they are due (the set_reminder
+// tool stores them; bot's /reminders lists them): a background job of its
+// own, sharing the reminders table safely with other processes.
+package remind
 
 import (
 	"context"
@@ -113,13 +116,13 @@ func (s *Scheduler) sendDue(intake, work context.Context, poll time.Duration) (t
 // it back for a later attempt and returns the error.
 func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 	late := time.Since(r.DueAt) > lateAfter
-	text := tr(r.LanguageCode).Reminder(r.Text)
+	text := texts.For(r.LanguageCode).Reminder(r.Text)
 	if late {
 		loc := s.Location
 		if loc == nil {
 			loc = time.UTC
 		}
-		text += tr(r.LanguageCode).ReminderLate(texts.Clock(r.DueAt, loc))
+		text += texts.For(r.LanguageCode).ReminderLate(texts.Clock(r.DueAt, loc))
 	}
 	p := present.Presenter{Client: s.Client, Log: s.Log}
 	ids, err := p.Text(ctx, present.To{Chat: telegram.Chat{ID: r.ChatID, Thread: r.ThreadID}}, text) // to the topic it was set in
