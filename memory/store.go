@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -125,9 +124,9 @@ func isUnavailable(err error) bool {
 // that the read-only role exists. It reports whether it changed the zone,
 // and what an operator should fix.
 func (s *Store) PrepareAdminViews(ctx context.Context, zone string) (changed bool, warnings []string, err error) {
-	var current, db string
+	var current string
 	var roleExists bool
-	err = s.pool.QueryRow(ctx, adminViewsStateSQL).Scan(&current, &db, &roleExists)
+	err = s.pool.QueryRow(ctx, adminViewsStateSQL).Scan(&current, &roleExists)
 	if err != nil {
 		return false, nil, fmt.Errorf("prepare admin views: %w", translate(err))
 	}
@@ -135,8 +134,7 @@ func (s *Store) PrepareAdminViews(ctx context.Context, zone string) (changed boo
 		warnings = append(warnings, "the read-only role membot_readonly does not exist (the database user may not create roles); docs/ADMIN.md has the SQL to create it")
 	}
 	if current != zone {
-		literal := "'" + strings.ReplaceAll(zone, "'", "''") + "'"
-		if _, err := s.pool.Exec(ctx, `ALTER DATABASE `+pgx.Identifier{db}.Sanitize()+` SET membot.timezone = `+literal); err != nil {
+		if _, err := s.pool.Exec(ctx, setAdminViewsZoneSQL, zone); err != nil {
 			warnings = append(warnings, fmt.Sprintf("the admin views show %s times, not TIMEZONE's: setting membot.timezone failed: %v", current, err))
 		} else {
 			changed = true
@@ -147,5 +145,6 @@ func (s *Store) PrepareAdminViews(ctx context.Context, zone string) (changed boo
 
 // The statements of this file, whole in sql/store.sql.
 var (
-	adminViewsStateSQL = statement("adminViewsState")
+	adminViewsStateSQL   = statement("adminViewsState")
+	setAdminViewsZoneSQL = statement("setAdminViewsZone")
 )

@@ -1,2 +1,1 @@
-SELECT membot_timezone(), current_database(),
-		EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'membot_readonly')
+SELECT membot_timezone(), EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'membot_readonly')

@@ -1,0 +1,1 @@
+SELECT membot_set_timezone($1)
