@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"fmt"
 	"github.com/membot/membot/internal/testing/wait"
 
 	"strings"
@@ -164,54 +165,96 @@ func TestStopOnADraftEndsTheModelCallAndKeepsWhatWasWritten(t *testing.T) {
 	}
 }
 
-func TestSlashStopInAGroupStopsTheEditedAnswer(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.Env["STOP_CHECK_INTERVAL"] = "100ms"
-	gone, partial := stopTurn(h)
-	h.Start()
+// mallory is in the group but not on the allowlist of the tests below;
+// olga is on it, and an admin of the group.
+var (
+	mallory = telegramfake.User{ID: 666, FirstName: "Mallory", LanguageCode: "en"}
+	olga    = telegramfake.User{ID: 503, FirstName: "Olga", LanguageCode: "en"}
+)
 
-	const group = -100514
-	update := h.TG.SendMessage(group, "group", jane, "@"+h.TG.Username+" write me a long story")
+// stoppableGroup starts a bot that lets in jane, ivan and olga only, with jane's
+// answer in a group held after its first words; it returns the model
+// request's end and the words written.
+func stoppableGroup(t *testing.T, group int64) (h *harness, gone chan struct{}, partial string, update int64) {
+	h = newHarness(t)
+	h.Env["STOP_CHECK_INTERVAL"] = "100ms"
+	h.Env["ALLOWED_USER_IDS"] = "501,502,503"
+	gone, partial = stopTurn(h)
+	h.Start()
+	update = h.TG.SendMessage(group, "group", jane, "@"+h.TG.Username+" write me a long story")
 	if _, ok := h.TG.WaitFor(wait.Timeout(), func(sent []telegramfake.Sent) bool {
 		return len(sent) > 0 && sent[len(sent)-1].Text == strings.TrimSpace(partial)
 	}); !ok {
 		t.Fatalf("the first words were never shown: %+v", h.TG.Messages(group))
 	}
-	stop := h.TG.SendMessage(group, "group", ivan, "/stop")
-	if !closedWithin(gone) {
-		t.Fatal("the model's request was not closed within 2 s of /stop")
-	}
-	h.WaitDone(update)
-	h.WaitDone(stop)
-	stored, _, _ := storedAnswer(h, group)
-	msgs := h.TG.Messages(group)
-	if stored != partial || len(msgs) != 1 || msgs[0].Text != strings.TrimSpace(partial) || !storedStopped(h, group) {
-		t.Fatalf("stored %q, the group shows %+v; want the words written before /stop, marked stopped", stored, msgs)
+	return h, gone, partial, update
+}
+
+// ignoredStop waits until the running answer has looked at a request to
+// stop it from user and let it be, and fails when the answer was stopped.
+func ignoredStop(t *testing.T, h *harness, gone chan struct{}, user int64) {
+	t.Helper()
+	h.WaitLog(fmt.Sprintf(`request to stop the answer is ignored.* user_id=%d`, user))
+	select {
+	case <-gone:
+		t.Fatalf("user %d stopped someone else's answer", user)
+	default:
 	}
 }
 
-func TestTheStopButtonOfAGroupAnswerStopsIt(t *testing.T) {
+// In a group, /stop from someone not let in, or from a member who did not
+// ask, does nothing to the answer being written; the asker's /stop ends it.
+func TestSlashStopInAGroupStopsOnlyTheAskersAnswer(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.Env["STOP_CHECK_INTERVAL"] = "100ms"
-	gone, partial := stopTurn(h)
-	h.Start()
+	const group = -100514
+	h, gone, partial, update := stoppableGroup(t, group)
+	h.TG.SendMessage(group, "group", mallory, "/stop")
+	ignoredStop(t, h, gone, mallory.ID)
+	h.TG.SendMessage(group, "group", ivan, "/stop")
+	ignoredStop(t, h, gone, ivan.ID)
 
+	stop := h.TG.SendMessage(group, "group", jane, "/stop")
+	if !closedWithin(gone) {
+		t.Fatal("the model's request was not closed within 2 s of the asker's /stop")
+	}
+	h.WaitDone(update)
+	h.WaitDone(stop)
+	h.WaitIdle()
+	stored, _, _ := storedAnswer(h, group)
+	msgs := h.TG.Messages(group)
+	if stored != partial || len(msgs) == 0 || msgs[0].Text != strings.TrimSpace(partial) || !storedStopped(h, group) {
+		t.Fatalf("stored %q, the group shows %+v; want the words written before /stop, marked stopped", stored, msgs)
+	}
+	for _, m := range msgs[1:] { // Mallory is told, at most, that the bot is not for them
+		if !strings.Contains(m.Text, "666") {
+			t.Errorf("the group was also sent %q", m.Text)
+		}
+	}
+}
+
+// The Stop button of a group's answer: pressed by someone not let in, or
+// by a member who did not ask, it does nothing; pressed by an admin of the
+// group, it stops the answer.
+func TestTheStopButtonOfAGroupAnswerStopsItForTheAskerOrAnAdmin(t *testing.T) {
+	t.Parallel()
 	const group = -100516
-	update := h.TG.SendMessage(group, "group", jane, "@"+h.TG.Username+" write me a long story")
-	h.TG.WaitFor(wait.Timeout(), func(sent []telegramfake.Sent) bool {
-		return len(sent) > 0 && sent[len(sent)-1].Text == strings.TrimSpace(partial)
-	})
+	h, gone, partial, update := stoppableGroup(t, group)
 	msgs := h.TG.Messages(group)
 	if len(msgs) != 1 || len(msgs[0].Buttons()) != 1 {
 		t.Fatalf("the group shows %+v; want the answer being written, with a Stop button", msgs)
 	}
+	h.TG.Press(mallory, msgs[0], msgs[0].Buttons()[0].Data)
+	ignoredStop(t, h, gone, mallory.ID)
 	h.TG.Press(ivan, msgs[0], msgs[0].Buttons()[0].Data)
+	ignoredStop(t, h, gone, ivan.ID)
+
+	h.TG.SetMember(group, olga.ID, "administrator")
+	h.TG.Press(olga, msgs[0], msgs[0].Buttons()[0].Data)
 	if !closedWithin(gone) {
-		t.Fatal("the model's request was not closed within 2 s of the press")
+		t.Fatal("the model's request was not closed within 2 s of the admin's press")
 	}
 	h.WaitDone(update)
+	h.WaitIdle()
 	msgs = h.TG.Messages(group)
 	if stored, _, _ := storedAnswer(h, group); len(msgs) != 1 || msgs[0].Text != strings.TrimSpace(stored) || stored != partial ||
 		len(msgs[0].Buttons()) != 0 || !storedStopped(h, group) {

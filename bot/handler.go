@@ -78,6 +78,9 @@ type Handler struct {
 
 	routesOnce sync.Once
 	table      *routes // what the bot answers: see newRoutes
+
+	membersMu sync.Mutex
+	members   map[[2]int64]member // who administers a chat, lately (chatAdmin)
 }
 
 // incoming is a message, or a press of one of the bot's buttons, being handled.

@@ -8,9 +8,9 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// StopStore is where a running turn looks for a request to stop it.
+// StopStore is where a running turn looks for requests to stop it.
 type StopStore interface {
-	StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error)
+	StopRequests(ctx context.Context, chatID, updateID, draftID, after int64) ([]memory.StopRequest, error)
 }
 
 // Stopping an answer. The user asks with the Stop button of a draft
@@ -20,8 +20,9 @@ type StopStore interface {
 // updates are handled one at a time: it waits in the inbox behind the turn
 // it should stop, perhaps stored by another process (webhook replicas). So
 // the running turn looks for it there, every StopEvery, with one indexed
-// query (memory.Store.StopRequested), and when it is found cancels the
-// turn's context with agent.ErrStopped: the model's HTTP request is closed,
+// query (memory.Store.StopRequests), and when one comes from someone who
+// may stop the answer (mayStop) cancels the turn's context with
+// agent.ErrStopped: the model's HTTP request is closed,
 // the agent stores what was written (metadata.stopped), and that is what
 // the chat is shown. The request itself is handled afterwards and does
 // nothing more.
@@ -39,24 +40,66 @@ func (h *Handler) stoppable(ctx context.Context, in *incoming) (turnCtx context.
 		defer close(done)
 		tick := time.NewTicker(every)
 		defer tick.Stop()
+		after := in.update.UpdateID // the requests up to here were not for this answer's stopping
 		for {
 			select {
 			case <-turnCtx.Done():
 				return
 			case <-tick.C:
 			}
-			stop, err := h.Memory.StopRequested(turnCtx, in.msg.Chat.ID, in.update.UpdateID, draftID(in))
+			by, seen, err := h.stopRequested(turnCtx, in, after)
+			after = seen
 			if err != nil && turnCtx.Err() == nil {
 				h.Log.Debug("checking for a stop failed", "chat_id", in.msg.Chat.ID, "err", err)
 			}
-			if stop {
-				h.Log.Info("answer stopped by the user", "chat_id", in.msg.Chat.ID, "update_id", in.update.UpdateID)
+			if by != 0 {
+				h.Log.Info("answer stopped", "chat_id", in.msg.Chat.ID, "update_id", in.update.UpdateID, "by", by)
 				cancel(agent.ErrStopped)
 				return
 			}
 		}
 	}()
 	return turnCtx, func() { cancel(nil); <-done }
+}
+
+// stopRequested looks at the requests to stop in's answer that came after
+// update after, and returns who asked when one may stop it (0 when none
+// may) and the last request decided, so that the next look starts past it.
+func (h *Handler) stopRequested(ctx context.Context, in *incoming, after int64) (by, seen int64, err error) {
+	reqs, err := h.Memory.StopRequests(ctx, in.msg.Chat.ID, in.update.UpdateID, draftID(in), after)
+	if err != nil {
+		return 0, after, err
+	}
+	for _, r := range reqs {
+		may, err := h.mayStop(ctx, in, r.UserID)
+		if err != nil {
+			return 0, after, err // this one is decided again next time
+		}
+		if may {
+			return r.UserID, r.UpdateID, nil
+		}
+		h.Log.Info("a request to stop the answer is ignored: not from who asked or an admin", "chat_id", in.msg.Chat.ID,
+			"update_id", in.update.UpdateID, "request", r.UpdateID, "user_id", r.UserID)
+		after = r.UpdateID
+	}
+	return 0, after, nil
+}
+
+// mayStop is the gate's rule for stopping an answer: the user must be let
+// in (Access.allows) and be who asked for the answer, one of the bot's
+// admins, or an admin of the group. Anyone else's /stop or press of Stop
+// does nothing to it.
+func (h *Handler) mayStop(ctx context.Context, in *incoming, userID int64) (bool, error) {
+	chat := in.msg.Chat
+	switch {
+	case !h.Access.allows(userID, chat.ID):
+		return false, nil
+	case userID == in.user.TelegramUserID || h.Access.IsAdmin(userID):
+		return true, nil
+	case chat.IsPrivate():
+		return false, nil
+	}
+	return h.chatAdmin(ctx, chat.ID, userID)
 }
 
 // pressStop is the Stop button of a message being edited: like /stop, the

@@ -3,22 +3,39 @@ package memory
 import (
 	"context"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// StopRequested reports whether the user asked to stop the answer to
-// updateID, whose draft (if any) is draftID. The bot asks it every few
-// hundred milliseconds while a turn runs: the request is an update queued
-// behind the turn, perhaps stored by another process (webhook replicas),
-// and the database is what every process sees.
-func (s *Store) StopRequested(ctx context.Context, chatID, updateID, draftID int64) (bool, error) {
-	var yes bool
-	if err := s.pool.QueryRow(ctx, stopRequestedSQL, chatID, updateID, draftID).Scan(&yes); err != nil {
-		return false, fmt.Errorf("stop requested: %w", translate(err))
+// MaxStopRequests bounds the requests StopRequests returns at once.
+const MaxStopRequests = 20
+
+// StopRequest is a request to stop a running answer, queued behind it.
+type StopRequest struct {
+	UpdateID int64
+	UserID   int64 // who asked
+}
+
+// StopRequests returns the requests to stop the answer to updateID, whose
+// draft (if any) is draftID, that came after update after (updateID at
+// first), oldest first, at most MaxStopRequests. The bot asks every few
+// hundred milliseconds while a turn runs and decides whether each may stop
+// the answer: a request is an update queued behind the turn, perhaps
+// stored by another process (webhook replicas), and the database is what
+// every process sees.
+func (s *Store) StopRequests(ctx context.Context, chatID, updateID, draftID, after int64) ([]StopRequest, error) {
+	rows, err := s.pool.Query(ctx, stopRequestsSQL, chatID, updateID, draftID, after, MaxStopRequests)
+	if err != nil {
+		return nil, fmt.Errorf("stop requests: %w", translate(err))
 	}
-	return yes, nil
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[StopRequest])
+	if err != nil {
+		return nil, fmt.Errorf("stop requests: %w", translate(err))
+	}
+	return list, nil
 }
 
 // The statements of this file, whole in sql/stops.sql.
 var (
-	stopRequestedSQL = statement("stopRequested")
+	stopRequestsSQL = statement("stopRequests")
 )

@@ -116,7 +116,7 @@ type envelope struct {
 		Message *chatHolder        `json:"message"`
 	} `json:"callback_query"`
 	// The user pressed Stop on a draft (Bot API 10.3): queued in its chat,
-	// behind the answer it stops (which sees it: memory.Store.StopRequested).
+	// behind the answer it stops (which sees it: memory.Store.StopRequests).
 	StoppedMessageGeneration *chatHolder `json:"stopped_message_generation"`
 }
 
