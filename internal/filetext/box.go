@@ -156,6 +156,7 @@ func (r *Reader) parse(ctx context.Context, kind string, data []byte, maxRunes i
 	stderr := &headBuffer{max: maxStderr}
 	cmd.Stderr = stderr
 	cmd.WaitDelay = time.Second // the pipes are closed this long after a kill at most
+	dieWithBot(cmd)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", false, err

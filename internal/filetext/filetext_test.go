@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -20,7 +21,64 @@ import (
 // TestMain lets the test binary be the parser process its tests start.
 func TestMain(m *testing.M) {
 	filetext.RunIfChild()
+	if os.Getenv(botEnv) != "" {
+		readForever()
+	}
 	os.Exit(m.Run())
+}
+
+// botEnv makes the test binary a bot that reads a file whose parse never
+// ends, for TestAKilledBotLeavesNoParser.
+const botEnv = "MEMBOT_TEST_FILETEXT_BOT"
+
+func readForever() {
+	busy := testkit.RepeatedStreamPDF("q Q\n", 1000000, 1000) // 4 GB of operators, no text
+	r := filetext.New(filetext.Config{CPU: time.Hour, Timeout: time.Hour})
+	r.Read(context.Background(), 1, filetext.PDF, busy, 1000)
+	os.Exit(3)
+}
+
+// A bot killed while a parser works leaves no parser behind: the kernel
+// kills it with its parent rather than letting it run out its CPU limit.
+func TestAKilledBotLeavesNoParser(t *testing.T) {
+	t.Parallel()
+	bot := exec.Command(os.Args[0], "-test.run=^$")
+	bot.Env = append(os.Environ(), botEnv+"=1")
+	if err := bot.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var parser string
+	if !wait.Until(10*time.Millisecond, func() bool {
+		kids := childrenOf(t, bot.Process.Pid)
+		if len(kids) > 0 {
+			parser = kids[0]
+		}
+		return parser != ""
+	}) {
+		bot.Process.Kill()
+		bot.Wait()
+		t.Fatal("the bot never started a parser")
+	}
+	bot.Process.Kill()
+	bot.Wait()
+	if !wait.Until(10*time.Millisecond, func() bool { return !alive(parser) }) {
+		t.Fatalf("parser %s still runs after its bot was killed", parser)
+	}
+}
+
+// alive reports whether process pid runs (a zombie waiting to be reaped
+// does not).
+func alive(pid string) bool {
+	status, err := os.ReadFile(filepath.Join("/proc", pid, "status"))
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(status)) {
+		if state, ok := strings.CutPrefix(line, "State:"); ok {
+			return !strings.HasPrefix(strings.TrimSpace(state), "Z")
+		}
+	}
+	return true
 }
 
 // reader is a Reader whose wall-clock bound is the tests' patience, so a
@@ -225,12 +283,18 @@ func TestASecondFileOfTheSameOwnerIsRefusedWhileOneIsRead(t *testing.T) {
 // children are the live processes whose parent is this one.
 func children(t *testing.T) []string {
 	t.Helper()
+	return childrenOf(t, os.Getpid())
+}
+
+// childrenOf are the processes whose parent is pid.
+func childrenOf(t *testing.T, pid int) []string {
+	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var kids []string
-	self := strconv.Itoa(os.Getpid())
+	self := strconv.Itoa(pid)
 	for _, e := range entries {
 		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
 		if err != nil {
