@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/wait"
 )
 
 // rows lists the chat's message rows as role:content, oldest first.
@@ -210,6 +212,10 @@ func TestModesSwitchTheSystemPromptAndEverySwitchIsRecorded(t *testing.T) {
 	h.Say(jane, "back to normal")
 	if got := lastSystem(); got != "You are a test bot." {
 		t.Fatalf("system prompt after /new = %q", got)
+	}
+	// The purger deletes what /new left in the background: wait for it.
+	if !wait.Until(10*time.Millisecond, func() bool { return h.Count(`SELECT count(*) FROM mode_switches`) == 1 }) {
+		t.Fatalf("the old conversation's mode switches were never purged: %d left", h.Count(`SELECT count(*) FROM mode_switches`))
 	}
 	res, _ := h.DB.Query(context.Background(), `SELECT from_mode || '>' || to_mode || ':' || reason FROM mode_switches ORDER BY id`)
 	var switches []string
