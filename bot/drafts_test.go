@@ -3,6 +3,7 @@ package bot_test
 import (
 	"fmt"
 	"github.com/membot/membot/internal/testing/wait"
+	"net/http"
 
 	"strings"
 	"testing"
@@ -79,26 +80,39 @@ func TestAToolRoundShowsInTheDraft(t *testing.T) {
 
 func TestAServerWithoutDraftsGetsEditedMessagesForTheRestOfTheRun(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.TG.NoDrafts(true)
-	h.Env["STREAM_EDIT_INTERVAL"] = "50ms"
-	answer := strings.Repeat("An edited answer. ", 10)
-	h.LLM.Script(openaifake.Reply{Content: answer, ChunkDelay: 10 * time.Millisecond}, openaifake.Reply{Content: answer})
-	h.Start()
-	for range 2 {
-		msgs := h.SayAll(jane, "hello")
-		if len(msgs) != 1 || msgs[0].Text != strings.TrimSpace(answer) {
-			t.Fatalf("the answer shows as %+v", msgs)
-		}
-	}
-	if n := len(h.TG.Calls("sendMessageDraft")); n != 1 {
-		t.Errorf("sendMessageDraft was tried %d times, want once", n)
-	}
-	if n := len(h.TG.Calls("editMessageText")); n == 0 {
-		t.Error("the answer was not streamed by editing")
-	}
-	if n := strings.Count(h.Logs.String(), "does not know sendMessageDraft"); n != 1 {
-		t.Errorf("the fallback was logged %d times, want once", n)
+	// Servers that do not know sendMessageDraft answer 404, or 400 with
+	// "method not found": either is learned at the first answer.
+	for name, refuse := range map[string]func(*telegramfake.Server){
+		"404": func(tg *telegramfake.Server) { tg.NoDrafts(true) },
+		"400 method not found": func(tg *telegramfake.Server) {
+			tg.Inject(telegramfake.Fault{Method: "sendMessageDraft", Status: http.StatusBadRequest,
+				Message: "Bad Request: method not found", Times: 1000})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			refuse(h.TG)
+			h.Env["STREAM_EDIT_INTERVAL"] = "50ms"
+			answer := strings.Repeat("An edited answer. ", 10)
+			h.LLM.Script(openaifake.Reply{Content: answer, ChunkDelay: 10 * time.Millisecond}, openaifake.Reply{Content: answer})
+			h.Start()
+			for range 2 {
+				msgs := h.SayAll(jane, "hello")
+				if len(msgs) != 1 || msgs[0].Text != strings.TrimSpace(answer) {
+					t.Fatalf("the answer shows as %+v", msgs)
+				}
+			}
+			if n := len(h.TG.Calls("sendMessageDraft")); n != 1 {
+				t.Errorf("sendMessageDraft was tried %d times, want once", n)
+			}
+			if n := len(h.TG.Calls("editMessageText")); n == 0 {
+				t.Error("the answer was not streamed by editing")
+			}
+			if n := strings.Count(h.Logs.String(), "does not know sendMessageDraft"); n != 1 {
+				t.Errorf("the fallback was logged %d times, want once", n)
+			}
+		})
 	}
 }
 

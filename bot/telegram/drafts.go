@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -40,8 +41,9 @@ type SendMessageDraftParams struct {
 }
 
 // UnsupportedError is a method the Bot API server does not know (an older
-// self-hosted telegram-bot-api answers 404). First is true for the first
-// such answer of the run, so the caller logs it once.
+// self-hosted telegram-bot-api answers 404, some 400 "method not found").
+// First is true for the first such answer of the run, so the caller logs
+// it once.
 type UnsupportedError struct {
 	Method string
 	First  bool
@@ -72,11 +74,10 @@ func (u *unsupported) has(method string) bool {
 	return u.methods[method]
 }
 
-// note returns err as an UnsupportedError when it is the server's 404 for an
-// unknown method.
+// note returns err as an UnsupportedError when it is the server's answer
+// to an unknown method.
 func (u *unsupported) note(method string, err error) error {
-	apiErr, ok := APIError(err)
-	if !ok || apiErr.Code != http.StatusNotFound {
+	if !unknownMethod(err) {
 		return err
 	}
 	u.mu.Lock()
@@ -89,11 +90,28 @@ func (u *unsupported) note(method string, err error) error {
 	return &UnsupportedError{Method: method, First: first, err: err}
 }
 
+// unknownMethod tells whether err is a server's answer to a method it does
+// not know: a 404, or a 400 whose description says "method not found" (as
+// some Bot API servers answer; any other 400 is about the call's
+// parameters, and the method is kept).
+func unknownMethod(err error) bool {
+	apiErr, ok := APIError(err)
+	switch {
+	case !ok:
+		return false
+	case apiErr.Code == http.StatusNotFound:
+		return true
+	case apiErr.Code == http.StatusBadRequest:
+		return strings.Contains(strings.ToLower(apiErr.Message), "method not found")
+	}
+	return false
+}
+
 // Supports reports whether the server has not yet refused method as unknown.
 func (c *Client) Supports(method string) bool { return !c.unknown.has(method) }
 
 // raw makes one call of a method the library does not know, with retries.
-// A 404 (the server does not know the method) becomes an UnsupportedError,
+// An unknown method's answer (unknownMethod) becomes an UnsupportedError,
 // and the method is not tried again in this run.
 func (c *Client) raw(ctx context.Context, method string, params tgbotapi.Params) ([]byte, error) {
 	if c.unknown.has(method) {
