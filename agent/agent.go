@@ -7,7 +7,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -93,14 +92,13 @@ type Config struct {
 
 // Agent answers messages. It is safe for concurrent use by different chats.
 type Agent struct {
-	store      Store
-	llm        LLM
-	tools      *Registry
-	cfg        Config
-	log        *slog.Logger
-	caps       *learned
-	warned     sync.Map // keys of the warnings logged once
-	toolTokens int      // the estimated size of the tools' definitions
+	store  Store
+	llm    LLM
+	tools  *Registry
+	cfg    Config
+	log    *slog.Logger
+	caps   *learned
+	warned sync.Map // keys of the warnings logged once
 }
 
 // New returns an agent that offers the model the given tools.
@@ -130,8 +128,7 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	for _, m := range cfg.Models {
 		caps.caps[m.Name] = m.Caps
 	}
-	defs, _ := json.Marshal(tools.Definitions())
-	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log, caps: caps, toolTokens: estimateTokens(string(defs))}
+	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log, caps: caps}
 }
 
 // Request is one incoming text message.
@@ -345,7 +342,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		}
 		t.toolsAnnounced(msg.ToolCalls)
 		room := min(maxCallsPerAnswer, maxCallsPerTurn-t.toolCalls)
-		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, readOutside(history, t.info.UserMessageID))
+		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, a.tools.readOutside(history, t.info.UserMessageID))
 		t.toolCalls += len(rows[0].ToolCalls)
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)

@@ -113,7 +113,8 @@ func (a *Agent) settle(ctx context.Context, info *TurnInfo, asking *memory.Messa
 // needsApproval reports whether a call must wait for a person's decision.
 // Calls that would fail anyway (bad JSON) are not put before anyone.
 func (a *Agent) needsApproval(call memory.ToolCall) bool {
-	return a.cfg.NeedsApproval[call.Name] && json.Valid([]byte(call.Arguments))
+	tool, ok := a.tools.tool(call.Name)
+	return ok && (a.cfg.NeedsApproval[call.Name] || tool.AskFirst) && json.Valid([]byte(call.Arguments))
 }
 
 // askedBy returns the approvals that the update's turn asked for.

@@ -114,10 +114,11 @@ func (a *Agent) call(ctx context.Context, client LLM, req llm.Request, sink Sink
 // request builds the request of one call.
 func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Capabilities) llm.Request {
 	budget := 0
+	defs, defTokens := a.tools.Definitions() // the set of this moment: MCP servers change theirs
 	if a.cfg.ContextTokens > 0 {
 		budget = a.cfg.ContextTokens - a.answerReserve()
 		if tools {
-			budget -= a.toolTokens
+			budget -= defTokens
 		}
 	}
 	req := llm.Request{Model: t.model, Messages: Context{System: t.system, Rows: rows, Tokens: budget, Images: t.images}.build(!caps.NoReasoningBack)}
@@ -128,7 +129,7 @@ func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Ca
 		}
 	}
 	if tools {
-		req.Tools = a.tools.Definitions()
+		req.Tools = defs
 	}
 	if t.sink != nil && !(tools && caps.NoStreamWithTools) {
 		req.Stream = true

@@ -50,6 +50,7 @@ func newFetchURL(env ToolEnv) Tool {
 			return fetch(ctx, client, u)
 		},
 		Describe: describeFetch,
+		Outside:  true,
 	}
 }
 

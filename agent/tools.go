@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -30,6 +32,17 @@ type Tool struct {
 	// arguments; an error refuses the call before anyone is asked. Tools
 	// without it are shown every argument whole.
 	Describe func(args json.RawMessage) (string, error)
+
+	// AskFirst: every call waits for a person's approval, whatever
+	// APPROVAL_REQUIRED_TOOLS says (an MCP server's tool not marked
+	// autoApprove).
+	AskFirst bool
+	// Outside: the results are text nobody in the chat wrote (a web page,
+	// an MCP server's answer); after one, remember and forget ask first.
+	Outside bool
+	// Server is the MCP server the tool comes from, and ServerTool its
+	// name there; "" for the built-in tools.
+	Server, ServerTool string
 }
 
 // TurnInfo is whose turn a tool call belongs to: tools that store or look
@@ -76,36 +89,79 @@ type ToolEnv struct {
 	Embedder Embedder
 }
 
-// Registry is the set of tools offered to the model.
+// Registry is the set of tools offered to the model: the built-in ones,
+// fixed, and those of the MCP servers, which change while the bot runs
+// (SetExtra). Each change makes a new set; a turn reads the set of the
+// moment.
 type Registry struct {
-	tools map[string]Tool
-	defs  []openai.Tool
+	base    []Tool
+	current atomic.Pointer[toolSet]
+}
+
+// toolSet is the tools offered at one moment, with their definitions
+// encoded once: marshalling the schemas' maps again on every model call was
+// a tenth of the bot's CPU time per turn.
+type toolSet struct {
+	tools  map[string]Tool
+	defs   []openai.Tool
+	tokens int // the definitions' estimated size
 }
 
 // NewRegistry returns a registry of the given tools.
 func NewRegistry(tools ...Tool) *Registry {
-	r := &Registry{tools: map[string]Tool{}}
+	r := &Registry{base: tools}
+	r.current.Store(newToolSet(tools))
+	return r
+}
+
+// SetExtra offers the given tools besides those the registry was made
+// with, in place of the extra tools offered before. A name the registry
+// was made with is never replaced.
+func (r *Registry) SetExtra(extra []Tool) {
+	tools := slices.Clone(r.base)
+	for _, t := range extra {
+		if !slices.ContainsFunc(r.base, func(b Tool) bool { return b.Name == t.Name }) {
+			tools = append(tools, t)
+		}
+	}
+	r.current.Store(newToolSet(tools))
+}
+
+func newToolSet(tools []Tool) *toolSet {
+	s := &toolSet{tools: map[string]Tool{}}
 	for _, t := range tools {
-		r.tools[t.Name] = t
+		s.tools[t.Name] = t
 	}
-	names := make([]string, 0, len(r.tools))
-	for name := range r.tools {
-		names = append(names, name)
-	}
-	slices.Sort(names) // a stable order keeps the prompt cacheable
+	names := slices.Sorted(maps.Keys(s.tools)) // a stable order keeps the prompt cacheable
 	for _, name := range names {
-		t := r.tools[name]
-		// Encoded once: marshalling the schemas' maps again on every model
-		// call was a tenth of the bot's CPU time per turn.
+		t := s.tools[name]
 		params, err := json.Marshal(t.Parameters)
 		if err != nil {
 			panic(fmt.Sprintf("tool %s: parameters: %v", t.Name, err)) // a programming error in the tool's file
 		}
-		r.defs = append(r.defs, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		s.defs = append(s.defs, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Parameters: json.RawMessage(params),
 		}})
 	}
-	return r
+	defs, _ := json.Marshal(s.defs)
+	s.tokens = estimateTokens(string(defs))
+	return s
+}
+
+// tool returns the tool offered under name now.
+func (r *Registry) tool(name string) (Tool, bool) {
+	t, ok := r.current.Load().tools[name]
+	return t, ok
+}
+
+// List returns the tools offered now, by name.
+func (r *Registry) List() []Tool {
+	set := r.current.Load()
+	list := make([]Tool, 0, len(set.tools))
+	for _, name := range slices.Sorted(maps.Keys(set.tools)) {
+		list = append(list, set.tools[name])
+	}
+	return list
 }
 
 // BuiltinTools returns every built-in tool, configured from env.
@@ -138,19 +194,24 @@ func BuiltinNames() []string {
 	return names
 }
 
-// metricName is the tool's name, or "unknown" for names the model made up,
-// which must not become metric labels without bound.
+// metricName is the tool's name, "mcp" for any MCP server's tool, or
+// "unknown" for names the model made up: what servers and models name must
+// not become metric labels without bound.
 func (r *Registry) metricName(name string) string {
-	if _, ok := r.tools[name]; ok {
-		return name
+	t, ok := r.tool(name)
+	switch {
+	case !ok:
+		return "unknown"
+	case t.Server != "":
+		return "mcp"
 	}
-	return "unknown"
+	return name
 }
 
 // Describe says what a call of the named tool will do, for approval, whole:
 // a description longer than a person can be shown is an error.
 func (r *Registry) Describe(name, arguments string) (string, error) {
-	tool, ok := r.tools[name]
+	tool, ok := r.tool(name)
 	if !ok {
 		return "", fmt.Errorf("unknown tool %q", name)
 	}
@@ -175,8 +236,12 @@ func (r *Registry) Describe(name, arguments string) (string, error) {
 	return text, nil
 }
 
-// Definitions returns the tool schemas in the API's format.
-func (r *Registry) Definitions() []openai.Tool { return r.defs }
+// Definitions returns the tool schemas in the API's format, and their
+// estimated size in tokens.
+func (r *Registry) Definitions() ([]openai.Tool, int) {
+	set := r.current.Load()
+	return set.defs, set.tokens
+}
 
 // maxToolResult bounds what one tool result may add to the context and the row.
 const maxToolResult = 16 << 10
@@ -184,7 +249,7 @@ const maxToolResult = 16 << 10
 // Call runs one tool call. It never fails: unknown tools, bad arguments,
 // errors and panics all become a result the model reads.
 func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCall) (result string, failure error) {
-	tool, ok := r.tools[call.Name]
+	tool, ok := r.tool(call.Name)
 	if !ok {
 		return "", fmt.Errorf("unknown tool %q", call.Name)
 	}
@@ -215,14 +280,12 @@ func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", 
 // changesFacts are the tools that write the user's long-term facts.
 var changesFacts = map[string]bool{"remember": true, "forget": true}
 
-// readsOutside are the tools whose results bring in text nobody in the chat
-// wrote: after one ran in a turn, changesFacts calls need confirmation.
-var readsOutside = map[string]bool{"fetch_url": true}
-
-// readOutside tells whether a tool of readsOutside gave a result in the
-// turn begun by the user's row userRow: history's rows after it (all of
-// them when the row has left the window, the turn being longer).
-func readOutside(history []memory.Message, userRow int64) bool {
+// readOutside tells whether a tool whose results are outside text (Tool.Outside)
+// gave a result in the turn begun by the user's row userRow: history's rows
+// after it (all of them when the row has left the window, the turn being
+// longer). A tool no longer offered (its MCP server changed its list) counts
+// as outside.
+func (r *Registry) readOutside(history []memory.Message, userRow int64) bool {
 	start := 0
 	for i, m := range history {
 		if m.ID == userRow && m.Role == memory.RoleUser {
@@ -230,7 +293,10 @@ func readOutside(history []memory.Message, userRow int64) bool {
 		}
 	}
 	for _, m := range history[start:] {
-		if m.Role == memory.RoleTool && readsOutside[m.ToolName] {
+		if m.Role != memory.RoleTool {
+			continue
+		}
+		if t, ok := r.tool(m.ToolName); !ok || t.Outside {
 			return true
 		}
 	}
@@ -324,6 +390,9 @@ func (a *Agent) runCall(ctx context.Context, turn *TurnInfo, call memory.ToolCal
 	result, err := a.tools.Call(ctx, turn, call)
 	meta := map[string]any{"duration_ms": time.Since(start).Milliseconds(), "arguments": call.Arguments}
 	a.cfg.Metrics.ToolCall(a.tools.metricName(call.Name), err == nil)
+	if t, ok := a.tools.tool(call.Name); ok && t.Server != "" {
+		meta["mcp_server"], meta["mcp_tool"] = t.Server, t.ServerTool
+	}
 	for k, v := range extra {
 		meta[k] = v
 	}
@@ -368,6 +437,9 @@ func toolEvents(info *TurnInfo, toolRows []memory.Message) []memory.Event {
 		payload := map[string]any{"tool": row.ToolName, "tool_call_id": row.ToolCallID, "duration_ms": row.Metadata["duration_ms"]}
 		if failure, ok := row.Metadata["error"]; ok {
 			payload["error"] = failure
+		}
+		if server, ok := row.Metadata["mcp_server"]; ok {
+			payload["mcp_server"], payload["mcp_tool"] = server, row.Metadata["mcp_tool"]
 		}
 		events = append(events, memory.Event{Type: memory.EventToolCalled, UserID: info.UserID,
 			ChatID: info.Chat.ID, UpdateID: info.UpdateID, Payload: payload})
