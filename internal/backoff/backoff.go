@@ -26,11 +26,17 @@ func (b *Backoff) Peek() time.Duration { return b.next }
 // Reset starts the delays over, after a success.
 func (b *Backoff) Reset() { b.next = b.first }
 
-// Sleep waits the current delay (±50%) and doubles it; false if ctx ended.
-func (b *Backoff) Sleep(ctx context.Context) bool {
+// Next returns the current delay (±50%) and doubles it, for a caller that
+// waits on its own terms (not before a time, say) rather than in Sleep.
+func (b *Backoff) Next() time.Duration {
 	d := b.next/2 + rand.N(b.next)
 	b.next = min(b.next*2, b.limit)
-	return Sleep(ctx, d)
+	return d
+}
+
+// Sleep waits the current delay (±50%) and doubles it; false if ctx ended.
+func (b *Backoff) Sleep(ctx context.Context) bool {
+	return Sleep(ctx, b.Next())
 }
 
 // Sleep waits d; false if ctx ended first.

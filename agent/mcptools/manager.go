@@ -1,0 +1,173 @@
+package mcptools
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/internal/backoff"
+)
+
+// Manager runs the MCP servers of the file and offers their tools.
+type Manager struct {
+	servers  []*server
+	offer    func([]agent.Tool)
+	reserved []string // the names taken already (the built-in tools)
+	mu       sync.Mutex
+	wg       sync.WaitGroup
+}
+
+// Start starts every server in the background: each is started (or
+// connected to) and its tools listed, then offered through offer
+// (agent.Registry.SetExtra), again whenever a server's list changes, under
+// names other than reserved. A server that fails to start is tried again,
+// backing off, until it starts; one that stops later is started again at
+// the next call of one of its tools. The servers stop when ctx ends; Wait
+// waits for that.
+func Start(ctx context.Context, servers []Server, reserved []string, offer func([]agent.Tool), log *slog.Logger) *Manager {
+	m := &Manager{offer: offer, reserved: reserved}
+	for _, cfg := range servers {
+		m.servers = append(m.servers, newServer(ctx, cfg, log, m.changed))
+	}
+	for _, s := range m.servers {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			for {
+				if _, err := s.connected(ctx); err == nil || ctx.Err() != nil {
+					break
+				}
+				if !backoff.Sleep(ctx, time.Until(s.retryTime())) {
+					break
+				}
+			}
+			<-ctx.Done()
+			s.stop()
+		}()
+	}
+	return m
+}
+
+// Wait waits until every server has stopped, after the context of Start ended.
+func (m *Manager) Wait() { m.wg.Wait() }
+
+// Statuses says what each server is doing, for /tools.
+func (m *Manager) Statuses() []Status {
+	var out []Status
+	for _, s := range m.servers {
+		out = append(out, s.status())
+	}
+	return out
+}
+
+// found is a tool a server listed.
+type found struct {
+	server *server
+	tool   *mcp.Tool
+}
+
+// changed offers the servers' tools as they are now.
+func (m *Manager) changed() {
+	m.mu.Lock() // one offer at a time, each of the newest lists
+	defer m.mu.Unlock()
+	var all []found
+	for _, s := range m.servers {
+		for _, t := range s.listed() {
+			all = append(all, found{s, t})
+		}
+	}
+	names := toolNames(m.reserved, all)
+	tools := make([]agent.Tool, 0, len(all))
+	for i, f := range all {
+		tools = append(tools, f.server.offered(names[i], f.tool))
+	}
+	m.offer(tools)
+}
+
+// offered is the agent's tool of the server's tool t, offered under name.
+func (s *server) offered(name string, t *mcp.Tool) agent.Tool {
+	params, _ := t.InputSchema.(map[string]any) // bounded made it so
+	return agent.Tool{
+		Name:        name,
+		Description: fmt.Sprintf("[%s, from the MCP server %s] %s", t.Name, s.cfg.Name, t.Description),
+		Parameters:  params,
+		Run: func(ctx context.Context, _ *agent.TurnInfo, raw json.RawMessage) (string, error) {
+			args, err := arguments(raw)
+			if err != nil {
+				return "", err
+			}
+			return s.call(ctx, t.Name, args)
+		},
+		AskFirst:   !slices.Contains(s.cfg.AutoApprove, t.Name),
+		Outside:    true,
+		Server:     s.cfg.Name,
+		ServerTool: t.Name,
+	}
+}
+
+// arguments decodes a call's arguments: one JSON object, nothing after it.
+func arguments(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var args map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&args); err != nil || args == nil {
+		return nil, errors.New("bad arguments: not a JSON object")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("bad arguments: something follows the object")
+	}
+	return args, nil
+}
+
+// maxName is the longest tool name the chat completions API takes.
+const maxName = 64
+
+// nameChars are the characters the API takes in a tool's name.
+var nameChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// toolNames names each tool for the model: its own name where no other
+// tool (of another server, or reserved) has it, else the server's name and
+// its own; within maxName characters of nameChars. A name that is still
+// taken, or had to be cut, ends in a hash of the server and the tool, so
+// the same tools get the same names at every start (a call waiting for
+// approval is found by its name).
+func toolNames(reserved []string, all []found) []string {
+	clean := func(s string) string { return nameChars.ReplaceAllString(s, "_") }
+	count := map[string]int{}
+	for _, r := range reserved {
+		count[r]++
+	}
+	for _, f := range all {
+		count[clean(f.tool.Name)]++
+	}
+	names := make([]string, len(all))
+	taken := map[string]bool{}
+	for _, r := range reserved {
+		taken[r] = true
+	}
+	for i, f := range all {
+		name := clean(f.tool.Name)
+		if count[name] > 1 || len(name) > maxName {
+			name = clean(f.server.cfg.Name + "_" + f.tool.Name)
+		}
+		if taken[name] || len(name) > maxName {
+			sum := sha256.Sum256([]byte(f.server.cfg.Name + "\x00" + f.tool.Name))
+			name = name[:min(len(name), maxName-9)] + "_" + hex.EncodeToString(sum[:4])
+		}
+		taken[name] = true
+		names[i] = name
+	}
+	return names
+}

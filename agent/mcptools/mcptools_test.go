@@ -1,0 +1,270 @@
+package mcptools_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/internal/testing/mcpfake"
+	"github.com/membot/membot/internal/testing/testkit"
+	"github.com/membot/membot/internal/testing/wait"
+)
+
+const botSecret = "sk-bot-secret-never-passed"
+
+func TestMain(m *testing.M) {
+	mcpfake.ServeIfAsked()
+	os.Setenv("OPENAI_API_KEY", botSecret) // the bot's own environment, which servers must not get
+	os.Exit(m.Run())
+}
+
+// offered keeps what the manager offers, for the test to wait on.
+type offered struct {
+	mu    sync.Mutex
+	tools []agent.Tool
+}
+
+func (o *offered) set(tools []agent.Tool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.tools = tools
+}
+
+func (o *offered) find(t *testing.T, name string) agent.Tool {
+	t.Helper()
+	var found agent.Tool
+	ok := wait.Until(10*time.Millisecond, func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		for _, tool := range o.tools {
+			if tool.Name == name {
+				found = tool
+				return true
+			}
+		}
+		return false
+	})
+	if !ok {
+		t.Fatalf("no tool %q offered; offered %v", name, o.names())
+	}
+	return found
+}
+
+func (o *offered) names() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var names []string
+	for _, t := range o.tools {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+func start(t *testing.T, servers []mcptools.Server, reserved ...string) (*offered, *mcptools.Manager, *testkit.SyncBuffer) {
+	t.Helper()
+	logs := &testkit.SyncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	o := &offered{}
+	m := mcptools.Start(ctx, servers, reserved, o.set, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() {
+		cancel()
+		m.Wait()
+		if t.Failed() {
+			t.Logf("logs:\n%s", logs)
+		}
+	})
+	return o, m, logs
+}
+
+func stdio(name string, env ...string) mcptools.Server {
+	s := mcptools.Server{Name: name, Command: os.Args[0], Env: map[string]string{mcpfake.ServeEnv: "1"}, Timeout: wait.Timeout()}
+	for i := 0; i+1 < len(env); i += 2 {
+		s.Env[env[i]] = env[i+1]
+	}
+	return s
+}
+
+func run(t *testing.T, tool agent.Tool, args string) (string, error) {
+	t.Helper()
+	return tool.Run(context.Background(), &agent.TurnInfo{}, json.RawMessage(args))
+}
+
+func TestStdioAndHTTPServersToolsAreOfferedAndAnswer(t *testing.T) {
+	t.Parallel()
+	web := mcpfake.NewHTTP(mcpfake.Options{Prefix: "web_", Versions: []string{"2025-06-18"}})
+	t.Cleanup(web.Close)
+	web.Require("Authorization", "Bearer sekret-token")
+	o, _, logs := start(t, []mcptools.Server{
+		stdio("local", "SECRET_FOR_SERVER", "env-value-never-logged"),
+		{Name: "web", URL: web.URL(), Headers: map[string]string{"Authorization": "Bearer sekret-token"}, Timeout: wait.Timeout(),
+			AutoApprove: []string{"web_echo"}},
+	}, "calculator")
+
+	echo := o.find(t, "echo")
+	if echo.Server != "local" || echo.ServerTool != "echo" || !echo.AskFirst || !echo.Outside {
+		t.Fatalf("echo = %+v", echo)
+	}
+	if got, err := run(t, echo, `{"text":"hi"}`); err != nil || got != "echo: hi" {
+		t.Fatalf("echo = %q, %v", got, err)
+	}
+	webEcho := o.find(t, "web_echo")
+	if webEcho.AskFirst {
+		t.Fatal("web_echo is in autoApprove but asks first")
+	}
+	if got, err := run(t, webEcho, `{"text":"hi"}`); err != nil || got != "echo: hi" {
+		t.Fatalf("web_echo = %q, %v", got, err)
+	}
+	// The env reaches the server; the bot's own environment does not.
+	env := o.find(t, "env")
+	if got, _ := run(t, env, `{"name":"SECRET_FOR_SERVER"}`); got != "env-value-never-logged" {
+		t.Fatalf("env = %q", got)
+	}
+	if got, _ := run(t, env, `{"name":"OPENAI_API_KEY"}`); got != "(unset)" {
+		t.Fatalf("the server got the bot's OPENAI_API_KEY: %q", got)
+	}
+	if got, _ := run(t, env, `{"name":"`+mcpfake.ServeEnv+`"}`); got != "1" {
+		t.Fatalf("env of ServeEnv = %q", got)
+	}
+	pic := o.find(t, "picture")
+	if got, _ := run(t, pic, `{}`); !strings.Contains(got, "a red square") || !strings.Contains(got, "[an image (image/png, 15 bytes)") {
+		t.Fatalf("picture = %q", got)
+	}
+	for _, secret := range []string{"sekret-token", "env-value-never-logged"} {
+		if strings.Contains(logs.String(), secret) {
+			t.Fatalf("%q is in the logs:\n%s", secret, logs)
+		}
+	}
+}
+
+func TestToolsOfTheSameNameAreNamedAfterTheirServers(t *testing.T) {
+	t.Parallel()
+	o, _, _ := start(t, []mcptools.Server{stdio("alpha"), stdio("beta.two")}, "echo", "calculator")
+	a, b := o.find(t, "alpha_echo"), o.find(t, "beta_two_echo")
+	if a.ServerTool != "echo" || b.ServerTool != "echo" || a.Server != "alpha" || b.Server != "beta.two" {
+		t.Fatalf("alpha_echo = %+v, beta_two_echo = %+v", a, b)
+	}
+	if got, err := run(t, b, `{"text":"x"}`); err != nil || got != "echo: x" {
+		t.Fatalf("beta_two_echo = %q, %v", got, err)
+	}
+	o.find(t, "alpha_sleep")
+	for _, name := range o.names() {
+		if len(name) > 64 || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			t.Fatalf("the name %q breaks the API's rule", name)
+		}
+	}
+}
+
+func TestADeadServerIsAClearErrorAndComesBack(t *testing.T) {
+	t.Parallel()
+	short := stdio("slow")
+	short.Timeout = 300 * time.Millisecond
+	o, m, logs := start(t, []mcptools.Server{
+		{Name: "missing", Command: "/nonexistent/mcp-server", Timeout: wait.Timeout()},
+		stdio("crasher", mcpfake.ModeEnv, "crash-on-start"),
+		func() mcptools.Server {
+			s := stdio("hanger", mcpfake.ModeEnv, "hang-on-start")
+			s.Timeout = 300 * time.Millisecond
+			return s
+		}(),
+		short,
+		stdio("fragile"),
+	})
+	// The ones that cannot start say so once, clearly.
+	for _, want := range []string{
+		`mcp_server=missing .*/nonexistent/mcp-server: no such file`,
+		`mcp_server=crasher .*line="mcpfake: crashing on start as asked"`,
+		`msg="MCP server failed to start[^"]*" mcp_server=crasher .*exit status 3`,
+		`msg="MCP server failed to start[^"]*" mcp_server=hanger .*did not start within 300ms`,
+	} {
+		if !wait.Until(10*time.Millisecond, func() bool { return regexp.MustCompile(want).MatchString(logs.String()) }) {
+			t.Fatalf("no log line matches %s", want)
+		}
+	}
+	states := map[string]string{}
+	for _, s := range m.Statuses() {
+		states[s.Name] = s.State
+	}
+	if states["missing"] != mcptools.StateDown || states["crasher"] != mcptools.StateDown || states["hanger"] != mcptools.StateDown {
+		t.Fatalf("statuses = %+v", m.Statuses())
+	}
+
+	// A call that outlasts the timeout is an error; the server stays.
+	sleep := o.find(t, "slow_sleep")
+	if _, err := run(t, sleep, `{"seconds": 30}`); err == nil || err.Error() != "the MCP server slow did not answer within 300ms" {
+		t.Fatalf("sleep past the timeout: %v", err)
+	}
+	if got, err := run(t, sleep, `{"seconds": 0}`); err != nil || got != "slept" {
+		t.Fatalf("sleep after the timeout = %q, %v", got, err)
+	}
+
+	// A server that crashes mid-call says so, and is started again at the next call.
+	crash, echo := o.find(t, "fragile_crash"), o.find(t, "fragile_echo")
+	if _, err := run(t, crash, `{}`); err == nil || !strings.Contains(err.Error(), "the MCP server fragile failed during the call") ||
+		!strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("crash: %v", err)
+	}
+	if got, err := run(t, echo, `{"text":"again"}`); err != nil || got != "echo: again" {
+		t.Fatalf("echo after the crash = %q, %v", got, err)
+	}
+	if n := strings.Count(logs.String(), `msg="MCP server ready" mcp_server=fragile`); n != 2 {
+		t.Fatalf("fragile started %d times, want 2", n)
+	}
+	if !strings.Contains(logs.String(), `msg="MCP server stopped; it is started again at the next call of one of its tools" mcp_server=fragile`) {
+		t.Fatal("the crash is not in the log")
+	}
+}
+
+func TestAChangedToolListIsOfferedAgain(t *testing.T) {
+	t.Parallel()
+	web := mcpfake.NewHTTP(mcpfake.Options{})
+	t.Cleanup(web.Close)
+	o, _, _ := start(t, []mcptools.Server{stdio("local"), {Name: "web", URL: web.URL(), Timeout: wait.Timeout()}})
+	learn := o.find(t, "local_learn")
+	if _, err := run(t, learn, `{"name":"stdio_trick"}`); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := run(t, o.find(t, "stdio_trick"), `{"text":"x"}`); err != nil || got != "stdio_trick: x" {
+		t.Fatalf("the learned tool = %q, %v", got, err)
+	}
+	mcpfake.Learn(web.Server, "http_trick")
+	o.find(t, "http_trick")
+}
+
+func TestResultsAreBounded(t *testing.T) {
+	t.Parallel()
+	o, _, _ := start(t, []mcptools.Server{stdio("local")})
+	got, err := run(t, o.find(t, "big"), `{"bytes": 1000000}`)
+	if err != nil || len(got) != 64<<10 {
+		t.Fatalf("big = %d bytes, %v", len(got), err)
+	}
+	if _, err := run(t, o.find(t, "echo"), `["not", "an object"]`); err == nil {
+		t.Fatal("an array was taken for arguments")
+	}
+}
+
+func TestAWrongHeaderLeavesTheServerDownWithoutShowingIt(t *testing.T) {
+	t.Parallel()
+	web := mcpfake.NewHTTP(mcpfake.Options{})
+	t.Cleanup(web.Close)
+	web.Require("Authorization", "Bearer right")
+	_, m, logs := start(t, []mcptools.Server{{Name: "web", URL: web.URL() + "?key=query-secret", Headers: map[string]string{"Authorization": "Bearer wrong-secret"}, Timeout: wait.Timeout()}})
+	if !wait.Until(10*time.Millisecond, func() bool { return strings.Contains(logs.String(), "MCP server failed to start") }) {
+		t.Fatal("no failure logged")
+	}
+	if s := m.Statuses(); s[0].State != mcptools.StateDown {
+		t.Fatalf("statuses = %+v", s)
+	}
+	for _, secret := range []string{"wrong-secret", "query-secret"} {
+		if strings.Contains(logs.String(), secret) {
+			t.Fatalf("%q is in the logs:\n%s", secret, logs)
+		}
+	}
+}

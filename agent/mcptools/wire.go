@@ -1,0 +1,214 @@
+package mcptools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The bounds on a server's tool definitions: they go into every request
+// to the model, and a server may send anything.
+const (
+	maxToolsPerServer = 64
+	maxListPages      = 8
+	maxToolNameBytes  = 128
+	maxDescription    = 1000 // characters
+	maxSchemaBytes    = 8 << 10
+	// maxResultBytes bounds the text kept of a result; the agent cuts what
+	// it shows the model shorter still (and records that it did).
+	maxResultBytes = 64 << 10
+)
+
+// list returns the server's tools, within the bounds: past
+// maxToolsPerServer the rest are left out, and a tool whose name or schema
+// breaks a bound is left out with a log line.
+func (s *server) list(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; page < maxListPages; page++ {
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range res.Tools {
+			if len(tools) == maxToolsPerServer {
+				s.log.Warn("the MCP server offers more tools than are taken; the rest are left out", "taken", maxToolsPerServer)
+				return tools, nil
+			}
+			tool, err := bounded(t)
+			if err == nil && seen[tool.Name] {
+				err = errors.New("a second tool of the same name")
+			}
+			if err != nil {
+				s.log.Warn("an MCP tool is left out", "tool", printable(t.Name), "err", err)
+				continue
+			}
+			seen[tool.Name] = true
+			tools = append(tools, tool)
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			return tools, nil
+		}
+	}
+	s.log.Warn("the MCP server's tool list has more pages than are read", "pages", maxListPages)
+	return tools, nil
+}
+
+// bounded checks a tool's definition and returns the part kept: the name,
+// the description cut to maxDescription, the input schema.
+func bounded(t *mcp.Tool) (*mcp.Tool, error) {
+	if t.Name == "" || len(t.Name) > maxToolNameBytes || printable(t.Name) != t.Name {
+		return nil, fmt.Errorf("the name is empty, longer than %d bytes or not printable", maxToolNameBytes)
+	}
+	schema, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("the input schema: %w", err)
+	}
+	if len(schema) > maxSchemaBytes {
+		return nil, fmt.Errorf("the input schema is %d bytes, more than %d", len(schema), maxSchemaBytes)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(schema, &obj); err != nil || obj == nil {
+		obj = map[string]any{}
+	}
+	if typ, ok := obj["type"]; ok && typ != "object" {
+		return nil, errors.New(`the input schema is not of "type": "object"`)
+	}
+	obj["type"] = "object"
+	desc := strings.ToValidUTF8(t.Description, "?")
+	if utf8.RuneCountInString(desc) > maxDescription {
+		desc = string([]rune(desc)[:maxDescription]) + "…"
+	}
+	return &mcp.Tool{Name: t.Name, Description: desc, InputSchema: obj}, nil
+}
+
+// printable is s with what is not a printable character replaced: names
+// are shown to the person who approves a call.
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "?")
+	return strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// resultText is what the model is shown of a result: its text, and what
+// is not text described rather than passed (an image, audio, a blob), up
+// to maxResultBytes. A result the server marks as an error is the error.
+func resultText(res *mcp.CallToolResult) (string, error) {
+	var b strings.Builder
+	add := func(s string) {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(s)
+	}
+	for _, c := range res.Content {
+		if b.Len() >= maxResultBytes {
+			break
+		}
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			add(c.Text)
+		case *mcp.ImageContent:
+			add(fmt.Sprintf("[an image (%s, %d bytes) the tool returned; not shown]", printable(c.MIMEType), len(c.Data)))
+		case *mcp.AudioContent:
+			add(fmt.Sprintf("[audio (%s, %d bytes) the tool returned; not passed on]", printable(c.MIMEType), len(c.Data)))
+		case *mcp.ResourceLink:
+			add(fmt.Sprintf("[a link to the resource %s (%s)]", printable(c.URI), printable(c.Name)))
+		case *mcp.EmbeddedResource:
+			switch {
+			case c.Resource == nil:
+			case c.Resource.Text != "":
+				add(fmt.Sprintf("[the resource %s]\n%s", printable(c.Resource.URI), c.Resource.Text))
+			default:
+				add(fmt.Sprintf("[the resource %s (%s, %d bytes); not passed on]", printable(c.Resource.URI), printable(c.Resource.MIMEType), len(c.Resource.Blob)))
+			}
+		default:
+			add("[content of a kind not passed on]")
+		}
+	}
+	if b.Len() == 0 && res.StructuredContent != nil {
+		if raw, err := json.Marshal(res.StructuredContent); err == nil {
+			add(string(raw))
+		}
+	}
+	text := strings.ToValidUTF8(cut(b.String(), maxResultBytes), "?")
+	if res.IsError {
+		if text == "" {
+			text = "no details given"
+		}
+		return "", errors.New(cut(text, 2000))
+	}
+	return text, nil
+}
+
+// cut cuts s to at most n bytes without splitting a character.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// withHeaders sends a server's headers with every request, and cuts a
+// JSON response off past maxBodyBytes (an error, not a shorter answer).
+type withHeaders struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (t *withHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		resp.Body = &boundedBody{r: resp.Body, left: maxBodyBytes}
+	}
+	return resp, nil
+}
+
+// boundedBody fails once more than left bytes were read.
+type boundedBody struct {
+	r    io.ReadCloser
+	left int64
+}
+
+var errBodyTooLong = fmt.Errorf("the server's response is longer than %d bytes", maxBodyBytes)
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errBodyTooLong
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, errBodyTooLong
+	}
+	return n, err
+}
+
+func (b *boundedBody) Close() error { return b.r.Close() }

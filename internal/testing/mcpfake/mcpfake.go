@@ -1,0 +1,208 @@
+// Package mcpfake is an MCP server for tests, on the wire as real ones
+// are (the official SDK's server side): over stdio, as a process the test
+// starts (the test binary itself, run again, or cmd/mcpfake), and over
+// Streamable HTTP (httptest). Its tools:
+//
+//   - echo {text}: "echo: <text>"
+//   - sleep {seconds}: answers after that long (to outlast a timeout)
+//   - crash {}: the stdio server exits with status 3 mid-call
+//   - picture {}: an image and a line of text
+//   - big {bytes}: that many bytes of text
+//   - env {name}: the server's environment variable name, or "(unset)"
+//   - learn {name}: adds a tool of that name (an echo), so the server
+//     tells its client that its tools changed
+package mcpfake
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The environment of the stdio server.
+const (
+	// ServeEnv set (to anything) makes Main serve stdio instead of
+	// running the tests: the test binary is the server.
+	ServeEnv = "MCPFAKE_SERVE"
+	// ModeEnv chooses a misbehaviour: "crash-on-start" (a line on
+	// stderr, exit 3 before answering anything), "hang-on-start" (reads
+	// nothing, answers nothing).
+	ModeEnv = "MCPFAKE_MODE"
+	// VersionsEnv restricts the protocol versions served (comma-separated).
+	VersionsEnv = "MCPFAKE_VERSIONS"
+)
+
+// Options change what a server offers.
+type Options struct {
+	// Versions, when set, restricts the protocol versions the server
+	// speaks (e.g. "2025-06-18" alone, as many servers today).
+	Versions []string
+	// Prefix is put before every tool's name ("" keeps echo, sleep, ...).
+	Prefix string
+}
+
+// New returns the fake's server.
+func New(opts Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcpfake", Version: "1"},
+		&mcp.ServerOptions{SupportedProtocolVersions: opts.Versions})
+	p := opts.Prefix
+	type text struct {
+		Text string `json:"text" jsonschema:"the text to echo"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: p + "echo", Description: "Echoes the text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
+			return textResult("echo: " + in.Text), nil, nil
+		})
+	type seconds struct {
+		Seconds float64 `json:"seconds"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: p + "sleep", Description: "Answers after the given seconds."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in seconds) (*mcp.CallToolResult, any, error) {
+			select {
+			case <-time.After(time.Duration(in.Seconds * float64(time.Second))):
+			case <-ctx.Done():
+			}
+			return textResult("slept"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: p + "crash", Description: "Exits the server's process mid-call."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "mcpfake: crashing as asked")
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: p + "picture", Description: "Returns a picture."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "a red square"},
+				&mcp.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG not really")},
+			}}, nil, nil
+		})
+	type size struct {
+		Bytes int `json:"bytes"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: p + "big", Description: "Returns that many bytes of text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in size) (*mcp.CallToolResult, any, error) {
+			return textResult(strings.Repeat("x", min(in.Bytes, 8<<20))), nil, nil
+		})
+	type name struct {
+		Name string `json:"name"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: p + "env", Description: "Says the server's environment variable."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in name) (*mcp.CallToolResult, any, error) {
+			v, ok := os.LookupEnv(in.Name)
+			if !ok {
+				v = "(unset)"
+			}
+			return textResult(v), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: p + "learn", Description: "Adds a tool of the given name."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in name) (*mcp.CallToolResult, any, error) {
+			Learn(s, in.Name)
+			return textResult("learned " + in.Name), nil, nil
+		})
+	return s
+}
+
+// Learn adds a tool named name to s, which echoes its text: the server
+// tells its clients that its tools changed.
+func Learn(s *mcp.Server, name string) {
+	type text struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: name, Description: "A tool learned at run time; echoes the text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
+			return textResult(name + ": " + in.Text), nil, nil
+		})
+}
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// ServeStdio serves the fake on stdin and stdout until stdin closes, as
+// the environment (ModeEnv, VersionsEnv) says.
+func ServeStdio() error {
+	switch os.Getenv(ModeEnv) {
+	case "crash-on-start":
+		fmt.Fprintln(os.Stderr, "mcpfake: crashing on start as asked")
+		os.Exit(3)
+	case "hang-on-start":
+		select {}
+	}
+	var opts Options
+	if v := os.Getenv(VersionsEnv); v != "" {
+		opts.Versions = strings.Split(v, ",")
+	}
+	return New(opts).Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// ServeIfAsked serves stdio, and exits, when the process was started as
+// the server (ServeEnv set): a test binary whose TestMain calls it first
+// is the stdio server its tests start.
+func ServeIfAsked() {
+	if os.Getenv(ServeEnv) == "" {
+		return
+	}
+	if err := ServeStdio(); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpfake:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// HTTP is the fake served over Streamable HTTP.
+type HTTP struct {
+	Server *mcp.Server
+	srv    *httptest.Server
+	mu     sync.Mutex
+	header http.Header // of the last request
+	want   [2]string   // a header every request must carry, or 401
+}
+
+// NewHTTP serves a fake over Streamable HTTP at URL() until Close.
+func NewHTTP(opts Options) *HTTP {
+	h := &HTTP{Server: New(opts)}
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.Server }, nil)
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.mu.Lock()
+		h.header = r.Header.Clone()
+		want := h.want
+		h.mu.Unlock()
+		if want[0] != "" && r.Header.Get(want[0]) != want[1] {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	return h
+}
+
+// URL is the server's endpoint.
+func (h *HTTP) URL() string { return h.srv.URL + "/mcp" }
+
+// Require makes every request without the header name: value fail with 401.
+func (h *HTTP) Require(name, value string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.want = [2]string{name, value}
+}
+
+// LastHeader is the header name of the last request.
+func (h *HTTP) LastHeader(name string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.header.Get(name)
+}
+
+// Close stops the server.
+func (h *HTTP) Close() {
+	h.srv.CloseClientConnections()
+	h.srv.Close()
+}
