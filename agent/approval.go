@@ -114,8 +114,16 @@ func (a *Agent) settle(ctx context.Context, info *TurnInfo, asking *memory.Messa
 // Calls that would fail anyway (bad JSON) are not put before anyone.
 func (a *Agent) needsApproval(call memory.ToolCall) bool {
 	tool, ok := a.tools.tool(call.Name)
-	return ok && (a.cfg.NeedsApproval[call.Name] || tool.AskFirst) && json.Valid([]byte(call.Arguments))
+	return ok && a.AsksFirst(tool) && json.Valid([]byte(call.Arguments))
 }
+
+// AsksFirst tells whether the tool's calls wait for a person's approval:
+// APPROVAL_REQUIRED_TOOLS names it, or it asks first itself (an MCP
+// server's tool not marked autoApprove).
+func (a *Agent) AsksFirst(tool Tool) bool { return a.cfg.NeedsApproval[tool.Name] || tool.AskFirst }
+
+// Tools returns the tools the model is offered now, by name.
+func (a *Agent) Tools() []Tool { return a.tools.List() }
 
 // askedBy returns the approvals that the update's turn asked for.
 func askedBy(approvals []memory.Approval, updateID int64) []memory.Approval {

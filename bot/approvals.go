@@ -217,5 +217,10 @@ func (h *Handler) approvalPrompt(lang string, ap memory.Approval) (string, []tel
 	if err != nil {
 		return tr(lang).ApprovalUnreadable(ap.Subject, err.Error()), []telegram.Button{reject}
 	}
+	for _, tool := range h.Agent.Tools() {
+		if tool.Name == ap.Subject && tool.Server != "" {
+			desc = tr(lang).ToolOrigin(tool.Server, tool.ServerTool) + "\n" + desc
+		}
+	}
 	return desc, []telegram.Button{{Text: tr(lang).Approve, Data: "approve:" + id}, reject}
 }

@@ -11,6 +11,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
@@ -26,6 +27,10 @@ type Agent interface {
 	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
 	// DescribeCall says what a call waiting for approval will do, whole.
 	DescribeCall(name, arguments string) (string, error)
+	// Tools are the tools the model is offered now (/tools), and
+	// AsksFirst tells whether a tool's calls wait for approval.
+	Tools() []agent.Tool
+	AsksFirst(tool agent.Tool) bool
 	// Transcribe turns a recording into text; Keep stores a message
 	// without answering it (an album's photos before its last).
 	Transcribe(ctx context.Context, req agent.TranscribeRequest) (string, error)
@@ -73,6 +78,8 @@ type Handler struct {
 	// Files reads the documents people send (media.go): a PDF in a parser
 	// process under its limits, one at a time per user.
 	Files *filetext.Reader
+	// MCPServers, when set, says what each MCP server is doing (/tools).
+	MCPServers func() []mcptools.Status
 	// Config is the settings: access, how answers are shown, media.
 	Config
 

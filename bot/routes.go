@@ -70,6 +70,7 @@ func newRoutes() *routes {
 			{name: "reminders", run: cmdReminders},
 			{name: "cancel_reminder", run: cmdCancelReminder}, // a member: their own (ownRowsOnly)
 			{name: "approvals", run: cmdApprovals},            // a member: their own (ownRowsOnly)
+			{name: "tools", run: cmdTools},
 			{name: "usage", run: cmdUsage},
 			{name: "voice", run: cmdVoice, groupAdmins: true},
 			{name: "stats", run: cmdStats, adminOnly: true},

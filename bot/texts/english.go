@@ -164,7 +164,18 @@ var english = Texts{
 	NewThreadName:   "New thread",
 	NewThreadHello:  "A new thread: write here, and this conversation starts from nothing (what I remember about you stays).",
 	NewThreadFailed: "I could not open a new thread here. You can start one from the chat's menu.",
+	ToolsBuiltin: func(list any) string { return fmt.Sprintf("🧰 Built-in tools: %s", list) },
+	ToolsServer: func(name, transport, state any) string {
+		return fmt.Sprintf("MCP server %s (%s), %s:", name, transport, state)
+	},
+	ToolStates:     map[string]string{"starting": "starting", "ready": "ready", "down": "down (it is tried again at the next use)"},
+	ToolOfferedAs:  func(name any) string { return fmt.Sprintf("(as %s)", name) },
+	ToolAsksFirst:  "asks first",
+	ToolRunsFreely: "runs without asking",
+	ToolsNoServers: "No MCP servers are set up (MCP_SERVERS).",
+	ToolOrigin:     func(server, tool any) string { return fmt.Sprintf("MCP server %s, its tool %s", server, tool) },
 	Help: map[string]string{
+		"tools":           "the tools I can use, and which ask you first",
 		"stop":            "stop the answer being written",
 		"stats":           "admins: users, activity and tokens today",
 		"user":            "admins: a summary of one user: /user ID or /user @name",

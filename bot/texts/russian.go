@@ -180,7 +180,18 @@ var russian = Texts{
 	NewThreadName:   "Новая ветка",
 	NewThreadHello:  "Новая ветка: пишите сюда, этот разговор начнётся с чистого листа (то, что я помню о вас, останется).",
 	NewThreadFailed: "Не получилось открыть новую ветку. Её можно начать из меню чата.",
+	ToolsBuiltin: func(list any) string { return fmt.Sprintf("🧰 Встроенные инструменты: %s", list) },
+	ToolsServer: func(name, transport, state any) string {
+		return fmt.Sprintf("MCP-сервер %s (%s), %s:", name, transport, state)
+	},
+	ToolStates:     map[string]string{"starting": "запускается", "ready": "работает", "down": "недоступен (попробую снова при следующем вызове)"},
+	ToolOfferedAs:  func(name any) string { return fmt.Sprintf("(под именем %s)", name) },
+	ToolAsksFirst:  "спрашивает разрешения",
+	ToolRunsFreely: "без вопросов",
+	ToolsNoServers: "MCP-серверы не подключены (MCP_SERVERS).",
+	ToolOrigin:     func(server, tool any) string { return fmt.Sprintf("MCP-сервер %s, инструмент %s", server, tool) },
 	Help: map[string]string{
+		"tools":           "инструменты, которыми я пользуюсь, и какие из них спрашивают разрешения",
 		"stop":            "остановить ответ, который пишется",
 		"stats":           "для админов: пользователи, активность и токены за сегодня",
 		"user":            "для админов: сводка по пользователю: /user ID или /user @имя",

@@ -38,6 +38,15 @@ type Texts struct {
 	ApprovalsNone     string
 	ApprovalsList     string
 	ApprovalsCanceled func(a1 any) string
+	// cmd_tools.go
+	ToolsBuiltin   func(list any) string
+	ToolsServer    func(name, transport, state any) string
+	ToolStates     map[string]string // an MCP server's state (mcptools.State...)
+	ToolOfferedAs  func(name any) string
+	ToolAsksFirst  string
+	ToolRunsFreely string
+	ToolsNoServers string
+	ToolOrigin     func(server, tool any) string // where a tool waiting for approval comes from
 	// cmd_model.go
 	ModelList          string
 	ModelOnlyOne       func(a1 any) string

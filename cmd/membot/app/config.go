@@ -12,6 +12,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/telegram"
@@ -27,6 +28,9 @@ type Config struct {
 	LLM      LLMConfig          // where the models are
 	Agent    agent.Config       // the assistant: model, prompt, window, media, recall, approvals
 	Tools    agent.ToolEnv      // reminders' lead, fetch_url's reach
+	// MCPServers are the MCP servers whose tools the model is offered, as
+	// the file MCP_SERVERS names them (agent/mcptools).
+	MCPServers []mcptools.Server
 	Memory   agent.MemoryConfig // the memory work after turns
 	Bot      bot.Config         // access and limits, how answers are shown, media
 
@@ -159,6 +163,7 @@ func (c *Config) settings() []setting {
 		// The tools (agent: agent.ToolEnv)
 		{"REMINDER_MIN_LEAD", duration(&c.Tools.ReminderMinLead)},
 		{"FETCH_ALLOW_PRIVATE", boolean(&c.Tools.FetchAllowPrivate)},
+		{"MCP_SERVERS", c.readMCPServers},
 
 		// Voice messages, photos and files (agent, bot/media: media.Config)
 		{"TRANSCRIPTION_MODEL", optional(&c.Agent.TranscriptionModel)},
@@ -288,6 +293,19 @@ func (c *Config) readRetention(e *env, key string) {
 		e.fail(key, "must be 0 (keep for ever) or at least 35 (a month of /usage), got %d", days)
 	}
 	c.Retention = time.Duration(days) * 24 * time.Hour
+}
+
+// readMCPServers reads the MCP servers of the file MCP_SERVERS names.
+func (c *Config) readMCPServers(e *env, key string) {
+	path := e.str(key, "")
+	if path == "" {
+		return
+	}
+	servers, err := mcptools.Load(path)
+	if err != nil {
+		e.fail(key, "%s: %v", path, err)
+	}
+	c.MCPServers = servers
 }
 
 // readApprovals reads APPROVAL_REQUIRED_TOOLS, the tools whose calls wait

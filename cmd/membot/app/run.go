@@ -14,6 +14,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/media"
@@ -207,6 +208,13 @@ func (m *membot) newHandler() error {
 	if cfg.Tools.FetchAllowPrivate {
 		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
 	}
+	var mcpServers func() []mcptools.Status
+	if len(cfg.MCPServers) > 0 {
+		// They serve turns in flight: they stop with the work, at the end.
+		servers := mcptools.Start(m.work, cfg.MCPServers, agent.BuiltinNames(), tools.SetExtra, log)
+		m.undo = append(m.undo, func() { m.abandon(); servers.Wait() })
+		mcpServers = servers.Statuses
+	}
 	newClient := func(baseURL string) *llm.Client {
 		return &llm.Client{BaseURL: baseURL, APIKey: cfg.LLM.Chat.APIKey, HTTP: llmHTTP, Limits: llm.Limits{
 			Idle: cfg.LLM.Idle, AnswerBytes: 16 * cfg.Agent.MaxAnswerTokens}}
@@ -224,7 +232,7 @@ func (m *membot) newHandler() error {
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), tools, ac, log)
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Log: log, Metrics: m.met,
-		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, Config: cfg.Bot,
+		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Config: cfg.Bot,
 		Files: filetext.New(filetext.Config{})}
 	return nil
 }

@@ -15,7 +15,7 @@ func logStart(cfg *Config, log *slog.Logger) {
 	log.Info("membot starting", append([]any{"mode", cfg.Intake.Mode, "model", cfg.Agent.Model, "llm", cfg.LLM.Chat.BaseURL, "timezone", cfg.Location.String(),
 		"history_limit", cfg.Agent.HistoryLimit, "context_tokens", cfg.Agent.ContextTokens, "max_answer_tokens", cfg.Agent.MaxAnswerTokens,
 		"models", len(cfg.LLM.Models), "workers", cfg.Intake.Workers, "streaming", cfg.Bot.Streaming, "assistant_modes", len(cfg.Agent.Modes.List()),
-		"database", databaseKind(cfg)}, accessAttrs(cfg)...)...)
+		"database", databaseKind(cfg), "mcp_servers", len(cfg.MCPServers)}, accessAttrs(cfg)...)...)
 	if cfg.Bot.Access.Open() {
 		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
 	}

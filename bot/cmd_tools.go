@@ -1,0 +1,58 @@
+package bot
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/mcptools"
+)
+
+// cmdTools lists the tools the model may use now: the built-in ones, and
+// each MCP server's with whether a call asks first, and the servers that
+// are starting or down.
+func cmdTools(ctx context.Context, h *Handler, in *incoming) error {
+	t := tr(in.lang())
+	asks := func(tool agent.Tool) string {
+		if h.Agent.AsksFirst(tool) {
+			return t.ToolAsksFirst
+		}
+		return t.ToolRunsFreely
+	}
+	var builtin []string
+	byServer := map[string][]agent.Tool{}
+	for _, tool := range h.Agent.Tools() {
+		if tool.Server != "" {
+			byServer[tool.Server] = append(byServer[tool.Server], tool)
+			continue
+		}
+		name := tool.Name
+		if h.Agent.AsksFirst(tool) {
+			name += " (" + t.ToolAsksFirst + ")"
+		}
+		builtin = append(builtin, name)
+	}
+	var b strings.Builder
+	b.WriteString(t.ToolsBuiltin(strings.Join(builtin, ", ")))
+	var servers []mcptools.Status
+	if h.MCPServers != nil {
+		servers = h.MCPServers()
+	}
+	for _, s := range servers {
+		b.WriteString("\n\n" + t.ToolsServer(s.Name, s.Transport, t.ToolStates[s.State]))
+		tools := byServer[s.Name]
+		slices.SortFunc(tools, func(a, b agent.Tool) int { return strings.Compare(a.ServerTool, b.ServerTool) })
+		for _, tool := range tools {
+			b.WriteString("\n• " + tool.ServerTool)
+			if tool.Name != tool.ServerTool {
+				b.WriteString(" " + t.ToolOfferedAs(tool.Name))
+			}
+			b.WriteString(" — " + asks(tool))
+		}
+	}
+	if len(servers) == 0 {
+		b.WriteString("\n\n" + t.ToolsNoServers)
+	}
+	return h.reply(ctx, in, b.String())
+}
