@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/membot/membot/internal/filetext"
+	"github.com/membot/membot/internal/testing/mcpfake"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/testkit"
 )
@@ -18,8 +19,10 @@ func newHarness(t *testing.T) *harness { return testkit.New(t) }
 
 // TestMain fails the package when any request a model fake received broke
 // the role invariant strict servers hold membot to (openaifake.CheckRoles);
-// started as the parser of a PDF the bot under test reads, it is that.
+// started as the parser of a PDF the bot under test reads, it is that, and
+// started as the tests' stdio MCP server, it is that (mcpfake.ServeIfAsked).
 func TestMain(m *testing.M) {
 	filetext.RunIfChild()
+	mcpfake.ServeIfAsked()
 	os.Exit(openaifake.Main(m))
 }

@@ -37,6 +37,10 @@ const (
 	ModeEnv = "MCPFAKE_MODE"
 	// VersionsEnv restricts the protocol versions served (comma-separated).
 	VersionsEnv = "MCPFAKE_VERSIONS"
+	// OnceEnv names a file: the first server started creates it and
+	// serves, every later one finds it and crashes on start (a server that
+	// cannot come back after a crash).
+	OnceEnv = "MCPFAKE_ONCE"
 )
 
 // Options change what a server offers.
@@ -129,7 +133,15 @@ func textResult(s string) *mcp.CallToolResult {
 // ServeStdio serves the fake on stdin and stdout until stdin closes, as
 // the environment (ModeEnv, VersionsEnv) says.
 func ServeStdio() error {
-	switch os.Getenv(ModeEnv) {
+	mode := os.Getenv(ModeEnv)
+	if once := os.Getenv(OnceEnv); once != "" {
+		if _, err := os.Stat(once); err == nil {
+			mode = "crash-on-start"
+		} else if err := os.WriteFile(once, nil, 0o600); err != nil {
+			return err
+		}
+	}
+	switch mode {
 	case "crash-on-start":
 		fmt.Fprintln(os.Stderr, "mcpfake: crashing on start as asked")
 		os.Exit(3)
