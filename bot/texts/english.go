@@ -164,7 +164,7 @@ var english = Texts{
 	NewThreadName:   "New thread",
 	NewThreadHello:  "A new thread: write here, and this conversation starts from nothing (what I remember about you stays).",
 	NewThreadFailed: "I could not open a new thread here. You can start one from the chat's menu.",
-	ToolsBuiltin: func(list any) string { return fmt.Sprintf("🧰 Built-in tools: %s", list) },
+	ToolsBuiltin:    func(list any) string { return fmt.Sprintf("🧰 Built-in tools: %s", list) },
 	ToolsServer: func(name, transport, state any) string {
 		return fmt.Sprintf("MCP server %s (%s), %s:", name, transport, state)
 	},

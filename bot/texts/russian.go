@@ -180,7 +180,9 @@ var russian = Texts{
 	NewThreadName:   "Новая ветка",
 	NewThreadHello:  "Новая ветка: пишите сюда, этот разговор начнётся с чистого листа (то, что я помню о вас, останется).",
 	NewThreadFailed: "Не получилось открыть новую ветку. Её можно начать из меню чата.",
-	ToolsBuiltin: func(list any) string { return fmt.Sprintf("🧰 Встроенные инструменты: %s", list) },
+	ToolsBuiltin: func(list any) string {
+		return fmt.Sprintf("🧰 Встроенные инструменты: %s", list)
+	},
 	ToolsServer: func(name, transport, state any) string {
 		return fmt.Sprintf("MCP-сервер %s (%s), %s:", name, transport, state)
 	},
@@ -189,7 +191,9 @@ var russian = Texts{
 	ToolAsksFirst:  "спрашивает разрешения",
 	ToolRunsFreely: "без вопросов",
 	ToolsNoServers: "MCP-серверы не подключены (MCP_SERVERS).",
-	ToolOrigin:     func(server, tool any) string { return fmt.Sprintf("MCP-сервер %s, инструмент %s", server, tool) },
+	ToolOrigin: func(server, tool any) string {
+		return fmt.Sprintf("MCP-сервер %s, инструмент %s", server, tool)
+	},
 	Help: map[string]string{
 		"tools":           "инструменты, которыми я пользуюсь, и какие из них спрашивают разрешения",
 		"stop":            "остановить ответ, который пишется",

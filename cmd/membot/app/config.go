@@ -22,17 +22,17 @@ import (
 // to, with that package's defaults (see .env.example). LoadConfig reads
 // them from the environment by the table of settings below.
 type Config struct {
-	Telegram telegram.Config    // how Telegram is reached
-	Intake   inbox.Config       // how updates arrive, how many chats are answered at once
-	Database DatabaseConfig     // where everything is kept
-	LLM      LLMConfig          // where the models are
-	Agent    agent.Config       // the assistant: model, prompt, window, media, recall, approvals
-	Tools    agent.ToolEnv      // reminders' lead, fetch_url's reach
+	Telegram telegram.Config // how Telegram is reached
+	Intake   inbox.Config    // how updates arrive, how many chats are answered at once
+	Database DatabaseConfig  // where everything is kept
+	LLM      LLMConfig       // where the models are
+	Agent    agent.Config    // the assistant: model, prompt, window, media, recall, approvals
+	Tools    agent.ToolEnv   // reminders' lead, fetch_url's reach
 	// MCPServers are the MCP servers whose tools the model is offered, as
 	// the file MCP_SERVERS names them (agent/mcptools).
 	MCPServers []mcptools.Server
-	Memory   agent.MemoryConfig // the memory work after turns
-	Bot      bot.Config         // access and limits, how answers are shown, media
+	Memory     agent.MemoryConfig // the memory work after turns
+	Bot        bot.Config         // access and limits, how answers are shown, media
 
 	// ModesFile is a YAML or JSON file of more modes (MODES_FILE), read
 	// into Agent.Modes with the built-in ones.
