@@ -47,8 +47,7 @@ type server struct {
 	start chan struct{} // held while connecting: one start at a time
 
 	mu      sync.Mutex
-	session *mcp.ClientSession
-	proc    *process // of a stdio server's session
+	session *session
 	state   string
 	tools   []*mcp.Tool
 	down    error            // why it is down
@@ -90,7 +89,7 @@ func (s *server) cleanText(text string) string {
 
 // connected returns the server's session, starting the server (or
 // connecting to it) when it has none and its backoff allows.
-func (s *server) connected(ctx context.Context) (*mcp.ClientSession, error) {
+func (s *server) connected(ctx context.Context) (*session, error) {
 	select {
 	case s.start <- struct{}{}:
 		defer func() { <-s.start }()
@@ -98,17 +97,17 @@ func (s *server) connected(ctx context.Context) (*mcp.ClientSession, error) {
 		return nil, ctx.Err()
 	}
 	s.mu.Lock()
-	cs, down, retryAt := s.session, s.down, s.retryAt
+	live, down, retryAt := s.session, s.down, s.retryAt
 	s.mu.Unlock()
-	if cs != nil {
-		return cs, nil
+	if live != nil {
+		return live, nil
 	}
 	if wait := time.Until(retryAt); wait > 0 {
 		return nil, fmt.Errorf("the MCP server %s is down (%v); it is tried again in %v", s.cfg.Name, down, wait.Round(time.Second))
 	}
 	startCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	cs, tools, err := s.connect(startCtx)
+	live, tools, err := s.connect(startCtx)
 	if err != nil {
 		if startCtx.Err() != nil && ctx.Err() == nil {
 			err = fmt.Errorf("it did not start within %v", s.cfg.Timeout)
@@ -128,12 +127,29 @@ func (s *server) connected(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	s.log.Info("MCP server ready", "transport", s.cfg.Transport(), "tools", len(tools))
 	s.changed()
-	return cs, nil
+	return live, nil
+}
+
+// session is a server's session, and the process of a stdio server.
+type session struct {
+	cs   *mcp.ClientSession
+	proc *process
+}
+
+// end closes the session and stops its process; it returns err with how
+// the process ended, if it did.
+func (live *session) end(err error) error {
+	live.cs.Close()
+	if live.proc == nil {
+		return err
+	}
+	live.proc.stop()
+	return live.proc.explain(err)
 }
 
 // connect starts (or reaches) the server, opens a session and lists its
 // tools; the session is the server's from then on.
-func (s *server) connect(ctx context.Context) (*mcp.ClientSession, []*mcp.Tool, error) {
+func (s *server) connect(ctx context.Context) (*session, []*mcp.Tool, error) {
 	var transport mcp.Transport
 	var proc *process
 	if s.cfg.URL != "" {
@@ -160,33 +176,29 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, []*mcp.Tool, 
 		}
 		return nil, nil, err
 	}
+	live := &session{cs: cs, proc: proc}
 	tools, err := s.list(ctx, cs)
 	if err != nil {
-		cs.Close()
-		if proc != nil {
-			proc.stop()
-			err = proc.explain(err)
-		}
-		return nil, nil, err
+		return nil, nil, live.end(err)
 	}
 	s.mu.Lock()
-	s.session, s.proc, s.tools, s.state, s.down = cs, proc, tools, StateReady, nil
+	s.session, s.tools, s.state, s.down = live, tools, StateReady, nil
 	s.mu.Unlock()
-	go s.watch(cs)
-	return cs, tools, nil
+	go s.watch(live)
+	return live, tools, nil
 }
 
 // watch waits for the session to end (the process exited, the
 // connection broke, the bot stopped), and meanwhile lists the tools again
 // whenever the server says they changed.
-func (s *server) watch(cs *mcp.ClientSession) {
+func (s *server) watch(live *session) {
 	ended := make(chan error, 1)
-	go func() { ended <- cs.Wait() }()
+	go func() { ended <- live.cs.Wait() }()
 	var last time.Time
 	for {
 		select {
 		case err := <-ended:
-			s.forget(cs, err)
+			s.forget(live, err)
 			return
 		case <-s.relist:
 			if !backoff.Sleep(s.bot, time.Until(last.Add(relistEvery))) {
@@ -194,7 +206,7 @@ func (s *server) watch(cs *mcp.ClientSession) {
 			}
 			last = time.Now()
 			ctx, cancel := context.WithTimeout(s.bot, s.cfg.Timeout)
-			tools, err := s.list(ctx, cs)
+			tools, err := s.list(ctx, live.cs)
 			cancel()
 			if err != nil {
 				s.log.Warn("listing the MCP server's tools again failed; the old list stays", "err", s.clean(err))
@@ -209,14 +221,14 @@ func (s *server) watch(cs *mcp.ClientSession) {
 	}
 }
 
-// forget drops the session cs, which ended or broke (err), and stops its
-// process: the next use starts the server again. It returns err with how
-// the process ended, without the server's secrets.
-func (s *server) forget(cs *mcp.ClientSession, err error) error {
+// forget ends the session, which ended or broke (err): the next use
+// starts the server again. It returns err with how the process ended,
+// without the server's secrets.
+func (s *server) forget(live *session, err error) error {
 	s.mu.Lock()
-	current, proc := s.session == cs, s.proc
+	current := s.session == live
 	if current {
-		s.session, s.proc, s.state = nil, nil, StateDown
+		s.session, s.state = nil, StateDown
 		// The first restart is at the next call; one that stops again
 		// before a call went through waits longer each time.
 		if s.crashes > 0 {
@@ -225,15 +237,10 @@ func (s *server) forget(cs *mcp.ClientSession, err error) error {
 		s.crashes++
 	}
 	s.mu.Unlock()
+	err = s.clean(live.end(err)) // the call that broke it and the watcher both wait for the end
 	if !current {
-		return s.clean(err) // forgotten already
+		return err // forgotten already
 	}
-	cs.Close()
-	if proc != nil {
-		proc.stop()
-		err = proc.explain(err)
-	}
-	err = s.clean(err)
 	s.mu.Lock()
 	s.down = err
 	s.mu.Unlock()
@@ -247,11 +254,11 @@ func (s *server) forget(cs *mcp.ClientSession, err error) error {
 func (s *server) call(ctx context.Context, tool string, args map[string]json.RawMessage) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	cs, err := s.connected(ctx)
+	live, err := s.connected(ctx)
 	if err != nil {
 		return "", s.timedOut(ctx, err)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := live.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	var rpcErr *jsonrpc.Error
 	switch {
 	case err == nil:
@@ -260,7 +267,7 @@ func (s *server) call(ctx context.Context, tool string, args map[string]json.Raw
 	case errors.As(err, &rpcErr):
 		return "", fmt.Errorf("the MCP server %s refused the call: %w", s.cfg.Name, s.clean(err))
 	default:
-		return "", fmt.Errorf("the MCP server %s failed during the call (%w); it is started again at the next call", s.cfg.Name, s.forget(cs, err))
+		return "", fmt.Errorf("the MCP server %s failed during the call (%w); it is started again at the next call", s.cfg.Name, s.forget(live, err))
 	}
 	s.mu.Lock()
 	s.crashes = 0 // a call went through: a later failure starts its backoff over
@@ -284,13 +291,10 @@ func (s *server) timedOut(ctx context.Context, err error) error {
 // stop closes the session and stops the server's process, for the bot's end.
 func (s *server) stop() {
 	s.mu.Lock()
-	cs, proc := s.session, s.proc
+	live := s.session
 	s.mu.Unlock()
-	if cs != nil {
-		cs.Close()
-	}
-	if proc != nil {
-		proc.stop()
+	if live != nil {
+		live.end(nil)
 	}
 }
 
