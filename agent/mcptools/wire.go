@@ -145,25 +145,17 @@ func resultText(res *mcp.CallToolResult) (string, error) {
 			add(string(raw))
 		}
 	}
-	text := strings.ToValidUTF8(cut(b.String(), maxResultBytes), "?")
-	if res.IsError {
+	text := strings.ToValidUTF8(b.String(), "?")
+	if len(text) > maxResultBytes {
+		text = strings.ToValidUTF8(text[:maxResultBytes], "") // a character cut in two goes
+	}
+	if res.IsError { // the agent cuts an error shorter
 		if text == "" {
 			text = "no details given"
 		}
-		return "", errors.New(cut(text, 2000))
+		return "", errors.New(text)
 	}
 	return text, nil
-}
-
-// cut cuts s to at most n bytes without splitting a character.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // withHeaders sends a server's headers with every request, and cuts a
