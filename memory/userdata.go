@@ -12,101 +12,33 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// A user's rows are found by one convention, so that tables added later are
-// covered without touching this file: a table that holds a user's data has a
-// telegram_user_id column, or a chat_id column (a private chat's id is the
-// user's id; group ids are negative). Two tables need more:
-//   - updates: also every update the user sent (a group message they wrote,
-//     a button they pressed): the update's own "from", not a user it quotes
-//     or replies to, so another member's reply to them stays theirs;
-//   - messages: rows of their private chats, and rows answering their updates
-//     in group conversations.
+// A user's rows are found by one convention, kept in the SQL functions
+// of migration 00030 (membot_user_tables, membot_export_user,
+// membot_delete_user), so that tables added later are covered without
+// touching this file: a table that holds a user's data has a
+// telegram_user_id column, or a chat_id column; updates and messages need
+// more, as the migration says.
 //
 // Group conversations they started stay (others wrote in them too), with
 // telegram_user_id set to 0; other members' updates that quote or name them
 // stay too, with what was theirs taken out (scrubUpdates).
-
-// userUpdatesSQL selects the inbox rows of user $1.
-const userUpdatesSQL = `chat_id = $1 OR jsonb_path_exists(payload, '$.*.from ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint))`
-
-// userTable is a table holding rows of a user and the condition on $1 that
-// selects them.
-type userTable struct {
-	name  string
-	where string
-	order string // for export
-}
-
-// userTables lists the tables with rows of a user, in the order they are
-// deleted: dependents first, then conversations, then users.
-func userTables(ctx context.Context, tx pgx.Tx) ([]userTable, error) {
-	rows, err := tx.Query(ctx, userTablesSQL)
-	if err != nil {
-		return nil, err
-	}
-	generic := map[string]string{}
-	var names []string
-	for rows.Next() {
-		var name string
-		var cols []string
-		if err := rows.Scan(&name, &cols); err != nil {
-			return nil, err
-		}
-		where := ""
-		for _, col := range cols {
-			if where != "" {
-				where += " OR "
-			}
-			where += pgx.Identifier{col}.Sanitize() + " = $1"
-		}
-		generic[name] = where
-		names = append(names, name)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	tables := []userTable{
-		{name: "messages", order: "id", where: `conversation_id IN (SELECT id FROM conversations WHERE chat_id = $1)
-			OR update_id IN (SELECT update_id FROM updates WHERE ` + userUpdatesSQL + `)`},
-		{name: "updates", order: "update_id", where: userUpdatesSQL},
-	}
-	last := []string{"conversations", "users"} // what other tables may refer to
-	for _, name := range names {
-		if name != "updates" && !slices.Contains(last, name) {
-			tables = append(tables, userTable{name: name, where: generic[name]})
-		}
-	}
-	for _, name := range last {
-		if where, ok := generic[name]; ok {
-			tables = append(tables, userTable{name: name, where: where})
-		}
-	}
-	return tables, nil
-}
 
 // Export returns every row of the user, table by table, as JSON: exactly
 // what Forget would delete. It reads one consistent snapshot.
 func (s *Store) Export(ctx context.Context, userID int64) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		tables, err := userTables(ctx, tx)
+		rows, err := tx.Query(ctx, exportUserSQL, userID)
 		if err != nil {
 			return err
 		}
-		for _, t := range tables {
-			order := ""
-			if t.order != "" {
-				order = " ORDER BY " + t.order
-			}
-			var rows []byte
-			q := `SELECT coalesce(json_agg(row_to_json(t)` + order + `), '[]') FROM ` +
-				pgx.Identifier{t.name}.Sanitize() + ` t WHERE ` + t.where
-			if err := tx.QueryRow(ctx, q, userID).Scan(&rows); err != nil {
-				return fmt.Errorf("%s: %w", t.name, err)
-			}
-			out[t.name] = rows
-		}
-		return nil
+		var name string
+		var data []byte
+		_, err = pgx.ForEachRow(rows, []any{&name, &data}, func() error {
+			out[name] = json.RawMessage(slices.Clone(data))
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("export user: %w", translate(err))
@@ -119,10 +51,6 @@ func (s *Store) Export(ctx context.Context, userID int64) (map[string]json.RawMe
 func (s *Store) Forget(ctx context.Context, userID int64) (map[string]int64, error) {
 	deleted := map[string]int64{}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		tables, err := userTables(ctx, tx)
-		if err != nil {
-			return err
-		}
 		// The user's row is locked first, as a turn upserts it before it
 		// stores its message (a key-share lock on the conversation): locked
 		// last, with the conversations below locked, a turn of theirs
@@ -144,14 +72,17 @@ func (s *Store) Forget(ctx context.Context, userID int64) (map[string]int64, err
 		if err := scrubUpdates(ctx, tx, userID); err != nil {
 			return fmt.Errorf("updates naming the user: %w", err)
 		}
-		for _, t := range tables {
-			tag, err := tx.Exec(ctx, `DELETE FROM `+pgx.Identifier{t.name}.Sanitize()+` WHERE `+t.where, userID)
-			if err != nil {
-				return fmt.Errorf("%s: %w", t.name, err)
-			}
-			deleted[t.name] += tag.RowsAffected()
+		rows, err := tx.Query(ctx, deleteUserSQL, userID)
+		if err != nil {
+			return err
 		}
-		return nil
+		var name string
+		var n int64
+		_, err = pgx.ForEachRow(rows, []any{&name, &n}, func() error {
+			deleted[name] += n
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("forget user: %w", translate(err))
@@ -288,7 +219,8 @@ func mentions(v any, id json.Number) bool {
 var (
 	userHistorySQL              = statement("userHistory")
 	chatHistorySQL              = statement("chatHistory")
-	userTablesSQL               = statement("userTables")
+	exportUserSQL               = statement("exportUser")
+	deleteUserSQL               = statement("deleteUser")
 	lockUserSQL                 = statement("lockUser")
 	lockConversationsSQL        = statement("lockConversations")
 	disownGroupConversationsSQL = statement("disownGroupConversations")

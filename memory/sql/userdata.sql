@@ -1,8 +1,8 @@
--- Export and Forget find a user's tables at run time (any table with a
+-- Export and Forget find a user's tables when they run (any table with a
 -- telegram_user_id or chat_id column, so that tables added later are
--- covered): their per-table statements are built in userdata.go from the
--- table's name. The other inbox rows that name a user somewhere (a reply
--- quotes their message, a mention names them) are scrubbed.
+-- covered): the SQL functions of migration 00030 do it. The other inbox
+-- rows that name a user somewhere (a reply quotes their message, a mention
+-- names them) are scrubbed (updatesNamingUser).
 
 -- name: userHistory
 -- userHistory and chatHistory are the newest $2 rows of
@@ -14,13 +14,13 @@ SELECT message_id, created_at, chat_id, role, content, coalesce(tool_name, '')
 SELECT message_id, created_at, chat_id, role, content, coalesce(tool_name, '')
 		FROM conversation_log WHERE chat_id = $1 ORDER BY message_id DESC LIMIT $2
 
--- name: userTables
-SELECT c.table_name, array_agg(c.column_name::text ORDER BY c.column_name)
-		FROM information_schema.columns c
-		JOIN information_schema.tables t USING (table_schema, table_name)
-		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
-		  AND c.column_name IN ('telegram_user_id', 'chat_id')
-		GROUP BY c.table_name ORDER BY c.table_name
+-- name: exportUser
+-- exportUser is every row of user $1, table by table, as JSON: exactly
+-- what deleteUser deletes.
+SELECT name, rows FROM membot_export_user($1)
+
+-- name: deleteUser
+SELECT name, deleted FROM membot_delete_user($1)
 
 -- name: lockUser
 SELECT FROM users WHERE telegram_user_id = $1 FOR UPDATE

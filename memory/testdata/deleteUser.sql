@@ -1,0 +1,1 @@
+SELECT name, deleted FROM membot_delete_user($1)

@@ -1,0 +1,1 @@
+SELECT name, rows FROM membot_export_user($1)
