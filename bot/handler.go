@@ -75,7 +75,7 @@ type Handler struct {
 	// ConversationsReset, when set, is called after /new: the conversations
 	// it left are deleted in the background (purge.Purger.Wake).
 	ConversationsReset func()
-	// Files reads the documents people send (media.go): a PDF in a parser
+	// Files reads the documents people send (bot/media): a PDF in a parser
 	// process under its limits, one at a time per user.
 	Files *filetext.Reader
 	// MCPServers, when set, says what each MCP server is doing (/tools).

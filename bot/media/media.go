@@ -1,8 +1,10 @@
 // Package media is what a voice message, audio, a video note, a photo or
 // a file a person sent becomes for the model: which file a message
-// carries (Of), the bounds it is taken within (Config), and the marked
-// text the user's row keeps ("[voice 0:12] …", "[photo] caption",
-// "[file name] …" with its text). bot fetches the files and answers.
+// carries (Of), the bounds it is taken within (Config), and taking it
+// (Taker: downloaded, a recording transcribed, an image checked, a
+// document read) into the marked text the user's row keeps ("[voice 0:12]
+// …", "[photo] caption", "[file name] …" with its text), or into what the
+// user is told instead. bot answers it.
 package media
 
 import (
