@@ -5,12 +5,9 @@ import (
 	"errors"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/present"
-	"github.com/membot/membot/bot/telegram"
-	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/memory"
 )
 
@@ -43,7 +40,7 @@ func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Co
 		req.Sink = stream
 	}
 	if stream == nil || !stream.Drafting() { // a draft's placeholder says it already
-		stopTyping = h.typing(ctx, in.chat())
+		stopTyping = h.presenter().Typing(ctx, in.chat(), h.TypingEvery)
 	}
 	defer stopTyping()
 	turnCtx, endTurn := h.stoppable(ctx, in)
@@ -146,26 +143,4 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 		h.speak(ctx, in, text, ids[0])
 	}
 	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shown.As}, nil
-}
-
-// typing keeps "typing…" on in the chat until the returned func is called.
-func (h *Handler) typing(ctx context.Context, chat telegram.Chat) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		every := h.TypingEvery
-		if every <= 0 {
-			every = 4 * time.Second
-		}
-		for {
-			if err := h.Client.Typing(ctx, chat); err != nil && ctx.Err() == nil {
-				h.Log.Debug("typing indicator failed", "chat_id", chat.ID, "err", err)
-			}
-			if !backoff.Sleep(ctx, every) {
-				return
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }

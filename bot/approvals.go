@@ -98,7 +98,7 @@ func decide(status string) callbackFunc {
 // resume goes on with the turn that waited for ap, and delivers its answer.
 func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval) (delivery *memory.Delivery, err error) {
 	in.turn = true
-	stopTyping := h.typing(ctx, in.chat())
+	stopTyping := h.presenter().Typing(ctx, in.chat(), h.TypingEvery)
 	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID, Thread: in.thread, Lang: in.lang()})
 	stopTyping()
 	if errors.Is(err, agent.ErrApprovalGone) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/internal/backoff"
 )
 
 // Presenter shows text in chats through Client.
@@ -157,4 +158,26 @@ func refusedText(err error) bool {
 	apiErr, ok := telegram.APIError(err)
 	return ok && apiErr.Code == http.StatusBadRequest &&
 		!strings.Contains(apiErr.Message, "not modified") && !strings.Contains(apiErr.Message, "not found")
+}
+
+// Typing keeps "typing…" on in the chat, refreshed every (4 s when zero),
+// until the returned func is called.
+func (p *Presenter) Typing(ctx context.Context, chat telegram.Chat, every time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if every <= 0 {
+			every = 4 * time.Second
+		}
+		for {
+			if err := p.Client.Typing(ctx, chat); err != nil && ctx.Err() == nil {
+				p.Log.Debug("typing indicator failed", "chat_id", chat.ID, "err", err)
+			}
+			if !backoff.Sleep(ctx, every) {
+				return
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
