@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -42,64 +41,35 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 		limit = DefaultExportPartBytes
 	}
 	lang, loc := in.lang(), h.Access.zone()
-	var conv memory.Conversation
-	var total, shown int
-	var md, js *export.Doc
-	err = h.Memory.WalkCurrentTranscript(ctx, in.conversation(),
-		func(c memory.Conversation, rows int) error {
-			conv, total = c, rows
-			md = &export.Doc{Dir: dir, Ext: "md", Limit: limit, Begin: func(w io.Writer) { export.MarkdownHead(w, c, rows, loc) }}
-			head, err := export.JSONHead(c)
-			if err != nil {
-				return err
-			}
-			js = &export.Doc{Dir: dir, Ext: "json", Limit: limit, Sep: ",\n",
-				Begin: func(w io.Writer) { w.Write(head) }, End: "\n  ]\n}\n"}
-			return nil
-		},
-		func(m *memory.Message) error {
-			mdEntry := export.MarkdownEntry(m, lang, loc)
-			jsEntry, err := export.JSONEntry(m)
-			if err != nil {
-				return err
-			}
-			if !md.Fits(len(mdEntry)) || !js.Fits(len(jsEntry)) {
-				return export.ErrFull
-			}
-			if err := md.Add(mdEntry); err != nil {
-				return err
-			}
-			shown++
-			return js.Add(jsEntry)
-		})
-	if errors.Is(err, memory.ErrNotFound) || (err == nil && total == 0) {
+	walk := func(head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error {
+		return h.Memory.WalkCurrentTranscript(ctx, in.conversation(), head, each)
+	}
+	e, err := export.Write(walk, dir, limit, lang, loc)
+	if errors.Is(err, memory.ErrNotFound) || (err == nil && e.Total == 0) {
 		return h.reply(ctx, in, tr(lang).ExportEmpty)
 	}
-	if err != nil && !errors.Is(err, export.ErrFull) {
+	if err != nil {
 		return err
 	}
-	if err := errors.Join(md.Close(), js.Close()); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
 
-	name := "membot-conversation-" + conv.CreatedAt.In(loc).Format("2006-01-02-1504")
-	for _, d := range []*export.Doc{md, js} {
+	name := "membot-conversation-" + e.Conversation.CreatedAt.In(loc).Format("2006-01-02-1504")
+	for n, d := range e.Docs {
 		for i, path := range d.Parts {
 			file, caption := name, ""
 			if len(d.Parts) > 1 {
 				file += fmt.Sprintf("-part%d-of-%d", i+1, len(d.Parts))
 				caption = tr(lang).ExportPart(i+1, len(d.Parts))
 			}
-			if d == md && i == 0 {
-				caption = strings.TrimSpace(tr(lang).ExportCaption(total) + "\n" + caption)
+			if n == 0 && i == 0 { // the Markdown's first part
+				caption = strings.TrimSpace(tr(lang).ExportCaption(e.Total) + "\n" + caption)
 			}
 			if _, err := h.Client.SendDocument(ctx, in.chat(), file+"."+d.Ext, path, caption); err != nil {
 				return err
 			}
 		}
 	}
-	if shown < total {
-		return h.reply(ctx, in, tr(lang).ExportCut(shown, total, export.MaxParts, texts.ByteSize(limit)))
+	if e.Shown < e.Total {
+		return h.reply(ctx, in, tr(lang).ExportCut(e.Shown, e.Total, export.MaxParts, texts.ByteSize(limit)))
 	}
 	return nil
 }

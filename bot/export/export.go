@@ -24,6 +24,62 @@ import (
 // past them the export is cut (the walk stops with ErrFull).
 const MaxParts = 4
 
+// Export is what Write wrote: the conversation, its documents (the
+// Markdown first, then the JSON), and how many of its rows there are and
+// how many the documents hold.
+type Export struct {
+	Conversation memory.Conversation
+	Docs         []*Doc
+	Total, Shown int
+}
+
+// Walk visits a conversation: head once, then each row, oldest first
+// (memory.Store.WalkCurrentTranscript, for one chat).
+type Walk func(head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error
+
+// Write writes the conversation walk visits to documents in dir: parts of
+// at most limit bytes, cut past MaxParts of them (Shown < Total then); the
+// Markdown in lang, its times in loc.
+func Write(walk Walk, dir string, limit int64, lang string, loc *time.Location) (*Export, error) {
+	e := &Export{}
+	var md, js *Doc
+	err := walk(
+		func(c memory.Conversation, rows int) error {
+			e.Conversation, e.Total = c, rows
+			md = &Doc{Dir: dir, Ext: "md", Limit: limit, Begin: func(w io.Writer) { markdownHead(w, c, rows, loc) }}
+			head, err := jsonHead(c)
+			if err != nil {
+				return err
+			}
+			js = &Doc{Dir: dir, Ext: "json", Limit: limit, Sep: ",\n",
+				Begin: func(w io.Writer) { w.Write(head) }, End: "\n  ]\n}\n"}
+			return nil
+		},
+		func(m *memory.Message) error {
+			mdEntry := markdownEntry(m, lang, loc)
+			jsEntry, err := jsonEntry(m)
+			if err != nil {
+				return err
+			}
+			if !md.Fits(len(mdEntry)) || !js.Fits(len(jsEntry)) {
+				return ErrFull
+			}
+			if err := md.Add(mdEntry); err != nil {
+				return err
+			}
+			e.Shown++
+			return js.Add(jsEntry)
+		})
+	if err != nil && !errors.Is(err, ErrFull) {
+		return e, err
+	}
+	if err := errors.Join(md.Close(), js.Close()); err != nil {
+		return e, fmt.Errorf("export: %w", err)
+	}
+	e.Docs = []*Doc{md, js}
+	return e, nil
+}
+
 // ErrFull stops the walk when the next message fits no document.
 var ErrFull = errors.New("the export is as large as it may be")
 
@@ -106,14 +162,14 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// MarkdownHead starts each Markdown part.
-func MarkdownHead(w io.Writer, c memory.Conversation, rows int, loc *time.Location) {
+// markdownHead starts each Markdown part.
+func markdownHead(w io.Writer, c memory.Conversation, rows int, loc *time.Location) {
 	fmt.Fprintf(w, "# membot conversation\n\n- id: %s\n- started: %s (%s)\n- mode: %s\n- messages: %d\n",
 		c.ID, texts.Clock(c.CreatedAt, loc), loc, c.Mode, rows)
 }
 
-// MarkdownEntry writes one row for people to read.
-func MarkdownEntry(m *memory.Message, lang string, loc *time.Location) []byte {
+// markdownEntry writes one row for people to read.
+func markdownEntry(m *memory.Message, lang string, loc *time.Location) []byte {
 	var b strings.Builder
 	at := texts.Clock(m.CreatedAt, loc)
 	switch {
@@ -161,8 +217,8 @@ type exportedMessage struct {
 	CreatedAt         time.Time         `json:"created_at"`
 }
 
-// JSONHead starts each JSON part: the conversation, then its messages.
-func JSONHead(c memory.Conversation) ([]byte, error) {
+// jsonHead starts each JSON part: the conversation, then its messages.
+func jsonHead(c memory.Conversation) ([]byte, error) {
 	conv, err := json.MarshalIndent(map[string]any{"id": c.ID, "telegram_user_id": c.TelegramUserID,
 		"chat_id": c.ChatID, "created_at": c.CreatedAt, "mode": c.Mode}, "  ", "  ")
 	if err != nil {
@@ -171,8 +227,8 @@ func JSONHead(c memory.Conversation) ([]byte, error) {
 	return []byte("{\n  \"conversation\": " + string(conv) + ",\n  \"messages\": [\n"), nil
 }
 
-// JSONEntry writes one row with every column, for machines.
-func JSONEntry(m *memory.Message) ([]byte, error) {
+// jsonEntry writes one row with every column, for machines.
+func jsonEntry(m *memory.Message) ([]byte, error) {
 	data, err := json.MarshalIndent(exportedMessage{ID: m.ID, ConversationID: m.ConversationID, Role: m.Role, Content: m.Content,
 		ToolCalls: m.ToolCalls, ToolCallID: nullable(m.ToolCallID), ToolName: nullable(m.ToolName),
 		TelegramMessageID: nullable(m.TelegramMessageID), UpdateID: nullable(m.UpdateID), Metadata: m.Metadata, CreatedAt: m.CreatedAt},
