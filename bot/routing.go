@@ -4,12 +4,12 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf16"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/media"
+	"github.com/membot/membot/bot/telegram"
 )
 
 // action is what the bot does with an update.
@@ -78,7 +78,7 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 		return route{action: runCommand, msg: msg, command: "start"}
 	}
 
-	if name, target, ok := commandOf(msg); ok {
+	if name, target, ok := telegram.CommandOf(msg); ok {
 		switch {
 		case edited:
 			return route{action: ignore, reason: "edited command"}
@@ -87,7 +87,7 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 		}
 		return route{action: runCommand, msg: msg, command: strings.ToLower(name)}
 	}
-	if !private && !addressed(msg, self) {
+	if !private && !telegram.Addressed(msg, self) {
 		return route{action: ignore, reason: "group message not addressed to the bot"}
 	}
 
@@ -100,7 +100,7 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 	}
 	text, kind := msg.Text, ""
 	if text == "" {
-		text, kind = msg.Caption, mediaKind(msg)
+		text, kind = msg.Caption, telegram.MediaKind(msg)
 	}
 	if strings.TrimSpace(text) == "" {
 		switch {
@@ -119,89 +119,6 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 	}
 	text = author + text
 	return route{action: converse, msg: msg, edited: edited, text: text}
-}
-
-// commandOf returns the command a message starts with and the bot it names
-// after the @ (empty when none). Unlike the library's Message.Command it
-// cannot panic on an entity longer than the text.
-func commandOf(msg *tgbotapi.Message) (name, target string, ok bool) {
-	if len(msg.Entities) == 0 || msg.Entities[0].Type != "bot_command" || msg.Entities[0].Offset != 0 {
-		return "", "", false
-	}
-	cmd, ok := entityText(msg.Text, msg.Entities[0])
-	if !ok || !strings.HasPrefix(cmd, "/") {
-		return "", "", false
-	}
-	name, target, _ = strings.Cut(cmd[1:], "@")
-	return name, target, true
-}
-
-// addressed reports whether a group message is meant for the bot: it
-// mentions @botname or replies to one of the bot's messages.
-func addressed(msg *tgbotapi.Message, self *tgbotapi.User) bool {
-	if r := msg.ReplyToMessage; r != nil && r.From != nil && r.From.ID == self.ID {
-		return true
-	}
-	text, entities := msg.Text, msg.Entities
-	if text == "" {
-		text, entities = msg.Caption, msg.CaptionEntities
-	}
-	for _, e := range entities {
-		switch e.Type {
-		case "mention":
-			if m, ok := entityText(text, e); ok && self.UserName != "" && strings.EqualFold(m, "@"+self.UserName) {
-				return true
-			}
-		case "text_mention":
-			if e.User != nil && e.User.ID == self.ID {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// entityText cuts an entity out of text; Telegram counts in UTF-16 units.
-func entityText(text string, e tgbotapi.MessageEntity) (string, bool) {
-	units := utf16.Encode([]rune(text))
-	if e.Offset < 0 || e.Length <= 0 || e.Offset+e.Length > len(units) {
-		return "", false
-	}
-	return string(utf16.Decode(units[e.Offset : e.Offset+e.Length])), true
-}
-
-// mediaKind names what a message carries besides text; "" for service
-// messages, which carry nothing a person wrote.
-func mediaKind(msg *tgbotapi.Message) string {
-	switch {
-	case len(msg.Photo) > 0:
-		return "photo"
-	case msg.Sticker != nil:
-		return "sticker"
-	case msg.Voice != nil:
-		return "voice message"
-	case msg.VideoNote != nil:
-		return "video message"
-	case msg.Video != nil:
-		return "video"
-	case msg.Animation != nil:
-		return "animation"
-	case msg.Audio != nil:
-		return "audio"
-	case msg.Document != nil:
-		return "file"
-	case msg.Location != nil || msg.Venue != nil:
-		return "location"
-	case msg.Contact != nil:
-		return "contact"
-	case msg.Poll != nil:
-		return "poll"
-	case msg.Dice != nil:
-		return "dice"
-	case msg.Game != nil:
-		return "game"
-	}
-	return ""
 }
 
 // authorOf names who wrote a group message, as the model sees it:

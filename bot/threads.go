@@ -34,39 +34,7 @@ func (h *Handler) decode(payload []byte) (*tgbotapi.Update, int64, error) {
 	if !h.Client.TopicsEnabled() {
 		return &upd, 0, nil
 	}
-	return &upd, topicOf(payload), nil
-}
-
-// topicOf is the topic of a private chat an update's payload belongs to; 0
-// when none.
-func topicOf(payload []byte) int64 {
-	type msg struct {
-		MessageThreadID int64 `json:"message_thread_id"`
-		Chat            struct {
-			Type string `json:"type"`
-		} `json:"chat"`
-	}
-	var u struct {
-		Message       *msg `json:"message"`
-		EditedMessage *msg `json:"edited_message"`
-		CallbackQuery *struct {
-			Message *msg `json:"message"`
-		} `json:"callback_query"`
-	}
-	if json.Unmarshal(payload, &u) != nil {
-		return 0
-	}
-	m := u.Message
-	switch {
-	case m == nil && u.EditedMessage != nil:
-		m = u.EditedMessage
-	case m == nil && u.CallbackQuery != nil:
-		m = u.CallbackQuery.Message
-	}
-	if m == nil || m.Chat.Type != "private" || m.MessageThreadID < 0 {
-		return 0
-	}
-	return m.MessageThreadID
+	return &upd, telegram.ThreadOf(payload), nil
 }
 
 // maxTopicWords bounds the name a topic gets from its first message.
