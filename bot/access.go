@@ -17,57 +17,6 @@ type GateStore interface {
 	AddEvents(ctx context.Context, events ...memory.Event) error
 }
 
-// Access says who may use the bot and how much. The zero value lets everyone
-// in, without limits.
-type Access struct {
-	// When either list is set, only their users and chats are served; with
-	// both empty the bot is open to everyone.
-	AllowedUsers map[int64]bool
-	AllowedChats map[int64]bool
-	// Admins are always served, never limited, and may use /stats and /user.
-	Admins          map[int64]bool
-	DailyTokenLimit int64 // tokens per user per day in Location; 0: no limit
-	RatePerMinute   int   // messages per user per minute; 0: no limit
-	Location        *time.Location
-	Now             func() time.Time // time.Now when nil
-}
-
-// Open reports whether the bot answers anyone.
-func (a *Access) Open() bool { return len(a.AllowedUsers) == 0 && len(a.AllowedChats) == 0 }
-
-// IsAdmin reports whether userID is one of ADMIN_USER_IDS.
-func (a *Access) IsAdmin(userID int64) bool { return a.Admins[userID] }
-
-func (a *Access) allows(userID, chatID int64) bool {
-	return a.Open() || a.AllowedUsers[userID] || a.AllowedChats[chatID] || a.Admins[userID]
-}
-
-func (a *Access) now() time.Time {
-	if a.Now != nil {
-		return a.Now()
-	}
-	return time.Now()
-}
-
-func (a *Access) zone() *time.Location {
-	if a.Location == nil {
-		return time.UTC
-	}
-	return a.Location
-}
-
-// dayStart is midnight of t's day in the configured zone.
-func (a *Access) dayStart(t time.Time) time.Time {
-	y, m, d := t.In(a.zone()).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, a.zone())
-}
-
-// monthStart is midnight of the first of t's month in the configured zone.
-func (a *Access) monthStart(t time.Time) time.Time {
-	y, m, _ := t.In(a.zone()).Date()
-	return time.Date(y, m, 1, 0, 0, 0, 0, a.zone())
-}
-
 // admit is the gate every message passes first: it decides, before anything
 // of the message reaches the model or the messages table, whether it is
 // handled. When stop is true the sender has been answered (or, for repeats,
@@ -75,7 +24,7 @@ func (a *Access) monthStart(t time.Time) time.Time {
 func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error) {
 	a := &h.Access
 	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
-	if !a.allows(userID, chatID) {
+	if !a.Allows(userID, chatID) {
 		return true, h.refuse(ctx, in)
 	}
 	return h.overLimit(ctx, in)
@@ -91,8 +40,8 @@ func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err e
 	if a.Admins[userID] || (a.DailyTokenLimit <= 0 && a.RatePerMinute <= 0) {
 		return false, nil
 	}
-	now := a.now()
-	usage, err := h.Memory.RecentUsage(ctx, userID, in.update.UpdateID, a.dayStart(now), now.Add(-time.Minute))
+	now := a.Now()
+	usage, err := h.Memory.RecentUsage(ctx, userID, in.update.UpdateID, a.DayStart(now), now.Add(-time.Minute))
 	if err != nil {
 		return true, err
 	}
@@ -104,7 +53,7 @@ func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err e
 	case a.DailyTokenLimit > 0 && usage.TokensToday >= a.DailyTokenLimit && h.spendsTokens(in):
 		// Most commands cost no tokens, and /usage must work at the limit;
 		// /retry writes a new answer, so it is stopped like a message.
-		text := tr(in.lang()).TokenLimit(a.DailyTokenLimit, a.zone())
+		text := tr(in.lang()).TokenLimit(a.DailyTokenLimit, a.Zone())
 		return true, h.limited(ctx, in, "tokens", true, text)
 	}
 	return false, nil
@@ -131,7 +80,7 @@ func (h *Handler) refuse(ctx context.Context, in *incoming) error {
 	a := &h.Access
 	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
 	answer, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
-		Day: a.now().In(a.zone()).Format(time.DateOnly), Payload: strangerPayload(in)})
+		Day: a.Now().In(a.Zone()).Format(time.DateOnly), Payload: strangerPayload(in)})
 	if err != nil {
 		return err
 	}
@@ -168,12 +117,12 @@ func (h *Handler) admitButton(ctx context.Context, in *incoming) (bool, error) {
 	if q.Message != nil {
 		chatID = q.Message.Chat.ID
 	}
-	if h.Access.allows(q.From.ID, chatID) {
+	if h.Access.Allows(q.From.ID, chatID) {
 		return true, nil
 	}
 	a := &h.Access
 	if _, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: q.From.ID, ChatID: chatID, UpdateID: in.update.UpdateID,
-		Day: a.now().In(a.zone()).Format(time.DateOnly), Payload: strangerPayload(in)}); err != nil {
+		Day: a.Now().In(a.Zone()).Format(time.DateOnly), Payload: strangerPayload(in)}); err != nil {
 		return false, err
 	}
 	return false, h.Client.AnswerCallback(ctx, q.ID, tr(q.From.LanguageCode).AccessDeniedShort)

@@ -21,11 +21,11 @@ type AdminStore interface {
 // cmdStats: users, who was active today, messages and tokens today.
 func cmdStats(ctx context.Context, h *Handler, in *incoming) error {
 	a := &h.Access
-	st, err := h.Memory.Stats(ctx, a.dayStart(a.now()))
+	st, err := h.Memory.Stats(ctx, a.DayStart(a.Now()))
 	if err != nil {
 		return err
 	}
-	return h.reply(ctx, in, tr(in.lang()).Stats(a.zone(), st.Users, st.ActiveToday, st.MessagesToday, st.StoredMessages, st.TokensToday, st.ModelCallsToday, st.LLMErrorsToday, st.ToolCallsToday, st.RefusedToday, st.InboxUnfinished, st.InboxFailed))
+	return h.reply(ctx, in, tr(in.lang()).Stats(a.Zone(), st.Users, st.ActiveToday, st.MessagesToday, st.StoredMessages, st.TokensToday, st.ModelCallsToday, st.LLMErrorsToday, st.ToolCallsToday, st.RefusedToday, st.InboxUnfinished, st.InboxFailed))
 }
 
 // usernamePattern is what Telegram allows in a username.
@@ -48,8 +48,8 @@ func cmdUser(ctx context.Context, h *Handler, in *incoming) error {
 		return h.reply(ctx, in, tr(in.lang()).UserUsage)
 	}
 	a := &h.Access
-	now := a.now()
-	st, err := h.Memory.UserStats(ctx, id, a.dayStart(now), a.monthStart(now))
+	now := a.Now()
+	st, err := h.Memory.UserStats(ctx, id, a.DayStart(now), a.MonthStart(now))
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 	if limit <= 0 {
 		limit = DefaultExportPartBytes
 	}
-	lang, loc := in.lang(), h.Access.zone()
+	lang, loc := in.lang(), h.Access.Zone()
 	walk := func(head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error {
 		return h.Memory.WalkCurrentTranscript(ctx, in.conversation(), head, each)
 	}

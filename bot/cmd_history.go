@@ -38,7 +38,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 	if len(msgs) == 0 {
 		return h.reply(ctx, in, tr(in.lang()).HistoryEmpty)
 	}
-	loc := h.Access.zone()
+	loc := h.Access.Zone()
 	lines := []string{tr(in.lang()).HistoryHeader(len(msgs), loc.String()), ""}
 	group := !in.msg.Chat.IsPrivate()
 	for _, m := range msgs {

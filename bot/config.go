@@ -3,6 +3,7 @@ package bot
 import (
 	"time"
 
+	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/present"
 )
@@ -15,7 +16,7 @@ type Config struct {
 	// Access is who may use the bot and how much (the zero value: anyone).
 	// Its admins may also decide any chat's approvals, and its Location is
 	// the zone times are shown in.
-	Access Access
+	Access access.Policy
 	// ShowReasoning shows the model's thinking under its answer, collapsed
 	// (SHOW_REASONING=collapsed).
 	ShowReasoning bool

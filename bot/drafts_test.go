@@ -2,8 +2,9 @@ package bot_test
 
 import (
 	"fmt"
-	"github.com/membot/membot/internal/testing/wait"
 	"net/http"
+
+	"github.com/membot/membot/internal/testing/wait"
 
 	"strings"
 	"testing"

@@ -218,7 +218,7 @@ func Transient(err error) bool {
 }
 
 // clock shows t in the bot's zone.
-func (h *Handler) clock(t time.Time) string { return texts.Clock(t, h.Access.zone()) }
+func (h *Handler) clock(t time.Time) string { return texts.Clock(t, h.Access.Zone()) }
 
 func userOf(u *tgbotapi.User) memory.User {
 	return memory.User{TelegramUserID: u.ID, Username: u.UserName, FirstName: u.FirstName,

@@ -1,15 +1,14 @@
 package bot
 
 import (
-	"strconv"
 	"strings"
-	"unicode"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/texts"
 )
 
 // action is what the bot does with an update.
@@ -93,7 +92,8 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 
 	author := ""
 	if !private {
-		author = authorOf(msg.From) + ": "
+		u := msg.From
+		author = texts.Author(u.FirstName+" "+u.LastName, u.UserName, u.ID) + ": "
 	}
 	if att, ok := media.Of(msg); ok && !edited {
 		return route{action: withMedia, msg: msg, text: msg.Caption, media: att, author: author}
@@ -119,36 +119,4 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 	}
 	text = author + text
 	return route{action: converse, msg: msg, edited: edited, text: text}
-}
-
-// authorOf names who wrote a group message, as the model sees it:
-// "Anna (@anna)", or "Anna (id 42)" without a username. The brackets, the
-// @ and the colon after it are ours alone: displayName takes them out of
-// what a person chose as their name, so a name "Anna (@anna)" cannot pass
-// for the real @anna.
-func authorOf(u *tgbotapi.User) string {
-	name := displayName(u.FirstName + " " + u.LastName)
-	if name == "" {
-		name = "user"
-	}
-	if u.UserName != "" {
-		return name + " (@" + u.UserName + ")"
-	}
-	return name + " (id " + strconv.FormatInt(u.ID, 10) + ")"
-}
-
-// maxNameRunes bounds a display name in the author prefix.
-const maxNameRunes = 64
-
-// displayName is a person's chosen name with the characters of the author
-// prefix, line breaks, and invisible or direction-changing characters
-// taken out, spaces collapsed, at most maxNameRunes long.
-func displayName(s string) string {
-	name := strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || strings.ContainsRune("()[]@:", r)
-	}), " ")
-	if r := []rune(name); len(r) > maxNameRunes {
-		name = strings.TrimSpace(string(r[:maxNameRunes]))
-	}
-	return name
 }

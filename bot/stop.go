@@ -86,13 +86,13 @@ func (h *Handler) stopRequested(ctx context.Context, in *incoming, after int64) 
 }
 
 // mayStop is the gate's rule for stopping an answer: the user must be let
-// in (Access.allows) and be who asked for the answer, one of the bot's
+// in (access.Policy.Allows) and be who asked for the answer, one of the bot's
 // admins, or an admin of the group. Anyone else's /stop or press of Stop
 // does nothing to it.
 func (h *Handler) mayStop(ctx context.Context, in *incoming, userID int64) (bool, error) {
 	chat := in.msg.Chat
 	switch {
-	case !h.Access.allows(userID, chat.ID):
+	case !h.Access.Allows(userID, chat.ID):
 		return false, nil
 	case userID == in.user.TelegramUserID || h.Access.IsAdmin(userID):
 		return true, nil

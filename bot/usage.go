@@ -15,8 +15,8 @@ type UsageStore interface {
 // cmdUsage shows the user their own usage today and this month.
 func cmdUsage(ctx context.Context, h *Handler, in *incoming) error {
 	a := &h.Access
-	now := a.now()
-	st, err := h.Memory.UserStats(ctx, in.user.TelegramUserID, a.dayStart(now), a.monthStart(now))
+	now := a.Now()
+	st, err := h.Memory.UserStats(ctx, in.user.TelegramUserID, a.DayStart(now), a.MonthStart(now))
 	if err != nil {
 		return err
 	}
@@ -24,5 +24,5 @@ func cmdUsage(ctx context.Context, h *Handler, in *incoming) error {
 	if a.DailyTokenLimit > 0 && !a.IsAdmin(in.user.TelegramUserID) {
 		limit = tr(in.lang()).UsageLimit(a.DailyTokenLimit)
 	}
-	return h.reply(ctx, in, tr(in.lang()).Usage(a.zone(), st.MessagesToday, st.TokensToday, limit, st.MessagesMonth, st.TokensMonth))
+	return h.reply(ctx, in, tr(in.lang()).Usage(a.Zone(), st.MessagesToday, st.TokensToday, limit, st.MessagesMonth, st.TokensMonth))
 }

@@ -2,7 +2,10 @@ package texts
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Clock is how every date and time the bot writes looks: one format, in
@@ -16,4 +19,36 @@ func ByteSize(n int64) string {
 		return fmt.Sprintf("%d MB", n>>20)
 	}
 	return fmt.Sprintf("%d KB", n>>10)
+}
+
+// Author names who wrote a group message (their name, username and id),
+// as the model sees it: "Anna (@anna)", or "Anna (id 42)" without a
+// username. The brackets, the @ and the colon after it are ours alone:
+// displayName takes them out of what a person chose as their name, so a
+// name "Anna (@anna)" cannot pass for the real @anna.
+func Author(name, username string, id int64) string {
+	name = displayName(name)
+	if name == "" {
+		name = "user"
+	}
+	if username != "" {
+		return name + " (@" + username + ")"
+	}
+	return name + " (id " + strconv.FormatInt(id, 10) + ")"
+}
+
+// maxNameRunes bounds a display name in the author prefix.
+const maxNameRunes = 64
+
+// displayName is a person's chosen name with the characters of the author
+// prefix, line breaks, and invisible or direction-changing characters
+// taken out, spaces collapsed, at most maxNameRunes long.
+func displayName(s string) string {
+	name := strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || strings.ContainsRune("()[]@:", r)
+	}), " ")
+	if r := []rune(name); len(r) > maxNameRunes {
+		name = strings.TrimSpace(string(r[:maxNameRunes]))
+	}
+	return name
 }

@@ -198,7 +198,7 @@ func (c *Config) settings() []setting {
 		{"SHOW_REASONING", either(&c.Bot.ShowReasoning, "collapsed", [2]string{"off", "collapsed"})},
 		{"EXPORT_PART_BYTES", int64In(&c.Bot.ExportPartBytes, 64<<10, 2000<<20)},
 
-		// Who may use the bot, and how much (bot: bot.Access)
+		// Who may use the bot, and how much (bot/access: access.Policy)
 		{"ALLOWED_USER_IDS", idSet(&c.Bot.Access.AllowedUsers)},
 		{"ALLOWED_CHAT_IDS", idSet(&c.Bot.Access.AllowedChats)},
 		{"ADMIN_USER_IDS", idSet(&c.Bot.Access.Admins)},

@@ -1,0 +1,60 @@
+// Package access is who may use the bot and how much (Policy): the
+// allowlists, the admins, the rate and daily token limits, and the days
+// they count in. bot's gate (bot/access.go) enforces it.
+package access
+
+import "time"
+
+// Policy says who may use the bot and how much. The zero value lets
+// everyone in, without limits.
+type Policy struct {
+	// When either list is set, only their users and chats are served; with
+	// both empty the bot is open to everyone.
+	AllowedUsers map[int64]bool
+	AllowedChats map[int64]bool
+	// Admins are always served, never limited, and may use /stats and /user.
+	Admins          map[int64]bool
+	DailyTokenLimit int64 // tokens per user per day in Location; 0: no limit
+	RatePerMinute   int   // messages per user per minute; 0: no limit
+	Location        *time.Location
+	Clock           func() time.Time // time.Now when nil
+}
+
+// Open reports whether the bot answers anyone.
+func (a *Policy) Open() bool { return len(a.AllowedUsers) == 0 && len(a.AllowedChats) == 0 }
+
+// IsAdmin reports whether userID is one of ADMIN_USER_IDS.
+func (a *Policy) IsAdmin(userID int64) bool { return a.Admins[userID] }
+
+// Allows reports whether the bot serves userID in chatID.
+func (a *Policy) Allows(userID, chatID int64) bool {
+	return a.Open() || a.AllowedUsers[userID] || a.AllowedChats[chatID] || a.Admins[userID]
+}
+
+// Now is the time the limits count from.
+func (a *Policy) Now() time.Time {
+	if a.Clock != nil {
+		return a.Clock()
+	}
+	return time.Now()
+}
+
+// Zone is the zone the days of the limits (and every time shown) are in.
+func (a *Policy) Zone() *time.Location {
+	if a.Location == nil {
+		return time.UTC
+	}
+	return a.Location
+}
+
+// DayStart is midnight of t's day in the configured zone.
+func (a *Policy) DayStart(t time.Time) time.Time {
+	y, m, d := t.In(a.Zone()).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, a.Zone())
+}
+
+// MonthStart is midnight of the first of t's month in the configured zone.
+func (a *Policy) MonthStart(t time.Time) time.Time {
+	y, m, _ := t.In(a.Zone()).Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, a.Zone())
+}
