@@ -56,7 +56,7 @@ func TestAnEmbeddingsErrorNeverShowsTheKey(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	_, _, err := agent.NewEmbedder(srv.URL+"/v1", "sk-secret-embed", "m", nil).Embed(context.Background(), []string{"hello"})
-	if err == nil || strings.Contains(err.Error(), "sk-secret-embed") || !strings.Contains(err.Error(), "<api key>") {
+	if err == nil || strings.Contains(err.Error(), "sk-secret-embed") || !strings.Contains(err.Error(), "<redacted>") {
 		t.Fatalf("error = %v", err)
 	}
 }

@@ -227,7 +227,7 @@ func TestAnAPIKeyInAModelErrorIsNotStored(t *testing.T) {
 		t.Fatalf("reply = %q, want the apology", got)
 	}
 	h.WaitIdle()
-	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE error LIKE '%Incorrect API key provided: Bearer <api key>%'`); n == 0 {
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE error LIKE '%Incorrect API key provided: Bearer <redacted>%'`); n == 0 {
 		t.Fatalf("the failed call is not recorded with its redacted error")
 	}
 	for _, q := range []string{

@@ -25,7 +25,7 @@ func (s *Store) Refuse(ctx context.Context, r Refusal) (answer bool, err error) 
 	batch.Queue(refuseSQL, r.UserID, r.ChatID, r.Day, r.UpdateID).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&answer)
 	})
-	queueEvent(batch, Event{Type: EventAccessDenied, UserID: r.UserID, ChatID: r.ChatID, UpdateID: r.UpdateID})
+	s.queueEvent(batch, Event{Type: EventAccessDenied, UserID: r.UserID, ChatID: r.ChatID, UpdateID: r.UpdateID})
 	if r.Payload != nil {
 		batch.Queue(setUpdatePayloadSQL, r.UpdateID, r.Payload)
 	}

@@ -62,7 +62,7 @@ func collectApproval(rows pgx.Rows, err error) (*Approval, error) {
 // with their approval_requested events. It returns the stored approvals.
 func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st Step, requests []Approval) ([]Approval, error) {
 	batch := &pgx.Batch{}
-	queueStep(batch, conversationID, st)
+	s.queueStep(batch, conversationID, st)
 	stored := make([]Approval, len(requests))
 	for i, r := range requests {
 		details, err := cleanJSON([]byte(r.Details))

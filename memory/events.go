@@ -31,10 +31,10 @@ type Event struct {
 	Payload        map[string]any
 }
 
-func queueEvent(batch *pgx.Batch, e Event) {
+func (s *Store) queueEvent(batch *pgx.Batch, e Event) {
 	var payload any
 	if len(e.Payload) > 0 {
-		payload = cleanValue(e.Payload)
+		payload = s.storableValue(e.Payload)
 	}
 	batch.Queue(insertEventSQL, e.Type, e.UserID, e.ChatID, e.ConversationID, e.UpdateID, payload)
 }
@@ -43,7 +43,7 @@ func queueEvent(batch *pgx.Batch, e Event) {
 func (s *Store) AddEvents(ctx context.Context, events ...Event) error {
 	batch := &pgx.Batch{}
 	for _, e := range events {
-		queueEvent(batch, e)
+		s.queueEvent(batch, e)
 	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("add events: %w", translate(err))
@@ -83,13 +83,13 @@ const (
 	PurposeSpeech        = "speech"
 )
 
-func queueLLMCall(batch *pgx.Batch, c LLMCall) {
+func (s *Store) queueLLMCall(batch *pgx.Batch, c LLMCall) {
 	status := c.Status
 	if status == "" {
 		status = "ok"
 	}
 	batch.Queue(insertLLMCallSQL, c.UserID, c.ChatID, c.ConversationID, c.UpdateID, c.Model,
-		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, cleanText(c.Error), c.UsageEstimated,
+		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, s.storable(c.Error), c.UsageEstimated,
 		c.Purpose, c.AudioSeconds)
 }
 
@@ -116,7 +116,7 @@ type Step struct {
 // Calls and events without a conversation get conversationID.
 func (s *Store) SaveStep(ctx context.Context, conversationID string, st Step) ([]int64, error) {
 	batch := &pgx.Batch{}
-	ids := queueStep(batch, conversationID, st)
+	ids := s.queueStep(batch, conversationID, st)
 	// A batch runs as one implicit transaction: all rows or none.
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("save step: %w", translate(err))
@@ -126,13 +126,13 @@ func (s *Store) SaveStep(ctx context.Context, conversationID string, st Step) ([
 
 // queueStep adds a step's inserts to batch; the returned slice gets the
 // messages' ids when the batch has run.
-func queueStep(batch *pgx.Batch, conversationID string, st Step) []int64 {
+func (s *Store) queueStep(batch *pgx.Batch, conversationID string, st Step) []int64 {
 	ids := make([]int64, len(st.Messages))
 	if st.FlushLater {
 		batch.Queue(asyncCommitSQL)
 	}
 	for i, m := range st.Messages {
-		batch.Queue(insertMessageSQL, insertMessageArgs(conversationID, m)...).QueryRow(func(row pgx.Row) error {
+		batch.Queue(insertMessageSQL, s.insertMessageArgs(conversationID, m)...).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&ids[i])
 		})
 	}
@@ -140,13 +140,13 @@ func queueStep(batch *pgx.Batch, conversationID string, st Step) []int64 {
 		if c.ConversationID == "" {
 			c.ConversationID = conversationID
 		}
-		queueLLMCall(batch, c)
+		s.queueLLMCall(batch, c)
 	}
 	for _, e := range st.Events {
 		if e.ConversationID == "" {
 			e.ConversationID = conversationID
 		}
-		queueEvent(batch, e)
+		s.queueEvent(batch, e)
 	}
 	return ids
 }

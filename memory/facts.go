@@ -142,7 +142,7 @@ func (s *Store) SaveExtracted(ctx context.Context, ex Exchange, changes []FactCh
 		}
 	}
 	if call.Model != "" {
-		queueLLMCall(batch, call)
+		s.queueLLMCall(batch, call)
 	}
 	queueCursor(batch, JobAfterTurn, ex.AnswerID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {

@@ -128,7 +128,7 @@ func (s *Store) NoteShown(ctx context.Context, updateID int64, telegramMessageID
 // where its answer was delivered. errText notes why it was given up on.
 func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errText string) error {
 	batch := &pgx.Batch{}
-	queueComplete(batch, updateID, d, errText)
+	s.queueComplete(batch, updateID, d, errText)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("complete update: %w", translate(err))
 	}
@@ -136,14 +136,14 @@ func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errTe
 }
 
 // queueComplete adds the statements of Complete to batch.
-func queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, errText string) {
+func (s *Store) queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, errText string) {
 	if d != nil && len(d.TelegramMessageIDs) > 0 {
 		batch.Queue(recordDeliverySQL,
 			d.MessageID, d.TelegramMessageIDs[0], d.TelegramMessageIDs, d.ShownAs)
 		batch.Queue(replySentSQL, d.MessageID, updateID, d.TelegramMessageIDs)
 	}
 	batch.Queue(completeUpdateSQL,
-		updateID, cleanText(errText))
+		updateID, s.storable(errText))
 }
 
 // UnfinishedChats lists the chats that have updates not yet done.

@@ -93,7 +93,7 @@ func chatsIn(updates []*InboxUpdate, claim []int64) []int64 {
 // claimed it for owner already, updates of a chat arriving out of order.
 func (s *Store) CompleteAndClaimNext(ctx context.Context, updateID int64, d *Delivery, errText string, chatID int64, owner int32) (*InboxUpdate, error) {
 	batch := &pgx.Batch{}
-	queueComplete(batch, updateID, d, errText)
+	s.queueComplete(batch, updateID, d, errText)
 	var next *InboxUpdate
 	queueClaim(batch, claimFreeSQL, chatID, owner, &next)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {

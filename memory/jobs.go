@@ -103,7 +103,7 @@ func (s *Store) SaveEmbeddings(ctx context.Context, model string, rows []TextRow
 		}
 	}
 	if call.Model != "" {
-		queueLLMCall(batch, call)
+		s.queueLLMCall(batch, call)
 	}
 	queueCursor(batch, JobEmbeddings, cursor)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {

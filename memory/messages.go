@@ -66,20 +66,20 @@ func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 	return m, err
 }
 
-func insertMessageArgs(conversationID string, m Message) []any {
+func (s *Store) insertMessageArgs(conversationID string, m Message) []any {
 	var toolCalls any
 	if len(m.ToolCalls) > 0 {
 		calls := make([]ToolCall, len(m.ToolCalls))
 		for i, c := range m.ToolCalls {
-			calls[i] = ToolCall{ID: cleanText(c.ID), Name: cleanText(c.Name), Arguments: cleanText(c.Arguments), Extra: cleanExtra(c.Extra)}
+			calls[i] = ToolCall{ID: cleanText(c.ID), Name: cleanText(c.Name), Arguments: s.storable(c.Arguments), Extra: cleanExtra(c.Extra)}
 		}
 		toolCalls = calls
 	}
 	var metadata any
 	if len(m.Metadata) > 0 {
-		metadata = cleanValue(m.Metadata)
+		metadata = s.storableValue(m.Metadata)
 	}
-	return []any{conversationID, string(m.Role), cleanText(m.Content), toolCalls, cleanText(m.ToolCallID),
+	return []any{conversationID, string(m.Role), s.storable(m.Content), toolCalls, cleanText(m.ToolCallID),
 		cleanText(m.ToolName), m.TelegramMessageID, m.UpdateID, metadata}
 }
 

@@ -82,7 +82,7 @@ func (s *Store) ReleaseReminder(ctx context.Context, id int64, errText string, f
 	if failed {
 		status = "failed"
 	}
-	_, err := s.pool.Exec(ctx, releaseReminderSQL, id, status, errText)
+	_, err := s.pool.Exec(ctx, releaseReminderSQL, id, status, s.storable(errText))
 	if err != nil {
 		return fmt.Errorf("release reminder: %w", translate(err))
 	}

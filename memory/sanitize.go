@@ -23,6 +23,12 @@ func cleanText(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
 
+// storable is text made storable, with the store's secrets taken out.
+func (s *Store) storable(text string) string { return cleanText(s.secrets.Load().String(text)) }
+
+// storableValue is cleanValue with the store's secrets taken out of every string.
+func (s *Store) storableValue(v any) any { return eachString(v, s.storable) }
+
 // suspectEscape finds the JSON escapes jsonb refuses: \u0000 and surrogates
 // (valid pairs match too; re-encoding them changes nothing that matters).
 var suspectEscape = regexp.MustCompile(`\\u(0000|[dD][89abAB][0-9a-fA-F]{2})`)
@@ -51,20 +57,24 @@ func cleanJSON(raw []byte) ([]byte, error) {
 }
 
 // cleanValue cleans every string (keys included) of a decoded JSON value.
-func cleanValue(v any) any {
+func cleanValue(v any) any { return eachString(v, cleanText) }
+
+// eachString is v, a decoded JSON value, with fn applied to every string
+// (keys included).
+func eachString(v any, fn func(string) string) any {
 	switch v := v.(type) {
 	case string:
-		return cleanText(v)
+		return fn(v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[cleanText(k)] = cleanValue(x)
+			out[fn(k)] = eachString(x, fn)
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
-			out[i] = cleanValue(x)
+			out[i] = eachString(x, fn)
 		}
 		return out
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/membot/membot/internal/redact"
 )
 
 // ErrUnavailable wraps every error that means "the database could not be
@@ -27,6 +29,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	botID   atomic.Int64 // the bot whose updates are saved (AdoptUpdates)
 	vectors atomic.Bool  // message_embeddings exists (EnableVectors)
+	secrets atomic.Pointer[redact.Secrets]
 }
 
 // Open connects to PostgreSQL and checks the connection with a ping. The
@@ -70,6 +73,12 @@ func Open(ctx context.Context, dsn string, maxConns int32, configure ...func(*pg
 
 // NewStore wraps a pool the caller owns.
 func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// HideSecrets makes the store take secrets out of every error, event,
+// model call and message it writes from now on: a model server or Telegram
+// that echoes the token or a key in an error must not make it part of the
+// record. Called once, before the store is used.
+func (s *Store) HideSecrets(secrets *redact.Secrets) { s.secrets.Store(secrets) }
 
 // Pool exposes the pool for tests and for the owner lock.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }

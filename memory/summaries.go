@@ -70,7 +70,7 @@ func (s *Store) SaveSummary(ctx context.Context, sum Summary, call LLMCall) erro
 		batch.Queue(saveSummarySQL,
 			sum.ConversationID, sum.ChatID, sum.FromMessageID, sum.ToMessageID, cleanText(sum.Content), sum.Model)
 	}
-	queueLLMCall(batch, call)
+	s.queueLLMCall(batch, call)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("save summary: %w", translate(err))
 	}

@@ -110,14 +110,14 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
 	var metadata any
 	if len(in.Metadata) > 0 {
-		metadata = cleanValue(in.Metadata)
+		metadata = s.storableValue(in.Metadata)
 	}
 	kind := in.Kind
 	if kind == "" {
 		kind = "text"
 	}
 	chat := in.Chat
-	batch.Queue(insertUserMessageSQL, chat.ID, in.User.TelegramUserID, cleanText(in.Content), in.TelegramMessageID, in.UpdateID, metadata, chat.Thread)
+	batch.Queue(insertUserMessageSQL, chat.ID, in.User.TelegramUserID, s.storable(in.Content), in.TelegramMessageID, in.UpdateID, metadata, chat.Thread)
 	batch.Queue(receivedTextSQL, chat.ID, in.UpdateID, in.User.TelegramUserID, kind, chat.Thread)
 	batch.Queue(turnConversationSQL, chat.ID, in.UpdateID, chat.Thread).
 		QueryRow(func(row pgx.Row) error {

@@ -13,7 +13,7 @@ import (
 func (s *Store) Arrived(ctx context.Context, u User, e Event) error {
 	batch := &pgx.Batch{}
 	batch.Queue(upsertUserSQL, upsertUserArgs(u)...)
-	queueEvent(batch, e)
+	s.queueEvent(batch, e)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("record arrival: %w", translate(err))
 	}

@@ -162,9 +162,9 @@ func (c *Client) post(ctx context.Context, path, contentType, accept string, bod
 func (c *Client) redacted(err error) error {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
-		apiErr.Message = redact.String(apiErr.Message, "<api key>", c.APIKey)
+		apiErr.Message = redact.String(apiErr.Message, c.APIKey)
 	}
-	return redact.Error(err, "<api key>", c.APIKey)
+	return redact.Error(err, c.APIKey)
 }
 
 // startsWithJSON reports whether the body is a JSON document rather than events.

@@ -15,7 +15,7 @@ func TestErrorsNeverShowTheToken(t *testing.T) {
 	token := "999:SECRET-token"
 	c := NewClient(context.Background(), context.Background(), Config{Token: token, APIURL: srv.URL, Retry: SendRetry{Attempts: 1}})
 	_, err := c.SendMessage(context.Background(), SendMessageParams{Chat: Chat{ID: 1}, Text: "hi"})
-	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "<token>") {
+	if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "<redacted>") {
 		t.Fatalf("error = %v", err)
 	}
 	var netErr interface{ Timeout() bool }

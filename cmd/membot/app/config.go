@@ -16,6 +16,7 @@ import (
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/internal/redact"
 )
 
 // Config is every setting, each in the Config of the package it belongs
@@ -414,4 +415,14 @@ func (c *Config) readModels(e *env, key string) {
 		models = append(models, m)
 	}
 	c.LLM.Models = models
+}
+
+// Secrets is every secret among the settings: the bot token, the model
+// servers' keys, the webhook's secret. The log's writer and the store take
+// them out of whatever they write; a new setting that holds a secret is
+// added here. (The database's password is not: it never reaches an error
+// of a server, and a short one, "membot", would blank out ordinary words.)
+func (c *Config) Secrets() *redact.Secrets {
+	return redact.New(c.Telegram.Token, c.Intake.WebhookSecret,
+		c.LLM.Chat.APIKey, c.LLM.Transcription.APIKey, c.LLM.Speech.APIKey, c.LLM.Embeddings.APIKey)
 }

@@ -119,6 +119,7 @@ func (m *membot) openStore() error {
 		return startErr(ctx, err)
 	}
 	m.undo = append(m.undo, m.store.Close)
+	m.store.HideSecrets(cfg.Secrets()) // out of every error, event and message it stores
 	changed, warnings, err := m.store.PrepareAdminViews(ctx, cfg.Location.String())
 	if err != nil {
 		warnings = append(warnings, err.Error()) // the views are a convenience: go on

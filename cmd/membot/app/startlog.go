@@ -79,8 +79,10 @@ func whileWaiting(log *slog.Logger, msg string, args ...any) (done func()) {
 	return func() { close(stop) }
 }
 
-// NewLogger is the program's logger, as LOG_LEVEL and LOG_FORMAT say.
+// NewLogger is the program's logger, as LOG_LEVEL and LOG_FORMAT say,
+// writing to w with every secret of cfg taken out.
 func NewLogger(cfg *Config, w io.Writer) *slog.Logger {
+	w = cfg.Secrets().Writer(w)
 	opts := &slog.HandlerOptions{Level: cfg.Log.Level}
 	if cfg.Log.Format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
