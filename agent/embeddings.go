@@ -58,7 +58,7 @@ const maxEmbeddingDims = 8192
 func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, Usage, error) {
 	resp, err := e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: texts, Model: openai.EmbeddingModel(e.model)})
 	if err != nil {
-		return nil, Usage{}, redact.Error(fmt.Errorf("embeddings: %w", err), e.apiKey)
+		return nil, Usage{}, redact.Error(fmt.Errorf("embeddings: %w", err), redact.Mark, e.apiKey)
 	}
 	out := make([][]float32, len(texts))
 	dims := 0

@@ -162,9 +162,9 @@ func (c *Client) post(ctx context.Context, path, contentType, accept string, bod
 func (c *Client) redacted(err error) error {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
-		apiErr.Message = redact.String(apiErr.Message, c.APIKey)
+		apiErr.Message = redact.String(apiErr.Message, redact.Mark, c.APIKey)
 	}
-	return redact.Error(err, c.APIKey)
+	return redact.Error(err, redact.Mark, c.APIKey)
 }
 
 // startsWithJSON reports whether the body is a JSON document rather than events.

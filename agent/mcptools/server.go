@@ -62,19 +62,28 @@ func newServer(bot context.Context, cfg Server, log *slog.Logger, changed func()
 	s := &server{cfg: cfg, log: log.With("mcp_server", cfg.Name), changed: changed, bot: bot,
 		start: make(chan struct{}, 1), state: StateStarting, wait: backoff.New(time.Second, 5*time.Minute),
 		relist: make(chan struct{}, 1)}
+	s.secrets = cfg.Secrets()
+	return s
+}
+
+// Secrets are the values of the server's entry that may be secret: its
+// headers' and environment's values, and its URL (whose query or user may
+// carry a token: errors say the server's name instead).
+func (cfg Server) Secrets() []string {
+	var secrets []string
 	for _, v := range cfg.Headers {
-		s.secrets = append(s.secrets, v)
+		secrets = append(secrets, v)
 	}
 	for _, v := range cfg.Env {
-		s.secrets = append(s.secrets, v)
+		secrets = append(secrets, v)
 	}
 	if cfg.URL != "" {
-		s.secrets = append(s.secrets, cfg.URL) // its query or user may carry a token: errors say the server's name instead
+		secrets = append(secrets, cfg.URL)
 		if u, err := url.Parse(cfg.URL); err == nil {
-			s.secrets = append(s.secrets, u.Query().Encode(), u.RawQuery, u.User.String())
+			secrets = append(secrets, u.Query().Encode(), u.RawQuery, u.User.String())
 		}
 	}
-	return s
+	return secrets
 }
 
 // clean takes the server's secrets out of an error.

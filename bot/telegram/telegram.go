@@ -271,7 +271,7 @@ func Transient(err error) bool {
 }
 
 // redact removes the token from an error's text, keeping the chain for errors.Is/As.
-func (c *Client) redact(err error) error { return redact.Error(err, c.token) }
+func (c *Client) redact(err error) error { return redact.Error(err, redact.Mark, c.token) }
 
 // reached notes that Telegram answered just now.
 func (c *Client) reached() { c.lastOK.Store(time.Now().UnixNano()) }

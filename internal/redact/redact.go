@@ -15,24 +15,24 @@ import (
 // two-character "key" would garble every message without protecting anything.
 const minSecret = 6
 
-// String replaces every occurrence of each secret in s by Mark.
-func String(s string, secrets ...string) string {
+// String replaces every occurrence of each secret in s by mark.
+func String(s, mark string, secrets ...string) string {
 	for _, secret := range secrets {
 		if len(secret) >= minSecret {
-			s = strings.ReplaceAll(s, secret, Mark)
+			s = strings.ReplaceAll(s, secret, mark)
 		}
 	}
 	return s
 }
 
-// Error returns err with every secret replaced by Mark in its text, keeping
+// Error returns err with every secret replaced by mark in its text, keeping
 // the chain for errors.Is and errors.As; err itself when no secret is in it.
-func Error(err error, secrets ...string) error {
+func Error(err error, mark string, secrets ...string) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	if clean := String(msg, secrets...); clean != msg {
+	if clean := String(msg, mark, secrets...); clean != msg {
 		return &redacted{msg: clean, err: err}
 	}
 	return err

@@ -418,11 +418,16 @@ func (c *Config) readModels(e *env, key string) {
 }
 
 // Secrets is every secret among the settings: the bot token, the model
-// servers' keys, the webhook's secret. The log's writer and the store take
-// them out of whatever they write; a new setting that holds a secret is
-// added here. (The database's password is not: it never reaches an error
-// of a server, and a short one, "membot", would blank out ordinary words.)
+// servers' keys, the webhook's secret, the MCP servers' headers,
+// environment and URLs. The log's writer and the store take them out of
+// whatever they write; a new setting that holds a secret is added here.
+// (The database's password is not: it never reaches an error of a server,
+// and a short one, "membot", would blank out ordinary words.)
 func (c *Config) Secrets() *redact.Secrets {
-	return redact.New(c.Telegram.Token, c.Intake.WebhookSecret,
-		c.LLM.Chat.APIKey, c.LLM.Transcription.APIKey, c.LLM.Speech.APIKey, c.LLM.Embeddings.APIKey)
+	values := []string{c.Telegram.Token, c.Intake.WebhookSecret,
+		c.LLM.Chat.APIKey, c.LLM.Transcription.APIKey, c.LLM.Speech.APIKey, c.LLM.Embeddings.APIKey}
+	for _, s := range c.MCPServers {
+		values = append(values, s.Secrets()...)
+	}
+	return redact.New(values...)
 }
