@@ -268,3 +268,23 @@ func TestADeadMCPServerIsAClearToolErrorAndTheChatGoesOn(t *testing.T) {
 		}
 	}
 }
+
+func TestAnMCPCallTooLongToShowWholeIsRefusedBeforeAnyoneIsAsked(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	withMCPServers(t, h, map[string]any{"local": stdioServer(t, nil)})
+	h.Start()
+	h.WaitLog(`msg="MCP server ready" mcp_server=local`)
+	long := strings.Repeat("word ", 1000) // 5,000 characters: more than one message shows with the prompt
+	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_long", "echo", `{"text":"`+long+`"}`)}},
+		openaifake.Reply{Content: "That was too long to ask you about."})
+	if got := h.Say(jane, "echo a lot"); got != "That was too long to ask you about." {
+		t.Fatalf("the answer = %q", got)
+	}
+	if content, _ := toolResult(h, "call_long"); !strings.HasPrefix(content, "error: the call is too long to show a person for approval") {
+		t.Fatalf("the result = %q", content)
+	}
+	if n := h.Count(`SELECT count(*) FROM pending_approvals`); n != 0 {
+		t.Fatalf("%d approvals asked for a call that cannot be shown whole", n)
+	}
+}

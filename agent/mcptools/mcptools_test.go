@@ -3,6 +3,7 @@ package mcptools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"regexp"
@@ -10,12 +11,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/internal/testing/mcpfake"
 	"github.com/membot/membot/internal/testing/testkit"
 	"github.com/membot/membot/internal/testing/wait"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const botSecret = "sk-bot-secret-never-passed"
@@ -265,6 +268,81 @@ func TestAWrongHeaderLeavesTheServerDownWithoutShowingIt(t *testing.T) {
 	for _, secret := range []string{"wrong-secret", "query-secret"} {
 		if strings.Contains(logs.String(), secret) {
 			t.Fatalf("%q is in the logs:\n%s", secret, logs)
+		}
+	}
+}
+
+func TestAServersToolDefinitionsAreBounded(t *testing.T) {
+	t.Parallel()
+	web := mcpfake.NewHTTP(mcpfake.Options{})
+	t.Cleanup(web.Close)
+	raw := func(name, desc string, schema map[string]any) {
+		web.Server.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: schema},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	object := map[string]any{"type": "object"}
+	// The server lists its tools by name: these come first.
+	raw("a_bad\x01name", "", object)
+	raw("a_huge_schema", "", map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"description": strings.Repeat("x", 9000)}}})
+	raw("a_long_description", strings.Repeat("long ", 1000), object)
+	for i := range 80 {
+		raw(fmt.Sprintf("b_many_%02d", i), "", object)
+	}
+	o, _, logs := start(t, []mcptools.Server{{Name: "web", URL: web.URL(), Timeout: wait.Timeout()}})
+	long := o.find(t, "a_long_description")
+	if n := utf8.RuneCountInString(long.Description); n > 1100 || !strings.HasSuffix(long.Description, "…") {
+		t.Fatalf("the description is %d characters: %q", n, long.Description)
+	}
+	names := o.names()
+	if len(names) != 64 {
+		t.Fatalf("%d tools offered, want 64: %v", len(names), names)
+	}
+	for _, name := range names {
+		if strings.Contains(name, "huge") || strings.Contains(name, "bad") {
+			t.Fatalf("%q is offered", name)
+		}
+	}
+	for _, want := range []string{`msg="an MCP tool is left out" mcp_server=web tool=a_bad?name`, `tool=a_huge_schema err="the input schema is`,
+		`msg="the MCP server offers more tools than are taken; the rest are left out" mcp_server=web taken=64`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Fatalf("the log does not say %s:\n%s", want, logs)
+		}
+	}
+}
+
+func TestTheServersFileIsReadStrictly(t *testing.T) {
+	t.Parallel()
+	servers, err := mcptools.Parse([]byte(`{"mcpServers": {
+		"files": {"command": "npx", "args": ["-y", "server"], "env": {"K": "v"}, "autoApprove": ["read"], "timeout": "30s"},
+		"web": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer x"}},
+		"off": {"command": "nothing", "disabled": true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(servers) != 2 || servers[0].Name != "files" || servers[0].Transport() != "stdio" || servers[0].Timeout != 30*time.Second ||
+		servers[1].Name != "web" || servers[1].Transport() != "http" || servers[1].Timeout != time.Minute {
+		t.Fatalf("servers = %+v", servers)
+	}
+	for file, want := range map[string]string{
+		`{"servers": {}}`: `no "mcpServers" object`,
+		`{"mcpServers": {"a": {"command": "x", "url": "http://y"}}}`:           `server "a": give either "command"`,
+		`{"mcpServers": {"a": {}}}`:                                            `server "a": give either "command"`,
+		`{"mcpServers": {"a": {"command": "x", "autoAprove": ["t"]}}}`:         `server "a": json: unknown field "autoAprove"`,
+		`{"mcpServers": {"a b": {"command": "x"}}}`:                            `server "a b": a name is`,
+		`{"mcpServers": {"a": {"url": "ftp://x/?key=secret"}}}`:                `server "a": "url" must be an http or https URL`,
+		`{"mcpServers": {"a": {"url": "https://x", "args": ["y"]}}}`:           `server "a": an HTTP server ("url") takes no "args"`,
+		`{"mcpServers": {"a": {"command": "x", "headers": {"A": "b"}}}}`:       `server "a": a stdio server ("command") takes no "headers"`,
+		`{"mcpServers": {"a": {"command": "x", "timeout": "forever"}}}`:        `server "a": "timeout" must be a duration`,
+		`{"mcpServers": {"a": {"url": "https://x", "headers": {"A:B": "c"}}}}`: `server "a": the header name "A:B" is not valid`,
+	} {
+		_, err := mcptools.Parse([]byte(file))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", file, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: the error shows the URL: %v", file, err)
 		}
 	}
 }

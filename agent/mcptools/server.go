@@ -56,12 +56,13 @@ type server struct {
 	crashes int              // the sessions lost since a call last went through
 
 	relist chan struct{}
+	http   *http.Client // of a Streamable HTTP server: one for every session, so connections are reused
 }
 
 func newServer(bot context.Context, cfg Server, log *slog.Logger, changed func()) *server {
 	s := &server{cfg: cfg, log: log.With("mcp_server", cfg.Name), changed: changed, bot: bot,
 		start: make(chan struct{}, 1), state: StateStarting, wait: backoff.New(time.Second, 5*time.Minute),
-		relist: make(chan struct{}, 1)}
+		relist: make(chan struct{}, 1), http: httpClient(cfg.Headers)}
 	s.secrets = cfg.Secrets()
 	return s
 }
@@ -162,7 +163,7 @@ func (s *server) connect(ctx context.Context) (*session, []*mcp.Tool, error) {
 	var transport mcp.Transport
 	var proc *process
 	if s.cfg.URL != "" {
-		transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: httpClient(s.cfg.Headers), MaxRetries: 2}
+		transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.http, MaxRetries: 2}
 	} else {
 		var err error
 		if proc, transport, err = startProcess(s.bot, s.cfg, s.log, s.cleanText); err != nil {

@@ -52,6 +52,7 @@ func TestBadConfigurationStopsWithOneLine(t *testing.T) {
 		"STREAMING":               {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "STREAMING": "sometimes"},
 		"STREAM_EDIT_INTERVAL":    {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "STREAM_EDIT_INTERVAL": "1"},
 		"MODES_FILE":              {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MODES_FILE": "/nonexistent/modes.yaml"},
+		"MCP_SERVERS":             {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "MCP_SERVERS": "/nonexistent/servers.json"},
 		"TELEGRAM_RATE_LIMIT":     {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "TELEGRAM_RATE_LIMIT": "sometimes"},
 		"LLM_IDLE_TIMEOUT":        {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "LLM_IDLE_TIMEOUT": "-5s"},
 		"CONTEXT_TOKENS":          {"TELEGRAM_BOT_TOKEN": "1:a", "DATABASE_URL": "postgres://x@localhost/db", "CONTEXT_TOKENS": "10"},
