@@ -3,12 +3,15 @@ package mcptools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -344,5 +347,28 @@ func TestTheServersFileIsReadStrictly(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "secret") {
 			t.Errorf("%s: the error shows the URL: %v", file, err)
 		}
+	}
+}
+
+func TestStdioServersStopWithTheBot(t *testing.T) {
+	t.Parallel()
+	logs := &testkit.SyncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	o := &offered{}
+	m := mcptools.Start(ctx, []mcptools.Server{stdio("local")}, nil, o.set, slog.New(slog.NewTextHandler(logs, nil)))
+	out, err := run(t, o.find(t, "pid"), `{}`)
+	if err != nil {
+		cancel()
+		m.Wait()
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(out)
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		t.Fatalf("the server's pid is %q", out)
+	}
+	cancel()
+	m.Wait() // the process is reaped: its pid names nothing
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("the server (pid %d) still runs after the bot stopped: %v", pid, err)
 	}
 }

@@ -9,6 +9,7 @@
 //   - picture {}: an image and a line of text
 //   - big {bytes}: that many bytes of text
 //   - env {name}: the server's environment variable name, or "(unset)"
+//   - pid {}: the server's process id
 //   - learn {name}: adds a tool of that name (an echo), so the server
 //     tells its client that its tools changed
 package mcpfake
@@ -19,6 +20,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -105,6 +107,10 @@ func New(opts Options) *mcp.Server {
 				v = "(unset)"
 			}
 			return textResult(v), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: p + "pid", Description: "Says the server's process id."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return textResult(strconv.Itoa(os.Getpid())), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: p + "learn", Description: "Adds a tool of the given name."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in name) (*mcp.CallToolResult, any, error) {
