@@ -322,7 +322,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			return a.stop(ctx, t, llmCall, used)
 		}
 		if err != nil {
-			a.recordFailure(ctx, &t.info, llmCall)
+			a.recordFailure(ctx, &t.info, llmCall, err)
 			return nil, err
 		}
 		t.tokens += llmCall.PromptTokens + llmCall.CompletionTokens
@@ -411,14 +411,20 @@ func callMeta(c memory.LLMCall) map[string]any {
 }
 
 // recordFailure stores a model call that failed for good, with its
-// llm_error event. The turn fails anyway, so a storage error is only logged.
-func (a *Agent) recordFailure(ctx context.Context, info *TurnInfo, call memory.LLMCall) {
+// llm_error event, and marks the turn's user row when the server refused
+// it for what it holds (refusedFor). The turn fails anyway, so a storage
+// error is only logged.
+func (a *Agent) recordFailure(ctx context.Context, info *TurnInfo, call memory.LLMCall, err error) {
 	if ctx.Err() != nil {
 		return // shutting down: the turn is taken up again, nothing failed for good
 	}
 	ev := memory.Event{Type: memory.EventLLMError, UserID: info.UserID, ChatID: info.Chat.ID, UpdateID: info.UpdateID,
 		Payload: map[string]any{"model": call.Model, "status": call.Status, "error": call.Error, "latency_ms": call.Latency.Milliseconds()}}
-	if _, err := a.store.SaveStep(ctx, info.ConversationID, memory.Step{LLMCalls: []memory.LLMCall{call}, Events: []memory.Event{ev}}); err != nil {
+	step := memory.Step{LLMCalls: []memory.LLMCall{call}, Events: []memory.Event{ev}}
+	if reason, ok := refusedFor(err); ok && info.UserMessageID != 0 {
+		step.Refused = &memory.Refused{MessageID: info.UserMessageID, Reason: reason}
+	}
+	if _, err := a.store.SaveStep(ctx, info.ConversationID, step); err != nil {
 		a.log.Warn("recording a failed model call failed", "update_id", info.UpdateID, "err", err)
 	}
 }

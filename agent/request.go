@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/membot/membot/agent/llm"
@@ -17,7 +18,9 @@ import (
 // The rows stay in the database as they were stored; only the request is
 // shaped:
 //   - system rows (notes such as "Tools used: …") go into the system message;
-//   - a user row that never got an answer is merged with the next user row;
+//   - a user row that never got an answer is merged with the next user row,
+//     unless the server refused it for good (memory.Message.Refused): that
+//     one is left out, and the system message says so;
 //   - an assistant row right after another is merged into it;
 //   - a user row right after tool results (the turn failed after its tools
 //     ran) gets a short assistant note before it;
@@ -31,6 +34,9 @@ const (
 	unanswered = "(No answer was given: the turn ended after its tools ran.)"
 	// earlierOmitted begins a window whose first row is not a user message.
 	earlierOmitted = "(Earlier messages of this conversation are not shown.)"
+	// refusedNote stands in the system message for a user row the model
+	// server refused for good, with why.
+	refusedNote = "An earlier message of the user could not be answered and is not shown: the model server refused it (%s)."
 )
 
 // Context is what a request is built from: the system prompt (mode,
@@ -60,6 +66,10 @@ func (c Context) build(sendReasoning bool) []llm.Message {
 		case memory.RoleSystem:
 			notes = append(notes, r.Content)
 		case memory.RoleUser:
+			if r.Refused != "" {
+				notes = append(notes, fmt.Sprintf(refusedNote, r.Refused))
+				continue
+			}
 			switch last.Role {
 			case llm.RoleUser:
 				mergeUser(last, c.userMessage(r))

@@ -110,6 +110,15 @@ type Step struct {
 	// second model call. A crash between sending and completing costs a
 	// second reply already.
 	FlushLater bool
+	// Refused, when set, notes on a user row that the model server refused
+	// it for good, and why (messages.metadata's "refused").
+	Refused *Refused
+}
+
+// Refused is a user row the model server refused for good.
+type Refused struct {
+	MessageID int64
+	Reason    string
 }
 
 // SaveStep stores a step in one round trip and returns the messages' ids.
@@ -148,6 +157,9 @@ func (s *Store) queueStep(batch *pgx.Batch, conversationID string, st Step) []in
 		}
 		s.queueEvent(batch, e)
 	}
+	if st.Refused != nil {
+		batch.Queue(markRefusedSQL, st.Refused.MessageID, s.storable(st.Refused.Reason))
+	}
 	return ids
 }
 
@@ -155,4 +167,5 @@ func (s *Store) queueStep(batch *pgx.Batch, conversationID string, st Step) []in
 var (
 	insertEventSQL   = statement("insertEvent")
 	insertLLMCallSQL = statement("insertLLMCall")
+	markRefusedSQL   = statement("markRefused")
 )

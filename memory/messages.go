@@ -54,15 +54,20 @@ type Message struct {
 	// raw so that loading the history decodes only the few rows that
 	// have one. Read only, as a column.
 	Media json.RawMessage `db:"media"`
+	// Refused is, for a user row the model server refused for good (its
+	// content, an image it cannot read), why: metadata's "refused". Read
+	// with a turn's history only.
+	Refused string `db:"-"`
 }
 
-// scanHistoryRow reads a row selected as a Message (sql/messages.sql), in that order,
+// scanHistoryRow reads a row of a turn's history (sql/turns.sql's turnHistory: a Message's
+// columns, then refused), in that order,
 // without its metadata: decoding every history row's JSON was a tenth of
 // the bot's CPU time per turn.
 func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 	var m Message
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID, &m.ToolName,
-		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.ReasoningBack, &m.Media)
+		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.ReasoningBack, &m.Media, &m.Refused)
 	return m, err
 }
 

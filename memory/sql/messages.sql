@@ -25,6 +25,12 @@ VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7::bigint, 0), N
 	membot_message_stems($2::text, $3::text))
 RETURNING id
 
+-- name: markRefused
+-- markRefused notes on a user row why the model server refused it for good
+-- ($2): the requests of later turns leave it out.
+UPDATE messages SET metadata = coalesce(metadata, '{}'::jsonb) || jsonb_build_object('refused', $2::text)
+WHERE id = $1 AND role = 'user'
+
 -- name: lastMessages
 SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
