@@ -145,6 +145,22 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.De
 	return h.chain(h.act)(ctx, in)
 }
 
+// GiveUp tells the chat of an update that will not be handled (runs died
+// with it in hand: inbox.GiveUpAfterCrashes) the bot's apology, when
+// routing says the update is for the bot at all. It implements
+// inbox.UpdateHandler.
+func (h *Handler) GiveUp(ctx context.Context, u *memory.InboxUpdate) error {
+	decoded, thread, err := h.decode(u.Payload)
+	if err != nil {
+		return nil // nowhere to apologise
+	}
+	in := &incoming{update: u, decoded: decoded, thread: thread}
+	_, err = h.routed(func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+		return nil, h.reply(ctx, in, tr(in.lang()).Apology)
+	})(ctx, in)
+	return err
+}
+
 // act does what routing decided for an update the chain let through.
 func (h *Handler) act(ctx context.Context, in *incoming) (*memory.Delivery, error) {
 	switch {

@@ -15,6 +15,9 @@ type InboxUpdate struct {
 	ChatID   int64
 	Payload  []byte // the update's JSON, as Telegram sent it
 	Attempts int    // how many times it has been claimed, this time included
+	// Crashes is how many runs died with the update in hand (the claim
+	// that took it over from each counted it).
+	Crashes int
 	// Shown are the Telegram messages an earlier attempt showed a streamed
 	// answer in before it was cut short (see NoteShown).
 	Shown []int64
@@ -102,7 +105,7 @@ func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*Inbo
 func scanClaim(row pgx.Row) (*InboxUpdate, error) {
 	var u InboxUpdate
 	var payload string
-	err := row.Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts, &u.Shown)
+	err := row.Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts, &u.Crashes, &u.Shown)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -144,6 +147,16 @@ func (s *Store) queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, err
 	}
 	batch.Queue(completeUpdateSQL,
 		updateID, s.storable(errText))
+}
+
+// HandBack returns the updates owner holds to the inbox, when its run
+// stops cleanly with turns abandoned: the next run takes them up again
+// without counting them as in hand at a crash.
+func (s *Store) HandBack(ctx context.Context, owner int32) error {
+	if _, err := s.pool.Exec(ctx, handBackSQL, owner); err != nil {
+		return fmt.Errorf("hand back updates: %w", translate(err))
+	}
+	return nil
 }
 
 // UnfinishedChats lists the chats that have updates not yet done.
@@ -190,6 +203,7 @@ var (
 	adoptUpdatesSQL    = statement("adoptUpdates")
 	noteShownSQL       = statement("noteShown")
 	recordDeliverySQL  = statement("recordDelivery")
+	handBackSQL        = statement("handBack")
 	completeUpdateSQL  = statement("completeUpdate")
 	unfinishedChatsSQL = statement("unfinishedChats")
 	inboxBacklogSQL    = statement("inboxBacklog")

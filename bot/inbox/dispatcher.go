@@ -7,6 +7,7 @@ package inbox
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ type Queue interface {
 	ClaimNext(ctx context.Context, chatID int64, owner int32) (*memory.InboxUpdate, error)
 	Complete(ctx context.Context, updateID int64, d *memory.Delivery, errText string) error
 	UnfinishedChats(ctx context.Context) ([]int64, error)
+	HandBack(ctx context.Context, owner int32) error
 	// The two calls below each do two of the above in one round trip.
 	SaveAndClaim(ctx context.Context, updates []memory.InboxUpdate, owner int32, claim []int64) ([]*memory.InboxUpdate, error)
 	CompleteAndClaimNext(ctx context.Context, updateID int64, d *memory.Delivery, errText string, chatID int64, owner int32) (*memory.InboxUpdate, error)
@@ -28,7 +30,17 @@ type Queue interface {
 // UpdateHandler handles one update and says what was delivered.
 type UpdateHandler interface {
 	Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error)
+	// GiveUp tells the update's chat that it will not be answered (the
+	// bot's apology): runs died with it in hand (GiveUpAfterCrashes).
+	GiveUp(ctx context.Context, u *memory.InboxUpdate) error
 }
+
+// GiveUpAfterCrashes is how many runs may die with an update in hand
+// before it is given up: an update whose handling kills the process (a
+// fatal error, the OOM killer) would otherwise be taken over by every
+// next run and kill it too, and the chat would never go on. A failure that
+// may pass (Transient) is retried within the run and counts nothing.
+const GiveUpAfterCrashes = 3
 
 // Dispatcher handles the inbox: one chat's updates strictly in order, one at
 // a time, and up to Workers chats at once, so a slow chat never holds up the
@@ -81,9 +93,20 @@ func (d *Dispatcher) Run(intake, work context.Context) {
 			d.mu.Lock()
 			d.mu.Unlock() //nolint:staticcheck // an empty critical section is the point
 			d.wg.Wait()
+			d.handBack()
 			return
 		case <-tick.C:
 		}
+	}
+}
+
+// handBack returns the updates the run still holds (turns abandoned at
+// the shutdown deadline) to the inbox: stopping cleanly is no crash.
+func (d *Dispatcher) handBack() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.Queue.HandBack(ctx, d.Owner); err != nil {
+		d.Log.Warn("handing back the updates in hand failed; the next run counts them as in hand at a crash", "err", err)
 	}
 }
 
@@ -165,7 +188,13 @@ func (d *Dispatcher) drain(chat int64, u *memory.InboxUpdate) (handled int64) {
 // the chat's next update, claimed with the completion, or nil.
 func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory.InboxUpdate {
 	if u.Attempts > 1 { // claimed before by a run that did not finish it
-		d.Log.Info("taking over an update a stopped or crashed run left unfinished", "update_id", u.UpdateID, "chat_id", u.ChatID, "attempt", u.Attempts)
+		d.Log.Info("taking over an update a stopped or crashed run left unfinished", "update_id", u.UpdateID, "chat_id", u.ChatID,
+			"attempt", u.Attempts, "crashes", u.Crashes)
+	}
+	poisoned := u.Crashes >= GiveUpAfterCrashes
+	if poisoned {
+		d.Log.Error("update given up: the process died each time it was in hand", "update_id", u.UpdateID, "chat_id", u.ChatID, "crashes", u.Crashes)
+		orNone(d.Metrics).UpdatePoisoned()
 	}
 	b := backoff.New(500*time.Millisecond, 30*time.Second)
 	d.Stuck.begin(u.ChatID)
@@ -175,7 +204,7 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory
 		}
 	}()
 	for {
-		delivery, err := d.Handler.Handle(work, u)
+		delivery, err := d.run(work, u)
 		if err != nil && (work.Err() != nil || (d.Transient != nil && d.Transient(err))) {
 			d.Log.Warn("handling an update failed; retrying", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err, "retry_in", b.Peek())
 			d.Stuck.failed(u.ChatID, err)
@@ -185,12 +214,31 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory
 			continue
 		}
 		errText := ""
-		if err != nil {
+		switch {
+		case poisoned:
+			errText = fmt.Sprintf("given up: the process died %d times with it in hand", u.Crashes)
+			if err != nil {
+				d.Log.Warn("telling the chat its update was given up failed", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err)
+			}
+		case err != nil:
 			d.Log.Error("update given up", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err)
 			errText = err.Error()
 		}
 		return d.complete(work, u, delivery, errText, b)
 	}
+}
+
+// run handles u or, when runs died with it in hand GiveUpAfterCrashes
+// times, tells its chat it is given up. Once more (the apology itself may
+// be what killed the last run), the chat is not told.
+func (d *Dispatcher) run(work context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
+	switch {
+	case u.Crashes < GiveUpAfterCrashes:
+		return d.Handler.Handle(work, u)
+	case u.Crashes == GiveUpAfterCrashes:
+		return nil, d.Handler.GiveUp(work, u)
+	}
+	return nil, nil
 }
 
 // complete marks the update done and, unless intake has ended, claims the

@@ -48,6 +48,11 @@ func (r *recorder) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.D
 	return nil, nil
 }
 
+// GiveUp is never called: no run dies with an update in hand here.
+func (r *recorder) GiveUp(ctx context.Context, u *memory.InboxUpdate) error {
+	panic(fmt.Sprintf("update %d given up", u.UpdateID))
+}
+
 func (r *recorder) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

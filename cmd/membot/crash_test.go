@@ -102,11 +102,7 @@ func killRepeatedly(t *testing.T, settings ...string) *crashRun {
 		reply.Delay, reply.ChunkDelay = delay, 10*time.Millisecond
 		return reply
 	})
-	env := append(os.Environ(),
-		"TELEGRAM_BOT_TOKEN="+testToken, "TELEGRAM_API_URL="+r.tg.URL(), "TELEGRAM_RATE_LIMIT=off",
-		"DATABASE_URL="+dsn, "OPENAI_BASE_URL="+r.llm.URL(), "OPENAI_API_KEY=sk-test-key-never-logged",
-		"POLL_TIMEOUT=1s", "WORKERS=4", "SHUTDOWN_TIMEOUT=5s", "ENV_FILE=/dev/null")
-	env = append(env, settings...)
+	env := binaryEnv(r.tg, r.llm, dsn, settings...)
 	logs := &syncBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -198,6 +194,16 @@ func killRepeatedly(t *testing.T, settings ...string) *crashRun {
 		t.Errorf("the last run did not stop cleanly on SIGTERM: %v", err)
 	}
 	return r
+}
+
+// binaryEnv is the environment of the built binary run against the fakes
+// and the database dsn, with settings added.
+func binaryEnv(tg *telegramfake.Server, llm *openaifake.Server, dsn string, settings ...string) []string {
+	env := append(os.Environ(),
+		"TELEGRAM_BOT_TOKEN="+testToken, "TELEGRAM_API_URL="+tg.URL(), "TELEGRAM_RATE_LIMIT=off",
+		"DATABASE_URL="+dsn, "OPENAI_BASE_URL="+llm.URL(), "OPENAI_API_KEY=sk-test-key-never-logged",
+		"POLL_TIMEOUT=1s", "WORKERS=4", "SHUTDOWN_TIMEOUT=5s", "ENV_FILE=/dev/null")
+	return append(env, settings...)
 }
 
 // groupMember is who writes in a group of the crash scenario.

@@ -108,8 +108,8 @@ func TestShutdownHandsBackATurnThatOverrunsTheDeadline(t *testing.T) {
 	if got := h.Shown(jane.ID); len(got) != 0 {
 		t.Fatalf("an abandoned turn sent %q", got)
 	}
-	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'processing'`, slow); n != 1 {
-		t.Fatal("the abandoned update is not left for the next start")
+	if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND state = 'pending'`, slow); n != 1 {
+		t.Fatal("the abandoned update is not handed back for the next start")
 	}
 	waitNoBotConnections(h)
 
@@ -118,9 +118,9 @@ func TestShutdownHandsBackATurnThatOverrunsTheDeadline(t *testing.T) {
 	if got := h.Shown(jane.ID); len(got) != 1 || got[0] != "echo: very slow question" {
 		t.Fatalf("after the restart jane got %q", got)
 	}
-	var attempts int
-	h.DB.QueryRow(context.Background(), `SELECT attempts FROM updates WHERE update_id = $1`, slow).Scan(&attempts)
-	if attempts != 2 {
-		t.Errorf("attempts = %d, want 2", attempts)
+	var attempts, crashes int
+	h.DB.QueryRow(context.Background(), `SELECT attempts, crashes FROM updates WHERE update_id = $1`, slow).Scan(&attempts, &crashes)
+	if attempts != 2 || crashes != 0 {
+		t.Errorf("attempts = %d, crashes = %d; want 2 and 0 (a clean stop is no crash)", attempts, crashes)
 	}
 }

@@ -25,6 +25,7 @@ type Metrics struct {
 	telegramRetries *prometheus.CounterVec
 	telegram429     prometheus.Counter
 	renumbered      prometheus.Counter
+	poisoned        prometheus.Counter
 	models          modelHealth // for ModelCheck (model.go)
 }
 
@@ -62,9 +63,12 @@ func New() *Metrics {
 		renumbered: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "membot_updates_renumbered_total", Help: "Updates stored under a new id because an earlier update (another bot's, or from before the Bot API's ids started again) held Telegram's.",
 		}),
+		poisoned: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "membot_updates_poisoned_total", Help: "Updates given up because the process died each time it had them in hand (3 runs): the chat was told and went on.",
+		}),
 	}
 	m.reg.MustRegister(m.updatesReceived, m.repliesSent, m.turnDuration, m.llmDuration, m.llmErrors,
-		m.toolCalls, m.telegramRetries, m.telegram429, m.renumbered,
+		m.toolCalls, m.telegramRetries, m.telegram429, m.renumbered, m.poisoned,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -76,6 +80,9 @@ func (m *Metrics) UpdatesReceived(source string, n int) {
 
 // UpdateRenumbered counts an update stored under a new id.
 func (m *Metrics) UpdateRenumbered() { m.renumbered.Inc() }
+
+// UpdatePoisoned counts an update given up because runs died with it in hand.
+func (m *Metrics) UpdatePoisoned() { m.poisoned.Inc() }
 
 // WatchBlockedChats reports, at every scrape, how many chats wait on an
 // update that has been in hand for too long (count).

@@ -80,13 +80,16 @@ SELECT (SELECT update_id FROM stored), EXISTS (SELECT 1 FROM there)
 -- chat's updates are handled one at a time, in order, by however many
 -- processes. FOR UPDATE (not SKIP LOCKED) makes a concurrent claimer wait and
 -- then see the row as taken, rather than skip ahead to the chat's next update.
+-- An update taken from another owner while 'processing' was in hand when
+-- that owner died: crashes counts it, before any work starts.
 UPDATE updates u
-SET state = 'processing', owner_id = $2, claimed_at = now(), attempts = u.attempts + 1
+SET state = 'processing', owner_id = $2, claimed_at = now(), attempts = u.attempts + 1,
+	crashes = u.crashes + (u.state = 'processing' AND u.owner_id IS DISTINCT FROM $2)::int
 FROM (SELECT update_id FROM updates WHERE chat_id = $1 AND state <> 'done'
       ORDER BY update_id LIMIT 1 FOR UPDATE) head
 WHERE u.update_id = head.update_id
   AND (u.state = 'pending' OR u.owner_id = $2 OR NOT membot_owner_alive(u.owner_id))
-RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts, coalesce(u.shown_message_ids, '{}')
+RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts, u.crashes, coalesce(u.shown_message_ids, '{}')
 
 -- name: replySent
 -- replySent logs the delivery of assistant row $1, the answer to update
@@ -111,6 +114,11 @@ UPDATE updates SET shown_message_ids = $2 WHERE update_id = $1
 UPDATE messages SET telegram_message_id = $2,
 			metadata = metadata || jsonb_strip_nulls(jsonb_build_object('telegram_message_ids', $3::bigint[],
 				'shown_as', NULLIF($4, ''))) WHERE id = $1
+
+-- name: handBack
+-- handBack returns what owner $1 holds to the inbox as it stops cleanly:
+-- the next run takes those updates up without counting a crash.
+UPDATE updates SET state = 'pending' WHERE owner_id = $1 AND state = 'processing'
 
 -- name: completeUpdate
 UPDATE updates SET state = 'done', done_at = now(), error = NULLIF($2, '') WHERE update_id = $1
