@@ -119,7 +119,12 @@ func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Ca
 		budget = a.cfg.ContextTokens - a.answerReserve()
 		if tools {
 			budget -= defTokens
+			if defTokens > a.cfg.ContextTokens/2 {
+				a.warnOnce("tool-definitions", "the tools' definitions take more than half of CONTEXT_TOKENS, so the model sees little history: "+
+					"raise CONTEXT_TOKENS or offer fewer MCP tools", "tool_tokens", defTokens, "context_tokens", a.cfg.ContextTokens)
+			}
 		}
+		budget = max(budget, 1) // 0 is no bound: with no room left, the turn at hand is sent alone
 	}
 	req := llm.Request{Model: t.model, Messages: Context{System: t.system, Rows: rows, Tokens: budget, Images: t.images}.build(!caps.NoReasoningBack)}
 	if caps.NoImages && sendsImages(req) {

@@ -172,3 +172,25 @@ func TestImagePartsSurviveTheRequestBuilder(t *testing.T) {
 		t.Errorf("a request with one image is estimated at %d tokens", n)
 	}
 }
+
+// Tools whose definitions leave no room (an MCP server's many large ones)
+// leave the turn at hand alone in the request, never the whole history
+// unbounded, and the log says why.
+func TestToolDefinitionsThatFillTheContextLeaveTheTurnAlone(t *testing.T) {
+	t.Parallel()
+	var logs strings.Builder
+	huge := Tool{Name: "huge", Parameters: map[string]any{"type": "object", "description": strings.Repeat("word ", 4000)}}
+	a := New(nil, nil, NewRegistry(huge), Config{ContextTokens: 2000, MaxAnswerTokens: 100}, slog.New(slog.NewTextHandler(&logs, nil)))
+	long := strings.Repeat("word ", 100)
+	rows := []memory.Message{user(long), assistant(long), user("now")}
+	req := a.request(&turnState{model: "m"}, rows, true, Capabilities{})
+	if got := roles(t, req.Messages); got != "system,user" || len(req.Tools) != 1 {
+		t.Errorf("the request holds %s and %d tools", got, len(req.Tools))
+	}
+	if !strings.Contains(logs.String(), "the tools' definitions take more than half of CONTEXT_TOKENS") {
+		t.Errorf("no warning in the log: %s", logs.String())
+	}
+	if req := a.request(&turnState{model: "m"}, rows, false, Capabilities{}); roles(t, req.Messages) != "system,user,assistant,user" {
+		t.Errorf("without tools the request holds %s", roles(t, req.Messages))
+	}
+}
