@@ -181,39 +181,7 @@ func (h *Handler) groupAdmin(ctx context.Context, in *incoming) (bool, error) {
 }
 
 // chatAdmin tells whether a user is the creator or an administrator of a
-// chat (getChatMember). The answer is kept for memberTTL, so that a flood
-// of presses or /stop costs a call per user, not one each.
+// chat (getChatMember), as h.chatAdmins remembers it lately.
 func (h *Handler) chatAdmin(ctx context.Context, chatID, userID int64) (bool, error) {
-	key := [2]int64{chatID, userID}
-	now := time.Now()
-	h.membersMu.Lock()
-	m, ok := h.members[key]
-	h.membersMu.Unlock()
-	if ok && now.Before(m.until) {
-		return m.admin, nil
-	}
-	status, err := h.Client.MemberStatus(ctx, chatID, userID)
-	if err != nil {
-		return false, err
-	}
-	admin := status == "creator" || status == "administrator"
-	h.membersMu.Lock()
-	defer h.membersMu.Unlock()
-	if h.members == nil || len(h.members) >= maxMembersKept {
-		h.members = map[[2]int64]member{} // bounded: forgetting only costs a call
-	}
-	h.members[key] = member{admin: admin, until: now.Add(memberTTL)}
-	return admin, nil
-}
-
-// How long, and for how many users at once, a chat member's status is kept.
-const (
-	memberTTL      = time.Minute
-	maxMembersKept = 10000
-)
-
-// member is a chat member's status as chatAdmin keeps it.
-type member struct {
-	admin bool
-	until time.Time
+	return h.chatAdmins.Is(ctx, chatID, userID, h.Client.MemberStatus)
 }

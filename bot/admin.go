@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
 )
 
@@ -56,22 +57,7 @@ func cmdUser(ctx context.Context, h *Handler, in *incoming) error {
 	if !st.Known && st.ModelCalls == 0 && st.Refusals == 0 {
 		return h.reply(ctx, in, tr(in.lang()).UserUnknown(id))
 	}
-	return h.reply(ctx, in, tr(in.lang()).User(id, describeUser(st.User), h.localTime(st.FirstSeen, st.Known), h.localTime(st.LastSeen, st.Known), st.Conversations, st.StoredMessages, st.MessagesToday, st.TokensToday, st.MessagesMonth, st.TokensMonth, st.TokensTotal, st.ModelCalls, st.Refusals))
-}
-
-// describeUser is "@name, First Last" with what is known.
-func describeUser(u memory.User) string {
-	var parts []string
-	if u.Username != "" {
-		parts = append(parts, "@"+u.Username)
-	}
-	if name := strings.TrimSpace(u.FirstName + " " + u.LastName); name != "" {
-		parts = append(parts, name)
-	}
-	if len(parts) == 0 {
-		return "—"
-	}
-	return strings.Join(parts, ", ")
+	return h.reply(ctx, in, tr(in.lang()).User(id, texts.UserName(st.User.Username, st.User.FirstName, st.User.LastName), h.localTime(st.FirstSeen, st.Known), h.localTime(st.LastSeen, st.Known), st.Conversations, st.StoredMessages, st.MessagesToday, st.TokensToday, st.MessagesMonth, st.TokensMonth, st.TokensTotal, st.ModelCalls, st.Refusals))
 }
 
 func (h *Handler) localTime(t time.Time, known bool) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/stamp"
@@ -46,7 +45,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 		if !group || m.Role != memory.RoleUser { // a group's rows start with their author already
 			text = speaker(in.lang(), m) + ": " + text
 		}
-		lines = append(lines, texts.Clock(m.CreatedAt, loc)+" "+preview(text, 200))
+		lines = append(lines, texts.Clock(m.CreatedAt, loc)+" "+texts.Preview(text, 200))
 	}
 	return h.reply(ctx, in, strings.Join(lines, "\n"))
 }
@@ -57,13 +56,4 @@ func speaker(lang string, m memory.Message) string {
 		return tr(lang).You
 	}
 	return tr(lang).Bot
-}
-
-// preview is text on one line, cut to at most n characters.
-func preview(text string, n int) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if utf8.RuneCountInString(text) <= n {
-		return text
-	}
-	return string([]rune(text)[:n-1]) + "…"
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 )
@@ -40,22 +41,12 @@ func cmdRetry(ctx context.Context, h *Handler, in *incoming) error {
 
 // takenBack says which of the turn's side effects went with it ("" when none).
 func takenBack(lang string, r *memory.Rollback) string {
-	lines := func(texts []string) string {
-		var b strings.Builder
-		for i, t := range texts {
-			if i > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString("• " + preview(t, 80))
-		}
-		return b.String()
-	}
 	var parts []string
 	if n := len(r.RemindersCancelled); n > 0 {
-		parts = append(parts, tr(lang).TakenBackReminders(n, lines(r.RemindersCancelled)))
+		parts = append(parts, tr(lang).TakenBackReminders(n, texts.Bullets(r.RemindersCancelled, 80)))
 	}
 	if n := len(r.FactsRemoved); n > 0 {
-		parts = append(parts, tr(lang).TakenBackFacts(n, lines(r.FactsRemoved)))
+		parts = append(parts, tr(lang).TakenBackFacts(n, texts.Bullets(r.FactsRemoved, 80)))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -71,7 +62,7 @@ func cmdUndo(ctx context.Context, h *Handler, in *incoming) error {
 	case r.Repeated:
 		return h.reply(ctx, in, tr(in.lang()).UndoneAgain(r.Removed))
 	}
-	quote := preview(stamp.Strip(r.UserMessage.Content), 80)
+	quote := texts.Preview(stamp.Strip(r.UserMessage.Content), 80)
 	text := tr(in.lang()).Undone(quote, r.Shown-1)
 	if note := takenBack(in.lang(), r); note != "" {
 		text += "\n" + note

@@ -12,6 +12,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
@@ -86,8 +87,7 @@ type Handler struct {
 	routesOnce sync.Once
 	table      *routes // what the bot answers: see newRoutes
 
-	membersMu sync.Mutex
-	members   map[[2]int64]member // who administers a chat, lately (chatAdmin)
+	chatAdmins access.ChatAdmins // who administers a chat, lately (chatAdmin)
 }
 
 // incoming is a message, or a press of one of the bot's buttons, being handled.

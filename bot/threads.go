@@ -3,13 +3,12 @@ package bot
 import (
 	"context"
 	"encoding/json"
-	"strings"
-	"unicode"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
 )
 
@@ -37,20 +36,14 @@ func (h *Handler) decode(payload []byte) (*tgbotapi.Update, int64, error) {
 	return &upd, telegram.ThreadOf(payload), nil
 }
 
-// maxTopicWords bounds the name a topic gets from its first message.
-const maxTopicWords = 6
-
 // nameTopic names a new topic after its first exchange: the first words of
-// the user's message. It is a courtesy: a failure is only logged.
+// the user's message (texts.TopicName). It is a courtesy: a failure is only
+// logged.
 func (h *Handler) nameTopic(ctx context.Context, in *incoming, text string) {
 	thread := in.thread
-	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
-	if thread == 0 || len(words) == 0 {
+	name := texts.TopicName(text)
+	if thread == 0 || name == "" {
 		return
-	}
-	name := strings.Join(words[:min(len(words), maxTopicWords)], " ")
-	if len(words) > maxTopicWords {
-		name += "…"
 	}
 	if err := h.Client.EditForumTopic(ctx, in.msg.Chat.ID, thread, name); err != nil {
 		h.Log.Debug("naming a topic failed", "chat_id", in.msg.Chat.ID, "thread", thread, "err", err)

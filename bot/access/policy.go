@@ -1,9 +1,12 @@
 // Package access is who may use the bot and how much (Policy): the
 // allowlists, the admins, the rate and daily token limits, and the days
-// they count in. bot's gate (bot/access.go) enforces it.
+// they count in; and who administers a group lately (ChatAdmins). bot's
+// gate (bot/access.go) enforces it.
 package access
 
-import "time"
+import (
+	"time"
+)
 
 // Policy says who may use the bot and how much. The zero value lets
 // everyone in, without limits.

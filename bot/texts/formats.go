@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Clock is how every date and time the bot writes looks: one format, in
@@ -51,4 +52,59 @@ func displayName(s string) string {
 		name = strings.TrimSpace(string(r[:maxNameRunes]))
 	}
 	return name
+}
+
+// Preview is text on one line, cut to at most n characters.
+func Preview(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	return string([]rune(text)[:n-1]) + "…"
+}
+
+// maxTopicWords bounds the name a topic gets from its first message.
+const maxTopicWords = 6
+
+// TopicName is the name a new topic gets from its first message: its first
+// words, "…" when there are more; "" when it has none.
+func TopicName(text string) string {
+	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+	if len(words) == 0 {
+		return ""
+	}
+	name := strings.Join(words[:min(len(words), maxTopicWords)], " ")
+	if len(words) > maxTopicWords {
+		name += "…"
+	}
+	return name
+}
+
+// Bullets is items one a line, each after "• " and previewed to at most n
+// characters.
+func Bullets(items []string, n int) string {
+	var b strings.Builder
+	for i, t := range items {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("• " + Preview(t, n))
+	}
+	return b.String()
+}
+
+// UserName is "@name, First Last" with what is known of a user; "—" when
+// nothing is.
+func UserName(username, firstName, lastName string) string {
+	var parts []string
+	if username != "" {
+		parts = append(parts, "@"+username)
+	}
+	if name := strings.TrimSpace(firstName + " " + lastName); name != "" {
+		parts = append(parts, name)
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, ", ")
 }
