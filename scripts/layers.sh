@@ -36,6 +36,7 @@ rule "./bot/telegram/..." ALL "^$mod/(memory|agent|bot$|bot/inbox)" \
 rule "./bot/present/..." DIRECT "^$pgx|^$mod/(memory|bot$|bot/inbox|cmd)" \
 	"how an answer is shown goes through the Telegram client: no database, no handler, no intake"
 rule "./bot/texts/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the bot's texts are words and formats: they import none of the program"
+rule "./bot/access/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the access policy is settings and their rules: it imports none of the program"
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \
 	"intake sees Telegram only as raw updates and knows nothing of the handler"
 rule "./migrations/..." DIRECT "^$mod/" "migrations import none of the program"
