@@ -47,7 +47,8 @@ type Server struct {
 	// AutoApprove names the server's tools (as the server names them) that
 	// run without asking; every other call waits for a person's approval.
 	AutoApprove []string
-	// Timeout bounds one call of a tool (and the server's start).
+	// Timeout bounds one call of a tool, and the server's start (at least
+	// minStart).
 	Timeout time.Duration
 }
 

@@ -30,6 +30,10 @@ const (
 const (
 	maxLineBytes = 4 << 20 // one message of a stdio server
 	maxBodyBytes = 4 << 20 // one JSON response of an HTTP server
+	// minStart is the least a server's start (its process, the handshake,
+	// the listing) is given, whatever its timeout: a short timeout for calls
+	// must not keep a server that starts slowly from ever starting.
+	minStart = 10 * time.Second
 	// relistEvery spaces the listings a server's "my tools changed" asks
 	// for: a server sending it in a loop costs one listing a second.
 	relistEvery = time.Second
@@ -115,12 +119,13 @@ func (s *server) connected(ctx context.Context) (*session, error) {
 	if wait := time.Until(retryAt); wait > 0 {
 		return nil, fmt.Errorf("the MCP server %s is down (%v); it is tried again in %v", s.cfg.Name, down, wait.Round(time.Second))
 	}
-	startCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	startIn := max(s.cfg.Timeout, minStart)
+	startCtx, cancel := context.WithTimeout(ctx, startIn)
 	defer cancel()
 	live, tools, err := s.connect(startCtx)
 	if err != nil {
 		if startCtx.Err() != nil && ctx.Err() == nil {
-			err = fmt.Errorf("it did not start within %v", s.cfg.Timeout)
+			err = fmt.Errorf("it did not start within %v", startIn)
 		}
 		err = s.clean(err)
 		s.mu.Lock()
