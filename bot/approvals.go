@@ -11,6 +11,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
 )
 
@@ -32,7 +33,7 @@ func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []mem
 			continue // sent by an earlier attempt
 		}
 		desc, buttons := h.approvalPrompt(lang, ap)
-		text := tr(lang).ApprovalAsk(ap.Subject, desc)
+		text := tr(lang).ApprovalAsk(toolLabel(ap.Subject), desc)
 		if len(buttons) == 1 {
 			text = desc // it cannot be approved, only rejected
 		}
@@ -148,7 +149,7 @@ func (h *Handler) closeApproval(ctx context.Context, lang string, ap *memory.App
 		outcome = t.OutcomeRejected(h.clock(at))
 	}
 	desc, _ := h.approvalPrompt(lang, *ap)
-	err := h.Client.EditMessageText(ctx, telegram.EditMessageTextParams{ChatID: ap.ChatID, MessageID: ap.TelegramMessageID, Text: t.ApprovalClosed(ap.Subject, desc, outcome)})
+	err := h.Client.EditMessageText(ctx, telegram.EditMessageTextParams{ChatID: ap.ChatID, MessageID: ap.TelegramMessageID, Text: t.ApprovalClosed(toolLabel(ap.Subject), desc, outcome)})
 	if err != nil {
 		h.Log.Debug("rewriting a decided approval failed; taking its buttons off", "approval_id", ap.ID, "err", err)
 		err = h.Client.RemoveButtons(ctx, ap.ChatID, ap.TelegramMessageID)
@@ -182,7 +183,7 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 	for i, ap := range list {
 		n := strconv.Itoa(i + 1)
 		desc, buttons := h.approvalPrompt(lang, ap)
-		fmt.Fprintf(&b, "\n\n%s. %s\n%s\n(%s)", n, ap.Subject, desc, h.clock(ap.CreatedAt))
+		fmt.Fprintf(&b, "\n\n%s. %s\n%s\n(%s)", n, toolLabel(ap.Subject), desc, h.clock(ap.CreatedAt))
 		for j := range buttons {
 			buttons[j].Text = buttons[j].Text[:strings.IndexByte(buttons[j].Text, ' ')] + " " + n
 		}
@@ -205,6 +206,10 @@ func (h *Handler) cancelApprovals(ctx context.Context, lang string, chat memory.
 	return len(cancelled), nil
 }
 
+// toolLabel is a tool's or an MCP server's name as the bot shows it: an
+// MCP server names its tools itself.
+func toolLabel(name string) string { return texts.Label(name, 64) }
+
 // approvalPrompt is what a person deciding on ap is shown of the call, and
 // its buttons: the call as the tool describes it, whole (the agent refuses
 // a call it cannot show whole before anyone is asked). A call that cannot
@@ -215,11 +220,11 @@ func (h *Handler) approvalPrompt(lang string, ap memory.Approval) (string, []tel
 	reject := telegram.Button{Text: tr(lang).Reject, Data: "reject:" + id}
 	desc, err := h.Agent.DescribeCall(ap.Subject, ap.Details)
 	if err != nil {
-		return tr(lang).ApprovalUnreadable(ap.Subject, err.Error()), []telegram.Button{reject}
+		return tr(lang).ApprovalUnreadable(toolLabel(ap.Subject), err.Error()), []telegram.Button{reject}
 	}
 	for _, tool := range h.Agent.Tools() {
 		if tool.Name == ap.Subject && tool.Server != "" {
-			desc = tr(lang).ToolOrigin(tool.Server, tool.ServerTool) + "\n" + desc
+			desc = tr(lang).ToolOrigin(toolLabel(tool.Server), toolLabel(tool.ServerTool)) + "\n" + desc
 		}
 	}
 	return desc, []telegram.Button{{Text: tr(lang).Approve, Data: "approve:" + id}, reject}

@@ -40,11 +40,11 @@ func cmdTools(ctx context.Context, h *Handler, in *incoming) error {
 		servers = h.MCPServers()
 	}
 	for _, s := range servers {
-		b.WriteString("\n\n" + t.ToolsServer(s.Name, s.Transport, t.ToolStates[s.State]))
+		b.WriteString("\n\n" + t.ToolsServer(toolLabel(s.Name), s.Transport, t.ToolStates[s.State]))
 		tools := byServer[s.Name]
 		slices.SortFunc(tools, func(a, b agent.Tool) int { return strings.Compare(a.ServerTool, b.ServerTool) })
 		for _, tool := range tools {
-			b.WriteString("\n• " + tool.ServerTool)
+			b.WriteString("\n• " + toolLabel(tool.ServerTool))
 			if tool.Name != tool.ServerTool {
 				b.WriteString(" " + t.ToolOfferedAs(tool.Name))
 			}

@@ -9,6 +9,8 @@ package media
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"strings"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/texts"
 )
 
 // Config is how the bot takes what people send besides text. Everything
@@ -126,11 +129,10 @@ func IsImageType(mimeType string) bool {
 	return false
 }
 
-// Label names a file for the model and the user: its name, without
-// line breaks or a path, bounded; "the file" when it has none.
+// Label names a file for the model and the user: its name without a
+// path, as texts.Label shows a name; "the file" when it has none.
 func Label(att agent.Attachment) string {
-	name := strings.Join(strings.Fields(path.Base(strings.ReplaceAll(att.FileName, `\`, "/"))), " ")
-	name, _ = cutRunes(name, 100)
+	name := texts.Label(path.Base(strings.ReplaceAll(att.FileName, `\`, "/")), 100)
 	if name == "" || name == "." || name == "/" {
 		return "the file"
 	}
@@ -211,15 +213,26 @@ func Seen(att agent.Attachment, caption string) string {
 
 // Read is the user's row of a document: its marker and the caption, then
 // its text between lines that name it, with a note the model (and whoever
-// reads the row) sees when the text was cut at maxChars.
+// reads the row) sees when the text was cut at maxChars. The lines carry
+// a random mark of this file ("--- notes.md #3f9a0c1d ---"), so text
+// inside the file cannot end the frame early with a line of its own and
+// write after it as if it were the user.
 func Read(label, caption, text string, cut bool, maxChars int) string {
 	content := "[file " + label + "]"
 	if caption != "" {
 		content += " " + caption
 	}
-	content += "\n\n--- " + label + " ---\n" + text
+	frame := label + " #" + frameMark()
+	content += "\n\n--- " + frame + " ---\n" + text
 	if cut {
 		content += fmt.Sprintf("\n[The file is cut here: only its first %d characters are shown.]", maxChars)
 	}
-	return content + "\n--- end of " + label + " ---"
+	return content + "\n--- end of " + frame + " ---"
+}
+
+// frameMark is 8 random hex digits: a file's text cannot guess them.
+func frameMark() string {
+	var b [4]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
 }

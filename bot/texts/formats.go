@@ -41,17 +41,38 @@ func Author(name, username string, id int64) string {
 // maxNameRunes bounds a display name in the author prefix.
 const maxNameRunes = 64
 
-// displayName is a person's chosen name with the characters of the author
-// prefix, line breaks, and invisible or direction-changing characters
-// taken out, spaces collapsed, at most maxNameRunes long.
+// displayName is a person's chosen name as a Label, without the
+// characters of the author prefix.
 func displayName(s string) string {
-	name := strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || strings.ContainsRune("()[]@:", r)
-	}), " ")
-	if r := []rune(name); len(r) > maxNameRunes {
-		name = strings.TrimSpace(string(r[:maxNameRunes]))
+	return Label(strings.Map(func(r rune) rune {
+		if strings.ContainsRune("()[]@:", r) {
+			return ' '
+		}
+		return r
+	}, s), maxNameRunes)
+}
+
+// Label is a name that came from outside (a file's, a person's, a tool's
+// or its server's) made safe to show to the user and the model, where it
+// stands inside the bot's own text: control and format characters taken
+// out (right-to-left overrides and the other direction marks,
+// zero-width characters), line breaks and every run of spaces one space, square
+// brackets made round (so a name cannot close a "[file …]" marker and
+// write after it), at most maxRunes long. Every label the bot shows goes
+// through it.
+func Label(s string, maxRunes int) string {
+	visible := strings.Map(func(r rune) rune {
+		if !unicode.IsSpace(r) && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
+			return -1 // invisible: taken out, joining what stood around it
+		}
+		return r
+	}, s)
+	label := strings.Join(strings.Fields(visible), " ") // line breaks too
+	label = strings.NewReplacer("[", "(", "]", ")").Replace(label)
+	if r := []rune(label); len(r) > maxRunes {
+		label = strings.TrimSpace(string(r[:maxRunes]))
 	}
-	return name
+	return label
 }
 
 // Preview is text on one line, cut to at most n characters.
