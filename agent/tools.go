@@ -87,6 +87,9 @@ type ToolEnv struct {
 	FetchAllowPrivate bool
 	// Embedder, when set, makes search_history semantic too (EMBEDDINGS_MODEL).
 	Embedder Embedder
+	// WebSearch, when set, is the provider web_search asks; without one the
+	// tool is not offered.
+	WebSearch WebSearcher
 }
 
 // Registry is the set of tools offered to the model: the built-in ones,
@@ -174,7 +177,7 @@ func BuiltinTools(env ToolEnv) []Tool {
 	}
 	// Every built-in tool, one file each: adding a tool is adding its file
 	// and its line here.
-	return []Tool{
+	tools := []Tool{
 		newCalculator(env),
 		newCurrentTime(env),
 		newFetchURL(env),
@@ -183,15 +186,20 @@ func BuiltinTools(env ToolEnv) []Tool {
 		newSearchHistory(env),
 		newSetReminder(env),
 	}
+	if env.WebSearch != nil {
+		tools = append(tools, newWebSearch(env))
+	}
+	return tools
 }
 
-// BuiltinNames returns the names of the built-in tools.
+// BuiltinNames returns the names of the built-in tools, those offered only
+// when configured included.
 func BuiltinNames() []string {
 	var names []string
 	for _, t := range BuiltinTools(ToolEnv{}) {
 		names = append(names, t.Name)
 	}
-	return names
+	return append(names, webSearchName)
 }
 
 // metricName is the tool's name, "mcp" for any MCP server's tool, or

@@ -13,6 +13,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/telegram"
@@ -32,8 +33,11 @@ type Config struct {
 	// MCPServers are the MCP servers whose tools the model is offered, as
 	// the file MCP_SERVERS names them (agent/mcptools).
 	MCPServers []mcptools.Server
-	Memory     agent.MemoryConfig // the memory work after turns
-	Bot        bot.Config         // access and limits, how answers are shown, media
+	// WebSearch is the provider web_search asks (agent/websearch); none
+	// configured: the tool is not offered.
+	WebSearch websearch.Config
+	Memory    agent.MemoryConfig // the memory work after turns
+	Bot       bot.Config         // access and limits, how answers are shown, media
 
 	// ModesFile is a YAML or JSON file of more modes (MODES_FILE), read
 	// into Agent.Modes with the built-in ones.
@@ -104,6 +108,7 @@ func defaultConfig() *Config {
 		LLM:             LLMConfig{Chat: llm.Server{BaseURL: llm.DefaultBaseURL}, Idle: llm.DefaultIdle},
 		Agent:           agent.DefaultConfig(),
 		Tools:           agent.DefaultToolEnv(),
+		WebSearch:       websearch.DefaultConfig(),
 		Memory:          agent.DefaultMemoryConfig(),
 		Bot:             bot.DefaultConfig(),
 		Retention:       90 * 24 * time.Hour,
@@ -165,6 +170,11 @@ func (c *Config) settings() []setting {
 		{"REMINDER_MIN_LEAD", duration(&c.Tools.ReminderMinLead)},
 		{"FETCH_ALLOW_PRIVATE", boolean(&c.Tools.FetchAllowPrivate)},
 		{"MCP_SERVERS", c.readMCPServers},
+		{"SEARXNG_URL", optionalURL(&c.WebSearch.SearXNGURL)},
+		{"BRAVE_API_KEY", text(&c.WebSearch.BraveAPIKey)},
+		{"TAVILY_API_KEY", text(&c.WebSearch.TavilyAPIKey)},
+		{"BRAVE_SEARCH_URL", httpURL(&c.WebSearch.BraveURL)},
+		{"TAVILY_SEARCH_URL", httpURL(&c.WebSearch.TavilyURL)},
 
 		// Voice messages, photos and files (agent, bot/media: media.Config)
 		{"TRANSCRIPTION_MODEL", optional(&c.Agent.TranscriptionModel)},
@@ -418,14 +428,15 @@ func (c *Config) readModels(e *env, key string) {
 }
 
 // Secrets is every secret among the settings: the bot token, the model
-// servers' keys, the webhook's secret, the MCP servers' headers,
+// servers' and the web search providers' keys, the webhook's secret, the MCP servers' headers,
 // environment and URLs. The log's writer and the store take them out of
 // whatever they write; a new setting that holds a secret is added here.
 // (The database's password is not: it never reaches an error of a server,
 // and a short one, "membot", would blank out ordinary words.)
 func (c *Config) Secrets() *redact.Secrets {
 	values := []string{c.Telegram.Token, c.Intake.WebhookSecret,
-		c.LLM.Chat.APIKey, c.LLM.Transcription.APIKey, c.LLM.Speech.APIKey, c.LLM.Embeddings.APIKey}
+		c.LLM.Chat.APIKey, c.LLM.Transcription.APIKey, c.LLM.Speech.APIKey, c.LLM.Embeddings.APIKey,
+		c.WebSearch.BraveAPIKey, c.WebSearch.TavilyAPIKey}
 	for _, s := range c.MCPServers {
 		values = append(values, s.Secrets()...)
 	}

@@ -167,6 +167,15 @@ func httpURL(p *string) reader { return func(e *env, key string) { *p = e.url(ke
 // httpURLOr reads an http(s) URL whose default is another setting's (*def).
 func httpURLOr(p, def *string) reader { return func(e *env, key string) { *p = e.url(key, *def) } }
 
+// optionalURL reads an http(s) URL whose empty value means "off".
+func optionalURL(p *string) reader {
+	return func(e *env, key string) {
+		if e.str(key, *p) != "" {
+			*p = e.url(key, *p)
+		}
+	}
+}
+
 // listenAddr reads a listen address; empty when unset with no default.
 func listenAddr(p *string) reader { return func(e *env, key string) { *p = e.addr(key, *p) } }
 

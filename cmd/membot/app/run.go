@@ -15,6 +15,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/media"
@@ -205,6 +206,10 @@ func (m *membot) newHandler() error {
 	m.purger = &purge.Purger{Queue: store, Log: log, Retention: cfg.Retention}
 	toolEnv := cfg.Tools
 	toolEnv.Store, toolEnv.ReminderAdded, toolEnv.Embedder = store, m.reminders.Wake, embedder
+	if searcher := websearch.New(cfg.WebSearch); searcher != nil {
+		toolEnv.WebSearch = searcher
+		log.Info("web_search is offered", "provider", searcher.Provider())
+	}
 	tools := agent.NewRegistry(agent.BuiltinTools(toolEnv)...)
 	if cfg.Tools.FetchAllowPrivate {
 		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
