@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
 )
 
-// ExportStore is what /export reads.
+// ExportStore is what /export reads, and how it counts the exports a
+// user had lately.
 type ExportStore interface {
 	WalkCurrentTranscript(ctx context.Context, chat memory.Chat, head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error
+	EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (int, time.Time, error)
+	AddEvents(ctx context.Context, events ...memory.Event) error
 }
 
 // Exports are streamed from the database to files on disk and uploaded
@@ -24,12 +28,24 @@ const (
 	// DefaultExportPartBytes is the largest document /export sends when
 	// Handler.ExportPartBytes is zero (EXPORT_PART_BYTES).
 	DefaultExportPartBytes = 45 << 20
+	// DefaultExportsPerHour is how many exports a user gets in any hour
+	// when Handler.ExportsPerHour is zero (EXPORTS_PER_HOUR). An export
+	// calls no model, so DAILY_TOKEN_LIMIT does not see it; this bounds
+	// the disk, CPU and upload it costs: at most this many times
+	// 2 × export.MaxParts documents of ExportPartBytes an hour.
+	DefaultExportsPerHour = 3
 )
 
 // cmdExport sends the whole current conversation as documents: Markdown to
 // read, and JSON with every column of every row, for machines; split into
 // parts, and cut past export.MaxParts of them, when it is large.
 func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
+	if again, err := h.exportLimited(ctx, in); err != nil || !again.IsZero() {
+		if err != nil {
+			return err
+		}
+		return h.reply(ctx, in, tr(in.lang()).ExportLimit(h.exportsPerHour(), h.clock(again)))
+	}
 	dir, err := os.MkdirTemp("", "membot-export-")
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -68,8 +84,39 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 			}
 		}
 	}
+	documents := 0
+	for _, d := range e.Docs {
+		documents += len(d.Parts)
+	}
+	sent := memory.Event{Type: memory.EventExportSent, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
+		UpdateID: in.update.UpdateID, Payload: map[string]any{"documents": documents, "messages": e.Shown}}
+	if err := h.Memory.AddEvents(ctx, sent); err != nil {
+		return err
+	}
 	if e.Shown < e.Total {
 		return h.reply(ctx, in, tr(lang).ExportCut(e.Shown, e.Total, export.MaxParts, texts.ByteSize(limit)))
 	}
 	return nil
+}
+
+func (h *Handler) exportsPerHour() int {
+	if h.ExportsPerHour <= 0 {
+		return DefaultExportsPerHour
+	}
+	return h.ExportsPerHour
+}
+
+// exportLimited tells when the user may export again, when they had
+// ExportsPerHour exports in the last hour (zero when they may now). The
+// bot's admins are not limited.
+func (h *Handler) exportLimited(ctx context.Context, in *incoming) (again time.Time, err error) {
+	userID := in.user.TelegramUserID
+	if h.Access.IsAdmin(userID) {
+		return time.Time{}, nil
+	}
+	n, oldest, err := h.Memory.EventsSince(ctx, userID, memory.EventExportSent, h.Access.Now().Add(-time.Hour))
+	if err != nil || n < h.exportsPerHour() {
+		return time.Time{}, err
+	}
+	return oldest.Add(time.Hour), nil
 }

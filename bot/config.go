@@ -32,6 +32,9 @@ type Config struct {
 	// ExportPartBytes is the largest document /export sends
 	// (EXPORT_PART_BYTES; DefaultExportPartBytes when zero).
 	ExportPartBytes int64
+	// ExportsPerHour bounds the exports a user gets in any hour
+	// (EXPORTS_PER_HOUR; DefaultExportsPerHour when zero).
+	ExportsPerHour int
 	// Media says how voice messages, photos and files are taken (bot/media).
 	Media media.Config
 }
@@ -46,6 +49,7 @@ func DefaultConfig() Config {
 		Present:         present.DefaultConfig(),
 		StopEvery:       DefaultStopEvery,
 		ExportPartBytes: DefaultExportPartBytes,
+		ExportsPerHour:  DefaultExportsPerHour,
 		Media:           media.DefaultConfig(),
 	}
 }

@@ -417,3 +417,37 @@ func TestALongExportIsSplitAndCutAndSaysSo(t *testing.T) {
 	fill(john, 3000) // ~1 MB: four parts, then cut
 	check(john, true)
 }
+
+// Thirty /export in a row: the first EXPORTS_PER_HOUR (3 by default) send
+// their two documents, every later one is told the bound and when the
+// next export is possible, and sends nothing.
+func TestExportsAreBoundedPerHour(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	h.Say(jane, "something to export")
+	before := h.LastMessageID(jane.ID)
+	var last int64
+	for range 30 {
+		last = h.TG.SendText(jane, "/export")
+	}
+	h.WaitDone(last)
+	h.WaitIdle()
+	docs, limited := 0, 0
+	for _, m := range h.MessagesAfter(jane.ID, before) {
+		switch {
+		case m.Document != nil:
+			docs++
+		case strings.HasPrefix(m.Text, "/export sends at most 3 exports an hour, and you have had them. The next one is possible at "):
+			limited++
+		default:
+			t.Errorf("an /export was answered %q", m.Text)
+		}
+	}
+	if docs != 6 || limited != 27 {
+		t.Fatalf("30 /export sent %d documents and %d refusals; want 6 (3 exports) and 27", docs, limited)
+	}
+	if n := h.Count(`SELECT count(*) FROM events WHERE type = 'export_sent' AND telegram_user_id = $1`, jane.ID); n != 3 {
+		t.Errorf("%d exports recorded, want 3", n)
+	}
+}

@@ -19,6 +19,7 @@ const (
 	EventRateLimited       = "rate_limited"
 	EventAccessDenied      = "access_denied"
 	EventConversationReset = "conversation_reset"
+	EventExportSent        = "export_sent"
 )
 
 // Event is one row of the event log. Zero ids stand for NULL.
@@ -49,6 +50,18 @@ func (s *Store) AddEvents(ctx context.Context, events ...Event) error {
 		return fmt.Errorf("add events: %w", translate(err))
 	}
 	return nil
+}
+
+// EventsSince counts the user's events of type typ since since, and
+// tells when the oldest of them happened (zero when there is none).
+func (s *Store) EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (n int, oldest time.Time, err error) {
+	if err := s.pool.QueryRow(ctx, eventsSinceSQL, userID, typ, since).Scan(&n, &oldest); err != nil {
+		return 0, time.Time{}, fmt.Errorf("events since: %w", translate(err))
+	}
+	if n == 0 {
+		oldest = time.Time{}
+	}
+	return n, oldest, nil
 }
 
 // LLMCall is one model call as the llm_calls table keeps it.
@@ -168,4 +181,5 @@ var (
 	insertEventSQL   = statement("insertEvent")
 	insertLLMCallSQL = statement("insertLLMCall")
 	markRefusedSQL   = statement("markRefused")
+	eventsSinceSQL   = statement("eventsSince")
 )

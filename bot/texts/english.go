@@ -125,6 +125,9 @@ var english = Texts{
 	ExportCut: func(shown, total, parts, size any) string {
 		return fmt.Sprintf("The export stops after message %d of %d: /export sends at most %s of %s of each kind. The bot's admin can export everything with `membot admin export`.", shown, total, plural(parts, "file", "files"), size)
 	},
+	ExportLimit: func(perHour, again any) string {
+		return fmt.Sprintf("/export sends at most %s an hour, and you have had them. The next one is possible at %s.", plural(perHour, "export", "exports"), again)
+	},
 	ModeList:          "Modes (✓ is the current one). Tap one, or send /mode NAME:",
 	ModeUnknown:       func(a1 any) string { return fmt.Sprintf("There is no mode “%s”. /mode lists them.", a1) },
 	ModeAlready:       func(a1 any) string { return fmt.Sprintf("The assistant is in mode %s already.", a1) },

@@ -137,6 +137,9 @@ var russian = Texts{
 	ExportCut: func(shown, total, parts, size any) string {
 		return fmt.Sprintf("Экспорт обрывается на сообщении %d из %d: /export отправляет не больше %s по %s каждого вида. Администратор бота может выгрузить всё командой `membot admin export`.", shown, total, plural(parts, "файла", "файлов", "файлов"), size)
 	},
+	ExportLimit: func(perHour, again any) string {
+		return fmt.Sprintf("/export отправляет не больше %s в час, и вы их уже получили. Следующий будет возможен в %s.", plural(perHour, "экспорта", "экспортов", "экспортов"), again)
+	},
 	ModeList: "Режимы (✓ — текущий). Нажмите на нужный или отправьте /mode ИМЯ:",
 	ModeUnknown: func(a1 any) string {
 		return fmt.Sprintf("Режима «%s» нет. /mode покажет список.", a1)

@@ -93,6 +93,7 @@ type Texts struct {
 	ExportCaption     func(a1 any) string
 	ExportPart        func(part, parts any) string
 	ExportCut         func(shown, total, parts, size any) string
+	ExportLimit       func(perHour, again any) string
 	ModeList          string
 	ModeUnknown       func(a1 any) string
 	ModeAlready       func(a1 any) string

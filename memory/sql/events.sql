@@ -14,3 +14,8 @@ INSERT INTO llm_calls
 VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6, $7, $8, $9, NULLIF($10, ''), $11,
 	coalesce(NULLIF($12, ''), 'chat'), NULLIF($13::double precision, 0))
 
+-- name: eventsSince
+-- eventsSince counts a user's events of a type since a time (the index
+-- events_user_type_time), and finds the oldest of them.
+SELECT count(*), coalesce(min(occurred_at), 'epoch') FROM events
+WHERE telegram_user_id = $1 AND type = $2 AND occurred_at >= $3

@@ -208,6 +208,7 @@ func (c *Config) settings() []setting {
 		{"STOP_CHECK_INTERVAL", duration(&c.Bot.StopEvery)},
 		{"SHOW_REASONING", either(&c.Bot.ShowReasoning, "collapsed", [2]string{"off", "collapsed"})},
 		{"EXPORT_PART_BYTES", int64In(&c.Bot.ExportPartBytes, 64<<10, 2000<<20)},
+		{"EXPORTS_PER_HOUR", intIn(&c.Bot.ExportsPerHour, 1, 1000)},
 
 		// Who may use the bot, and how much (bot/access: access.Policy)
 		{"ALLOWED_USER_IDS", idSet(&c.Bot.Access.AllowedUsers)},
