@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/internal/audiolength"
 	"github.com/membot/membot/memory"
 )
 
@@ -195,28 +196,32 @@ type TranscribeRequest struct {
 var ErrNoTranscription = fmt.Errorf("transcription is off (TRANSCRIPTION_MODEL is empty)")
 
 // Transcribe turns a recording into text, and records the call in
-// llm_calls (purpose "transcription", with the seconds heard and the
-// tokens, as the server reports them or estimated from the text), so that
-// it counts against the user's daily tokens and admins can sum it.
+// llm_calls (purpose "transcription"), so that it counts against the
+// user's daily tokens and admins can sum it: the seconds heard are what
+// the bytes sent last, or what the server says when it says more, and
+// they count TokensPerAudioSecond each (or the server's input tokens when
+// more); the text is the server's output tokens, or estimated.
 func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, error) {
 	if a.cfg.Transcriber == nil || a.cfg.TranscriptionModel == "" {
 		return "", ErrNoTranscription
 	}
 	model := a.cfg.TranscriptionModel
+	// Counted by the recording sent, never by the length its message
+	// claims: until the server says, what the bytes last (audiolength).
+	seconds, _ := audiolength.Seconds(req.Audio.Data)
 	call := memory.LLMCall{UserID: req.User.TelegramUserID, ChatID: req.ChatID, UpdateID: req.UpdateID, Model: model,
-		Purpose: memory.PurposeTranscription, AudioSeconds: float64(req.Audio.Duration)}
+		Purpose: memory.PurposeTranscription, AudioSeconds: seconds, PromptTokens: audioTokens(seconds), UsageEstimated: true}
 	var out *llm.Transcription
 	err := a.audioCall(ctx, &call, func(ctx context.Context) (err error) {
 		out, err = a.cfg.Transcriber.Transcribe(ctx, model, audioFileName(req.Audio), req.Audio.MimeType, req.Audio.Data)
 		if err != nil {
 			return err
 		}
-		if out.Seconds > 0 {
-			call.AudioSeconds = out.Seconds
-		}
-		call.PromptTokens, call.CompletionTokens = out.InputTokens, out.OutputTokens
-		if out.InputTokens == 0 && out.OutputTokens == 0 {
-			call.CompletionTokens, call.UsageEstimated = estimateTokens(out.Text), true
+		call.AudioSeconds = max(seconds, out.Seconds)
+		call.PromptTokens = max(out.InputTokens, audioTokens(call.AudioSeconds))
+		call.CompletionTokens, call.UsageEstimated = out.OutputTokens, out.InputTokens == 0 && out.OutputTokens == 0
+		if call.UsageEstimated {
+			call.CompletionTokens = estimateTokens(out.Text)
 		}
 		return nil
 	})
@@ -287,8 +292,8 @@ const maxSpokenRunes = 4000
 func (a *Agent) CanSpeak() bool { return a.cfg.Speaker != nil && a.cfg.TTSModel != "" }
 
 // Speak says an answer aloud and returns the audio, OGG/Opus. The call is
-// recorded in llm_calls (purpose "speech", the text's estimated tokens),
-// so it counts against the user's daily tokens.
+// recorded in llm_calls (purpose "speech", TokensPer1000SpeechChars for
+// the characters said), so it counts against the user's daily tokens.
 func (a *Agent) Speak(ctx context.Context, req SpeakRequest) ([]byte, error) {
 	if !a.CanSpeak() {
 		return nil, fmt.Errorf("speech is off (TTS_MODEL is empty)")
@@ -298,7 +303,7 @@ func (a *Agent) Speak(ctx context.Context, req SpeakRequest) ([]byte, error) {
 		text = text[:maxSpokenRunes]
 	}
 	call := memory.LLMCall{UserID: req.UserID, ChatID: req.ChatID, UpdateID: req.UpdateID, Model: a.cfg.TTSModel,
-		Purpose: memory.PurposeSpeech, PromptTokens: estimateTokens(string(text)), UsageEstimated: true}
+		Purpose: memory.PurposeSpeech, PromptTokens: speechTokens(len(text)), UsageEstimated: true}
 	var audio []byte
 	err := a.audioCall(ctx, &call, func(ctx context.Context) (err error) {
 		audio, err = a.cfg.Speaker.Speak(ctx, a.cfg.TTSModel, a.cfg.TTSVoice, string(text))

@@ -72,7 +72,10 @@ func (a *Agent) complete(ctx context.Context, t *turnState, rows []memory.Messag
 		call.Model = resp.Model
 	}
 	if resp.Usage != nil {
-		call.PromptTokens, call.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+		// A server may count an image at less than its weight (or not at
+		// all): the budget counts it at TokensPerImage at least.
+		call.PromptTokens = max(resp.Usage.PromptTokens, countImages(req)*TokensPerImage)
+		call.CompletionTokens = resp.Usage.CompletionTokens
 	} else {
 		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = estimatePrompt(req), estimateAnswer(resp), true
 		a.warnOnce("usage:"+t.model, "the model server sent no usage; membot estimates it (llm_calls.usage_estimated)", "model", t.model)
@@ -194,10 +197,9 @@ func (a *Agent) client(model string) LLM {
 }
 
 // estimatePrompt estimates a request's prompt tokens from its size; an
-// image counts as tokensPerImage, not as the length of its data URL.
+// image counts as TokensPerImage, not as the length of its data URL.
 func estimatePrompt(req llm.Request) int {
 	msgs := make([]llm.Message, len(req.Messages))
-	images := 0
 	for i, m := range req.Messages {
 		msgs[i] = m
 		if len(m.Parts) == 0 {
@@ -205,16 +207,27 @@ func estimatePrompt(req llm.Request) int {
 		}
 		msgs[i].Parts = nil
 		for _, p := range m.Parts {
-			if p.ImageURL != nil {
-				images++
-			} else {
+			if p.ImageURL == nil {
 				msgs[i].Content = joinText(msgs[i].Content, p.Text)
 			}
 		}
 	}
 	data, _ := json.Marshal(msgs)
 	tools, _ := json.Marshal(req.Tools)
-	return estimateTokens(string(data)) + estimateTokens(string(tools)) + images*tokensPerImage
+	return estimateTokens(string(data)) + estimateTokens(string(tools)) + countImages(req)*TokensPerImage
+}
+
+// countImages counts the images a request shows the model.
+func countImages(req llm.Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		for _, p := range m.Parts {
+			if p.ImageURL != nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // estimateAnswer estimates an answer's tokens, its thinking included.

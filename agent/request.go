@@ -209,13 +209,9 @@ func rowTokens(r memory.Message) int {
 	return n
 }
 
-// tokensPerImage estimates what an image costs a request: OpenAI counts
-// 85 to about 1,100 tokens for an image of up to 2048 px at detail "auto".
-const tokensPerImage = 1100
-
 // imageTokens is the estimated size of the images shown with a row.
 func (c Context) imageTokens(r memory.Message) int {
-	return tokensPerImage * len(c.Images[r.ID])
+	return TokensPerImage * len(c.Images[r.ID])
 }
 
 // imageOmitted stands for an image in a request to a model that takes none.

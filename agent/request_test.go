@@ -157,7 +157,7 @@ func TestImagePartsSurviveTheRequestBuilder(t *testing.T) {
 	if len(parts) != 3 || parts[0].Text != "look:" || parts[1].Text != "[photo] what is it?" || parts[2].ImageURL == nil || msgs[1].Content != "" {
 		t.Fatalf("the merged user message = %+v", msgs[1])
 	}
-	// The image counts tokensPerImage towards the window: with room for
+	// The image counts TokensPerImage towards the window: with room for
 	// less, its row is left out; with room for more, it is in.
 	c.Tokens = 1000
 	if msgs := c.build(true); len(msgs) != 2 || msgs[1].Content != "and its color?" {
@@ -168,7 +168,7 @@ func TestImagePartsSurviveTheRequestBuilder(t *testing.T) {
 		t.Fatalf("with room for the image, the request has %d messages", len(msgs))
 	}
 	// 30,000 bytes of data URL would be estimated at 10,000 tokens.
-	if n := estimatePrompt(llm.Request{Messages: msgs}); n > 2*tokensPerImage {
+	if n := estimatePrompt(llm.Request{Messages: msgs}); n > 2*TokensPerImage {
 		t.Errorf("a request with one image is estimated at %d tokens", n)
 	}
 }

@@ -59,6 +59,17 @@ func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err e
 	return false, nil
 }
 
+// budgetSpent tells whether the sender has used their daily tokens up.
+func (h *Handler) budgetSpent(ctx context.Context, in *incoming) (bool, error) {
+	a := &h.Access
+	if a.DailyTokenLimit <= 0 || a.Admins[in.user.TelegramUserID] {
+		return false, nil
+	}
+	now := a.Now()
+	usage, err := h.Memory.RecentUsage(ctx, in.user.TelegramUserID, in.update.UpdateID, a.DayStart(now), now.Add(-time.Minute))
+	return err == nil && usage.TokensToday >= a.DailyTokenLimit, err
+}
+
 // spendsTokens tells whether what in asks for calls the model: a message
 // does, and the commands and buttons the routes table marks.
 func (h *Handler) spendsTokens(in *incoming) bool {

@@ -3,11 +3,13 @@ package bot_test
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/membot/membot/agent"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/internal/testing/testkit"
@@ -152,6 +154,11 @@ func TestAPhotoReachesTheModelAndStaysWithinImageHistory(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'user' AND content LIKE '%] [photo] what is this?'
 		AND metadata->'media'->0->>'file_id' = $1 AND (metadata->'media'->0->>'width')::int = 800`, large.FileID); n != 1 {
 		t.Errorf("the photo's row does not keep the caption, the marker and the file id")
+	}
+	// The fake server counts an image as nothing; the daily tokens count
+	// it as agent.TokensPerImage at least.
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE telegram_user_id = $1 AND prompt_tokens >= $2`, jane.ID, agent.TokensPerImage); n != 1 {
+		t.Errorf("%d model calls count the image's %d tokens, want 1", n, agent.TokensPerImage)
 	}
 
 	h.Say(jane, "and what color is it?")
@@ -399,8 +406,10 @@ func TestVoiceRepliesAreToggledPerChat(t *testing.T) {
 	if len(speech) != 1 || speech[0].Model != "tts-1" || speech[0].Voice != "alloy" || speech[0].Format != "opus" || speech[0].Input != answer {
 		t.Fatalf("speech requests: %+v", speech)
 	}
-	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'speech' AND prompt_tokens > 0`); n != 1 {
-		t.Errorf("%d speech calls recorded, want 1", n)
+	// What is said counts agent.TokensPer1000SpeechChars, rounded up.
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'speech' AND prompt_tokens = $1`,
+		(len(answer)*agent.TokensPer1000SpeechChars+999)/1000); n != 1 {
+		t.Errorf("%d speech calls recorded at %d tokens for %d characters, want 1", n, (len(answer)*agent.TokensPer1000SpeechChars+999)/1000, len(answer))
 	}
 	if got := h.Say(jane, "/voice"); !strings.HasPrefix(got, "🔇") {
 		t.Fatalf("/voice again answered %q", got)
@@ -415,6 +424,18 @@ func TestVoiceRepliesAreToggledPerChat(t *testing.T) {
 	h.WaitIdle()
 	if n := len(h.TG.Voices()); n != 1 {
 		t.Errorf("another chat got voice answers")
+	}
+
+	// An answer that takes its user to DAILY_TOKEN_LIMIT is not spoken:
+	// speech is a paid call too.
+	limited := newHarness(t)
+	limited.Env["DAILY_TOKEN_LIMIT"] = "1"
+	limited.Start()
+	limited.Say(jane, "/voice")
+	limited.Say(jane, "speak to me")
+	limited.WaitIdle()
+	if n := len(limited.TG.Voices()) + len(limited.LLM.Speeches()); n != 0 {
+		t.Errorf("an answer past the day's tokens was spoken (%d voice messages and speech requests)", n)
 	}
 
 	off := newHarness(t)
@@ -451,5 +472,79 @@ func TestAnImageFileIsShownAndAFakeOneIsRefused(t *testing.T) {
 	}
 	if n := len(h.LLM.Requests()); n != 1 {
 		t.Errorf("the model was asked %d times, want once", n)
+	}
+}
+
+// Voice messages that lie about themselves, each claiming a second and
+// 1,000 bytes, against DAILY_TOKEN_LIMIT=3000. Twelve that are served as
+// 10 MiB are cut at the size said (plus its margin): none is transcribed
+// or counted, each sender is told the file could not be read. Twelve that
+// are served as recordings of 30 s within the margin are counted by what
+// was downloaded, 30 s at agent.TokensPerAudioSecond each, whatever the
+// server says; once the day's tokens reach the limit the next one is
+// refused before its download, with the usual over-limit text.
+func TestLyingVoiceMessagesAreCountedByWhatWasDownloaded(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["DAILY_TOKEN_LIMIT"] = "3000"
+	h.LLM.Hear(func([]byte) (string, float64) { return "what did I say?", 0 }) // a server that says no length
+	h.Start()
+	unreadable := "I could not read the file: it seems damaged, or is not what its name says."
+	for i := range 12 {
+		f := h.TG.AddFileOfSize(fmt.Sprintf("voice/big-%d.oga", i), telegramfake.OggOpus(600, 10<<20), 1000)
+		if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", telegramfake.Voice(f, 1), "") }).Text; got != unreadable {
+			t.Fatalf("a voice message of 10 MiB said to be 1,000 bytes was answered %q", got)
+		}
+	}
+	if n := len(h.LLM.Transcriptions()) + len(h.LLM.Requests()); n != 0 {
+		t.Fatalf("the model servers were asked %d times for files larger than said", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM llm_calls`); n != 0 {
+		t.Fatalf("%d model calls recorded for files never used", n)
+	}
+
+	recording := telegramfake.OggOpus(30, 20000)
+	served, refused := 0, 0
+	for i := range 12 {
+		tokens := h.Count(`SELECT coalesce(sum(prompt_tokens + completion_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1`, jane.ID)
+		downloads := len(h.TG.Calls(telegramfake.DownloadMethod))
+		f := h.TG.AddFileOfSize(fmt.Sprintf("voice/long-%d.oga", i), recording, 1000)
+		got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", telegramfake.Voice(f, 1), "") }).Text
+		h.WaitIdle()
+		if tokens >= 3000 {
+			refused++
+			if !strings.HasPrefix(got, "You have used today's limit of 3000 tokens.") {
+				t.Fatalf("voice message %d, with %d tokens used, was answered %q", i+1, tokens, got)
+			}
+			if n := len(h.TG.Calls(telegramfake.DownloadMethod)); n != downloads {
+				t.Fatalf("voice message %d over the limit was downloaded", i+1)
+			}
+			continue
+		}
+		served++
+		if got != "🎙 I heard: “what did I say?”" {
+			t.Fatalf("voice message %d, with %d tokens used, was answered %q", i+1, tokens, got)
+		}
+	}
+	t.Logf("lying voice messages: %d served, %d refused at the limit", served, refused)
+	if served < 2 || refused == 0 {
+		t.Fatalf("%d voice messages served and %d refused; want the limit reached after a few", served, refused)
+	}
+	heard := h.LLM.Transcriptions()
+	if len(heard) != served {
+		t.Fatalf("%d transcriptions for %d voice messages served", len(heard), served)
+	}
+	for _, tr := range heard {
+		if !bytes.Equal(tr.Audio, recording) {
+			t.Fatalf("the transcription endpoint got %d bytes, want the %d downloaded", len(tr.Audio), len(recording))
+		}
+	}
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'transcription' AND telegram_user_id = $1
+		AND abs(audio_seconds - 30) < 0.01 AND prompt_tokens = $2`, jane.ID, 30*agent.TokensPerAudioSecond); n != served {
+		t.Errorf("%d transcriptions recorded as 30 s and %d tokens, want %d", n, 30*agent.TokensPerAudioSecond, served)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'user' AND content LIKE '%[voice 0:30] what did I say?'
+		AND (metadata->'media'->0->>'duration')::int = 30 AND (metadata->'media'->0->>'file_size')::int = $1`, len(recording)); n != served {
+		t.Errorf("%d user rows say the recording's downloaded length and size, want %d", n, served)
 	}
 }

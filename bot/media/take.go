@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/internal/audiolength"
 	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/memory"
@@ -85,6 +87,12 @@ func (t *Taker) hear(ctx context.Context, m Message, att agent.Attachment) (Take
 	}
 	if tell, err := t.download(ctx, m, &att, telegram.MaxDownloadBytes); tell != "" || err != nil {
 		return Taken{Tell: tell}, err
+	}
+	// The marker and the row say how long the recording is as read from
+	// the file, when it is longer than its message claims (what it costs
+	// is counted by the file alone: agent.Agent.Transcribe).
+	if seconds, read := audiolength.Seconds(att.Data); read {
+		att.Duration = max(att.Duration, int(math.Ceil(seconds)))
 	}
 	text, err := t.Agent.Transcribe(ctx, agent.TranscribeRequest{User: m.User, ChatID: m.ChatID,
 		UpdateID: m.UpdateID, Audio: att})
@@ -203,6 +211,9 @@ func (t *Taker) read(ctx context.Context, m Message, att agent.Attachment) (Take
 func (t *Taker) download(ctx context.Context, m Message, att *agent.Attachment, limit int64) (tell string, err error) {
 	data, err := t.Client.Download(ctx, att.FileID, att.Size, limit)
 	switch {
+	case errors.Is(err, telegram.ErrNotAsSaid):
+		t.Log.Warn("a file larger than its message said; not used", "chat_id", m.ChatID, "kind", att.Kind, "size", att.Size)
+		return texts.For(m.User.LanguageCode).FileUnreadable(Label(*att)), nil
 	case errors.Is(err, telegram.ErrFileTooBig):
 		t.Log.Info("a file too big to download", "chat_id", m.ChatID, "kind", att.Kind, "size", att.Size)
 		return texts.For(m.User.LanguageCode).FileTooBig(texts.ByteSize(limit)), nil
@@ -212,6 +223,6 @@ func (t *Taker) download(ctx context.Context, m Message, att *agent.Attachment, 
 	case err != nil:
 		return "", err
 	}
-	att.Data = data
+	att.Data, att.Size = data, int64(len(data)) // the size as downloaded, not as said
 	return "", nil
 }

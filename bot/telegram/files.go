@@ -22,6 +22,16 @@ const MaxDownloadBytes = 20 << 20
 // was not fetched, or not past the bound.
 var ErrFileTooBig = errors.New("the file is larger than a bot may download")
 
+// ErrNotAsSaid is a file that turned out larger than its size, as the
+// update and getFile said it, by more than claimMargin: the download was
+// cut there, and nothing of it is used.
+var ErrNotAsSaid = errors.New("the file is larger than its message said")
+
+// claimMargin is how much larger than said a file may be: a quarter more,
+// and 64 KiB. A file is never read further than that, so a size that lies
+// cannot make the bot fetch, and pay for the use of, more than it decided on.
+func claimMargin(size int64) int64 { return size + size/4 + 64<<10 }
+
 // File is what getFile returns: where a file can be downloaded from.
 type File struct {
 	FileID       string `json:"file_id"`
@@ -49,7 +59,9 @@ func (c *Client) GetFile(ctx context.Context, fileID string) (File, error) {
 // when 0 or more). size is what the update said of the file (0: unknown):
 // a file known to be larger is refused before anything is asked, one that
 // getFile says is larger before it is fetched, and a body that runs past
-// limit is cut off. All three are ErrFileTooBig.
+// limit is cut off. All three are ErrFileTooBig. A body that runs past
+// the size said (the update's or getFile's, the larger) by more than
+// claimMargin is cut off there too: ErrNotAsSaid.
 func (c *Client) Download(ctx context.Context, fileID string, size, limit int64) ([]byte, error) {
 	if limit <= 0 || limit > MaxDownloadBytes {
 		limit = MaxDownloadBytes
@@ -67,10 +79,18 @@ func (c *Client) Download(ctx context.Context, fileID string, size, limit int64)
 	if f.FileSize > limit {
 		return nil, ErrFileTooBig
 	}
+	said := max(size, f.FileSize)
+	bound, cut := limit, false
+	if said > 0 && claimMargin(said) < limit {
+		bound, cut = claimMargin(said), true
+	}
 	if f.FilePath == "" {
 		return nil, fmt.Errorf("getFile: no file_path for the file: %w", &CallError{err: &tgbotapi.Error{Code: http.StatusBadRequest, Message: "no file_path"}})
 	}
-	data, err := c.fetch(ctx, f.FilePath, limit)
+	data, err := c.fetch(ctx, f.FilePath, bound)
+	if errors.Is(err, ErrFileTooBig) && cut {
+		return nil, ErrNotAsSaid
+	}
 	if err != nil {
 		return nil, fmt.Errorf("download file: %w", c.redact(err))
 	}
