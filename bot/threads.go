@@ -13,8 +13,10 @@ import (
 )
 
 // Threads. When the bot has topics enabled (@BotFather; getMe's
-// has_topics_enabled), a private chat may have topics, and each topic is a
-// conversation of its own: Handle reads the update's topic with the rest
+// has_topics_enabled), a private chat may have topics; a forum supergroup
+// has topics of its own. Each topic is a conversation of its own (a forum's
+// topics are separate discussions by design: what is said in "Bugs" is not
+// the context of "Holidays", and /new in one leaves the others be): Handle reads the update's topic with the rest
 // of it (decode), and everything done for the update takes it from there
 // (incoming.conversation for memory, incoming.chat for Telegram), so the
 // conversation it reads and changes is the topic's and everything sent
@@ -22,27 +24,29 @@ import (
 // topic is named after its first exchange; /new offers a button that opens
 // a new one. Without topics nothing changes.
 
-// decode reads an update's payload: the update, and the topic of the
-// private chat it belongs to (0 when none, or when the bot has no topics),
-// which the library does not know.
+// decode reads an update's payload: the update, and the topic it belongs
+// to (0 when none, or in a private chat when the bot has no topics), which
+// the library does not know.
 func (h *Handler) decode(payload []byte) (*tgbotapi.Update, int64, error) {
 	var upd tgbotapi.Update
 	if err := json.Unmarshal(payload, &upd); err != nil {
 		return nil, 0, err
 	}
-	if !h.Client.TopicsEnabled() {
-		return &upd, 0, nil
+	thread := telegram.ThreadOf(payload)
+	if chat := upd.FromChat(); chat != nil && chat.IsPrivate() && !h.Client.TopicsEnabled() {
+		thread = 0
 	}
-	return &upd, telegram.ThreadOf(payload), nil
+	return &upd, thread, nil
 }
 
-// nameTopic names a new topic after its first exchange: the first words of
-// the user's message (texts.TopicName). It is a courtesy: a failure is only
+// nameTopic names a new topic of a private chat after its first exchange:
+// the first words of the user's message (texts.TopicName). A forum's
+// topics are named by their people. It is a courtesy: a failure is only
 // logged.
 func (h *Handler) nameTopic(ctx context.Context, in *incoming, text string) {
 	thread := in.thread
 	name := texts.TopicName(text)
-	if thread == 0 || name == "" {
+	if thread == 0 || name == "" || !in.msg.Chat.IsPrivate() {
 		return
 	}
 	if err := h.Client.EditForumTopic(ctx, in.msg.Chat.ID, thread, name); err != nil {

@@ -129,3 +129,56 @@ func TestAReminderSetInATopicIsSentToIt(t *testing.T) {
 		t.Errorf("%d reminders of the topic", n)
 	}
 }
+
+// A forum supergroup's topic is answered in the topic, every message of
+// the turn (the answer, an approval's buttons, the answer after the
+// press), and is a conversation of its own; a reply thread of a group
+// without topics (message_thread_id without is_topic_message) is not a
+// topic. The bot's private topics need not be enabled for it.
+func TestAForumTopicIsAnsweredInItAsAConversationOfItsOwn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["FETCH_ALLOW_PRIVATE"] = "true"
+	url, _ := menuPage(t)
+	h.Start()
+	const forum = -100555
+	bugs, holidays := h.TG.CreateTopic(forum, "Bugs"), h.TG.CreateTopic(forum, "Holidays")
+	mention := "@" + h.TG.Username + " "
+
+	answer := h.Expect(forum, func() int64 { return h.TG.SendInForumTopic(forum, jane, bugs, mention+"the login page is blue") })
+	if topic := h.TG.TopicOf(forum, answer.ID); topic != bugs {
+		t.Fatalf("the answer went to topic %d, want %d (Bugs)", topic, bugs)
+	}
+	h.Expect(forum, func() int64 { return h.TG.SendInForumTopic(forum, jane, holidays, mention+"where shall we go?") })
+	reqs := h.LLM.Requests()
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if strings.Contains(m.Content, "login page") {
+			t.Fatalf("the Holidays topic's request holds the Bugs topic's message: %q", m.Content)
+		}
+	}
+	if n := h.Count(`SELECT count(DISTINCT id) FROM conversations WHERE chat_id = $1 AND message_thread_id IN ($2, $3)`, forum, bugs, holidays); n != 2 {
+		t.Errorf("%d conversations for the two topics, want 2", n)
+	}
+
+	// An approval asked in the topic, and the answer after the press.
+	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_forum", "fetch_url", `{"url":"`+url+`"}`)}})
+	before := len(h.TG.Messages(forum))
+	h.TG.SendInForumTopic(forum, jane, bugs, mention+"what is on the menu?")
+	prompt := h.NextTo(forum, before, "the fetch request")
+	if topic := h.TG.TopicOf(forum, prompt.ID); topic != bugs || len(prompt.Buttons()) != 2 {
+		t.Fatalf("the approval went to topic %d with buttons %+v", topic, prompt.Buttons())
+	}
+	after := h.PressForReply(jane, prompt, prompt.Buttons()[0].Data)
+	if topic := h.TG.TopicOf(forum, after.ID); topic != bugs {
+		t.Errorf("the answer after the press went to topic %d, want %d", topic, bugs)
+	}
+
+	// A reply thread in a group without topics is the group's conversation.
+	const plain = -100556
+	msg := telegramfake.TextMessage(plain, "supergroup", jane, mention+"hello")
+	msg["message_thread_id"] = 42
+	reply := h.Expect(plain, func() int64 { return h.TG.AddUpdate("message", msg) })
+	if call := h.TG.Calls("sendMessage"); call[len(call)-1].Params["message_thread_id"] != "" || reply.Text == "" {
+		t.Errorf("the answer in a group without topics was sent to thread %q", call[len(call)-1].Params["message_thread_id"])
+	}
+}

@@ -12,11 +12,15 @@ import (
 // say unsafely (entities are counted in UTF-16 units, and an entity longer
 // than its text makes the library's Message.Command panic).
 
-// ThreadOf is the topic of the private chat an update's payload belongs
-// to (its message_thread_id, which the library does not know); 0 when none.
+// ThreadOf is the topic an update's payload belongs to (its
+// message_thread_id, which the library does not know): of a private chat
+// with topics, or of a forum supergroup (is_topic_message: a reply thread
+// of a group without topics has a message_thread_id too, and is no
+// topic); 0 when none.
 func ThreadOf(payload []byte) int64 {
 	type msg struct {
 		MessageThreadID int64 `json:"message_thread_id"`
+		IsTopicMessage  bool  `json:"is_topic_message"`
 		Chat            struct {
 			Type string `json:"type"`
 		} `json:"chat"`
@@ -38,7 +42,7 @@ func ThreadOf(payload []byte) int64 {
 	case m == nil && u.CallbackQuery != nil:
 		m = u.CallbackQuery.Message
 	}
-	if m == nil || m.Chat.Type != "private" || m.MessageThreadID < 0 {
+	if m == nil || m.MessageThreadID <= 0 || (m.Chat.Type != "private" && !m.IsTopicMessage) {
 		return 0
 	}
 	return m.MessageThreadID

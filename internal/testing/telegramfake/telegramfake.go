@@ -328,13 +328,17 @@ func (s *Server) Press(from User, msg Message, data string) string {
 	s.nextQuery++
 	id := "cbq-" + strconv.FormatInt(s.nextQuery, 10)
 	s.mu.Unlock()
+	message := map[string]any{"message_id": msg.ID, "date": time.Now().Unix(), "text": msg.Text,
+		"chat": map[string]any{"id": msg.ChatID, "type": chatType(msg.ChatID)}}
+	if thread := s.TopicOf(msg.ChatID, msg.ID); thread != 0 { // a message in a topic says so
+		message["message_thread_id"], message["is_topic_message"] = thread, true
+	}
 	s.AddUpdate("callback_query", map[string]any{
 		"id":            id,
 		"from":          from,
 		"chat_instance": strconv.FormatInt(msg.ChatID, 10),
 		"data":          data,
-		"message": map[string]any{"message_id": msg.ID, "date": time.Now().Unix(), "text": msg.Text,
-			"chat": map[string]any{"id": msg.ChatID, "type": chatType(msg.ChatID)}},
+		"message":       message,
 	})
 	return id
 }

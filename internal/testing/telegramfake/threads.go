@@ -50,6 +50,14 @@ func (s *Server) SendInTopic(from User, thread int64, text string) int64 {
 	return s.AddUpdate("message", msg)
 }
 
+// SendInForumTopic queues a text message from user in a topic of a forum
+// supergroup and returns its update id.
+func (s *Server) SendInForumTopic(chatID int64, from User, thread int64, text string) int64 {
+	msg := TextMessage(chatID, "supergroup", from, text)
+	msg["message_thread_id"], msg["is_topic_message"] = thread, true
+	return s.AddUpdate("message", msg)
+}
+
 // addTopic adds a topic; s.mu must be held.
 func (s *Server) addTopic(chatID int64, name string) int64 {
 	if s.ext.topics == nil {
