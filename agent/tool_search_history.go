@@ -6,31 +6,45 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/membot/membot/internal/timephrase"
 
 	"github.com/membot/membot/memory"
 )
 
+// maxSearchQueries bounds the queries of one search_history call.
+const maxSearchQueries = 5
+
 // newSearchHistory finds earlier messages of the conversation, also those
 // too old for the model's window: full-text search stemmed per language,
-// fused with semantic search when an embeddings model is configured.
+// fused with semantic search when an embeddings model is configured. Each
+// found message comes with the messages next to it (a question and its
+// answer, the turns of an exchange) while the result fits in 400
+// characters a message asked for; a time the query names ("last May",
+// "вчера") puts the messages written then first.
 func newSearchHistory(env ToolEnv) Tool {
 	return Tool{
 		Name: "search_history",
 		Description: "Searches the earlier messages of this conversation, including those too old for you to see, for key words " +
-			"(any language; words match in any form, so \"cats\" finds \"cat\"" + semanticNote(env) + "). Returns the best matching snippets " +
-			"with their date and time (" + env.Location.String() + "). Use it when the user refers to something said long ago.",
+			"(any language; words match in any form, so \"cats\" finds \"cat\"" + semanticNote(env) + "). Returns the best matching messages, " +
+			"each with the ones around it, with their date and time (" + env.Location.String() + "). A time in the query " +
+			"(\"last May\", \"in 2023\", \"yesterday\") puts messages written then first. Use it when the user refers to something said long ago.",
 		Parameters: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
 				"query": map[string]any{"type": "string", "description": "key words to look for"},
-				"limit": map[string]any{"type": "integer", "description": "how many snippets, 1 to 10; 5 when left out"},
+				"queries": map[string]any{"type": "array", "items": map[string]any{"type": "string"},
+					"description": "more ways to say it (other key words, synonyms, names), searched together with query; up to 4"},
+				"limit": map[string]any{"type": "integer", "description": "how many messages found, 1 to 10; 5 when left out"},
 			},
 			"required": []string{"query"},
 		},
 		Run: func(ctx context.Context, turn *TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct {
-				Query string `json:"query"`
-				Limit int    `json:"limit"`
+				Query   string   `json:"query"`
+				Queries []string `json:"queries"`
+				Limit   int      `json:"limit"`
 			}
 			if err := decodeArgs(raw, &args); err != nil {
 				return "", err
@@ -41,7 +55,18 @@ func newSearchHistory(env ToolEnv) Tool {
 			if args.Limit <= 0 || args.Limit > 10 {
 				args.Limit = 5
 			}
-			q := memory.Search{ConversationID: turn.ConversationID, Text: args.Query, BeforeID: turn.UserMessageID, Limit: args.Limit}
+			if len(args.Queries) > maxSearchQueries-1 {
+				args.Queries = args.Queries[:maxSearchQueries-1]
+			}
+			q := memory.Search{ConversationID: turn.ConversationID, BeforeID: turn.UserMessageID, Limit: args.Limit}
+			q.Text, q.From, q.To = withoutTime(args.Query, env)
+			for _, extra := range args.Queries {
+				text, from, to := withoutTime(extra, env)
+				if q.To.IsZero() {
+					q.From, q.To = from, to
+				}
+				q.Queries = append(q.Queries, text)
+			}
 			q.Embedding, q.EmbeddingModel = embedQuery(ctx, env.Embedder, args.Query, func(error) {}) // full-text alone then
 			found, err := env.Store.SearchMessages(ctx, q)
 			if err != nil {
@@ -50,12 +75,39 @@ func newSearchHistory(env ToolEnv) Tool {
 			if len(found) == 0 {
 				return fmt.Sprintf("Nothing found for %q in the earlier messages of this conversation.", args.Query), nil
 			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "%d matching messages, best first (matches «marked»):", len(found))
+			hits := 0
 			for _, s := range found {
-				fmt.Fprintf(&b, "\n[%s] %s: %s", s.CreatedAt.In(env.Location).Format("2006-01-02 15:04"), s.Role, s.Text)
+				if s.Hit > 0 {
+					hits++
+				}
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "%d matching messages (matches «marked»), each with the messages around it; best first, "+
+				"oldest first around each:", hits)
+			for _, s := range found {
+				b.WriteString("\n" + recalledLine(s, env.Location))
 			}
 			return b.String(), nil
 		},
 	}
+}
+
+// withoutTime is query without the time it names, if any, and that time
+// in the user's zone ([from, to); to zero when none). A query that was
+// only a time stays whole.
+func withoutTime(query string, env ToolEnv) (string, time.Time, time.Time) {
+	span, ok := timephrase.Find(query, env.Now().In(env.Location))
+	if !ok {
+		return query, time.Time{}, time.Time{}
+	}
+	if strings.TrimSpace(span.Rest) == "" {
+		span.Rest = query
+	}
+	return span.Rest, span.From, span.To
+}
+
+// recalledLine is how a found or recalled message is shown to the model:
+// "[2006-01-02 15:04] role: text", in the user's zone.
+func recalledLine(s memory.Snippet, loc *time.Location) string {
+	return fmt.Sprintf("[%s] %s: %s", s.CreatedAt.In(loc).Format("2006-01-02 15:04"), s.Role, s.Text)
 }

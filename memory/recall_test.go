@@ -48,7 +48,20 @@ func found(t *testing.T, store *memory.Store, q memory.Search) []int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return snippetIDs(snippets)
+	return snippetIDs(hits(snippets))
+}
+
+// hits are the rows a search found, best first, without the rows shown
+// beside them.
+func hits(snippets []memory.Snippet) []memory.Snippet {
+	var out []memory.Snippet
+	for _, s := range snippets {
+		if s.Hit > 0 {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b memory.Snippet) int { return a.Hit - b.Hit })
+	return out
 }
 
 func snippetIDs(snippets []memory.Snippet) []int64 {

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -18,14 +19,26 @@ type Snippet struct {
 	Role      Role      `db:"role"`
 	CreatedAt time.Time `db:"created_at"`
 	Text      string    `db:"text"` // the matching fragments, matches marked «like this»
+	// Hit is the row's rank among what the query found, 1 for the best;
+	// 0 for a row shown beside a hit (its neighbour).
+	Hit int `db:"-"`
 }
 
 // Search is what SearchMessages looks for.
 type Search struct {
 	ConversationID string
 	Text           string // free text: its words are stemmed in their language
-	BeforeID       int64  // only rows older than this one; 0 for all
-	Limit          int
+	// Queries are more free texts searched alongside Text (the model may
+	// name a thing several ways); their rankings are fused.
+	Queries  []string
+	BeforeID int64 // only rows older than this one; 0 for all
+	Limit    int   // how many hits; each may bring its neighbours
+	// Chars bounds the texts of the result, neighbours included; 0:
+	// charsPerHit for each of Limit.
+	Chars int
+	// From and To, when To is not zero, are a time the query names: the
+	// rows written then come before the others.
+	From, To time.Time
 	// Embedding, of Text by EmbeddingModel, adds semantic search over the
 	// message embeddings, fused with the full-text ranking. Nil, or a store
 	// without pgvector: full-text alone.
@@ -45,35 +58,244 @@ func vectorsIndex(vectors bool) int {
 	return 0
 }
 
-// maxSearchWords bounds the words of one query (auto-recall's statements
-// take as many of a turn's stems: 12).
-const maxSearchWords = 12
+const (
+	// maxSearchWords bounds the words of one query (auto-recall's
+	// statements take as many of a turn's stems: 12).
+	maxSearchWords = 12
+	// maxQueries bounds the queries of one search.
+	maxQueries = 5
+	// candidates is how many rows each query's ranking gives the fusion
+	// (the statements rank at most 20).
+	candidates = 20
+	// charsPerHit is the result's budget for each hit asked for: limit 10
+	// is shown in at most 4,000 characters, neighbours included.
+	charsPerHit = 400
+	// shortRow is the length under which a neighbour says too little
+	// alone ("ok", "Got it."): the row beyond it is shown too.
+	shortRow = 40
+)
 
 // SearchMessages finds the user and assistant rows of a conversation that
-// best match the search (sql/search.sql), best first.
+// best match the search (sql/search.sql), each with the rows around it
+// while the result fits in its characters: blocks of neighbouring rows,
+// oldest first within a block, the block of the best hit first.
 func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error) {
-	words := searchWords(q.Text)
-	if words == "" && q.Embedding == nil {
+	var queries []string
+	for _, t := range append([]string{q.Text}, q.Queries...) {
+		if w := searchWords(t); w != "" && len(queries) < maxQueries {
+			queries = append(queries, w)
+		}
+	}
+	if len(queries) == 0 && q.Embedding == nil {
 		return nil, nil
+	}
+	if len(queries) == 0 {
+		queries = []string{""}
 	}
 	if q.BeforeID <= 0 {
 		q.BeforeID = 1<<63 - 1
 	}
+	if q.Limit <= 0 {
+		return nil, nil
+	}
 	vectors := s.Vectors()
-	var found []Snippet
+	rankings := make([][]Snippet, len(queries))
 	batch := &pgx.Batch{}
 	batch.Queue(genericPlansSQL)
-	batch.Queue(searchSQL[vectorsIndex(vectors)], recallArgs(vectors, []any{q.ConversationID, q.BeforeID, words, q.Limit},
-		q.Embedding, q.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
-		var err error
-		found, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
-		return err
-	})
+	for i, words := range queries {
+		emb := q.Embedding
+		if i > 0 {
+			emb = nil // the embedding is Text's
+		}
+		v := vectors && (i == 0 || emb != nil)
+		batch.Queue(searchSQL[vectorsIndex(v)], recallArgs(v, []any{q.ConversationID, q.BeforeID, words, candidates},
+			emb, q.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
+			var err error
+			rankings[i], err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
+			return err
+		})
+	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("search messages: %w", translate(err))
 	}
-	return found, nil
+	hits := fuseRankings(rankings, q.From, q.To)
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	if len(hits) > q.Limit {
+		hits = hits[:q.Limit]
+	}
+	around, err := s.neighbours(ctx, q.ConversationID, q.BeforeID, hits)
+	if err != nil {
+		return nil, err
+	}
+	budget := q.Chars
+	if budget <= 0 {
+		budget = charsPerHit * q.Limit
+	}
+	return arrange(hits, around, budget), nil
 }
+
+// fuseRankings fuses the queries' rankings by reciprocal rank (k 1, as
+// the statements fuse theirs), best first; a row keeps the text of the
+// ranking that placed it highest. With a time (to not zero), the rows
+// written in [from, to) come first, each part in the fused order: the
+// time the query names filters, and the rest fills what it leaves.
+func fuseRankings(rankings [][]Snippet, from, to time.Time) []Snippet {
+	score := map[int64]float64{}
+	best := map[int64]int{}
+	index := map[int64]int{}
+	var order []Snippet
+	for _, ranked := range rankings {
+		for r, s := range ranked {
+			if i, ok := index[s.MessageID]; !ok {
+				index[s.MessageID] = len(order)
+				order = append(order, s)
+				best[s.MessageID] = r
+			} else if r < best[s.MessageID] {
+				best[s.MessageID] = r
+				order[i].Text = s.Text
+			}
+			score[s.MessageID] += 1 / float64(2+r)
+		}
+	}
+	inTime := func(s Snippet) bool {
+		return !to.IsZero() && !s.CreatedAt.Before(from) && s.CreatedAt.Before(to)
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if ia, ib := inTime(a), inTime(b); ia != ib {
+			return ia
+		}
+		if score[a.MessageID] != score[b.MessageID] {
+			return score[a.MessageID] > score[b.MessageID]
+		}
+		return a.MessageID > b.MessageID
+	})
+	return order
+}
+
+// neighbour is a row beside a hit (searchNeighbours).
+type neighbour struct {
+	Hit  int64 `db:"hit"`
+	Side int   `db:"side"`
+	Snippet
+}
+
+// neighbours reads the rows beside each of hits (searchNeighbours).
+func (s *Store) neighbours(ctx context.Context, conversationID string, beforeID int64, hits []Snippet) ([]neighbour, error) {
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.MessageID
+	}
+	var around []neighbour
+	batch := &pgx.Batch{}
+	batch.Queue(genericPlansSQL)
+	batch.Queue(searchNeighboursSQL, conversationID, ids, beforeID).Query(func(rows pgx.Rows) error {
+		var err error
+		around, err = pgx.CollectRows(rows, pgx.RowToStructByName[neighbour])
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, fmt.Errorf("search neighbours: %w", translate(err))
+	}
+	return around, nil
+}
+
+// arrange shows hits, best first, each with the rows next to it (around:
+// each hit's rows by side, nearest first; the second of a side only when
+// the first is short), within budget characters: every hit that fits
+// first, then the neighbours of each hit in the hits' order. Rows that
+// touch form one block, shown oldest first; blocks come in the order of
+// their best hit.
+func arrange(hits []Snippet, around []neighbour, budget int) []Snippet {
+	shown := map[int64]Snippet{}
+	rank := map[int64]int{} // a shown row's block: its best hit's rank
+	used := 0
+	show := func(s Snippet, r int) bool {
+		if _, ok := shown[s.MessageID]; ok {
+			return true
+		}
+		n := utf8.RuneCountInString(s.Text) + lineOverhead
+		if used+n > budget && len(shown) > 0 {
+			return false
+		}
+		used += n
+		shown[s.MessageID] = s
+		rank[s.MessageID] = r
+		return true
+	}
+	for r, h := range hits {
+		h.Hit = r + 1
+		show(h, r)
+	}
+	bySide := map[[2]int64][]neighbour{}
+	for _, n := range around {
+		k := [2]int64{n.Hit, int64(n.Side)}
+		bySide[k] = append(bySide[k], n)
+	}
+	for r, h := range hits {
+		if _, ok := shown[h.MessageID]; !ok {
+			continue
+		}
+		for _, side := range []int64{-1, 1} {
+			for i, n := range bySide[[2]int64{h.MessageID, side}] {
+				if i > 0 && utf8.RuneCountInString(bySide[[2]int64{h.MessageID, side}][i-1].Text) >= shortRow {
+					break
+				}
+				if !show(n.Snippet, r) {
+					break
+				}
+			}
+		}
+	}
+	// Blocks: rows whose ids are neighbours in what searchNeighbours
+	// read (a hit and its rows) are joined; a block takes its best rank.
+	parent := map[int64]int64{}
+	var find func(int64) int64
+	find = func(x int64) int64 {
+		if p, ok := parent[x]; ok && p != x {
+			parent[x] = find(p)
+			return parent[x]
+		}
+		return x
+	}
+	union := func(a, b int64) {
+		if _, ok := shown[a]; !ok {
+			return
+		}
+		if _, ok := shown[b]; !ok {
+			return
+		}
+		parent[find(a)] = find(b)
+	}
+	for _, n := range around {
+		union(n.MessageID, n.Hit)
+	}
+	blockRank := map[int64]int{}
+	for id := range shown {
+		root := find(id)
+		if r, ok := blockRank[root]; !ok || rank[id] < r {
+			blockRank[root] = rank[id]
+		}
+	}
+	out := make([]Snippet, 0, len(shown))
+	for _, s := range shown {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, rj := blockRank[find(out[i].MessageID)], blockRank[find(out[j].MessageID)]
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i].MessageID < out[j].MessageID
+	})
+	return out
+}
+
+// lineOverhead is what a result line adds to a row's text: its date and
+// role ("[2006-01-02 15:04] assistant: ").
+const lineOverhead = 32
 
 // searchWords keeps the first maxSearchWords distinct words of free text,
 // letters and digits only, one-letter words left out; PostgreSQL stems
@@ -121,6 +343,7 @@ func vectorLiteral(v []float32) any {
 
 // The statements of this file, whole in sql/search.sql.
 var (
-	searchFullTextSQL = statement("searchFullText")
-	searchHybridSQL   = statement("searchHybrid")
+	searchFullTextSQL   = statement("searchFullText")
+	searchHybridSQL     = statement("searchHybrid")
+	searchNeighboursSQL = statement("searchNeighbours")
 )

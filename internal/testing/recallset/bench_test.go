@@ -406,8 +406,10 @@ func measure(c recallset.Conversation, q recallset.Question, got *seen, docs, li
 	}
 	m := tally{questions: 1}
 	byWords, byKeys := recallset.Entries(got.results[0]), recallset.Entries(got.results[1])
-	m.recall5, m.recall10 = recallset.Recall(byWords, texts, 5), recallset.Recall(byWords, texts, 10)
-	m.kwRecall5, m.kwRecall10 = recallset.Recall(byKeys, texts, 5), recallset.Recall(byKeys, texts, 10)
+	// @10: the whole result of limit 10, the hits' neighbours included
+	// (its characters are bounded, and BM25 is given as many).
+	m.recall5, m.recall10 = recallset.Recall(byWords, texts, 5), recallset.Recall(byWords, texts, 0)
+	m.kwRecall5, m.kwRecall10 = recallset.Recall(byKeys, texts, 5), recallset.Recall(byKeys, texts, 0)
 	m.chars = []int{utf8.RuneCountInString(got.results[0])}
 	m.kwChars = []int{utf8.RuneCountInString(got.results[1])}
 	ranked, rankedKw := recallset.BM25(docs, q.Text), recallset.BM25(docs, q.Keywords)
@@ -415,7 +417,9 @@ func measure(c recallset.Conversation, q recallset.Question, got *seen, docs, li
 	m.bmKw5, m.bmKw10 = recallset.RankRecall(rankedKw, rows, 5), recallset.RankRecall(rankedKw, rows, 10)
 	m.bmChars = recallset.RankRecall(recallset.Fit(lines, ranked, m.chars[0]), rows, 0)
 	m.bmKwChars = recallset.RankRecall(recallset.Fit(lines, rankedKw, m.kwChars[0]), rows, 0)
-	m.count(got.first, evidence)
+	if len(got.first.Messages) > 0 {
+		m.count(got.first, evidence)
+	}
 	return m
 }
 
