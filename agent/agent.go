@@ -240,7 +240,7 @@ func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
 		written = req.SentAt // stamped with when the person wrote, never ahead of the clock
 	}
 	in := memory.TurnStart{User: req.User, Chat: req.Chat, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
-		Content: stamp.Add(written, a.cfg.Location, req.Text), HistoryLimit: historyLimit,
+		Content: stamp.Add(written, a.cfg.Location, req.Text), WrittenAt: written, HistoryLimit: historyLimit,
 		Metadata: mediaMeta(req.Attachments), Kind: req.Kind}
 	if historyLimit > 0 {
 		in.FactChars = a.factChars(req.Chat.ID, req.User.TelegramUserID)

@@ -40,10 +40,11 @@ func (a *Agent) systemPrompt(turn *memory.Turn, group bool, waiting []memory.App
 		b.WriteString("\n\nSummary of the earlier part of this conversation, which you no longer see:\n" + turn.Summary)
 	}
 	if len(turn.Recalled) > 0 {
-		b.WriteString("\n\nEarlier messages of this conversation that may bear on the user's new message (found automatically; " +
-			"search_history finds more):")
+		b.WriteString("\n\nEarlier messages of this conversation that may bear on the user's new message, each with the ones " +
+			"around it (found automatically; search_history finds more):")
 		for _, s := range turn.Recalled {
-			fmt.Fprintf(&b, "\n[%s] %s: %s", s.CreatedAt.In(a.cfg.Location).Format("2006-01-02 15:04"), s.Role, truncate(s.Text, maxRecalledChars))
+			s.Text = truncate(s.Text, maxRecalledChars)
+			b.WriteString("\n" + recalledLine(s, a.cfg.Location))
 		}
 	}
 	if len(waiting) > 0 {

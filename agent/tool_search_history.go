@@ -109,5 +109,5 @@ func withoutTime(query string, env ToolEnv) (string, time.Time, time.Time) {
 // recalledLine is how a found or recalled message is shown to the model:
 // "[2006-01-02 15:04] role: text", in the user's zone.
 func recalledLine(s memory.Snippet, loc *time.Location) string {
-	return fmt.Sprintf("[%s] %s: %s", s.CreatedAt.In(loc).Format("2006-01-02 15:04"), s.Role, s.Text)
+	return fmt.Sprintf("[%s] %s: %s", s.WrittenAt.In(loc).Format("2006-01-02 15:04"), s.Role, s.Text)
 }

@@ -45,7 +45,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 		if !group || m.Role != memory.RoleUser { // a group's rows start with their author already
 			text = speaker(in.lang(), m) + ": " + text
 		}
-		lines = append(lines, texts.Clock(m.CreatedAt, loc)+" "+texts.Preview(text, 200))
+		lines = append(lines, texts.Clock(m.WrittenAt, loc)+" "+texts.Preview(text, 200))
 	}
 	return h.reply(ctx, in, strings.Join(lines, "\n"))
 }

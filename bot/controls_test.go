@@ -451,3 +451,24 @@ func TestExportsAreBoundedPerHour(t *testing.T) {
 		t.Errorf("%d exports recorded, want 3", n)
 	}
 }
+
+// A message that reaches the bot late (delivered after a pause, retried,
+// imported) is shown at the time it was written, Telegram's date, not
+// when it was stored: in /history, in /export and to the model.
+func TestAMessageIsShownAtTheTimeItWasWritten(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	written := time.Now().Add(-50 * time.Hour).Truncate(time.Minute)
+	msg := telegramfake.TextMessage(ivan.ID, "private", ivan, "the parcel left the depot")
+	msg["date"] = written.Unix()
+	h.Expect(ivan.ID, func() int64 { return h.TG.AddUpdate("message", msg) })
+	moscow, _ := time.LoadLocation("Europe/Moscow")
+	want := written.In(moscow).Format("2006-01-02 15:04") + " Вы: the parcel left the depot"
+	if got := h.Say(ivan, "/history 2"); !strings.Contains(got, want) {
+		t.Fatalf("/history said %q; want the line %q", got, want)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'user' AND written_at = $1 AND created_at > $1 + interval '49 hours'`, written); n != 1 {
+		t.Fatalf("%d user rows written at %v and stored now", n, written)
+	}
+}

@@ -43,7 +43,11 @@ type Message struct {
 	TelegramMessageID int64          `db:"telegram_message_id"`
 	UpdateID          int64          `db:"update_id"`
 	Metadata          map[string]any `db:"metadata"`
-	CreatedAt         time.Time      `db:"created_at"`
+	CreatedAt         time.Time      `db:"created_at"` // when it was stored
+	// WrittenAt is when it was written: a user row's Telegram message
+	// date (TurnStart.WrittenAt), else when it was stored. What a person
+	// or the model is shown.
+	WrittenAt time.Time `db:"written_at"`
 	// ReasoningBack is, for an assistant row that called tools, the
 	// reasoning the server sent in a field and needs back with the call
 	// (DeepSeek's thinking mode): metadata's "reasoning" when its
@@ -67,7 +71,7 @@ type Message struct {
 func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 	var m Message
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID, &m.ToolName,
-		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.ReasoningBack, &m.Media, &m.Refused)
+		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.WrittenAt, &m.ReasoningBack, &m.Media, &m.Refused)
 	return m, err
 }
 

@@ -241,7 +241,7 @@ func TestRecallWorksWithoutPgvector(t *testing.T) {
 	}
 	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1}, Content: "puppies?", HistoryLimit: 1,
 		Recall: memory.Recall{Limit: 3, Text: "puppies?", Embedding: []float32{1, 0}, EmbeddingModel: "m"}})
-	if err != nil || len(turn.Recalled) != 1 || turn.Recalled[0].MessageID != ids[0] {
+	if err != nil || !slices.Equal(snippetIDs(turn.Recalled), ids) || turn.Recalled[0].Hit != 1 {
 		t.Fatalf("auto-recall without pgvector = %+v, %v", turn, err)
 	}
 }
@@ -445,7 +445,8 @@ func TestConnectionsRunWithoutJITUnlessTheURLSetsIt(t *testing.T) {
 }
 
 // recall starts a turn of user 1 in chat 1 saying text, with a window of
-// history rows, and returns what its auto-recall found.
+// history rows, and returns what its auto-recall found (without the rows
+// shown beside them).
 func recall(t *testing.T, store *memory.Store, update int64, text string, history int) []memory.Snippet {
 	t.Helper()
 	turn, err := store.StartTurn(context.Background(), memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1}, UpdateID: update,
@@ -453,7 +454,7 @@ func recall(t *testing.T, store *memory.Store, update int64, text string, histor
 	if err != nil {
 		t.Fatal(err)
 	}
-	return turn.Recalled
+	return hits(turn.Recalled)
 }
 
 // recalledIDs is recall's rows' ids.
@@ -809,7 +810,7 @@ func TestARetryRecallsAsItsTurnDid(t *testing.T) {
 		if limit == 0 {
 			want = nil
 		}
-		if got := snippetIDs(turn.Recalled); !slices.Equal(got, want) {
+		if got := snippetIDs(hits(turn.Recalled)); !slices.Equal(got, want) {
 			t.Fatalf("/retry with AUTO_RECALL %d recalled %v; want %v", limit, got, want)
 		}
 	}

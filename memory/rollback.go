@@ -209,7 +209,11 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	}
 	if in.RecallLimit > 0 && t.Answer == nil {
 		var err error
-		if t.Recalled, err = s.recallRow(ctx, t.UserMessageID, in.HistoryLimit, in.RecallLimit); err != nil {
+		t.Recalled, err = s.recallRow(ctx, t.UserMessageID, in.HistoryLimit, in.RecallLimit)
+		if err == nil && len(t.Recalled) > 0 {
+			t.Recalled, err = s.inContext(ctx, t.ConversationID, windowFrom(t), t.Recalled, Recall{Limit: in.RecallLimit}.budget())
+		}
+		if err != nil {
 			return nil, fmt.Errorf("start retry: %w", translate(err))
 		}
 	}

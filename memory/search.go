@@ -17,8 +17,8 @@ import (
 type Snippet struct {
 	MessageID int64     `db:"id"`
 	Role      Role      `db:"role"`
-	CreatedAt time.Time `db:"created_at"`
-	Text      string    `db:"text"` // the matching fragments, matches marked «like this»
+	WrittenAt time.Time `db:"written_at"` // Message.WrittenAt
+	Text      string    `db:"text"`       // the matching fragments, matches marked «like this»
 	// Hit is the row's rank among what the query found, 1 for the best;
 	// 0 for a row shown beside a hit (its neighbour).
 	Hit int `db:"-"`
@@ -125,13 +125,19 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 	if len(hits) > q.Limit {
 		hits = hits[:q.Limit]
 	}
-	around, err := s.neighbours(ctx, q.ConversationID, q.BeforeID, hits)
-	if err != nil {
-		return nil, err
-	}
 	budget := q.Chars
 	if budget <= 0 {
 		budget = charsPerHit * q.Limit
+	}
+	return s.inContext(ctx, q.ConversationID, q.BeforeID, hits, budget)
+}
+
+// inContext shows hits, best first, each with the rows beside it older
+// than beforeID, within budget characters (arrange).
+func (s *Store) inContext(ctx context.Context, conversationID string, beforeID int64, hits []Snippet, budget int) ([]Snippet, error) {
+	around, err := s.neighbours(ctx, conversationID, beforeID, hits)
+	if err != nil {
+		return nil, err
 	}
 	return arrange(hits, around, budget), nil
 }
@@ -160,7 +166,7 @@ func fuseRankings(rankings [][]Snippet, from, to time.Time) []Snippet {
 		}
 	}
 	inTime := func(s Snippet) bool {
-		return !to.IsZero() && !s.CreatedAt.Before(from) && s.CreatedAt.Before(to)
+		return !to.IsZero() && !s.WrittenAt.Before(from) && s.WrittenAt.Before(to)
 	}
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := order[i], order[j]

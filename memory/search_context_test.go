@@ -117,3 +117,76 @@ func TestSearchPutsTheRowsOfANamedTimeFirst(t *testing.T) {
 		t.Fatalf("concert in May 2025 found %v; want the row of May %d first", inMay, ids[2])
 	}
 }
+
+// A turn's auto-recall brings a hit with the rows beside it, within its
+// characters, and never a row the model's window already holds.
+func TestAutoRecallBringsAHitWithItsNeighboursOutsideTheWindow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
+	rows := fill(t, store, conv, 40, `CASE WHEN g = 20 THEN 'Which vet treats Brunhilde the tortoise?'
+		WHEN g = 21 THEN 'Doctor Ivanova on Lenina street, every Tuesday.'
+		WHEN g = 27 THEN 'Brunhilde the tortoise ate a strawberry today'
+		ELSE 'The weather is grey and rainy again today, note ' || g END`)
+	turn := func(history int, r memory.Recall) []memory.Snippet {
+		t.Helper()
+		r.Text = "What about Brunhilde?"
+		got, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1},
+			Content: r.Text, HistoryLimit: history, Recall: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Recalled
+	}
+	// The window holds the rows from 26 on (16 of them with the turn's):
+	// row 27 is seen anyway; row 20 comes with its answer and the row
+	// before it, oldest first.
+	got := turn(16, memory.Recall{Limit: 3})
+	if ids, want := snippetIDs(got), []int64{rows(19), rows(20), rows(21)}; !slices.Equal(ids, want) {
+		t.Fatalf("auto-recall brought %v; want the hit %d with its neighbours %v", ids, rows(20), want)
+	}
+	if got[1].Hit != 1 || got[0].Hit != 0 || got[2].Hit != 0 {
+		t.Fatalf("the hit and its neighbours: %+v", got)
+	}
+	// Its characters bound it: 90 hold the hit alone.
+	if ids := snippetIDs(turn(16, memory.Recall{Limit: 3, Chars: 90})); !slices.Equal(ids, []int64{rows(20)}) {
+		t.Fatalf("auto-recall in 90 characters brought %v; want the hit %d alone", ids, rows(20))
+	}
+	// A window that starts at the answer (rows 21 to 43, the earlier
+	// turns' rows among them): the answer is not brought again.
+	if ids := snippetIDs(turn(23, memory.Recall{Limit: 3})); !slices.Equal(ids, []int64{rows(19), rows(20)}) {
+		t.Fatalf("auto-recall beside the window brought %v; want %v", ids, []int64{rows(19), rows(20)})
+	}
+}
+
+// Rows are shown at the time they were written (TurnStart.WrittenAt, the
+// Telegram message's date), not when they were stored.
+func TestSearchAndHistoryShowTheTimeARowWasWritten(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	written := time.Date(2024, 2, 29, 8, 15, 0, 0, time.UTC)
+	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1},
+		Content: "the heron nests by the mill pond", WrittenAt: written, HistoryLimit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := turn.History; len(h) != 1 || !h[0].WrittenAt.Equal(written) || !h[0].CreatedAt.After(written) {
+		t.Fatalf("the turn's history: %+v", h)
+	}
+	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: turn.ConversationID, Text: "heron", Limit: 1})
+	if err != nil || len(found) != 1 || !found[0].WrittenAt.Equal(written) {
+		t.Fatalf("search found %+v, %v; want the row written at %v", found, err, written)
+	}
+	msgs, err := store.Dialogue(ctx, memory.Chat{ID: 1}, 5)
+	if err != nil || len(msgs) != 1 || !msgs[0].WrittenAt.Equal(written) {
+		t.Fatalf("the dialogue: %+v, %v", msgs, err)
+	}
+	// A row stored without one was written when it was stored.
+	say(t, store, turn.ConversationID, "a heron again")
+	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: turn.ConversationID, Text: "heron again", Limit: 1})
+	if err != nil || len(found) == 0 || found[len(found)-1].WrittenAt.Before(time.Now().Add(-time.Hour)) {
+		t.Fatalf("search found %+v, %v; want the new row at its storing", found, err)
+	}
+}

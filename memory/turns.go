@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -15,8 +16,11 @@ type TurnStart struct {
 	UpdateID          int64 // the Telegram update being answered; 0 when none
 	TelegramMessageID int64
 	Content           string // the text as the model will see it
-	HistoryLimit      int
-	FactChars         int // how many characters of the user's facts to load
+	// WrittenAt is when the person wrote it (the Telegram message's
+	// date); zero: when it is stored.
+	WrittenAt    time.Time
+	HistoryLimit int
+	FactChars    int // how many characters of the user's facts to load
 	// Metadata is added to the user row's metadata (the files it came
 	// with, under "media"); nil for none.
 	Metadata map[string]any
@@ -31,7 +35,10 @@ type TurnStart struct {
 // are the stems stored with the turn's row; Text only tells whether the
 // message has any (a sticker has none).
 type Recall struct {
-	Limit          int
+	Limit int // how many rows found at most; each may bring its neighbours
+	// Chars bounds the recalled rows' texts, neighbours included; 0:
+	// charsPerHit for each of Limit.
+	Chars          int
 	Text           string
 	Embedding      []float32
 	EmbeddingModel string
@@ -117,7 +124,11 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 		kind = "text"
 	}
 	chat := in.Chat
-	batch.Queue(insertUserMessageSQL, chat.ID, in.User.TelegramUserID, s.storable(in.Content), in.TelegramMessageID, in.UpdateID, metadata, chat.Thread)
+	var written any
+	if !in.WrittenAt.IsZero() {
+		written = in.WrittenAt
+	}
+	batch.Queue(insertUserMessageSQL, chat.ID, in.User.TelegramUserID, s.storable(in.Content), in.TelegramMessageID, in.UpdateID, metadata, chat.Thread, written)
 	batch.Queue(receivedTextSQL, chat.ID, in.UpdateID, in.User.TelegramUserID, kind, chat.Thread)
 	batch.Queue(turnConversationSQL, chat.ID, in.UpdateID, chat.Thread).
 		QueryRow(func(row pgx.Row) error {
@@ -144,10 +155,34 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	if err == nil && found { // a round trip more, after the turn's row is stored
 		t.Recalled, err = s.rankRow(ctx, t.UserMessageID, in.HistoryLimit, in.Recall)
 	}
+	if err == nil && len(t.Recalled) > 0 { // and one for the rows beside them
+		t.Recalled, err = s.inContext(ctx, t.ConversationID, windowFrom(t), t.Recalled, in.Recall.budget())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start turn: %w", translate(err))
 	}
 	return t, nil
+}
+
+// budget is the characters r's rows may take.
+func (r Recall) budget() int {
+	if r.Chars > 0 {
+		return r.Chars
+	}
+	return charsPerHit * r.Limit
+}
+
+// windowFrom is the oldest row the model sees anyway in turn (its
+// window, the turn's row included): recalled rows and their neighbours
+// are older.
+func windowFrom(t *Turn) int64 {
+	from := t.UserMessageID
+	for _, m := range t.History {
+		if m.ID < from {
+			from = m.ID
+		}
+	}
+	return from
 }
 
 // queueRecall adds a turn's auto-recall statement to batch, its rows to *into.

@@ -171,7 +171,7 @@ func markdownHead(w io.Writer, c memory.Conversation, rows int, loc *time.Locati
 // markdownEntry writes one row for people to read.
 func markdownEntry(m *memory.Message, lang string, loc *time.Location) []byte {
 	var b strings.Builder
-	at := texts.Clock(m.CreatedAt, loc)
+	at := texts.Clock(m.WrittenAt, loc)
 	switch {
 	case m.Role == memory.RoleUser:
 		fmt.Fprintf(&b, "\n## %s · %s\n\n%s\n", texts.For(lang).You, at, stamp.Strip(m.Content))
@@ -215,6 +215,7 @@ type exportedMessage struct {
 	UpdateID          *int64            `json:"update_id"`
 	Metadata          map[string]any    `json:"metadata"`
 	CreatedAt         time.Time         `json:"created_at"`
+	WrittenAt         time.Time         `json:"written_at"`
 }
 
 // jsonHead starts each JSON part: the conversation, then its messages.
@@ -231,7 +232,8 @@ func jsonHead(c memory.Conversation) ([]byte, error) {
 func jsonEntry(m *memory.Message) ([]byte, error) {
 	data, err := json.MarshalIndent(exportedMessage{ID: m.ID, ConversationID: m.ConversationID, Role: m.Role, Content: m.Content,
 		ToolCalls: m.ToolCalls, ToolCallID: nullable(m.ToolCallID), ToolName: nullable(m.ToolName),
-		TelegramMessageID: nullable(m.TelegramMessageID), UpdateID: nullable(m.UpdateID), Metadata: m.Metadata, CreatedAt: m.CreatedAt},
+		TelegramMessageID: nullable(m.TelegramMessageID), UpdateID: nullable(m.UpdateID), Metadata: m.Metadata, CreatedAt: m.CreatedAt,
+		WrittenAt: m.WrittenAt},
 		"    ", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("export: encode json: %w", err)

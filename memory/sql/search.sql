@@ -186,7 +186,7 @@ fts AS (
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
 fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= $4)
-SELECT m.id, m.role, m.created_at, CASE WHEN true OR length(m.content) > 400
+SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WHEN true OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
@@ -269,7 +269,7 @@ fused AS (
 	SELECT id, sum(1.0 / (1 + r)) AS score
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
 	GROUP BY id ORDER BY score DESC, id DESC LIMIT $4)
-SELECT m.id, m.role, m.created_at, CASE WHEN true OR length(m.content) > 400
+SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WHEN true OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
@@ -289,14 +289,14 @@ ORDER BY f.score DESC, m.id DESC
 -- rows, whatever the conversation's size. A row over 400 characters is
 -- cut to its first 300, as a fragment. A forgotten row (when rows can be
 -- marked so) is to be left out here as in the searches.
-SELECT h.id AS hit, n.side, n.id, n.role, n.created_at,
+SELECT h.id AS hit, n.side, n.id, n.role, n.written_at,
 	CASE WHEN length(n.text) <= 400 THEN n.text ELSE left(n.text, 300) || ' …' END AS text
 FROM unnest($2::bigint[]) h (id), LATERAL (
-	(SELECT -1 AS side, m.id, m.role, m.created_at, membot_plain_text(m.content) AS text FROM messages m
+	(SELECT -1 AS side, m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, membot_plain_text(m.content) AS text FROM messages m
 	WHERE m.conversation_id = $1 AND m.id < h.id AND m.role IN ('user', 'assistant') AND m.content <> ''
 	ORDER BY m.id DESC LIMIT 2)
 	UNION ALL
-	(SELECT 1, m.id, m.role, m.created_at, membot_plain_text(m.content) FROM messages m
+	(SELECT 1, m.id, m.role, coalesce(m.written_at, m.created_at), membot_plain_text(m.content) FROM messages m
 	WHERE m.conversation_id = $1 AND m.id > h.id AND m.id < $3 AND m.role IN ('user', 'assistant') AND m.content <> ''
 	ORDER BY m.id LIMIT 2)) n
 ORDER BY h.id, n.side, abs(n.id - h.id)

@@ -16,7 +16,8 @@
 -- insertUserMessage stores the user's row in the chat's current
 -- conversation, with its author's id in the metadata (in a group the text's
 -- name prefix is for the model; the id is what a query should trust). A
--- second attempt at the same update stores nothing. $7 is the topic.
+-- second attempt at the same update stores nothing. $7 is the topic, $8
+-- when the message was written (NULL: when stored).
 WITH conv_existing AS (
 	SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($7::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1
 ), conv_created AS (
@@ -26,9 +27,10 @@ WITH conv_existing AS (
 ), conv AS (
 	SELECT id FROM conv_existing UNION ALL SELECT id FROM conv_created
 )
-INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, search_vector)
+INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, search_vector, written_at)
 SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0),
-	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), membot_message_stems('user'::text, $3::text) FROM conv
+	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), membot_message_stems('user'::text, $3::text),
+	$8::timestamptz FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING
 
 -- name: turnHistory
@@ -37,7 +39,7 @@ ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING
 SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
 	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
-	metadata, created_at,
+	metadata, created_at, coalesce(written_at, created_at) AS written_at,
 	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
 		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
 	CASE WHEN role = 'user' THEN metadata->'media' END AS media,
@@ -146,7 +148,7 @@ fused AS (
 	SELECT id, sum(1.0 / (1 + r)) AS score
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
 	GROUP BY id ORDER BY score DESC, id DESC LIMIT $4)
-SELECT m.id, m.role, m.created_at, CASE WHEN false OR length(m.content) > 400
+SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WHEN false OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
@@ -259,7 +261,7 @@ fts AS (
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
 fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= $3)
-SELECT m.id, m.role, m.created_at, CASE WHEN false OR length(m.content) > 400
+SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WHEN false OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
@@ -334,7 +336,7 @@ fused AS (
 	SELECT id, sum(1.0 / (1 + r)) AS score
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
 	GROUP BY id ORDER BY score DESC, id DESC LIMIT $3)
-SELECT m.id, m.role, m.created_at, CASE WHEN false OR length(m.content) > 400
+SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WHEN false OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
@@ -398,7 +400,7 @@ WHERE type IN ('message_received', 'reply_sent', 'access_denied', 'rate_limited'
 SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
 	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
-	metadata, created_at,
+	metadata, created_at, coalesce(written_at, created_at) AS written_at,
 	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
 		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
 	CASE WHEN role = 'user' THEN metadata->'media' END AS media FROM messages
@@ -441,7 +443,7 @@ SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('en
 SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
 	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
-	metadata, created_at,
+	metadata, created_at, coalesce(written_at, created_at) AS written_at,
 	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
 		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
 	CASE WHEN role = 'user' THEN metadata->'media' END AS media FROM messages WHERE id IN (

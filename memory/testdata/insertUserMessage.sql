@@ -7,7 +7,8 @@ WITH conv_existing AS (
 ), conv AS (
 	SELECT id FROM conv_existing UNION ALL SELECT id FROM conv_created
 )
-INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, search_vector)
+INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, search_vector, written_at)
 SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0),
-	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), membot_message_stems('user'::text, $3::text) FROM conv
+	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), membot_message_stems('user'::text, $3::text),
+	$8::timestamptz FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING

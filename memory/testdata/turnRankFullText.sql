@@ -49,7 +49,7 @@ fts AS (
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
 fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= $3)
-SELECT m.id, m.role, m.created_at, CASE WHEN false OR length(m.content) > 400
+SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WHEN false OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)

@@ -9,6 +9,7 @@ package recallset_test
 // targets on it.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -174,12 +175,17 @@ func TestPublicBenchmark(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("PUBLICBENCH_CONVERSATIONS")); err == nil && n > 0 && n < len(set) {
 		set = set[:n]
 	}
-	autoRecall := []string{"3", "0"}
+	// The default's auto-recall and none; PUBLICBENCH_AUTO_RECALL=A,B
+	// compares two other settings.
+	autoRecall := []string{"", "0"}
+	if a, b, ok := strings.Cut(os.Getenv("PUBLICBENCH_AUTO_RECALL"), ","); ok {
+		autoRecall = []string{a, b}
+	}
 	var results [2]*score
 	var wg sync.WaitGroup
 	for i, ar := range autoRecall {
 		wg.Add(1)
-		t.Run("auto-recall-"+ar, func(t *testing.T) {
+		t.Run("auto-recall-"+cmp.Or(ar, "default"), func(t *testing.T) {
 			defer wg.Done()
 			results[i] = run(t, set, variant{autoRecall: ar})
 		})
@@ -195,8 +201,8 @@ func TestPublicBenchmark(t *testing.T) {
 			heads, cols, offCols = append(heads, k), append(cols, def.byKind[k]), append(offCols, off.byKind[k])
 		}
 	}
-	t.Logf("AUTO_RECALL=3 (the default):%s", table(heads, cols))
-	t.Logf("AUTO_RECALL=0:%s", table(heads, offCols))
+	t.Logf("AUTO_RECALL=%s:%s", cmp.Or(autoRecall[0], "default"), table(heads, cols))
+	t.Logf("AUTO_RECALL=%s:%s", autoRecall[1], table(heads, offCols))
 	if !sample {
 		return
 	}
@@ -306,6 +312,9 @@ func run(t *testing.T, set []recallset.Conversation, v variant) *score {
 		"MEMORY_CALLS_PER_MINUTE": "100000", "EMBEDDINGS_PER_MINUTE": "100000", "LOG_LEVEL": "warn"} {
 		h.Env[k] = val
 	}
+	if v.autoRecall == "" {
+		delete(h.Env, "AUTO_RECALL") // the default
+	}
 	if v.semantic {
 		pgtest.RequireVectors(t)
 		h.Env["EMBEDDINGS_MODEL"] = "fake-embed"
@@ -354,7 +363,7 @@ func run(t *testing.T, set []recallset.Conversation, v variant) *score {
 		for _, turn := range c.Turns {
 			ats = append(ats, turn.At)
 		}
-		if _, err := h.DB.Exec(ctx, `UPDATE messages m SET created_at = v.at FROM unnest($1::bigint[], $2::timestamptz[]) v(id, at)
+		if _, err := h.DB.Exec(ctx, `UPDATE messages m SET created_at = v.at, written_at = v.at FROM unnest($1::bigint[], $2::timestamptz[]) v(id, at)
 			WHERE m.id = v.id`, ids, ats); err != nil {
 			t.Fatal(err)
 		}

@@ -80,7 +80,7 @@ func TestPublicSearchOnly(t *testing.T) {
 		for _, turn := range c.Turns {
 			ats = append(ats, turn.At, turn.At.Add(time.Minute))
 		}
-		if _, err := db.Exec(ctx, `UPDATE messages m SET created_at = v.at FROM unnest($1::bigint[], $2::timestamptz[]) v(id, at)
+		if _, err := db.Exec(ctx, `UPDATE messages m SET created_at = v.at, written_at = v.at FROM unnest($1::bigint[], $2::timestamptz[]) v(id, at)
 			WHERE m.id = v.id`, ids, ats); err != nil {
 			t.Fatal(err)
 		}
