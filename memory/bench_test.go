@@ -98,7 +98,7 @@ func BenchmarkLoadLast30(b *testing.B) {
 	}
 }
 
-// BenchmarkSearchHistory runs search_history's query (the best 5 matches
+// BenchmarkSearchHistory runs search_history's query (the best 10 matches, with their neighbours,
 // of two ordinary words, about 1 and 0.1 in 1,000 of the seeded words; and
 // of two real words in other forms than the seeded ones, "common") in the
 // same conversations, and reports the 50th and 99th percentiles too.
@@ -111,7 +111,7 @@ func BenchmarkSearchHistory(b *testing.B) {
 				took := make([]time.Duration, 0, b.N)
 				for i := range b.N {
 					start := time.Now()
-					if _, err := store.SearchMessages(ctx, memory.Search{ConversationID: set.convs[i%len(set.convs)], Text: words.text, Limit: 5}); err != nil {
+					if _, err := store.SearchMessages(ctx, memory.Search{ConversationID: set.convs[i%len(set.convs)], Text: words.text, Limit: 10}); err != nil {
 						b.Fatal(err)
 					}
 					took = append(took, time.Since(start))
