@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/membot/membot/bot/telegram"
@@ -37,6 +38,9 @@ type Stream struct {
 	// Finish sends the answer; nil: the answer is shown in messages that
 	// are edited.
 	draft *telegram.Draft
+	// drafting is draft != nil, for other goroutines (Drafting): the
+	// showing goroutine drops the draft when the server refuses it.
+	drafting atomic.Bool
 	// shownAs is how the final answer was shown (ShownRich, ShownHTML).
 	shownAs string
 	// toolStatus says which tools a round runs, in the user's language.
@@ -97,6 +101,7 @@ func (p *Presenter) Stream(ctx context.Context, sp StreamParams) *Stream {
 	if sp.Private && len(sp.Shown) == 0 && p.Client.Supports(draftMethod) {
 		s.draft = &telegram.Draft{Chat: sp.To.Chat, DraftID: sp.DraftID, CanStop: true}
 		s.every = p.draftEvery()
+		s.drafting.Store(true)
 		s.poke() // the placeholder, at once
 	}
 	go s.run(ctx)
@@ -105,7 +110,7 @@ func (p *Presenter) Stream(ctx context.Context, sp StreamParams) *Stream {
 
 // Drafting tells whether the answer is shown in a draft, whose
 // placeholder says the model is at work already.
-func (s *Stream) Drafting() bool { return s.draft != nil }
+func (s *Stream) Drafting() bool { return s.drafting.Load() }
 
 // Text adds a piece of the answer. It implements agent.Sink.
 func (s *Stream) Text(delta string) {
@@ -222,6 +227,7 @@ func (s *Stream) fallBack(err error) bool {
 		return false
 	}
 	s.draft, s.every = nil, s.editEvery
+	s.drafting.Store(false)
 	return true
 }
 
