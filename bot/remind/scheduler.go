@@ -24,7 +24,9 @@ type ReminderQueue interface {
 	NextReminderDue(ctx context.Context) (time.Time, bool, error)
 }
 
-// lateAfter is how long after its due time a reminder counts as late.
+// lateAfter is how long after its due time a reminder sent by a running
+// scheduler counts as late (it sends on time, to the moment; a reminder
+// set through another process is noticed within Poll).
 const lateAfter = time.Minute
 
 // claimBatch is how many reminders are claimed at once.
@@ -48,7 +50,8 @@ type Scheduler struct {
 	// reminders set through another process are noticed; 30 s when zero.
 	Poll time.Duration
 
-	wake wake.Signal
+	wake    wake.Signal
+	started time.Time // when Run began: what fell due before, fell due while the bot was down
 }
 
 // Wake tells the scheduler a reminder was added, so it looks again at once.
@@ -57,6 +60,7 @@ func (s *Scheduler) Wake(time.Time) { s.wake.Wake() }
 // Run sends due reminders until intake ends; sends run with work, so that
 // one in flight at shutdown is finished and marked.
 func (s *Scheduler) Run(intake, work context.Context) {
+	s.started = time.Now()
 	poll := s.Poll
 	if poll <= 0 {
 		poll = 30 * time.Second
@@ -115,7 +119,9 @@ func (s *Scheduler) sendDue(intake, work context.Context, poll time.Duration) (t
 // good (the user blocked the bot) marks it failed; one that may pass gives
 // it back for a later attempt and returns the error.
 func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
-	late := time.Since(r.DueAt) > lateAfter
+	// Late, with the note the user is told: it fell due while the bot was
+	// down (before this scheduler started, however shortly), or it waited.
+	late := r.DueAt.Before(s.started) || time.Since(r.DueAt) > lateAfter
 	text := texts.For(r.LanguageCode).Reminder(r.Text)
 	if late {
 		loc := s.Location
