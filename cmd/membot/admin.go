@@ -37,25 +37,40 @@ func admin(ctx context.Context, getenv app.Getenv, args []string, stdout, stderr
 		fmt.Fprint(stdout, adminUsage)
 		return nil
 	}
+	needsUser := sub == "history" || sub == "export" || sub == "forget"
+	if sub != "stats" && !needsUser {
+		fmt.Fprint(stderr, adminUsage)
+		return app.NewConfigError(fmt.Sprintf("unknown admin command %q", sub))
+	}
+	// Each command has its own flags: --user for those about a user,
+	// --limit for history alone.
 	flags := flag.NewFlagSet("membot admin "+sub, flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	flags.Usage = func() {} // -h prints usage below; an error names the flag
-	user := flags.Int64("user", 0, "the user's Telegram id")
-	limit := flags.Int("limit", 50, "how many messages (history)")
+	user, limit := new(int64), new(int)
+	*limit = 50
+	switch sub {
+	case "history":
+		flags.Int64Var(user, "user", 0, "the user's Telegram id, or a group's chat id (-100…)")
+		flags.IntVar(limit, "limit", 50, "how many of the newest messages")
+	case "export", "forget":
+		flags.Int64Var(user, "user", 0, "the user's Telegram id")
+	}
 	if err := flags.Parse(args[1:]); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, adminUsage) // asked for: usage on stdout, exit 0
-		fmt.Fprintf(stdout, "\nflags of membot admin %s:\n", sub)
-		flags.SetOutput(stdout)
-		flags.PrintDefaults()
+		fmt.Fprintf(stdout, "\nflags of membot admin %s:", sub)
+		if needsUser {
+			fmt.Fprintln(stdout)
+			flags.SetOutput(stdout)
+			flags.PrintDefaults()
+		} else {
+			fmt.Fprintln(stdout, " none")
+		}
 		return nil
 	} else if err != nil {
 		return app.NewConfigError(fmt.Sprintf("admin %s: %v", sub, err))
 	}
-	needsUser := sub == "history" || sub == "export" || sub == "forget"
 	switch {
-	case sub != "stats" && !needsUser:
-		fmt.Fprint(stderr, adminUsage)
-		return app.NewConfigError(fmt.Sprintf("unknown admin command %q", sub))
 	case sub == "history" && *user == 0:
 		return app.NewConfigError("admin history: --user ID is required (a user's Telegram id, or a group's chat id such as -1001234567890)")
 	case needsUser && sub != "history" && *user <= 0:

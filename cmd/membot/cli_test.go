@@ -26,6 +26,23 @@ func TestCLIUsage(t *testing.T) {
 			t.Errorf("membot %v: err %v, stdout %q, stderr %q; want usage on stdout and no error", args, err, stdout.String(), stderr.String())
 		}
 	}
+	// Each admin command's --help lists its own flags, and only them.
+	for sub, want := range map[string][]string{"stats": {"flags of membot admin stats: none"},
+		"history": {"-user", "-limit"}, "export": {"-user"}, "forget": {"-user"}} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), []string{"membot", "admin", sub, "--help"}, noEnv, &stdout, &stderr); err != nil {
+			t.Fatalf("admin %s --help: %v", sub, err)
+		}
+		flags := stdout.String()[strings.Index(stdout.String(), "flags of"):]
+		for _, w := range want {
+			if !strings.Contains(flags, w) {
+				t.Errorf("admin %s --help lacks %q: %q", sub, w, flags)
+			}
+		}
+		if sub != "history" && strings.Contains(flags, "-limit") || sub == "stats" && strings.Contains(flags, "-user") {
+			t.Errorf("admin %s --help lists another command's flag: %q", sub, flags)
+		}
+	}
 	for _, args := range [][]string{{"frobnicate"}, {"admin", "frobnicate"}, {"admin"}} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), append([]string{"membot"}, args...), noEnv, &stdout, &stderr)
