@@ -137,7 +137,7 @@ func tr(languageCode string) *texts.Texts { return texts.For(languageCode) }
 // answered and how is decided by routeUpdate (routing.go); every update it
 // answers then goes through the middleware chain (middleware.go).
 func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
-	decoded, thread, err := h.decode(u.Payload)
+	decoded, thread, err := h.Client.DecodeUpdate(u.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("decode update: %w", err)
 	}
@@ -150,7 +150,7 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.De
 // routing says the update is for the bot at all. It implements
 // inbox.UpdateHandler.
 func (h *Handler) GiveUp(ctx context.Context, u *memory.InboxUpdate) error {
-	decoded, thread, err := h.decode(u.Payload)
+	decoded, thread, err := h.Client.DecodeUpdate(u.Payload)
 	if err != nil {
 		return nil // nowhere to apologise
 	}

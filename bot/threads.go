@@ -2,9 +2,6 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
-
-	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
@@ -17,27 +14,12 @@ import (
 // has topics of its own. Each topic is a conversation of its own (a forum's
 // topics are separate discussions by design: what is said in "Bugs" is not
 // the context of "Holidays", and /new in one leaves the others be): Handle reads the update's topic with the rest
-// of it (decode), and everything done for the update takes it from there
+// of it (telegram.Client.DecodeUpdate), and everything done for the update takes it from there
 // (incoming.conversation for memory, incoming.chat for Telegram), so the
 // conversation it reads and changes is the topic's and everything sent
 // goes to the topic. Long-term facts stay the user's. A
 // topic is named after its first exchange; /new offers a button that opens
 // a new one. Without topics nothing changes.
-
-// decode reads an update's payload: the update, and the topic it belongs
-// to (0 when none, or in a private chat when the bot has no topics), which
-// the library does not know.
-func (h *Handler) decode(payload []byte) (*tgbotapi.Update, int64, error) {
-	var upd tgbotapi.Update
-	if err := json.Unmarshal(payload, &upd); err != nil {
-		return nil, 0, err
-	}
-	thread := telegram.ThreadOf(payload)
-	if chat := upd.FromChat(); chat != nil && chat.IsPrivate() && !h.Client.TopicsEnabled() {
-		thread = 0
-	}
-	return &upd, thread, nil
-}
 
 // nameTopic names a new topic of a private chat after its first exchange:
 // the first words of the user's message (texts.TopicName). A forum's
