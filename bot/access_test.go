@@ -127,9 +127,10 @@ func TestDailyTokenLimitStopsAUserAtTheLimit(t *testing.T) {
 	}
 
 	// Commands still work at the limit, and /usage says where she stands:
-	// the messages handled (the refused one is not) and the tokens.
+	// the messages she sent that were handled (not the refused one, nor
+	// the commands) and the tokens.
 	usage := h.Say(jane, "/usage")
-	if !strings.Contains(usage, "Today: messages: 3, tokens: 66 of 30 a day") || !strings.Contains(usage, "This month: messages: 3, tokens: 66") {
+	if !strings.Contains(usage, "Today: messages: 2, tokens: 66 of 30 a day") || !strings.Contains(usage, "This month: messages: 2, tokens: 66") {
 		t.Fatalf("/usage = %q", usage)
 	}
 	// /retry would write a new answer: it is stopped like a message, and

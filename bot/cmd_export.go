@@ -77,7 +77,7 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 				caption = tr(lang).ExportPart(i+1, len(d.Parts))
 			}
 			if n == 0 && i == 0 { // the Markdown's first part
-				caption = strings.TrimSpace(tr(lang).ExportCaption(e.Total) + "\n" + caption)
+				caption = strings.TrimSpace(tr(lang).ExportCaption(e.Messages) + "\n" + caption)
 			}
 			if _, err := h.Client.SendDocument(ctx, in.chat(), file+"."+d.Ext, path, caption); err != nil {
 				return err

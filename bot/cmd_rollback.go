@@ -63,7 +63,7 @@ func cmdUndo(ctx context.Context, h *Handler, in *incoming) error {
 		return h.reply(ctx, in, tr(in.lang()).UndoneAgain(r.Removed))
 	}
 	quote := texts.Preview(stamp.Strip(r.UserMessage.Content), 80)
-	text := tr(in.lang()).Undone(quote, r.Shown-1)
+	text := tr(in.lang()).Undone(quote, r.Shown)
 	if note := takenBack(in.lang(), r); note != "" {
 		text += "\n" + note
 	}

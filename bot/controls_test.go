@@ -91,7 +91,7 @@ func TestRetryAndUndoLeaveExactlyTheExpectedRows(t *testing.T) {
 	// user saw one answer, and that is what /undo counts.
 	scriptCalculatorTurn(h, "call_u", `{"expression":"2*2"}`, "Four.")
 	h.Say(jane, "what is 2*2?")
-	if got := h.Say(jane, "/undo"); !strings.Contains(got, "“what is 2*2?” and the messages after it (1)") {
+	if got := h.Say(jane, "/undo"); !strings.Contains(got, "“what is 2*2?” and what followed it, 2 messages") {
 		t.Fatalf("/undo of a tool turn said %q", got)
 	}
 	if got := h.Say(jane, "/retry"); !strings.Contains(got, "nothing to answer again") {
@@ -117,8 +117,17 @@ func TestExportSendsEveryMessageAsMarkdownAndJSON(t *testing.T) {
 		t.Fatalf("/export sent %+v", docs)
 	}
 	md, js := docs[0].Document, docs[1].Document
-	if !strings.HasSuffix(md.Name, ".md") || !strings.HasSuffix(js.Name, ".json") || !strings.Contains(md.Caption, "7 messages") {
+	if !strings.HasSuffix(md.Name, ".md") || !strings.HasSuffix(js.Name, ".json") || !strings.Contains(md.Caption, "4 messages") {
 		t.Fatalf("documents %q (%q) and %q", md.Name, md.Caption, js.Name)
+	}
+	// One count of messages: the two sent and the two answers shown (not
+	// the tool call, its result or the note), in /export, /history and
+	// /undo; /usage counts the two sent, not the commands.
+	if got := h.Say(jane, "/history"); !strings.Contains(got, "(4)") {
+		t.Errorf("/history = %q, want 4 messages", got)
+	}
+	if got := h.Say(jane, "/usage"); !strings.Contains(got, "Today: messages: 2,") {
+		t.Errorf("/usage = %q, want 2 messages", got)
 	}
 
 	var exported struct {

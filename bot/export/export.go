@@ -25,12 +25,21 @@ import (
 const MaxParts = 4
 
 // Export is what Write wrote: the conversation, its documents (the
-// Markdown first, then the JSON), and how many of its rows there are and
-// how many the documents hold.
+// Markdown first, then the JSON), how many of its rows there are and how
+// many the documents hold, and how many of those are messages as the chat
+// showed them (Shown rows).
 type Export struct {
 	Conversation memory.Conversation
 	Docs         []*Doc
 	Total, Shown int
+	Messages     int
+}
+
+// Shown tells whether a row is a message the chat showed: one the user
+// sent, or an answer of the bot (not a tool call, a result or a note).
+// /history, /undo and /export count these.
+func Shown(m *memory.Message) bool {
+	return m.Role == memory.RoleUser || (m.Role == memory.RoleAssistant && len(m.ToolCalls) == 0)
 }
 
 // Walk visits a conversation: head once, then each row, oldest first
@@ -68,6 +77,9 @@ func Write(walk Walk, dir string, limit int64, lang string, loc *time.Location) 
 				return err
 			}
 			e.Shown++
+			if Shown(m) {
+				e.Messages++
+			}
 			return js.Add(jsEntry)
 		})
 	if err != nil && !errors.Is(err, ErrFull) {

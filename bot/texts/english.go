@@ -105,7 +105,7 @@ var english = Texts{
 	NothingToRetry: "There is nothing to answer again: this conversation has no message of yours yet.",
 	NothingToUndo:  "There is nothing to take back: this conversation has no message of yours.",
 	Undone: func(a1, a2 any) string {
-		return fmt.Sprintf("Taken back: “%s” and the messages after it (%d). The assistant no longer sees them; /undo again goes further back.", a1, a2)
+		return fmt.Sprintf("Taken back: “%s” and what followed it, %s (yours and the bot's answers). The assistant no longer sees them; /undo again goes further back.", a1, plural(a2, "message", "messages"))
 	},
 	UndoneAgain: func(a1 any) string {
 		return fmt.Sprintf("That /undo was done already: it took back %s.", plural(a1, "message", "messages"))
@@ -119,7 +119,7 @@ var english = Texts{
 	Bot:         "Bot",
 	ExportEmpty: "There is nothing to export yet: this conversation is empty.",
 	ExportCaption: func(a1 any) string {
-		return fmt.Sprintf("This conversation: %s, as Markdown and as JSON.", plural(a1, "message", "messages"))
+		return fmt.Sprintf("This conversation: %s (yours and the bot's answers; the JSON also holds its tool calls and notes), as Markdown and as JSON.", plural(a1, "message", "messages"))
 	},
 	ExportPart: func(part, parts any) string { return fmt.Sprintf("Part %d of %d.", part, parts) },
 	ExportCut: func(shown, total, parts, size any) string {
@@ -134,7 +134,7 @@ var english = Texts{
 	ModeSwitched:      func(a1 any) string { return fmt.Sprintf("Mode: %s. It applies from your next message.", a1) },
 	ModeSwitchedShort: func(a1 any) string { return fmt.Sprintf("Mode: %s", a1) },
 	Usage: func(a1, a2, a3, a4, a5, a6 any) string {
-		return fmt.Sprintf("Your usage (%s time)\nToday: messages: %d, tokens: %d%s\nThis month: messages: %d, tokens: %d", a1, a2, a3, a4, a5, a6)
+		return fmt.Sprintf("Your usage (%s time; messages you sent, commands not counted)\nToday: messages: %d, tokens: %d%s\nThis month: messages: %d, tokens: %d", a1, a2, a3, a4, a5, a6)
 	},
 	UsageLimit: func(a1 any) string { return fmt.Sprintf(" of %d a day", a1) },
 	GroupAdminsOnly: func(a1 any) string {

@@ -115,7 +115,7 @@ var russian = Texts{
 	NothingToRetry: "Отвечать заново не на что: в этом разговоре ещё нет ваших сообщений.",
 	NothingToUndo:  "Отменять нечего: в этом разговоре нет ваших сообщений.",
 	Undone: func(a1, a2 any) string {
-		return fmt.Sprintf("Отменено: «%s» и сообщения после него (%d). Ассистент их больше не видит; /undo ещё раз отменит предыдущее.", a1, a2)
+		return fmt.Sprintf("Отменено: «%s» и то, что после него, всего %s (ваши и ответы бота). Ассистент их больше не видит; /undo ещё раз отменит предыдущее.", a1, plural(a2, "сообщение", "сообщения", "сообщений"))
 	},
 	UndoneAgain: func(a1 any) string {
 		return fmt.Sprintf("Эта отмена уже выполнена: удалено сообщений — %d.", a1)
@@ -131,7 +131,7 @@ var russian = Texts{
 	Bot:         "Бот",
 	ExportEmpty: "Экспортировать пока нечего: этот разговор пуст.",
 	ExportCaption: func(a1 any) string {
-		return fmt.Sprintf("Этот разговор: сообщений — %d, в Markdown и в JSON.", a1)
+		return fmt.Sprintf("Этот разговор: сообщений — %d (ваши и ответы бота; в JSON есть и вызовы инструментов, и заметки), в Markdown и в JSON.", a1)
 	},
 	ExportPart: func(part, parts any) string { return fmt.Sprintf("Часть %d из %d.", part, parts) },
 	ExportCut: func(shown, total, parts, size any) string {
@@ -150,7 +150,7 @@ var russian = Texts{
 	},
 	ModeSwitchedShort: func(a1 any) string { return fmt.Sprintf("Режим: %s", a1) },
 	Usage: func(a1, a2, a3, a4, a5, a6 any) string {
-		return fmt.Sprintf("Ваш расход (по времени %s)\nСегодня: сообщений: %d, токенов: %d%s\nВ этом месяце: сообщений: %d, токенов: %d", a1, a2, a3, a4, a5, a6)
+		return fmt.Sprintf("Ваш расход (по времени %s; ваши сообщения, без команд)\nСегодня: сообщений: %d, токенов: %d%s\nВ этом месяце: сообщений: %d, токенов: %d", a1, a2, a3, a4, a5, a6)
 	},
 	UsageLimit: func(a1 any) string { return fmt.Sprintf(" из %d в день", a1) },
 	GroupAdminsOnly: func(a1 any) string {

@@ -4,8 +4,10 @@ SELECT
 	coalesce(u.created_at, 'epoch'), coalesce(u.last_seen_at, 'epoch'),
 	(SELECT count(*) FROM conversations WHERE telegram_user_id = $1 AND reset_at IS NULL),
 	(SELECT count(*) FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE telegram_user_id = $1 AND reset_at IS NULL)),
-	(SELECT count(*) FROM events WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $2),
-	(SELECT count(*) FROM events WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $3),
+	(SELECT count(*) FROM events WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $2
+	   AND payload->>'kind' IS DISTINCT FROM 'command'),
+	(SELECT count(*) FROM events WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $3
+	   AND payload->>'kind' IS DISTINCT FROM 'command'),
 	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1 AND created_at >= $2),
 	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1 AND created_at >= $3),
 	(SELECT coalesce(sum(total_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1),
