@@ -126,7 +126,7 @@ func TestATakenOverTurnIsLogged(t *testing.T) {
 // What every turn costs before the conversation: the system prompt and the
 // tools' schemas, as the model server receives them (a private chat, the
 // default mode and prompt, no facts). The numbers are for the operator's
-// docs (README: What a turn costs): go test -run TestTheFixedOverheadOfATurn -v ./bot/
+// docs (docs/OPERATIONS.md: What a turn costs): go test -run TestTheFixedOverheadOfATurn -v ./bot/
 func TestTheFixedOverheadOfATurn(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

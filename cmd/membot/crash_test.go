@@ -29,7 +29,7 @@ import (
 // The real binary is killed with SIGKILL at random moments while messages
 // stream in from several chats, and restarted each time. In the end every
 // message must have exactly one recorded answer, in order per chat. The one
-// exception is documented (README, Reliability): an answer Telegram accepted
+// exception is documented (docs/OPERATIONS.md, What survives a crash): an answer Telegram accepted
 // but whose delivery the bot had not yet recorded when it died is sent
 // again. Such a duplicate is counted apart, and only allowed where a kill
 // explains it.
