@@ -92,11 +92,16 @@ func TestRecallSearchOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []int64
+		// The hits in their rank, without the rows shown beside them.
+		ids := make([]int64, len(found))
+		n := 0
 		for _, s := range found {
-			ids = append(ids, s.MessageID)
+			if s.Hit > 0 && s.Hit <= len(ids) {
+				ids[s.Hit-1] = s.MessageID
+				n = max(n, s.Hit)
+			}
 		}
-		return ids
+		return ids[:n]
 	}
 	rank := func(list []int64, id int64) int {
 		for i, x := range list {
