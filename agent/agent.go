@@ -81,7 +81,8 @@ type Config struct {
 	TTSVoice string
 
 	// Recall is how many older messages matching the user's message each
-	// turn puts into the prompt by itself (AUTO_RECALL); 0: none.
+	// turn puts into the prompt by itself (AUTO_RECALL), each with the rows
+	// around it, within 400 characters a message; 0: none.
 	Recall int
 	// Embedder, when set, makes recall semantic too (EMBEDDINGS_MODEL).
 	Embedder Embedder

@@ -19,7 +19,7 @@ func DefaultConfig() Config {
 		TranscriptionModel: "whisper-1",
 		TTSModel:           "tts-1",
 		TTSVoice:           "alloy",
-		Recall:             3,
+		Recall:             6,
 	}
 }
 
