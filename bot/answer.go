@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/present"
@@ -68,11 +69,25 @@ func (h *Handler) stream(ctx context.Context, in *incoming, firstText func()) *p
 	t := tr(in.lang())
 	return h.presenter().Stream(ctx, present.StreamParams{To: to(in), Private: in.msg.Chat.IsPrivate(), DraftID: draftID(in),
 		Shown: in.update.Shown, FirstText: firstText, ToolStatus: t.RunningTools, StopLabel: t.StopButton,
-		Note: func(ids []int64) {
-			if err := h.Memory.NoteShown(ctx, in.update.UpdateID, ids); err != nil {
-				h.Log.Warn("noting the messages an answer shows in failed", "update_id", in.update.UpdateID, "err", err)
-			}
-		}})
+		Note: h.noteShown(ctx, in)})
+}
+
+// noteShown records on in's update the messages its answer is in, each
+// time one is sent, before anything else happens: Telegram has no
+// idempotency key, and a run that dies between a send and its record
+// leaves a message the next run does not know of, and sends again. A
+// run that takes the update over finds them in InboxUpdate.Shown and
+// finishes them in place. The window is the one write (logged at debug
+// level with how long it took).
+func (h *Handler) noteShown(ctx context.Context, in *incoming) present.Note {
+	return func(ids []int64) {
+		start := time.Now()
+		if err := h.Memory.NoteShown(ctx, in.update.UpdateID, ids); err != nil {
+			h.Log.Warn("noting the messages an answer shows in failed", "update_id", in.update.UpdateID, "err", err)
+			return
+		}
+		h.Log.Debug("an answer's messages noted", "update_id", in.update.UpdateID, "telegram_message_ids", ids, "took", time.Since(start))
+	}
 }
 
 // draftID names the draft of the answer to an update: non-zero, and the
@@ -118,12 +133,18 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 	case strings.TrimSpace(text) == "":
 		text = tr(in.lang()).Empty
 	}
+	if stream == nil && len(in.update.Shown) > 0 {
+		// An earlier attempt sent (the start of) this answer and died
+		// before recording its delivery: those messages are finished in
+		// place, not sent again.
+		stream = h.stream(ctx, in, func() {})
+	}
 	var shown present.Shown
 	var err error
 	if stream != nil {
 		shown, err = stream.Finish(ctx, text)
 	} else {
-		shown, err = h.presenter().Answer(ctx, to(in), text)
+		shown, err = h.presenter().Answer(ctx, to(in), text, h.noteShown(ctx, in))
 	}
 	ids := shown.IDs
 	if err != nil {

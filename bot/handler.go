@@ -146,7 +146,7 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.De
 }
 
 // GiveUp tells the chat of an update that will not be handled (runs died
-// with it in hand: inbox.GiveUpAfterCrashes) the bot's apology, when
+// with it in hand: inbox.Dispatcher.GiveUpAfter) the bot's apology, when
 // routing says the update is for the bot at all. It implements
 // inbox.UpdateHandler.
 func (h *Handler) GiveUp(ctx context.Context, u *memory.InboxUpdate) error {

@@ -18,8 +18,8 @@ type InboxUpdate struct {
 	// Crashes is how many runs died with the update in hand (the claim
 	// that took it over from each counted it).
 	Crashes int
-	// Shown are the Telegram messages an earlier attempt showed a streamed
-	// answer in before it was cut short (see NoteShown).
+	// Shown are the Telegram messages an earlier attempt showed or sent
+	// its answer in before it was cut short (see NoteShown).
 	Shown []int64
 	// StoredAs is set by SaveAndClaim: the id the update was stored under
 	// (UpdateID, or a new one when an earlier update held that id); 0 when
@@ -116,12 +116,18 @@ func scanClaim(row pgx.Row) (*InboxUpdate, error) {
 	return &u, nil
 }
 
-// NoteShown records the Telegram messages an answer to the update shows in
-// while it is being written, before it is stored: should this attempt be
-// cut short, the next one finds them in InboxUpdate.Shown.
+// NoteShown records the Telegram messages an answer to the update is in
+// so far, each time one is sent (while it is written, and when it is sent
+// whole): should this attempt be cut short before its delivery is
+// recorded, the next one finds them in InboxUpdate.Shown. It commits
+// without waiting for the disk (asyncCommitSQL), as the answer row it
+// goes with does: a bot that dies finds it all the same, and the window
+// in which a sent message is unknown stays one round trip.
 func (s *Store) NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error {
-	if _, err := s.pool.Exec(ctx, noteShownSQL,
-		updateID, telegramMessageIDs); err != nil {
+	batch := &pgx.Batch{}
+	batch.Queue(asyncCommitSQL)
+	batch.Queue(noteShownSQL, updateID, telegramMessageIDs)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("note shown messages: %w", translate(err))
 	}
 	return nil

@@ -31,16 +31,13 @@ type Queue interface {
 type UpdateHandler interface {
 	Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error)
 	// GiveUp tells the update's chat that it will not be answered (the
-	// bot's apology): runs died with it in hand (GiveUpAfterCrashes).
+	// bot's apology): runs died with it in hand (Dispatcher.GiveUpAfter).
 	GiveUp(ctx context.Context, u *memory.InboxUpdate) error
 }
 
-// GiveUpAfterCrashes is how many runs may die with an update in hand
-// before it is given up: an update whose handling kills the process (a
-// fatal error, the OOM killer) would otherwise be taken over by every
-// next run and kill it too, and the chat would never go on. A failure that
-// may pass (Transient) is retried within the run and counts nothing.
-const GiveUpAfterCrashes = 3
+// DefaultGiveUpAfter is how many runs may die with an update in hand
+// before it is given up (Dispatcher.GiveUpAfter, by default).
+const DefaultGiveUpAfter = 3
 
 // Dispatcher handles the inbox: one chat's updates strictly in order, one at
 // a time, and up to Workers chats at once, so a slow chat never holds up the
@@ -63,6 +60,13 @@ type Dispatcher struct {
 	// tracks none.
 	Stuck   *Stuck
 	Metrics Metrics
+	// GiveUpAfter is how many runs may die with an update in hand before it
+	// is given up (DefaultGiveUpAfter when 0): an update whose handling
+	// kills the process (a fatal error, the OOM killer) would otherwise be
+	// taken over by every next run and kill it too, and its chat would never
+	// go on. A failure that may pass (Transient) is retried within the run
+	// and counts nothing.
+	GiveUpAfter int
 
 	mu     sync.Mutex
 	intake context.Context // claims stop when it ends
@@ -98,6 +102,13 @@ func (d *Dispatcher) Run(intake, work context.Context) {
 		case <-tick.C:
 		}
 	}
+}
+
+func (d *Dispatcher) giveUpAfter() int {
+	if d.GiveUpAfter > 0 {
+		return d.GiveUpAfter
+	}
+	return DefaultGiveUpAfter
 }
 
 // handBack returns the updates the run still holds (turns abandoned at
@@ -191,7 +202,7 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory
 		d.Log.Info("taking over an update a stopped or crashed run left unfinished", "update_id", u.UpdateID, "chat_id", u.ChatID,
 			"attempt", u.Attempts, "crashes", u.Crashes)
 	}
-	poisoned := u.Crashes >= GiveUpAfterCrashes
+	poisoned := u.Crashes >= d.giveUpAfter()
 	if poisoned {
 		d.Log.Error("update given up: the process died each time it was in hand", "update_id", u.UpdateID, "chat_id", u.ChatID, "crashes", u.Crashes)
 		orNone(d.Metrics).UpdatePoisoned()
@@ -228,14 +239,14 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory
 	}
 }
 
-// run handles u or, when runs died with it in hand GiveUpAfterCrashes
-// times, tells its chat it is given up. Once more (the apology itself may
-// be what killed the last run), the chat is not told.
+// run handles u or, when runs died with it in hand GiveUpAfter times,
+// tells its chat it is given up. Once more (the apology itself may be
+// what killed the last run), the chat is not told.
 func (d *Dispatcher) run(work context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
 	switch {
-	case u.Crashes < GiveUpAfterCrashes:
+	case u.Crashes < d.giveUpAfter():
 		return d.Handler.Handle(work, u)
-	case u.Crashes == GiveUpAfterCrashes:
+	case u.Crashes == d.giveUpAfter():
 		return nil, d.Handler.GiveUp(work, u)
 	}
 	return nil, nil

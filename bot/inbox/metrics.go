@@ -5,7 +5,7 @@ package inbox
 type Metrics interface {
 	UpdatesReceived(source string, n int) // stored in the inbox by "polling" or "webhook"
 	UpdateRenumbered()                    // stored under a new id: an earlier update held Telegram's
-	UpdatePoisoned()                      // given up: runs died with it in hand (GiveUpAfterCrashes)
+	UpdatePoisoned()                      // given up: runs died with it in hand (Dispatcher.GiveUpAfter)
 }
 
 type noMetrics struct{}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,13 +87,19 @@ type Shown struct {
 // Telegram's length limit needs, the first replying to to.ReplyTo, the
 // rows of buttons under the last. It returns the ids of the messages sent.
 func (p *Presenter) Text(ctx context.Context, to To, text string, buttons ...[]telegram.Button) ([]int64, error) {
-	return p.send(ctx, to, SplitMessage(text, telegram.MaxMessageLength), false, buttons)
+	return p.send(ctx, to, SplitMessage(text, telegram.MaxMessageLength), false, buttons, nil)
 }
+
+// Note records the messages an answer is in so far, as each is sent, so
+// that a run that dies before the answer's delivery is recorded leaves
+// them known (bot notes them on the update): nothing else happens between
+// a send's response and its note. Nil notes nothing.
+type Note func(ids []int64)
 
 // send sends parts, a message each, the first replying to to.ReplyTo and
 // the buttons under the last; with markdown each part is the model's
-// Markdown (sendPart).
-func (p *Presenter) send(ctx context.Context, to To, parts []string, markdown bool, buttons [][]telegram.Button) ([]int64, error) {
+// Markdown (sendPart). note gets the ids sent so far after each message.
+func (p *Presenter) send(ctx context.Context, to To, parts []string, markdown bool, buttons [][]telegram.Button, note Note) ([]int64, error) {
 	var ids []int64
 	replyTo := to.ReplyTo
 	for i, part := range parts {
@@ -108,6 +115,9 @@ func (p *Presenter) send(ctx context.Context, to To, parts []string, markdown bo
 			return ids, err
 		}
 		ids = append(ids, id)
+		if note != nil {
+			note(slices.Clone(ids))
+		}
 	}
 	return ids, nil
 }

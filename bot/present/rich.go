@@ -65,11 +65,14 @@ func richRefused(log *slog.Logger, chatID int64, err error) bool {
 // Answer sends the model's answer: as a rich message when it needs one and
 // the server has them, else as HTML split to Telegram's limit (each part
 // plain where its HTML is refused). It returns the messages and how the
-// answer was shown.
-func (p *Presenter) Answer(ctx context.Context, to To, markdown string) (Shown, error) {
+// answer was shown; note gets them as each is sent.
+func (p *Presenter) Answer(ctx context.Context, to To, markdown string, note Note) (Shown, error) {
 	if richFor(p.Client, markdown) {
 		id, err := p.Client.SendRichMessage(ctx, telegram.SendRichMessageParams{Chat: to.Chat, ReplyTo: to.ReplyTo, Markdown: markdown})
 		if err == nil {
+			if note != nil {
+				note([]int64{id})
+			}
 			return Shown{IDs: []int64{id}, As: ShownRich}, nil
 		}
 		if !richRefused(p.Log, to.Chat.ID, err) {
@@ -77,7 +80,7 @@ func (p *Presenter) Answer(ctx context.Context, to To, markdown string) (Shown, 
 		}
 	}
 	// Split before rendering, so that no cut falls inside a tag.
-	ids, err := p.send(ctx, to, SplitMarkdown(markdown, telegram.MaxMessageLength), true, nil)
+	ids, err := p.send(ctx, to, SplitMarkdown(markdown, telegram.MaxMessageLength), true, nil, note)
 	return Shown{IDs: ids, As: ShownHTML}, err
 }
 
@@ -95,6 +98,9 @@ func (s *Stream) finishRich(ctx context.Context, final string) (ids []int64, ok 
 		var id int64
 		id, err = s.p.Client.SendRichMessage(ctx, telegram.SendRichMessageParams{Chat: s.to.Chat, ReplyTo: s.to.ReplyTo, Markdown: final})
 		ids = []int64{id}
+		if err == nil {
+			s.note(ids)
+		}
 	}
 	switch {
 	case err == nil:

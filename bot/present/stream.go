@@ -238,7 +238,7 @@ func (s *Stream) Finish(ctx context.Context, final string) (Shown, error) {
 	s.Stop()
 	s.shownAs = ShownHTML
 	if s.draft != nil && len(s.ids) == 0 {
-		return s.p.Answer(ctx, s.to, final)
+		return s.p.Answer(ctx, s.to, final, s.note)
 	}
 	if ids, ok, err := s.finishRich(ctx, final); ok {
 		return Shown{IDs: ids, As: s.shownAs}, err
@@ -357,7 +357,7 @@ func (s *Stream) sendPart(ctx context.Context, replyTo int, part string, buttons
 		return s.p.sendPart(ctx, s.to.Chat, replyTo, part, true, nil)
 	}
 	to := To{Chat: s.to.Chat, ReplyTo: replyTo}
-	ids, err := s.p.send(ctx, to, SplitMarkdown(part, telegram.MaxMessageLength), true, buttons)
+	ids, err := s.p.send(ctx, to, SplitMarkdown(part, telegram.MaxMessageLength), true, buttons, nil)
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}

@@ -88,7 +88,7 @@ func TestAnAbortedStreamLeavesNothingBehind(t *testing.T) {
 
 func TestEditingToTheSameTextIsNotAnError(t *testing.T) {
 	p, tg := newTestPresenter(t)
-	shown, err := p.Answer(context.Background(), To{Chat: telegram.Chat{ID: 7}}, "**same**")
+	shown, err := p.Answer(context.Background(), To{Chat: telegram.Chat{ID: 7}}, "**same**", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,5 +129,39 @@ func TestAStreamNotesItsMessagesAndTakesOverWhatWasNoted(t *testing.T) {
 	ids, msgs := answer.IDs, tg.Messages(8)
 	if len(msgs) != 1 || msgs[0].ID != noted[0] || msgs[0].Text != "The answer, after all." || !slices.Equal(ids, noted[:1]) {
 		t.Fatalf("after the takeover the chat shows %+v (ids %v); want the first message edited, the second deleted", msgs, ids)
+	}
+}
+
+// An answer sent whole notes each message on its update as it is sent,
+// before the next: a run that dies between two parts, or after the last
+// before the delivery is recorded, leaves them known, and the run that
+// takes the update over finishes them in place, sending nothing again.
+func TestAnAnswerNotesEachPartAsItIsSentAndATakeoverSendsNoneAgain(t *testing.T) {
+	p, tg := newTestPresenter(t)
+	var noted [][]int64
+	answer := strings.Repeat("a long answer ", 700) // three messages
+	shown, err := p.Answer(context.Background(), To{Chat: telegram.Chat{ID: 9}}, answer, func(ids []int64) {
+		if sent := len(tg.Calls("sendMessage")); sent != len(ids) {
+			t.Errorf("noted %v after %d messages were sent; want each noted before the next is sent", ids, sent)
+		}
+		noted = append(noted, ids)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shown.IDs) != 3 || len(noted) != 3 || !slices.Equal(noted[2], shown.IDs) {
+		t.Fatalf("sent %v, noted %v; want three messages, noted as each was sent", shown.IDs, noted)
+	}
+
+	// The run died before recording the delivery; the next finishes it.
+	notes := &noteRecorder{}
+	next := p.Stream(context.Background(), privateAnswer(9, notes, shown.IDs, func() {}))
+	again, err := next.Finish(context.Background(), answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tg.Calls("sendMessage")) != 3 || len(tg.Messages(9)) != 3 || !slices.Equal(again.IDs, shown.IDs) {
+		t.Fatalf("after the takeover: %d messages sent, the chat shows %d, ids %v; want the same three, none sent again",
+			len(tg.Calls("sendMessage")), len(tg.Messages(9)), again.IDs)
 	}
 }

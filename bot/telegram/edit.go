@@ -32,13 +32,20 @@ func (c *Client) EditMessageText(ctx context.Context, p EditMessageTextParams) e
 		edit.ReplyMarkup = &kb
 	}
 	_, err := c.send(ctx, &edit)
-	if apiErr, ok := APIError(err); ok && apiErr.Code == http.StatusBadRequest && strings.Contains(apiErr.Message, "message is not modified") {
+	if notModified(err) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("editMessageText: %w", err)
 	}
 	return nil
+}
+
+// notModified tells whether an edit failed only because it changed
+// nothing: the message shows what it was to show, which counts as done.
+func notModified(err error) bool {
+	apiErr, ok := APIError(err)
+	return ok && apiErr.Code == http.StatusBadRequest && strings.Contains(apiErr.Message, "message is not modified")
 }
 
 // DeleteMessage deletes a message the bot sent.

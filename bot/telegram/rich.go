@@ -75,10 +75,14 @@ type EditRichMessageParams struct {
 	Markdown  string // the model's Markdown
 }
 
-// EditRichMessage replaces a message's content with a rich message.
+// EditRichMessage replaces a message's content with a rich message. An
+// edit that changes nothing counts as done.
 func (c *Client) EditRichMessage(ctx context.Context, p EditRichMessageParams) error {
 	_, err := c.raw(ctx, "editMessageText", tgbotapi.Params{"chat_id": strconv.FormatInt(p.ChatID, 10),
 		"message_id": strconv.FormatInt(p.MessageID, 10), "rich_message": richMessage(p.Markdown)})
+	if notModified(err) {
+		return nil
+	}
 	return err
 }
 

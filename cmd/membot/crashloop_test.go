@@ -51,7 +51,7 @@ func TestAnUpdateThatKillsEveryRunIsGivenUpWithAnApology(t *testing.T) {
 	poison := tg.SendText(russian, "a deadly question")
 	tg.SendText(russian, "the next question")
 
-	for kill := 1; kill <= inbox.GiveUpAfterCrashes; kill++ {
+	for kill := 1; kill <= inbox.DefaultGiveUpAfter; kill++ {
 		p := startBinary(t, bin, env, logs)
 		select {
 		case <-deadly:

@@ -145,6 +145,7 @@ func (c *Config) settings() []setting {
 		{"WEBHOOK_SECRET", text(&c.Intake.WebhookSecret)},
 		{"WORKERS", intIn(&c.Intake.Workers, 1, 1024)},
 		{"CHAT_BLOCKED_AFTER", duration(&c.Intake.BlockedAfter)},
+		{"GIVE_UP_AFTER_CRASHES", intIn(&c.Intake.GiveUpAfterCrashes, 1, 1000)},
 
 		// Database (cmd/membot/app: DatabaseConfig)
 		{"DATABASE_URL", func(e *env, key string) { c.Database.URL = e.databaseURL(key) }},

@@ -257,6 +257,8 @@ func (m *membot) startIntake() error {
 		Transient: bot.Transient,
 		Stuck:     m.stuck,
 		Metrics:   m.met,
+
+		GiveUpAfter: cfg.Intake.GiveUpAfterCrashes,
 	}
 	// The dispatcher stores what intake receives: it claims the chats it can
 	// in the same round trip and starts their workers, so needs no Notify.
