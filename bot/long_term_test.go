@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -94,13 +95,43 @@ func TestSearchHistoryFindsAMessageOutsideTheWindow(t *testing.T) {
 	}
 	result := answered.Messages[len(answered.Messages)-1]
 	var stamp string
-	// The result is dated by the row (created_at, in TIMEZONE); the stamp in
-	// the text is when the person wrote, which may be a minute earlier.
-	h.DB.QueryRow(context.Background(), `SELECT to_char(created_at AT TIME ZONE 'Europe/Moscow', 'YYYY-MM-DD HH24:MI')
+	// The result is dated by when the row was written (its Telegram date,
+	// in TIMEZONE).
+	h.DB.QueryRow(context.Background(), `SELECT to_char(written_at AT TIME ZONE 'Europe/Moscow', 'YYYY-MM-DD HH24:MI')
 		FROM messages WHERE content LIKE '%locker code%'`).Scan(&stamp)
 	want := "[" + stamp + "] user: my «locker» code is 4711, next to the zebra poster"
 	if result.Role != "tool" || !strings.Contains(result.Content, want) {
 		t.Fatalf("search result = %q\nwant it to contain %q", result.Content, want)
+	}
+}
+
+// A time in search_history's query puts the messages written then first:
+// of two about a concert, "3 days ago" finds the one written three days
+// ago (its Telegram date) before the newer one that says it twice.
+func TestSearchHistoryPutsTheMessagesOfANamedTimeFirst(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	moscow, _ := time.LoadLocation("Europe/Moscow")
+	written := time.Now().In(moscow).AddDate(0, 0, -3)
+	msg := telegramfake.TextMessage(jane.ID, "private", jane, "the concert in the old church")
+	msg["date"] = written.Unix()
+	h.Expect(jane.ID, func() int64 { return h.TG.AddUpdate("message", msg) })
+	h.Say(jane, "another concert, a concert in the park")
+	for i := range 20 {
+		h.Say(jane, fmt.Sprintf("filler %d", i))
+	}
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_s", "search_history", `{"query":"concert 3 days ago","limit":1}`)}},
+		openaifake.Reply{Content: "The church."},
+	)
+	h.Say(jane, "which concert was it?")
+	reqs := h.LLM.Requests()
+	result := reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1].Content
+	// The one hit asked for is marked; the rows beside it are shown plain.
+	want := "[" + written.Format("2006-01-02 15:04") + "] user: the «concert» in the old church"
+	if !strings.Contains(result, want) || strings.Contains(result, "«concert» in the park") {
+		t.Fatalf("search result = %q\nwant the message of three days ago as the hit: %q", result, want)
 	}
 }
 
