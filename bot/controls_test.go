@@ -74,7 +74,7 @@ func TestRetryAndUndoLeaveExactlyTheExpectedRows(t *testing.T) {
 
 	h.Say(jane, "second question")
 	got := h.Say(jane, "/undo")
-	if !strings.Contains(got, "“second question”") || !strings.Contains(got, "(1)") {
+	if !strings.Contains(got, "“second question”") || !strings.Contains(got, "2 messages") { // the question and its answer
 		t.Fatalf("/undo said %q", got)
 	}
 	if got, want := strings.Join(rows(h, jane.ID), "|"), "user:what is 6*7?|assistant:Forty-two."; got != want {
@@ -408,7 +408,7 @@ func TestALongExportIsSplitAndCutAndSaysSo(t *testing.T) {
 		if !strings.Contains(markdown.String(), last) || strings.Contains(markdown.String(), fmt.Sprintf("row %d ", len(ids)-1)) {
 			t.Errorf("the Markdown parts do not end with the JSON parts' last row")
 		}
-		if !strings.Contains(md[0].Caption, fmt.Sprintf("%d messages", len(rows))) {
+		if !strings.Contains(md[0].Caption, fmt.Sprintf("%d messages", len(ids))) { // every row here is a message; the files' own
 			t.Errorf("first caption %q", md[0].Caption)
 		}
 		cut := fmt.Sprintf("stops after message %d of %d: /export sends at most 4 files of 64 KB", len(ids), len(rows))

@@ -27,7 +27,7 @@ const MaxParts = 4
 // Export is what Write wrote: the conversation, its documents (the
 // Markdown first, then the JSON), how many of its rows there are and how
 // many the documents hold, and how many of those are messages as the chat
-// showed them (Shown rows).
+// showed them (Shown rows: the caption's count, of what the files hold).
 type Export struct {
 	Conversation memory.Conversation
 	Docs         []*Doc
