@@ -140,6 +140,28 @@ func TestTurnPlans(t *testing.T) {
 	pool, res := seeded(t)
 	t.Run("load last 30 is a backward index scan", func(t *testing.T) { testLoadLast30(t, pool, res) })
 	t.Run("the other statements use indexes", func(t *testing.T) { testTurnStatements(t, pool, res) })
+	t.Run("a hit's neighbours are short index walks", func(t *testing.T) { testNeighbours(t, pool, res) })
+}
+
+// The rows beside search hits are read through the (conversation_id, id)
+// index, a few entries each, never by walking the primary key across
+// other conversations' rows.
+func testNeighbours(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
+	ctx := context.Background()
+	var conv, ids string
+	if err := pool.QueryRow(ctx, `SELECT c.id::text, ((array_agg(m.id ORDER BY m.id))[1:10])::text FROM conversations c
+		JOIN messages m ON m.conversation_id = c.id WHERE c.chat_id = $1 GROUP BY c.id`, res.FirstChatID).Scan(&conv, &ids); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+		scans := explain(t, pool, mode, memory.SearchNeighboursSQL, conv, ids, int64(1<<62)).scansOf("messages")
+		for _, s := range scans {
+			if s.Index != "messages_conversation_id" {
+				t.Errorf("%s: a neighbour is read by %v, want the messages_conversation_id index", mode, s)
+			}
+		}
+		checkIndexScansOnly(t, "searchNeighbours, "+mode, scans)
+	}
 }
 
 // A prepared statement's generic plan is made at its first run on a
