@@ -99,6 +99,13 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 		return nil, nil
 	}
 	vectors := s.Vectors()
+	// One query, no time: its best Limit rows are the hits (each row
+	// ranked costs its fragments); otherwise more, for the fusion or the
+	// time to choose from.
+	want := candidates
+	if len(queries) == 1 && q.To.IsZero() {
+		want = min(q.Limit, candidates)
+	}
 	rankings := make([][]Snippet, len(queries))
 	batch := &pgx.Batch{}
 	batch.Queue(genericPlansSQL)
@@ -108,7 +115,7 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 			emb = nil // the embedding is Text's
 		}
 		v := vectors && (i == 0 || emb != nil)
-		batch.Queue(searchSQL[vectorsIndex(v)], recallArgs(v, []any{q.ConversationID, q.BeforeID, words, candidates},
+		batch.Queue(searchSQL[vectorsIndex(v)], recallArgs(v, []any{q.ConversationID, q.BeforeID, words, want},
 			emb, q.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
 			var err error
 			rankings[i], err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
