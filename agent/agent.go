@@ -152,6 +152,10 @@ type Request struct {
 	Attachments []Attachment
 	// Kind is the message's kind for the message_received event: "text" when "".
 	Kind string
+	// Forwarded: Telegram marked the message forwarded (someone else's
+	// words): kept in the row's metadata, so the memory work never takes
+	// it for the user's own (origins.go).
+	Forwarded bool
 }
 
 // Reply is the turn's answer.
@@ -242,7 +246,7 @@ func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
 	}
 	in := memory.TurnStart{User: req.User, Chat: req.Chat, UpdateID: req.UpdateID, TelegramMessageID: req.MessageID,
 		Content: stamp.Add(written, a.cfg.Location, req.Text), WrittenAt: written, HistoryLimit: historyLimit,
-		Metadata: mediaMeta(req.Attachments), Kind: req.Kind}
+		Metadata: rowMeta(req), Kind: req.Kind}
 	if historyLimit > 0 {
 		in.FactChars = a.factChars(req.Chat.ID, req.User.TelegramUserID)
 	}
@@ -278,7 +282,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	}
 	t := &turnState{
 		info: TurnInfo{UserID: req.User.TelegramUserID, Chat: req.Chat, ConversationID: turn.ConversationID,
-			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID},
+			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID, Forwarded: req.Forwarded},
 		system: a.systemPrompt(turn, req.Chat.ID != req.User.TelegramUserID, pending(turn.Approvals)),
 		sink:   withPartial(req.Sink),
 		model:  a.ModelFor(turn.Model),
@@ -343,7 +347,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		}
 		t.toolsAnnounced(msg.ToolCalls)
 		room := min(maxCallsPerAnswer, maxCallsPerTurn-t.toolCalls)
-		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, a.tools.readOutside(history, t.info.UserMessageID))
+		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, a.tools.readOutside(history, &t.info))
 		t.toolCalls += len(rows[0].ToolCalls)
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)

@@ -94,8 +94,8 @@ func TestSystemPromptCarriesFactsAndWaitingCalls(t *testing.T) {
 	turn := &memory.Turn{Mode: "concise", Facts: []memory.Fact{{ID: 9, Content: "Likes tea"}, {ID: 4, Content: "Lives in Kazan"}},
 		Summary: "They planned a trip to Perm.", Recalled: []memory.Snippet{{Role: memory.RoleUser, Text: "my «dog» is Rex", WrittenAt: time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)}}}
 	got := a.systemPrompt(turn, false, []memory.Approval{{Subject: "fetch_url", Details: `{"url": "https://example.com"}`}})
-	for _, want := range []string{"Be nice.\n\nMode: concise.", "\n\nLong-term memory", "\n#9 Likes tea\n#4 Lives in Kazan", `- fetch_url {"url": "https://example.com"}`,
-		"which you no longer see:\nThey planned a trip to Perm.", "\n[2026-03-01 09:30] user: my «dog» is Rex"} {
+	for _, want := range []string{"Be nice.\n\nMode: concise.", "\n\nLong-term memory", "\n#9 \"Likes tea\"\n#4 \"Lives in Kazan\"", `- fetch_url {"url": "https://example.com"}`,
+		summaryHeading + "\n> They planned a trip to Perm.", "\n[2026-03-01 09:30] user: my «dog» is Rex"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, got)
 		}

@@ -82,6 +82,19 @@ func mediaMeta(atts []Attachment) map[string]any {
 	return map[string]any{"media": list}
 }
 
+// rowMeta is what the metadata of req's user row keeps besides its author:
+// its files, and whether it was forwarded.
+func rowMeta(req Request) map[string]any {
+	meta := mediaMeta(req.Attachments)
+	if req.Forwarded {
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta[metaForwarded] = true
+	}
+	return meta
+}
+
 // decodeMedia reads a user row's metadata "media".
 func decodeMedia(raw json.RawMessage) []Attachment {
 	if len(raw) == 0 || raw[0] != '[' {

@@ -40,6 +40,9 @@ func newSearchHistory(env ToolEnv) Tool {
 			},
 			"required": []string{"query"},
 		},
+		// The earlier messages found may be a file's text, a forwarded
+		// message or a page the model quoted: not the user's words.
+		Outside: true,
 		Run: func(ctx context.Context, turn *TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct {
 				Query   string   `json:"query"`

@@ -53,6 +53,7 @@ type TurnInfo struct {
 	ConversationID string
 	UserMessageID  int64 // the user's row that began the turn
 	UpdateID       int64 // the update whose rows the turn stores; 0 when none
+	Forwarded      bool  // Telegram marked the user's message forwarded
 }
 
 // Private tells whether the turn is in the user's private chat (whose id
@@ -155,6 +156,18 @@ func newToolSet(tools []Tool) *toolSet {
 func (r *Registry) tool(name string) (Tool, bool) {
 	t, ok := r.current.Load().tools[name]
 	return t, ok
+}
+
+// outside tells whether the results of the tool called name are text
+// nobody in the chat wrote (Tool.Outside); a tool no longer offered (its
+// MCP server changed its list), or any tool without a registry, counts
+// as outside.
+func (r *Registry) outside(name string) bool {
+	if r == nil {
+		return true
+	}
+	t, ok := r.tool(name)
+	return !ok || t.Outside
 }
 
 // List returns the tools offered now, by name.
@@ -288,23 +301,27 @@ func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", 
 // changesFacts are the tools that write the user's long-term facts.
 var changesFacts = map[string]bool{"remember": true, "forget": true}
 
-// readOutside tells whether a tool whose results are outside text (Tool.Outside)
-// gave a result in the turn begun by the user's row userRow: history's rows
-// after it (all of them when the row has left the window, the turn being
-// longer). A tool no longer offered (its MCP server changed its list) counts
-// as outside.
-func (r *Registry) readOutside(history []memory.Message, userRow int64) bool {
+// readOutside tells whether text the user did not write entered the turn
+// (see origins.go): its user row is not the user's own words (forwarded,
+// as turn says, or a file), or a tool whose results are outside text
+// (Registry.outside) gave a result in history's rows after the row (all of
+// them when the row has left the window, the turn being longer). Then
+// changesFacts calls need the user's confirmation.
+func (r *Registry) readOutside(history []memory.Message, turn *TurnInfo) bool {
+	if turn.Forwarded {
+		return true
+	}
 	start := 0
 	for i, m := range history {
-		if m.ID == userRow && m.Role == memory.RoleUser {
+		if m.ID == turn.UserMessageID && m.Role == memory.RoleUser {
 			start = i + 1
+			if !ownOrigin(userRowOrigin(false, false, firstMediaKind(m.Media))) {
+				return true
+			}
 		}
 	}
 	for _, m := range history[start:] {
-		if m.Role != memory.RoleTool {
-			continue
-		}
-		if t, ok := r.tool(m.ToolName); !ok || t.Outside {
+		if m.Role == memory.RoleTool && r.outside(m.ToolName) {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/present"
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 )
 
@@ -104,7 +105,8 @@ func draftID(in *incoming) int64 {
 // request is the agent's request for in's message with text.
 func (h *Handler) request(in *incoming, text string) agent.Request {
 	return agent.Request{User: in.user, Chat: in.conversation(), UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind}
+		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind,
+		Forwarded: in.query == nil && telegram.Forwarded(in.msg, in.update.Payload)}
 }
 
 // turnFailed decides what a failed turn comes to: a retry later when the

@@ -49,7 +49,7 @@ func TestAFactRememberedBeforeNewIsInThePromptAfterIt(t *testing.T) {
 		t.Fatalf("/new = %q", got)
 	}
 	h.Say(jane, "what do I love?")
-	if prompt := systemPrompt(h); !strings.Contains(prompt, fmt.Sprintf("#%d Loves sailing on the Volga", factID)) {
+	if prompt := systemPrompt(h); !strings.Contains(prompt, fmt.Sprintf("#%d \"Loves sailing on the Volga\"", factID)) {
 		t.Fatalf("the fact is not in the system prompt after /new:\n%s", prompt)
 	}
 	if got := h.Say(jane, "/memory"); !strings.Contains(got, "1. Loves sailing on the Volga") {

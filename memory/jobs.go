@@ -123,6 +123,12 @@ type Exchange struct {
 	UserText       string    `db:"user_text"`
 	AnswerText     string    `db:"answer_text"`
 	At             time.Time `db:"at"`
+	// Where the user row came from, as its metadata says: the kind of its
+	// first file ("" for none), whether Telegram marked it forwarded; and
+	// the tools that ran in the turn.
+	UserMedia     string   `db:"user_media"`
+	UserForwarded bool     `db:"user_forwarded"`
+	Tools         []string `db:"tools"`
 }
 
 // maxExchangeChars bounds each side of an exchange given to the model.

@@ -19,6 +19,11 @@ type SummaryRow struct {
 	Role      Role      `db:"role"`
 	Text      string    `db:"text"`
 	CreatedAt time.Time `db:"created_at"`
+	// Where a user row came from, as its metadata says: the kind of its
+	// first file, whether Telegram marked it forwarded, its author.
+	Media     string `db:"media"`
+	Forwarded bool   `db:"forwarded"`
+	AuthorID  int64  `db:"author_id"`
 }
 
 // Summary is a stored summary.

@@ -145,3 +145,29 @@ func MediaKind(msg *tgbotapi.Message) string {
 	}
 	return ""
 }
+
+// Forwarded tells whether Telegram marked msg, the message of an update's
+// payload, forwarded: Bot API 7's forward_origin (which the library does
+// not know), or the fields before it that the library decodes. Only
+// Telegram sets them; no text a person writes can.
+func Forwarded(msg *tgbotapi.Message, payload []byte) bool {
+	if msg.ForwardDate != 0 || msg.ForwardFrom != nil || msg.ForwardFromChat != nil || msg.ForwardSenderName != "" {
+		return true
+	}
+	type origin struct {
+		ForwardOrigin json.RawMessage `json:"forward_origin"`
+	}
+	var u struct {
+		Message       *origin `json:"message"`
+		EditedMessage *origin `json:"edited_message"`
+	}
+	if json.Unmarshal(payload, &u) != nil {
+		return false
+	}
+	for _, m := range []*origin{u.Message, u.EditedMessage} {
+		if m != nil && len(m.ForwardOrigin) > 0 && string(m.ForwardOrigin) != "null" {
+			return true
+		}
+	}
+	return false
+}

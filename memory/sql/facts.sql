@@ -1,9 +1,16 @@
 -- A current fact is one still true (superseded_by IS NULL): a superseded
 -- one points at its successor. Facts are ordered as the system prompt and
--- /memory show them: newest first (updated_at DESC, id DESC). Forgetting a
--- fact deletes the current fact chosen (head) together with the older
--- versions it superseded: a fact the user takes back goes with its
--- history. It returns the current row.
+-- /memory show them: newest first (updated_at DESC, id DESC).
+--
+-- Forgetting a fact deletes the current fact chosen (chain's head)
+-- together with the older versions it superseded: a fact the user takes
+-- back goes with its history. It returns the current row. The turns the
+-- deleted rows were read from (each source row up to the next user row of
+-- its conversation: the answer, its tool calls and results) are marked
+-- forgotten, so no model sees them again (see migration 00033), and every
+-- summary of the user's private chats is dropped: a summary may hold the
+-- fact in words of its own, which no rule can find, and the after-turn job
+-- writes it again from the rows, the forgotten ones left out.
 
 -- name: factsWithin
 -- factsWithin selects user $1's newest facts whose texts add up to at
@@ -50,27 +57,57 @@ WITH old AS (
 SELECT * FROM refreshed UNION ALL SELECT * FROM added
 
 -- name: forgetFact
+-- forgetFact forgets user $2's current fact $1 (see the top of the file).
 WITH RECURSIVE chain AS (
 	SELECT id FROM memories WHERE id = $1 AND telegram_user_id = $2 AND superseded_by IS NULL
 	UNION ALL SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
 ), gone AS (
 	DELETE FROM memories WHERE id IN (SELECT id FROM chain) RETURNING *
+), sources AS (
+	SELECT s.id, s.conversation_id FROM messages s WHERE s.id IN (SELECT source_message_id FROM gone)
+), marked AS (
+	UPDATE messages m SET forgotten = true FROM sources s
+	WHERE m.conversation_id = s.conversation_id AND m.id >= s.id AND NOT m.forgotten
+	  AND m.id < coalesce((SELECT min(n.id) FROM messages n WHERE n.conversation_id = s.conversation_id AND n.role = 'user' AND n.id > s.id), 9223372036854775807)
+), dropped AS (
+	DELETE FROM conversation_summaries WHERE chat_id = $2 AND EXISTS (SELECT 1 FROM gone)
 )
 SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin FROM gone WHERE superseded_by IS NULL
 
 -- name: forgetFactNumber
+-- forgetFactNumber forgets user $1's current fact number $2 + 1 as
+-- /memory lists them.
 WITH RECURSIVE chain AS (
 	(SELECT id FROM memories WHERE telegram_user_id = $1 AND superseded_by IS NULL
 		ORDER BY updated_at DESC, id DESC OFFSET $2 LIMIT 1)
 	UNION ALL SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
 ), gone AS (
 	DELETE FROM memories WHERE id IN (SELECT id FROM chain) RETURNING *
+), sources AS (
+	SELECT s.id, s.conversation_id FROM messages s WHERE s.id IN (SELECT source_message_id FROM gone)
+), marked AS (
+	UPDATE messages m SET forgotten = true FROM sources s
+	WHERE m.conversation_id = s.conversation_id AND m.id >= s.id AND NOT m.forgotten
+	  AND m.id < coalesce((SELECT min(n.id) FROM messages n WHERE n.conversation_id = s.conversation_id AND n.role = 'user' AND n.id > s.id), 9223372036854775807)
+), dropped AS (
+	DELETE FROM conversation_summaries WHERE chat_id = $1 AND EXISTS (SELECT 1 FROM gone)
 )
 SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin FROM gone WHERE superseded_by IS NULL
 
 -- name: forgetAllFacts
-WITH gone AS (DELETE FROM memories WHERE telegram_user_id = $1 RETURNING superseded_by)
-		SELECT count(*) FROM gone WHERE superseded_by IS NULL
+-- forgetAllFacts forgets every fact of user $1 and counts the current ones.
+WITH gone AS (
+	DELETE FROM memories WHERE telegram_user_id = $1 RETURNING *
+), sources AS (
+	SELECT s.id, s.conversation_id FROM messages s WHERE s.id IN (SELECT source_message_id FROM gone)
+), marked AS (
+	UPDATE messages m SET forgotten = true FROM sources s
+	WHERE m.conversation_id = s.conversation_id AND m.id >= s.id AND NOT m.forgotten
+	  AND m.id < coalesce((SELECT min(n.id) FROM messages n WHERE n.conversation_id = s.conversation_id AND n.role = 'user' AND n.id > s.id), 9223372036854775807)
+), dropped AS (
+	DELETE FROM conversation_summaries WHERE chat_id = $1 AND EXISTS (SELECT 1 FROM gone)
+)
+SELECT count(*) FROM gone WHERE superseded_by IS NULL
 
 -- name: facts
 SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin FROM memories WHERE telegram_user_id = $1 AND superseded_by IS NULL ORDER BY updated_at DESC, id DESC

@@ -6,14 +6,17 @@ SELECT content, to_message_id FROM conversation_summaries
 -- name: unsummarised
 -- unsummarised is the newest $3 user and assistant rows of
 -- conversation $1 that are older than its newest $2 rows (the window) and
--- newer than its newest summary, oldest first. The newest: a conversation
+-- newer than its newest summary, oldest first; forgotten rows neither
+-- count in the window nor are summarised. The newest: a conversation
 -- older than the summaries (a bot upgraded with long histories) is
 -- summarised from where it stands, not from its first row; afterwards
 -- rows leave the window a turn at a time, and each chunk takes them all.
 SELECT * FROM (
-	SELECT m.id, m.role, left(membot_plain_text(m.content), $4) AS text, m.created_at FROM messages m
-	WHERE m.conversation_id = $1 AND m.role IN ('user', 'assistant') AND m.content <> ''
-	  AND m.id < (SELECT coalesce(min(id), 0) FROM (SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2) w)
+	SELECT m.id, m.role, left(membot_plain_text(m.content), $4) AS text, m.created_at,
+		coalesce(m.metadata->'media'->0->>'kind', '') AS media, coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
+		coalesce((m.metadata->>'author_id')::bigint, 0) AS author_id FROM messages m
+	WHERE m.conversation_id = $1 AND m.role IN ('user', 'assistant') AND m.content <> '' AND NOT m.forgotten
+	  AND m.id < (SELECT coalesce(min(id), 0) FROM (SELECT id FROM messages WHERE conversation_id = $1 AND NOT forgotten ORDER BY id DESC LIMIT $2) w)
 	  AND m.id > coalesce((SELECT to_message_id FROM conversation_summaries WHERE conversation_id = $1 ORDER BY to_message_id DESC LIMIT 1), 0)
 	ORDER BY m.id DESC LIMIT $3) newest
 ORDER BY id

@@ -35,7 +35,7 @@ ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING
 
 -- name: turnHistory
 -- turnHistory is the newest $3 rows of the conversation of the turn's
--- user row (topic $4).
+-- user row (topic $4), forgotten ones left out.
 SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
 	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
@@ -54,7 +54,7 @@ SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, conten
 	UNION ALL
 	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
 		(SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($4::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
-	ORDER BY id DESC LIMIT 1)) turn_user_row) r)
+	ORDER BY id DESC LIMIT 1)) turn_user_row) r) AND NOT m.forgotten
 	ORDER BY m.conversation_id DESC, m.id DESC LIMIT $3) newest ORDER BY id
 
 -- name: turnConversation
@@ -153,7 +153,7 @@ SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WH
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
 	ELSE membot_plain_text(m.content) END AS text
-FROM fused f JOIN messages m ON m.id = f.id
+FROM fused f JOIN messages m ON m.id = f.id AND NOT m.forgotten
 ORDER BY f.score DESC, m.id DESC
 
 -- name: turnFound
@@ -266,7 +266,7 @@ SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WH
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
 	ELSE membot_plain_text(m.content) END AS text
-FROM fused f JOIN messages m ON m.id = f.id
+FROM fused f JOIN messages m ON m.id = f.id AND NOT m.forgotten
 ORDER BY f.score DESC, m.id DESC
 
 -- name: turnRankHybrid
@@ -341,7 +341,7 @@ SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WH
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
 	ELSE membot_plain_text(m.content) END AS text
-FROM fused f JOIN messages m ON m.id = f.id
+FROM fused f JOIN messages m ON m.id = f.id AND NOT m.forgotten
 ORDER BY f.score DESC, m.id DESC
 
 -- name: rowFound
@@ -438,7 +438,8 @@ SELECT set_config('synchronous_commit', 'off', true)
 SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)
 
 -- name: resumeHistory
--- resumeHistory is the conversation's newest $2 rows plus the assistant
+-- resumeHistory is the conversation's newest $2 rows (forgotten ones
+-- left out) plus the assistant
 -- row $3 and the results of its calls, however far back they are, oldest first.
 SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
@@ -447,7 +448,7 @@ SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
 		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
 	CASE WHEN role = 'user' THEN metadata->'media' END AS media FROM messages WHERE id IN (
-	(SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2)
+	(SELECT id FROM messages WHERE conversation_id = $1 AND NOT forgotten ORDER BY id DESC LIMIT $2)
 	UNION SELECT $3::bigint
 	UNION SELECT id FROM messages WHERE conversation_id = $1 AND role = 'tool' AND id > $3
 	      AND tool_call_id IN (SELECT c->>'id' FROM messages, jsonb_array_elements(tool_calls) c WHERE id = $3)

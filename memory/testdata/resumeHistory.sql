@@ -5,7 +5,7 @@ SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
 		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
 	CASE WHEN role = 'user' THEN metadata->'media' END AS media FROM messages WHERE id IN (
-	(SELECT id FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2)
+	(SELECT id FROM messages WHERE conversation_id = $1 AND NOT forgotten ORDER BY id DESC LIMIT $2)
 	UNION SELECT $3::bigint
 	UNION SELECT id FROM messages WHERE conversation_id = $1 AND role = 'tool' AND id > $3
 	      AND tool_call_id IN (SELECT c->>'id' FROM messages, jsonb_array_elements(tool_calls) c WHERE id = $3)

@@ -7,4 +7,5 @@ SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, conten
 	CASE WHEN role = 'user' THEN metadata->'media' END AS media FROM messages m
 	WHERE m.conversation_id >= (SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($3::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
 	  AND m.conversation_id <= (SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($3::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
+	  AND NOT m.forgotten
 	ORDER BY m.conversation_id DESC, m.id DESC LIMIT $2) newest ORDER BY id

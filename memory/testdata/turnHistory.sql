@@ -16,5 +16,5 @@ SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, conten
 	UNION ALL
 	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
 		(SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($4::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
-	ORDER BY id DESC LIMIT 1)) turn_user_row) r)
+	ORDER BY id DESC LIMIT 1)) turn_user_row) r) AND NOT m.forgotten
 	ORDER BY m.conversation_id DESC, m.id DESC LIMIT $3) newest ORDER BY id

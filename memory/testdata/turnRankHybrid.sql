@@ -69,5 +69,5 @@ SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WH
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
 	ELSE membot_plain_text(m.content) END AS text
-FROM fused f JOIN messages m ON m.id = f.id
+FROM fused f JOIN messages m ON m.id = f.id AND NOT m.forgotten
 ORDER BY f.score DESC, m.id DESC

@@ -230,7 +230,7 @@ func (m *membot) newHandler() error {
 		models = append(models, agent.Model{Name: model.Name, LLM: newClient(model.BaseURL), Caps: model.Caps})
 	}
 	m.memorizer = &agent.Memorizer{Store: store, LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, MemoryConfig: cfg.Memory,
-		HistoryLimit: cfg.Agent.HistoryLimit, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
+		HistoryLimit: cfg.Agent.HistoryLimit, Tools: tools, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
 	ac := cfg.Agent
 	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}
 	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}

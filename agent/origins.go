@@ -1,0 +1,72 @@
+package agent
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Where a part of an exchange came from, as the bot knows it: from the
+// message's metadata (the kind of file it came with, whether Telegram
+// marked it forwarded, its author in a group) and from the tool rows, never
+// from what the text says. The memory model sees every part under its
+// label (the summaries see every user row so). Facts are taken only from
+// exchanges made wholly of the user's own words and tools whose results
+// are not outside text (ownOrigin, Registry.outside): an exchange with a file, a forwarded message, a
+// page or any other tool's result is not read for facts at all, since no
+// code can tell which of a model's facts came from which part. What it
+// holds becomes a fact only when the user confirms the remember call that
+// saves it (tools.go, readOutside).
+type origin string
+
+const (
+	originOwnText   origin = "the user's own message"
+	originOwnVoice  origin = "a transcript of the user's own voice message"
+	originForwarded origin = "a message the user forwarded (someone else's words, not the user's)"
+	originDocument  origin = "a file the user sent (its text: not the user's words)"
+	originAudio     origin = "an audio file the user sent, transcribed (not necessarily the user's voice)"
+	originImage     origin = "an image the user sent, with its caption (what the image shows is not the user's words)"
+	originMember    origin = "a group member's message (their words, to be reported as theirs)"
+	originAnswer    origin = "the assistant's answer (not the user's words)"
+)
+
+// indented indents every line of a part's text after its first, so that
+// no line of it can pass for the label of another part.
+func indented(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+
+// ownOrigin tells whether a part is the user's own words.
+func ownOrigin(o origin) bool { return o == originOwnText || o == originOwnVoice }
+
+// userRowOrigin is the origin of a user row: member in a group (another
+// author than the chat's own user), forwarded when Telegram said so, else
+// by the kind of its first file.
+func userRowOrigin(group, forwarded bool, mediaKind string) origin {
+	switch {
+	case group:
+		return originMember
+	case forwarded:
+		return originForwarded
+	}
+	switch mediaKind {
+	case "":
+		return originOwnText
+	case KindVoice, KindVideoNote:
+		return originOwnVoice
+	case KindAudio:
+		return originAudio
+	case KindPhoto, KindImage:
+		return originImage
+	}
+	return originDocument
+}
+
+// metaForwarded is the user row's metadata key that says Telegram marked
+// the message forwarded.
+const metaForwarded = "forwarded"
+
+// firstMediaKind is the kind of the first file of a user row's media JSON.
+func firstMediaKind(raw json.RawMessage) string {
+	if atts := decodeMedia(raw); len(atts) > 0 {
+		return atts[0].Kind
+	}
+	return ""
+}

@@ -1,0 +1,91 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/membot/membot/memory"
+)
+
+func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	chat := memory.Chat{ID: 7}
+	if err := store.UpsertUser(ctx, memory.User{TelegramUserID: 7, FirstName: "Bob"}); err != nil {
+		t.Fatal(err)
+	}
+	conv, _ := store.CurrentConversation(ctx, chat, 7)
+	exchange(t, store, conv, "my gym locker is 4711", true)
+	exchange(t, store, conv, "what is 2+2", true)
+	exchange(t, store, conv, "hello", false)
+	rows, err := store.LastMessages(ctx, conv, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fact, err := store.Remember(ctx, 7, 0, "Locker is 4711", rows[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := memory.LLMCall{UserID: 7, ChatID: 7, Model: "m", Purpose: memory.PurposeSummary, Status: "ok"}
+	if err := store.SaveSummary(ctx, memory.Summary{ConversationID: conv, ChatID: 7, FromMessageID: rows[0].ID,
+		ToMessageID: rows[4].ID, Content: "The locker is 4711.", Model: "m"}, call); err != nil {
+		t.Fatal(err)
+	}
+	// The exchanges' tools are known to the after-turn job.
+	turns, err := store.AnsweredTurns(ctx, 0, 10, 0)
+	if err != nil || len(turns) != 3 || !slices.Equal(turns[1].Tools, []string{"calculator"}) || len(turns[2].Tools) != 0 {
+		t.Fatalf("answered turns = %+v, %v", turns, err)
+	}
+	if found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5}); err != nil || len(found) == 0 {
+		t.Fatalf("search_history before the forget: %+v, %v", found, err)
+	}
+
+	if _, err := store.ForgetFact(ctx, 7, fact.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Its whole exchange (question, call, result, answer, note) and nothing
+	// else is forgotten; the user's summaries are gone.
+	if sums, err := store.Summaries(ctx, conv); err != nil || len(sums) != 0 {
+		t.Fatalf("summaries after the forget = %+v, %v", sums, err)
+	}
+	retry, err := store.StartRetry(ctx, memory.RetryStart{Chat: chat, UserID: 7, HistoryLimit: 30, RecallLimit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for _, m := range retry.History {
+		seen = append(seen, m.Content)
+	}
+	if got := strings.Join(seen, "|"); strings.Contains(got, "4711") || len(seen) != 7 {
+		t.Fatalf("the window after the forget: %q", got)
+	}
+	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5})
+	if err != nil || len(found) != 0 {
+		t.Fatalf("search_history finds a forgotten row: %+v, %v", found, err)
+	}
+	turns, err = store.AnsweredTurns(ctx, 0, 10, 0)
+	if err != nil || len(turns) != 2 || strings.Contains(turns[0].UserText, "4711") {
+		t.Fatalf("the after-turn job reads a forgotten exchange: %+v, %v", turns, err)
+	}
+
+	// A fact of the newest exchange, forgotten: /retry has nothing to
+	// answer again (it would show the row to the model).
+	newest, err := store.Remember(ctx, 7, 0, "Says hello", retry.UserMessageID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.ForgetFactNumber(ctx, 7, 1); err != nil || newest.ID == 0 {
+		t.Fatal(err)
+	}
+	if _, err := store.StartRetry(ctx, memory.RetryStart{Chat: chat, UserID: 7, HistoryLimit: 30}); !errors.Is(err, memory.ErrNoUserMessage) {
+		t.Fatalf("retry of a forgotten row: %v", err)
+	}
+	// Forgetting all with no fact left drops nothing more and fails nothing.
+	if n, err := store.ForgetAllFacts(ctx, 7); err != nil || n != 0 {
+		t.Fatalf("forget all = %d, %v", n, err)
+	}
+}
