@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -66,6 +67,11 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5})
 	if err != nil || len(found) != 0 {
 		t.Fatalf("search_history finds a forgotten row: %+v, %v", found, err)
+	}
+	// Nor is it shown beside a hit next to it.
+	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "answer", Limit: 5})
+	if err != nil || len(found) == 0 || strings.Contains(fmt.Sprintf("%+v", found), "4711") {
+		t.Fatalf("search_history beside a forgotten row: %+v, %v", found, err)
 	}
 	turns, err = store.AnsweredTurns(ctx, 0, 10, 0)
 	if err != nil || len(turns) != 2 || strings.Contains(turns[0].UserText, "4711") {

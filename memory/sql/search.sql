@@ -289,16 +289,16 @@ ORDER BY f.score DESC, m.id DESC
 -- rows, whatever the conversation's size: the conversation is a range
 -- ("between c and c", as lastMessages says why), so that no plan walks the
 -- primary key across other conversations' rows. A row over 400 characters is
--- cut to its first 300, as a fragment. A forgotten row (when rows can be
--- marked so) is to be left out here as in the searches.
+-- cut to its first 300, as a fragment. A forgotten row is left out here
+-- as in the searches.
 SELECT h.id AS hit, n.side, n.id, n.role, n.written_at,
 	CASE WHEN length(n.text) <= 400 THEN n.text ELSE left(n.text, 300) || ' …' END AS text
 FROM unnest($2::bigint[]) h (id), LATERAL (
 	(SELECT -1 AS side, m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, membot_plain_text(m.content) AS text FROM messages m
-	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id < h.id AND m.role IN ('user', 'assistant') AND m.content <> ''
+	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id < h.id AND m.role IN ('user', 'assistant') AND m.content <> '' AND NOT m.forgotten
 	ORDER BY m.conversation_id DESC, m.id DESC LIMIT 2)
 	UNION ALL
 	(SELECT 1, m.id, m.role, coalesce(m.written_at, m.created_at), membot_plain_text(m.content) FROM messages m
-	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id > h.id AND m.id < $3 AND m.role IN ('user', 'assistant') AND m.content <> ''
+	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id > h.id AND m.id < $3 AND m.role IN ('user', 'assistant') AND m.content <> '' AND NOT m.forgotten
 	ORDER BY m.conversation_id, m.id LIMIT 2)) n
 ORDER BY h.id, n.side, abs(n.id - h.id)

@@ -2,10 +2,10 @@ SELECT h.id AS hit, n.side, n.id, n.role, n.written_at,
 	CASE WHEN length(n.text) <= 400 THEN n.text ELSE left(n.text, 300) || ' …' END AS text
 FROM unnest($2::bigint[]) h (id), LATERAL (
 	(SELECT -1 AS side, m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, membot_plain_text(m.content) AS text FROM messages m
-	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id < h.id AND m.role IN ('user', 'assistant') AND m.content <> ''
+	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id < h.id AND m.role IN ('user', 'assistant') AND m.content <> '' AND NOT m.forgotten
 	ORDER BY m.conversation_id DESC, m.id DESC LIMIT 2)
 	UNION ALL
 	(SELECT 1, m.id, m.role, coalesce(m.written_at, m.created_at), membot_plain_text(m.content) FROM messages m
-	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id > h.id AND m.id < $3 AND m.role IN ('user', 'assistant') AND m.content <> ''
+	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id > h.id AND m.id < $3 AND m.role IN ('user', 'assistant') AND m.content <> '' AND NOT m.forgotten
 	ORDER BY m.conversation_id, m.id LIMIT 2)) n
 ORDER BY h.id, n.side, abs(n.id - h.id)
