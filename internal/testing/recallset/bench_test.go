@@ -251,6 +251,26 @@ type seen struct {
 
 var knownFact = regexp.MustCompile(`(?m)^#(\d+) (\w+): `)
 
+// summaryUserLine is a user's message among the lines the summariser gets:
+// "[time] (its origin) user: text".
+var summaryUserLine = regexp.MustCompile(`^\[[^\]]*\] (\([^)]*\) )?user: `)
+
+// exchangeUserText is the user's text of the exchange the fact extraction
+// gets: the part after the first origin label, up to the answer's label;
+// "" when the prompt is not of that shape.
+func exchangeUserText(prompt string) string {
+	_, rest, ok := strings.Cut(prompt, "each part after its origin:\n[")
+	if !ok {
+		return ""
+	}
+	_, rest, ok = strings.Cut(rest, "]\n")
+	if !ok {
+		return ""
+	}
+	text, _, _ := strings.Cut(rest, "\n[the assistant's answer")
+	return text
+}
+
 func (b *bench) respond(req openai.ChatCompletionRequest) openaifake.Reply {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -258,9 +278,7 @@ func (b *bench) respond(req openai.ChatCompletionRequest) openaifake.Reply {
 	user := openaifake.LastUserContent(req)
 	switch {
 	case strings.HasPrefix(system, "You keep the long-term memory"):
-		ex := user[strings.Index(user, "\nUser: ")+7:]
-		ex = ex[:strings.Index(ex, "\nAssistant: ")]
-		turn, ok := b.facts[ex]
+		turn, ok := b.facts[exchangeUserText(user)]
 		if !ok {
 			return openaifake.Reply{Content: `{"facts": []}`}
 		}
@@ -276,7 +294,7 @@ func (b *bench) respond(req openai.ChatCompletionRequest) openaifake.Reply {
 		// Keep the previous summary and the user's lines, the newest 1,500 bytes.
 		var lines []string
 		for _, l := range strings.Split(user, "\n") {
-			if strings.Contains(l, "] user: ") || (l != "" && !strings.HasPrefix(l, "[") && !strings.HasSuffix(l, ":")) {
+			if summaryUserLine.MatchString(l) || (l != "" && !strings.HasPrefix(l, "[") && !strings.HasSuffix(l, ":")) {
 				lines = append(lines, l)
 			}
 		}
