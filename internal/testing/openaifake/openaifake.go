@@ -69,7 +69,8 @@ type Server struct {
 	dialect        Dialect
 	expectBadRoles bool
 	refusals       int
-	audio          audio // the audio endpoints (audio.go)
+	audio          audio  // the audio endpoints (audio.go)
+	images         images // the image endpoint (images.go)
 }
 
 // New starts a fake speaking OpenAI's dialect.
@@ -174,7 +175,7 @@ func ThinkingModel(req openai.ChatCompletionRequest) Reply {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if s.serveAudio(w, r) {
+	if s.serveAudio(w, r) || s.serveImages(w, r) {
 		return
 	}
 	if r.URL.Path == "/v1/embeddings" {
