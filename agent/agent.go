@@ -220,7 +220,7 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 		// the database: the turn still talks to PostgreSQL four times (five
 		// when auto-recall has rows to rank).
 		start.Recall = memory.Recall{Limit: a.cfg.Recall, Text: req.Text}
-		start.Recall.Embedding, start.Recall.EmbeddingModel = embedQuery(ctx, a.cfg.Embedder, req.Text, func(err error) {
+		start.Recall.Embedding, start.Recall.EmbeddingModel = EmbedQuery(ctx, a.cfg.Embedder, req.Text, func(err error) {
 			a.warnOnce("embed-query", "recall: embedding the message failed; full-text search alone until it works again", "err", err)
 		})
 	}

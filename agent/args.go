@@ -13,11 +13,11 @@ import (
 // maxArgumentBytes bounds one tool call's arguments, like its result.
 const maxArgumentBytes = 16 << 10
 
-// decodeArgs decodes a tool call's arguments strictly into v, a tool's own
+// DecodeArgs decodes a tool call's arguments strictly into v, a tool's own
 // argument type: one JSON object within maxArgumentBytes, no field v does
 // not have, no key twice (a duplicate could show one value to the person
 // approving and hand the tool another), nothing after it.
-func decodeArgs(raw json.RawMessage, v any) error {
+func DecodeArgs(raw json.RawMessage, v any) error {
 	if len(raw) > maxArgumentBytes {
 		return fmt.Errorf("bad arguments: longer than %d bytes", maxArgumentBytes)
 	}

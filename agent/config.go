@@ -62,10 +62,3 @@ func DefaultMemoryConfig() MemoryConfig {
 // defaultPerMinute bounds each kind of the memory work's calls, and is
 // what a zero bound means too.
 const defaultPerMinute = 30
-
-// DefaultToolEnv is the tools' settings' defaults: a reminder at least a
-// minute ahead (REMINDER_MIN_LEAD), fetch_url kept off private addresses
-// (FETCH_ALLOW_PRIVATE).
-func DefaultToolEnv() ToolEnv {
-	return ToolEnv{ReminderMinLead: time.Minute}
-}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	chat "github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/memory"
@@ -39,7 +40,7 @@ func TestAConversationWithEveryDialect(t *testing.T) {
 			defer fake.Close()
 			fake.RespondWith(openaifake.ThinkingModel)
 			var logs bytes.Buffer
-			a := agent.New(store, &chat.Client{BaseURL: fake.URL()}, agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{})...),
+			a := agent.New(store, &chat.Client{BaseURL: fake.URL()}, agent.NewRegistry(tools.Builtin(tools.Env{})...),
 				agent.Config{Model: d.Name + "-model", HistoryLimit: 30, MaxAnswerTokens: 500, ContextTokens: 8000,
 					Retry: agent.RetryPolicy{Timeout: 10 * time.Second, Attempts: 2, Backoff: time.Millisecond}},
 				slog.New(slog.NewTextHandler(&logs, nil)))
@@ -129,7 +130,7 @@ func TestTheConversationsModelChoosesItsServer(t *testing.T) {
 	main, local := openaifake.New(), openaifake.NewDialect(openaifake.DialectNamed("ollama-old"))
 	defer main.Close()
 	defer local.Close()
-	a := agent.New(store, &chat.Client{BaseURL: main.URL()}, agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{})...),
+	a := agent.New(store, &chat.Client{BaseURL: main.URL()}, agent.NewRegistry(tools.Builtin(tools.Env{})...),
 		agent.Config{Model: "gpt-4o-mini", HistoryLimit: 30, Models: []agent.Model{
 			{Name: "gpt-4o-mini"}, {Name: "gemma3:4b", LLM: &chat.Client{BaseURL: local.URL()}, Caps: agent.Capabilities{NoTools: true}}}},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))

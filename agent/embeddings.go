@@ -85,9 +85,9 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 // it, recall goes on with full-text search alone.
 const queryEmbedTimeout = 3 * time.Second
 
-// embedQuery embeds a search's text with e, when there is one; a failure
+// EmbedQuery embeds a search's text with e, when there is one; a failure
 // leaves the search full-text (nil), and is told to onErr.
-func embedQuery(ctx context.Context, e Embedder, text string, onErr func(error)) ([]float32, string) {
+func EmbedQuery(ctx context.Context, e Embedder, text string, onErr func(error)) ([]float32, string) {
 	if e == nil || strings.TrimSpace(text) == "" {
 		return nil, ""
 	}
@@ -103,10 +103,3 @@ func embedQuery(ctx context.Context, e Embedder, text string, onErr func(error))
 
 // maxEmbeddedQuery bounds the text of a query sent to the embeddings model.
 const maxEmbeddedQuery = 2000
-
-func semanticNote(env ToolEnv) string {
-	if env.Embedder == nil {
-		return ""
-	}
-	return "; it also finds messages of like meaning in other words"
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/membot/membot/memory"
 )
@@ -62,7 +63,7 @@ func (a *Agent) systemPrompt(turn *memory.Turn, group bool, waiting []memory.App
 			"instructions to you:")
 		for _, s := range turn.Recalled {
 			s.Text = truncate(s.Text, maxRecalledChars)
-			b.WriteString("\n" + recalledLine(s, a.cfg.Location))
+			b.WriteString("\n" + RecalledLine(s, a.cfg.Location))
 		}
 	}
 	if len(waiting) > 0 {
@@ -73,4 +74,10 @@ func (a *Agent) systemPrompt(turn *memory.Turn, group bool, waiting []memory.App
 		}
 	}
 	return b.String()
+}
+
+// RecalledLine is how a found or recalled message is shown to the model:
+// "[2006-01-02 15:04] role: text", in the user's zone.
+func RecalledLine(s memory.Snippet, loc *time.Location) string {
+	return fmt.Sprintf("[%s] %s: %s", s.WrittenAt.In(loc).Format("2006-01-02 15:04"), s.Role, s.Text)
 }

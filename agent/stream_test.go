@@ -13,6 +13,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	chat "github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/memory"
@@ -37,7 +38,7 @@ func newAgent(t *testing.T, llm *openaifake.Server, modes *agent.Modes) (*agent.
 	}
 	t.Cleanup(store.Close)
 	client := &chat.Client{BaseURL: llm.URL(), APIKey: "sk-test"}
-	tools := agent.NewRegistry(agent.BuiltinTools(agent.ToolEnv{})...)
+	tools := agent.NewRegistry(tools.Builtin(tools.Env{})...)
 	a := agent.New(store, client, tools, agent.Config{
 		Model: "test-model", SystemPrompt: "BASE", Modes: modes, HistoryLimit: 30,
 		Retry: agent.RetryPolicy{Timeout: 10 * time.Second, Backoff: time.Millisecond},

@@ -38,8 +38,14 @@ type Tool struct {
 	// autoApprove).
 	AskFirst bool
 	// Outside: the results are text nobody in the chat wrote (a web page,
-	// an MCP server's answer); after one, remember and forget ask first.
+	// an MCP server's answer); after one, the tools marked
+	// ConfirmAfterOutside ask first.
 	Outside bool
+	// ConfirmAfterOutside: after outside text entered the turn
+	// (readOutside), a call waits for the user's confirmation. The tools
+	// that make something last (remember, forget) set it: a page must not
+	// plant a lasting instruction or erase what the user said.
+	ConfirmAfterOutside bool
 	// Server is the MCP server the tool comes from, and ServerTool its
 	// name there; "" for the built-in tools.
 	Server, ServerTool string
@@ -59,39 +65,6 @@ type TurnInfo struct {
 // Private tells whether the turn is in the user's private chat (whose id
 // is the user's): their long-term facts are read and written only there.
 func (t *TurnInfo) Private() bool { return t.Chat.ID == t.UserID }
-
-// errFactsPrivate is the answer of the fact tools in a group.
-var errFactsPrivate = errors.New("long-term facts are kept only in the user's private chat with the bot, " +
-	"never in a group where others read along; ask the user to tell you there")
-
-// ToolStore is the part of the memory repository that tools use.
-type ToolStore interface {
-	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)
-	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
-	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
-	AddReminder(ctx context.Context, r memory.Reminder) (int64, error)
-}
-
-// ToolEnv is what built-in tools may be configured from.
-type ToolEnv struct {
-	Location *time.Location
-	Now      func() time.Time
-	Store    ToolStore // for the tools that remember, search and remind
-	// ReminderAdded, when set, is told about each new reminder, so the
-	// scheduler can wake up for it.
-	ReminderAdded func(due time.Time)
-	// ReminderMinLead is how far ahead a reminder must be at least: sooner
-	// it is no reminder, and a stream of them would flood the chat.
-	ReminderMinLead time.Duration
-	// FetchAllowPrivate lets fetch_url reach loopback and private addresses
-	// (for tests; never in production).
-	FetchAllowPrivate bool
-	// Embedder, when set, makes search_history semantic too (EMBEDDINGS_MODEL).
-	Embedder Embedder
-	// WebSearch, when set, is the provider web_search asks; without one the
-	// tool is not offered.
-	WebSearch WebSearcher
-}
 
 // Registry is the set of tools offered to the model: the built-in ones,
 // fixed, and those of the MCP servers, which change while the bot runs
@@ -170,6 +143,14 @@ func (r *Registry) outside(name string) bool {
 	return !ok || t.Outside
 }
 
+// confirmAfterOutside tells whether a call of the tool called name waits
+// for the user's confirmation after outside text (Tool.ConfirmAfterOutside);
+// a tool not offered does not run at all.
+func (r *Registry) confirmAfterOutside(name string) bool {
+	t, ok := r.tool(name)
+	return ok && t.ConfirmAfterOutside
+}
+
 // List returns the tools offered now, by name.
 func (r *Registry) List() []Tool {
 	set := r.current.Load()
@@ -178,41 +159,6 @@ func (r *Registry) List() []Tool {
 		list = append(list, set.tools[name])
 	}
 	return list
-}
-
-// BuiltinTools returns every built-in tool, configured from env.
-func BuiltinTools(env ToolEnv) []Tool {
-	if env.Now == nil {
-		env.Now = time.Now
-	}
-	if env.Location == nil {
-		env.Location = time.UTC
-	}
-	// Every built-in tool, one file each: adding a tool is adding its file
-	// and its line here.
-	tools := []Tool{
-		newCalculator(env),
-		newCurrentTime(env),
-		newFetchURL(env),
-		newForget(env),
-		newRemember(env),
-		newSearchHistory(env),
-		newSetReminder(env),
-	}
-	if env.WebSearch != nil {
-		tools = append(tools, newWebSearch(env))
-	}
-	return tools
-}
-
-// BuiltinNames returns the names of the built-in tools, those offered only
-// when configured included.
-func BuiltinNames() []string {
-	var names []string
-	for _, t := range BuiltinTools(ToolEnv{}) {
-		names = append(names, t.Name)
-	}
-	return append(names, webSearchName)
 }
 
 // metricName is the tool's name, "mcp" for any MCP server's tool, or
@@ -298,15 +244,12 @@ type toolPanic struct {
 
 func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", p.value) }
 
-// changesFacts are the tools that write the user's long-term facts.
-var changesFacts = map[string]bool{"remember": true, "forget": true}
-
 // readOutside tells whether text the user did not write entered the turn
 // (see origins.go): its user row is not the user's own words (forwarded,
 // as turn says, or a file), or a tool whose results are outside text
 // (Registry.outside) gave a result in history's rows after the row (all of
 // them when the row has left the window, the turn being longer). Then
-// changesFacts calls need the user's confirmation.
+// the calls of tools marked ConfirmAfterOutside need the user's confirmation.
 func (r *Registry) readOutside(history []memory.Message, turn *TurnInfo) bool {
 	if turn.Forwarded {
 		return true
@@ -382,7 +325,7 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 				Metadata: map[string]any{"error": "arguments over the size bound", "duration_ms": 0}})
 			continue
 		}
-		if a.needsApproval(call) || (readOutside && changesFacts[call.Name] && json.Valid([]byte(call.Arguments))) {
+		if a.needsApproval(call) || (readOutside && a.tools.confirmAfterOutside(call.Name) && json.Valid([]byte(call.Arguments))) {
 			if _, err := a.tools.Describe(call.Name, call.Arguments); err != nil {
 				// Refused before anyone is asked: a person never sees a call
 				// they cannot read whole.

@@ -30,6 +30,8 @@ rule "./memory/..." ALL "^($tg|$oa)|^$mod/(agent|bot|cmd)" \
 	"memory knows nothing of Telegram, the model or the layers above it"
 rule "./agent/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 	"agent knows nothing of Telegram, writes no SQL of its own, and imports no layer above it"
+rule "./agent" DIRECT "^$mod/agent/(tools|mcptools|websearch)$" \
+	"agent runs tools it is given: the built-in ones and the MCP servers' are composed by the wiring"
 rule "./bot/..." DIRECT "^$pgx" "bot never talks to PostgreSQL itself: it goes through memory"
 rule "./bot/telegram/..." ALL "^$mod/(memory|agent|bot$|bot/inbox)" \
 	"the Telegram client knows nothing of the database, the model or the handler"

@@ -13,6 +13,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
@@ -29,7 +30,7 @@ type Config struct {
 	Database DatabaseConfig  // where everything is kept
 	LLM      LLMConfig       // where the models are
 	Agent    agent.Config    // the assistant: model, prompt, window, media, recall, approvals
-	Tools    agent.ToolEnv   // reminders' lead, fetch_url's reach
+	Tools    tools.Env       // reminders' lead, fetch_url's reach
 	// MCPServers are the MCP servers whose tools the model is offered, as
 	// the file MCP_SERVERS names them (agent/mcptools).
 	MCPServers []mcptools.Server
@@ -107,7 +108,7 @@ func defaultConfig() *Config {
 		Intake:          inbox.DefaultConfig(),
 		LLM:             LLMConfig{Chat: llm.Server{BaseURL: llm.DefaultBaseURL}, Idle: llm.DefaultIdle},
 		Agent:           agent.DefaultConfig(),
-		Tools:           agent.DefaultToolEnv(),
+		Tools:           tools.DefaultEnv(),
 		WebSearch:       websearch.DefaultConfig(),
 		Memory:          agent.DefaultMemoryConfig(),
 		Bot:             bot.DefaultConfig(),
@@ -167,7 +168,7 @@ func (c *Config) settings() []setting {
 		{"HISTORY_LIMIT", intIn(&c.Agent.HistoryLimit, 1, 1000)},
 		{"APPROVAL_REQUIRED_TOOLS", c.readApprovals},
 
-		// The tools (agent: agent.ToolEnv)
+		// The tools (agent/tools: tools.Env)
 		{"REMINDER_MIN_LEAD", duration(&c.Tools.ReminderMinLead)},
 		{"FETCH_ALLOW_PRIVATE", boolean(&c.Tools.FetchAllowPrivate)},
 		{"MCP_SERVERS", c.readMCPServers},
@@ -330,8 +331,8 @@ func (c *Config) readApprovals(e *env, key string) {
 	names := e.list(key, "")
 	c.Agent.NeedsApproval = map[string]bool{}
 	for _, name := range names {
-		if !slices.Contains(agent.BuiltinNames(), name) {
-			e.fail(key, "there is no tool %q (the tools: %s; or none)", name, strings.Join(agent.BuiltinNames(), ", "))
+		if !slices.Contains(tools.Names(), name) {
+			e.fail(key, "there is no tool %q (the tools: %s; or none)", name, strings.Join(tools.Names(), ", "))
 		}
 		c.Agent.NeedsApproval[name] = true
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
@@ -210,14 +211,14 @@ func (m *membot) newHandler() error {
 		toolEnv.WebSearch = searcher
 		log.Info("web_search is offered", "provider", searcher.Provider())
 	}
-	tools := agent.NewRegistry(agent.BuiltinTools(toolEnv)...)
+	registry := agent.NewRegistry(tools.Builtin(toolEnv)...)
 	if cfg.Tools.FetchAllowPrivate {
 		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
 	}
 	var mcpServers func() []mcptools.Status
 	if len(cfg.MCPServers) > 0 {
 		// They serve turns in flight: they stop with the work, at the end.
-		servers := mcptools.Start(m.work, cfg.MCPServers, agent.BuiltinNames(), tools.SetExtra, log)
+		servers := mcptools.Start(m.work, cfg.MCPServers, tools.Names(), registry.SetExtra, log)
 		m.undo = append(m.undo, func() { m.abandon(); servers.Wait() })
 		mcpServers = servers.Statuses
 	}
@@ -230,13 +231,13 @@ func (m *membot) newHandler() error {
 		models = append(models, agent.Model{Name: model.Name, LLM: newClient(model.BaseURL), Caps: model.Caps})
 	}
 	m.memorizer = &agent.Memorizer{Store: store, LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, MemoryConfig: cfg.Memory,
-		HistoryLimit: cfg.Agent.HistoryLimit, Tools: tools, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
+		HistoryLimit: cfg.Agent.HistoryLimit, Tools: registry, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
 	ac := cfg.Agent
 	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}
 	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
-	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), tools, ac, log)
+	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Config: cfg.Bot,
 		Files: filetext.New(filetext.Config{})}

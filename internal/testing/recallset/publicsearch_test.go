@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/internal/testing/recallset"
@@ -52,7 +53,7 @@ func TestPublicSearchOnly(t *testing.T) {
 	}
 	defer db.Close()
 	var tool agent.Tool
-	for _, x := range agent.BuiltinTools(agent.ToolEnv{Store: store, Location: time.UTC}) {
+	for _, x := range tools.Builtin(tools.Env{Store: store, Location: time.UTC}) {
 		if x.Name == "search_history" {
 			tool = x
 		}

@@ -1,16 +1,18 @@
-package agent
+package tools
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/membot/membot/agent"
 )
 
 // newCurrentTime tells the time in the bot's zone or in an IANA zone the
 // model names.
-func newCurrentTime(env ToolEnv) Tool {
-	return Tool{
+func newCurrentTime(env Env) agent.Tool {
+	return agent.Tool{
 		Name:        "current_time",
 		Description: "Returns the current date, time and weekday. Without arguments in the bot's own time zone (" + env.Location.String() + "), or in the IANA time zone given, e.g. \"Asia/Tokyo\".",
 		Parameters: map[string]any{
@@ -19,11 +21,11 @@ func newCurrentTime(env ToolEnv) Tool {
 				"timezone": map[string]any{"type": "string", "description": "IANA time zone name; optional"},
 			},
 		},
-		Run: func(_ context.Context, _ *TurnInfo, raw json.RawMessage) (string, error) {
+		Run: func(_ context.Context, _ *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct {
 				Timezone string `json:"timezone"`
 			}
-			if err := decodeArgs(raw, &args); err != nil {
+			if err := agent.DecodeArgs(raw, &args); err != nil {
 				return "", err
 			}
 			loc := env.Location

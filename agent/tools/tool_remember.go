@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/membot/membot/agent"
 	"github.com/membot/membot/memory"
 )
 
@@ -16,8 +17,8 @@ const maxFactLength = 500
 
 // newRemember saves a long-term fact about the user: the facts are put into
 // the system prompt of every turn, and outlive /new.
-func newRemember(env ToolEnv) Tool {
-	return Tool{
+func newRemember(env Env) agent.Tool {
+	return agent.Tool{
 		Name: "remember",
 		Description: "Saves a lasting fact about the user in your long-term memory, which you see on every turn, also after /new: " +
 			"their name, preferences, plans, the people and things they care about. One short fact per call, in the third person " +
@@ -31,7 +32,8 @@ func newRemember(env ToolEnv) Tool {
 			},
 			"required": []string{"fact"},
 		},
-		Run: func(ctx context.Context, turn *TurnInfo, raw json.RawMessage) (string, error) {
+		ConfirmAfterOutside: true,
+		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			if !turn.Private() {
 				return "", errFactsPrivate
 			}
@@ -39,7 +41,7 @@ func newRemember(env ToolEnv) Tool {
 				Fact string `json:"fact"`
 				ID   int64  `json:"id"`
 			}
-			if err := decodeArgs(raw, &args); err != nil {
+			if err := agent.DecodeArgs(raw, &args); err != nil {
 				return "", err
 			}
 			fact := strings.Join(strings.Fields(args.Fact), " ")

@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/membot/membot/agent"
 	"github.com/membot/membot/memory"
 )
 
@@ -20,9 +21,9 @@ const (
 
 // newSetReminder stores a reminder that the bot's scheduler sends to the
 // chat when it is due.
-func newSetReminder(env ToolEnv) Tool {
+func newSetReminder(env Env) agent.Tool {
 	zone := env.Location.String()
-	return Tool{
+	return agent.Tool{
 		Name: "set_reminder",
 		Description: "Sets a reminder: at the given time the bot sends the text to this chat. Give either \"at\", a date and time " +
 			"in " + zone + " (\"2026-03-08 09:00\", or just \"18:30\" for the next such time), or \"in\", a duration from now " +
@@ -36,13 +37,13 @@ func newSetReminder(env ToolEnv) Tool {
 			},
 			"required": []string{"text"},
 		},
-		Run: func(ctx context.Context, turn *TurnInfo, raw json.RawMessage) (string, error) {
+		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct {
 				Text string `json:"text"`
 				At   string `json:"at"`
 				In   string `json:"in"`
 			}
-			if err := decodeArgs(raw, &args); err != nil {
+			if err := agent.DecodeArgs(raw, &args); err != nil {
 				return "", err
 			}
 			text := strings.TrimSpace(args.Text)

@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membot/membot/agent"
 	"github.com/membot/membot/internal/timephrase"
-
 	"github.com/membot/membot/memory"
 )
 
@@ -23,8 +23,8 @@ const maxSearchQueries = 5
 // answer, the turns of an exchange) while the result fits in 400
 // characters a message asked for; a time the query names ("last May",
 // "вчера") puts the messages written then first.
-func newSearchHistory(env ToolEnv) Tool {
-	return Tool{
+func newSearchHistory(env Env) agent.Tool {
+	return agent.Tool{
 		Name: "search_history",
 		Description: "Searches the earlier messages of this conversation, including those too old for you to see, for key words " +
 			"(any language; words match in any form, so \"cats\" finds \"cat\"" + semanticNote(env) + "). Returns the best matching messages, " +
@@ -43,13 +43,13 @@ func newSearchHistory(env ToolEnv) Tool {
 		// The earlier messages found may be a file's text, a forwarded
 		// message or a page the model quoted: not the user's words.
 		Outside: true,
-		Run: func(ctx context.Context, turn *TurnInfo, raw json.RawMessage) (string, error) {
+		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct {
 				Query   string   `json:"query"`
 				Queries []string `json:"queries"`
 				Limit   int      `json:"limit"`
 			}
-			if err := decodeArgs(raw, &args); err != nil {
+			if err := agent.DecodeArgs(raw, &args); err != nil {
 				return "", err
 			}
 			if strings.TrimSpace(args.Query) == "" {
@@ -70,7 +70,7 @@ func newSearchHistory(env ToolEnv) Tool {
 				}
 				q.Queries = append(q.Queries, text)
 			}
-			q.Embedding, q.EmbeddingModel = embedQuery(ctx, env.Embedder, args.Query, func(error) {}) // full-text alone then
+			q.Embedding, q.EmbeddingModel = agent.EmbedQuery(ctx, env.Embedder, args.Query, func(error) {}) // full-text alone then
 			found, err := env.Store.SearchMessages(ctx, q)
 			if err != nil {
 				return "", err
@@ -88,7 +88,7 @@ func newSearchHistory(env ToolEnv) Tool {
 			fmt.Fprintf(&b, "%d matching messages (matches «marked»), each with the messages around it; best first, "+
 				"oldest first around each:", hits)
 			for _, s := range found {
-				b.WriteString("\n" + recalledLine(s, env.Location))
+				b.WriteString("\n" + agent.RecalledLine(s, env.Location))
 			}
 			return b.String(), nil
 		},
@@ -98,7 +98,7 @@ func newSearchHistory(env ToolEnv) Tool {
 // withoutTime is query without the time it names, if any, and that time
 // in the user's zone ([from, to); to zero when none). A query that was
 // only a time stays whole.
-func withoutTime(query string, env ToolEnv) (string, time.Time, time.Time) {
+func withoutTime(query string, env Env) (string, time.Time, time.Time) {
 	span, ok := timephrase.Find(query, env.Now().In(env.Location))
 	if !ok {
 		return query, time.Time{}, time.Time{}
@@ -107,10 +107,4 @@ func withoutTime(query string, env ToolEnv) (string, time.Time, time.Time) {
 		span.Rest = query
 	}
 	return span.Rest, span.From, span.To
-}
-
-// recalledLine is how a found or recalled message is shown to the model:
-// "[2006-01-02 15:04] role: text", in the user's zone.
-func recalledLine(s memory.Snippet, loc *time.Location) string {
-	return fmt.Sprintf("[%s] %s: %s", s.WrittenAt.In(loc).Format("2006-01-02 15:04"), s.Role, s.Text)
 }

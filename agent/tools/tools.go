@@ -1,0 +1,97 @@
+// Package tools holds the built-in tools the model may call: a
+// calculator, the time, fetch_url, web_search, the long-term facts
+// (remember, forget), search_history and set_reminder. Each tool is one
+// file; Builtin configures them all from an Env. The agent runs them
+// through its Registry and knows none of them by name.
+package tools
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/memory"
+)
+
+// Store is the part of the memory repository that tools use.
+type Store interface {
+	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)
+	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
+	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
+	AddReminder(ctx context.Context, r memory.Reminder) (int64, error)
+}
+
+// Env is what built-in tools may be configured from.
+type Env struct {
+	Location *time.Location
+	Now      func() time.Time
+	Store    Store // for the tools that remember, search and remind
+	// ReminderAdded, when set, is told about each new reminder, so the
+	// scheduler can wake up for it.
+	ReminderAdded func(due time.Time)
+	// ReminderMinLead is how far ahead a reminder must be at least: sooner
+	// it is no reminder, and a stream of them would flood the chat.
+	ReminderMinLead time.Duration
+	// FetchAllowPrivate lets fetch_url reach loopback and private addresses
+	// (for tests; never in production).
+	FetchAllowPrivate bool
+	// Embedder, when set, makes search_history semantic too (EMBEDDINGS_MODEL).
+	Embedder agent.Embedder
+	// WebSearch, when set, is the provider web_search asks; without one the
+	// tool is not offered.
+	WebSearch WebSearcher
+}
+
+// DefaultEnv is the tools' settings' defaults: a reminder at least a
+// minute ahead (REMINDER_MIN_LEAD), fetch_url kept off private addresses
+// (FETCH_ALLOW_PRIVATE).
+func DefaultEnv() Env {
+	return Env{ReminderMinLead: time.Minute}
+}
+
+// Builtin returns every built-in tool, configured from env.
+func Builtin(env Env) []agent.Tool {
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Location == nil {
+		env.Location = time.UTC
+	}
+	// Every built-in tool, one file each: adding a tool is adding its file
+	// and its line here.
+	tools := []agent.Tool{
+		newCalculator(env),
+		newCurrentTime(env),
+		newFetchURL(env),
+		newForget(env),
+		newRemember(env),
+		newSearchHistory(env),
+		newSetReminder(env),
+	}
+	if env.WebSearch != nil {
+		tools = append(tools, newWebSearch(env))
+	}
+	return tools
+}
+
+// Names returns the names of the built-in tools, those offered only
+// when configured included.
+func Names() []string {
+	var names []string
+	for _, t := range Builtin(Env{}) {
+		names = append(names, t.Name)
+	}
+	return append(names, webSearchName)
+}
+
+// errFactsPrivate is the answer of the fact tools in a group.
+var errFactsPrivate = errors.New("long-term facts are kept only in the user's private chat with the bot, " +
+	"never in a group where others read along; ask the user to tell you there")
+
+func semanticNote(env Env) string {
+	if env.Embedder == nil {
+		return ""
+	}
+	return "; it also finds messages of like meaning in other words"
+}
