@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"strconv"
 	"time"
 
 	"github.com/membot/membot/agent/llm"
@@ -84,25 +83,4 @@ func retryable(err error) bool {
 }
 
 // callStatus names the outcome of a model call for metrics and llm_calls.
-func callStatus(err error) string {
-	if err == nil {
-		return "ok"
-	}
-	var apiErr *llm.APIError
-	if errors.As(err, &apiErr) {
-		if apiErr.Status != 0 {
-			return strconv.Itoa(apiErr.Status)
-		}
-		return "stream_error"
-	}
-	var netErr net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, llm.ErrBodyTooLarge):
-		return "too_large"
-	case errors.As(err, &netErr):
-		return "network"
-	}
-	return "error"
-}
+func callStatus(err error) string { return llm.CallStatus(err) }

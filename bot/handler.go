@@ -11,6 +11,7 @@ import (
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/images"
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/present"
@@ -79,6 +80,8 @@ type Handler struct {
 	// Files reads the documents people send (bot/media): a PDF in a parser
 	// process under its limits, one at a time per user.
 	Files *filetext.Reader
+	// Images draws pictures (/image); nil or without IMAGE_MODEL: off.
+	Images *images.Painter
 	// MCPServers, when set, says what each MCP server is doing (/tools).
 	MCPServers func() []mcptools.Status
 	// Config is the settings: access, how answers are shown, media.

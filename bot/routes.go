@@ -73,6 +73,7 @@ func newRoutes() *routes {
 			{name: "tools", run: cmdTools},
 			{name: "usage", run: cmdUsage},
 			{name: "voice", run: cmdVoice, groupAdmins: true},
+			{name: "image", run: cmdImage, callsModel: true},
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
 		},

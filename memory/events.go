@@ -79,7 +79,7 @@ type LLMCall struct {
 	// UsageEstimated: the server sent no usage, the tokens are an estimate.
 	UsageEstimated bool
 	// Purpose is what the call was for: PurposeChat ("" too), a recording's
-	// PurposeTranscription or PurposeSpeech, or the background work's
+	// PurposeTranscription or PurposeSpeech, a picture's PurposeImage, or the background work's
 	// PurposeFacts, PurposeSummary, PurposeEmbeddings.
 	Purpose string
 	// AudioSeconds is how long the recording a transcription heard was.
@@ -94,6 +94,7 @@ const (
 	PurposeEmbeddings    = "embeddings"
 	PurposeTranscription = "transcription"
 	PurposeSpeech        = "speech"
+	PurposeImage         = "image" // a picture drawn (/image, generate_image)
 )
 
 func (s *Store) queueLLMCall(batch *pgx.Batch, c LLMCall) {

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -289,4 +291,30 @@ func (b boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type boundedBody struct {
 	io.Reader
 	io.Closer
+}
+
+// CallStatus is what llm_calls.status says of a call's error: "ok" for
+// none, the server's HTTP status, "stream_error", "timeout", "too_large",
+// "network" or "error".
+func CallStatus(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		if apiErr.Status != 0 {
+			return strconv.Itoa(apiErr.Status)
+		}
+		return "stream_error"
+	}
+	var netErr net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, ErrBodyTooLarge):
+		return "too_large"
+	case errors.As(err, &netErr):
+		return "network"
+	}
+	return "error"
 }

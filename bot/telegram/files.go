@@ -146,3 +146,41 @@ func (c *Client) SendVoice(ctx context.Context, chat Chat, replyTo int, audio []
 	raw, err := c.sendIn(ctx, chat.Thread, voice)
 	return sentMessageID("sendVoice", raw, err)
 }
+
+// Photo is a photo the bot sent: its message, and its largest size's file.
+type Photo struct {
+	MessageID    int64
+	FileID       string
+	FileUniqueID string
+	Width        int
+	Height       int
+	Size         int64
+}
+
+// SendPhoto sends an image (at most 10 MB, Telegram's bound for a photo)
+// to a chat as a photo, replying to replyTo when not 0.
+func (c *Client) SendPhoto(ctx context.Context, chat Chat, replyTo int, image []byte) (Photo, error) {
+	if err := c.limit.wait(ctx, chat.ID); err != nil {
+		return Photo{}, fmt.Errorf("sendPhoto: %w", err)
+	}
+	photo := tgbotapi.NewPhoto(chat.ID, tgbotapi.FileBytes{Name: "picture", Bytes: image})
+	if replyTo != 0 {
+		photo.ReplyToMessageID = replyTo
+		photo.AllowSendingWithoutReply = true
+	}
+	raw, err := c.sendIn(ctx, chat.Thread, photo)
+	if err != nil {
+		return Photo{}, fmt.Errorf("sendPhoto: %w", err)
+	}
+	var sent tgbotapi.Message
+	if err := json.Unmarshal(raw, &sent); err != nil {
+		return Photo{}, fmt.Errorf("sendPhoto: decode result: %w", err)
+	}
+	p := Photo{MessageID: int64(sent.MessageID)}
+	for _, size := range sent.Photo { // Telegram lists the sizes smallest first
+		if size.Width*size.Height >= p.Width*p.Height {
+			p.FileID, p.FileUniqueID, p.Width, p.Height, p.Size = size.FileID, size.FileUniqueID, size.Width, size.Height, int64(size.FileSize)
+		}
+	}
+	return p, nil
+}

@@ -88,6 +88,8 @@ func (c *Client) inThread(thread int64, call tgbotapi.Chattable) (do func() (*tg
 		return c.upload("sendDocument", "document", m.BaseFile, m.Caption, m.ParseMode, thread), true
 	case tgbotapi.VoiceConfig:
 		return c.upload("sendVoice", "voice", m.BaseFile, m.Caption, m.ParseMode, thread), true
+	case tgbotapi.PhotoConfig:
+		return c.upload("sendPhoto", "photo", m.BaseFile, m.Caption, m.ParseMode, thread), true
 	}
 	return nil, false
 }

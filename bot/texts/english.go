@@ -198,6 +198,7 @@ var english = Texts{
 		"export":          "this conversation as Markdown and JSON files",
 		"usage":           "your messages and tokens today and this month",
 		"voice":           "answer with voice messages too (again: stop)",
+		"image":           "draw a picture: /image a lighthouse at dawn",
 	},
 	Mode: map[string]string{
 		"default":    "the general assistant",
@@ -242,6 +243,18 @@ var english = Texts{
 	VoiceRepliesOn:   "🔊 I will also answer with voice messages in this chat. /voice again turns it off.",
 	VoiceRepliesOff:  "🔇 No more voice answers in this chat.",
 	VoiceUnavailable: "Voice answers are not set up on this bot (TTS_MODEL is empty).",
+
+	// /image
+	ImageOff:   "Pictures are off on this bot (IMAGE_MODEL is empty).",
+	ImageUsage: "Say what to draw: /image a lighthouse at dawn, in watercolour",
+	ImageTooLong: func(a1 any) string {
+		return fmt.Sprintf("That description is too long: I take up to %d characters.", a1)
+	},
+	ImageOverBudget: func(a1, a2 any) string {
+		return fmt.Sprintf("A picture counts %d tokens, and you have fewer than that left today (the limit is %d a day). "+
+			"Try again tomorrow.", a1, a2)
+	},
+	ImageFailed: "Sorry, I could not draw that picture. Please try again later, or describe it differently.",
 
 	// First-run help and the apology for settings the model server refuses
 	YourID: func(a1 any) string {

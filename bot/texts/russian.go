@@ -218,6 +218,7 @@ var russian = Texts{
 		"export":          "этот разговор файлами Markdown и JSON",
 		"usage":           "ваши сообщения и токены за сегодня и за месяц",
 		"voice":           "отвечать и голосовыми сообщениями (повторно: выключить)",
+		"image":           "нарисовать картинку: /image маяк на рассвете",
 	},
 	Mode: map[string]string{
 		"default":    "обычный ассистент",
@@ -264,6 +265,18 @@ var russian = Texts{
 	VoiceRepliesOn:   "🔊 В этом чате я буду отвечать и голосом. Повторный /voice выключит.",
 	VoiceRepliesOff:  "🔇 Больше не отвечаю голосом в этом чате.",
 	VoiceUnavailable: "Голосовые ответы на этом боте не настроены (TTS_MODEL не задан).",
+
+	// /image
+	ImageOff:   "Картинки на этом боте выключены (IMAGE_MODEL не задан).",
+	ImageUsage: "Напишите, что нарисовать: /image маяк на рассвете, акварелью",
+	ImageTooLong: func(a1 any) string {
+		return fmt.Sprintf("Слишком длинное описание: я принимаю до %d символов.", a1)
+	},
+	ImageOverBudget: func(a1, a2 any) string {
+		return fmt.Sprintf("Картинка стоит %d токенов, а у вас на сегодня осталось меньше (лимит — %d в день). "+
+			"Попробуйте завтра.", a1, a2)
+	},
+	ImageFailed: "Не получилось нарисовать эту картинку. Попробуйте позже или опишите её иначе.",
 
 	// First-run help and the apology for settings the model server refuses
 	YourID: func(a1 any) string {

@@ -150,6 +150,13 @@ type Texts struct {
 	VoiceRepliesOff     string
 	VoiceUnavailable    string
 
+	// /image (bot/draw)
+	ImageOff        string
+	ImageUsage      string
+	ImageTooLong    func(a1 any) string
+	ImageOverBudget func(a1, a2 any) string
+	ImageFailed     string
+
 	// First-run help (the ids the settings want) and the apology
 	// for a model server that refuses the bot's settings.
 	YourID        func(a1 any) string

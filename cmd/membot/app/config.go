@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/images"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/agent/tools"
@@ -38,6 +39,7 @@ type Config struct {
 	// configured: the tool is not offered.
 	WebSearch websearch.Config
 	Memory    agent.MemoryConfig // the memory work after turns
+	Images    images.Config      // pictures: /image and generate_image
 	Bot       bot.Config         // access and limits, how answers are shown, media
 
 	// ModesFile is a YAML or JSON file of more modes (MODES_FILE), read
@@ -90,6 +92,7 @@ type LLMConfig struct {
 	Transcription llm.Server // TRANSCRIPTION_BASE_URL, TRANSCRIPTION_API_KEY
 	Speech        llm.Server // TTS_BASE_URL, TTS_API_KEY
 	Embeddings    llm.Server // EMBEDDINGS_BASE_URL, EMBEDDINGS_API_KEY
+	Images        llm.Server // IMAGE_BASE_URL, IMAGE_API_KEY
 }
 
 // ModelSetting is one entry of MODELS: a model, the base URL of its server
@@ -111,6 +114,7 @@ func defaultConfig() *Config {
 		Tools:           tools.DefaultEnv(),
 		WebSearch:       websearch.DefaultConfig(),
 		Memory:          agent.DefaultMemoryConfig(),
+		Images:          images.DefaultConfig(),
 		Bot:             bot.DefaultConfig(),
 		Retention:       90 * 24 * time.Hour,
 		ShutdownTimeout: 30 * time.Second,
@@ -191,6 +195,12 @@ func (c *Config) settings() []setting {
 		{"TTS_VOICE", text(&c.Agent.TTSVoice)},
 		{"TTS_BASE_URL", httpURLOr(&c.LLM.Speech.BaseURL, &c.LLM.Chat.BaseURL)},
 		{"TTS_API_KEY", textOr(&c.LLM.Speech.APIKey, &c.LLM.Chat.APIKey)},
+
+		// Pictures (agent/images: images.Config)
+		{"IMAGE_MODEL", optional(&c.Images.Model)},
+		{"IMAGE_BASE_URL", httpURLOr(&c.LLM.Images.BaseURL, &c.LLM.Chat.BaseURL)},
+		{"IMAGE_API_KEY", textOr(&c.LLM.Images.APIKey, &c.LLM.Chat.APIKey)},
+		{"IMAGE_TOKENS", intIn(&c.Images.TokensPerImage, 0, 10000000)},
 
 		// Memory (agent: agent.MemoryConfig, agent.Config's recall)
 		{"AUTO_MEMORY", boolean(&c.Memory.AutoMemory)},
@@ -438,7 +448,7 @@ func (c *Config) readModels(e *env, key string) {
 // and a short one, "membot", would blank out ordinary words.)
 func (c *Config) Secrets() *redact.Secrets {
 	values := []string{c.Telegram.Token, c.Intake.WebhookSecret,
-		c.LLM.Chat.APIKey, c.LLM.Transcription.APIKey, c.LLM.Speech.APIKey, c.LLM.Embeddings.APIKey,
+		c.LLM.Chat.APIKey, c.LLM.Transcription.APIKey, c.LLM.Speech.APIKey, c.LLM.Embeddings.APIKey, c.LLM.Images.APIKey,
 		c.WebSearch.BraveAPIKey, c.WebSearch.TavilyAPIKey}
 	for _, s := range c.MCPServers {
 		values = append(values, s.Secrets()...)

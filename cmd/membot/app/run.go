@@ -13,11 +13,14 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/images"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/access"
+	"github.com/membot/membot/bot/draw"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/remind"
@@ -238,8 +241,13 @@ func (m *membot) newHandler() error {
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
+	painter := &images.Painter{Config: cfg.Images, Server: &llm.Client{BaseURL: cfg.LLM.Images.BaseURL, APIKey: cfg.LLM.Images.APIKey, HTTP: llmHTTP},
+		Sender: draw.Photos{Client: m.client}, Store: store, Budget: tokensLeft(&cfg.Bot.Access, store), Location: cfg.Location}
+	if painter.On() {
+		log.Info("pictures are on", "image_model", cfg.Images.Model, "tokens_per_image", cfg.Images.TokensPerImage)
+	}
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Log: log, Metrics: m.met,
-		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Config: cfg.Bot,
+		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
 	return nil
 }
@@ -329,4 +337,18 @@ func pooledTransport(workers int) *http.Transport {
 	t.MaxIdleConnsPerHost = 2*workers + 4
 	t.MaxIdleConns = 2 * t.MaxIdleConnsPerHost
 	return t
+}
+
+// tokensLeft is how many tokens a user has left today under the policy's
+// DAILY_TOKEN_LIMIT, which admins are not held to: what a picture is
+// checked against before it is drawn.
+func tokensLeft(policy *access.Policy, store *memory.Store) images.Budget {
+	return func(ctx context.Context, userID int64) (int64, bool, error) {
+		if policy.DailyTokenLimit <= 0 || policy.IsAdmin(userID) {
+			return 0, false, nil
+		}
+		now := policy.Now()
+		usage, err := store.RecentUsage(ctx, userID, 0, policy.DayStart(now), now.Add(-time.Minute))
+		return policy.DailyTokenLimit - usage.TokensToday, true, err
+	}
 }

@@ -175,3 +175,46 @@ func (s *Server) Voices() []Voiced {
 	defer s.mu.Unlock()
 	return append([]Voiced(nil), s.voices...)
 }
+
+// Photo is a photo the bot sent (sendPhoto): an uploaded image, kept as a
+// file the bot may download again by its file_id.
+type Photo struct {
+	ChatID    int64
+	MessageID int64
+	ReplyTo   int64
+	Thread    int64
+	Image     []byte
+	File      FileRef
+}
+
+// sendPhoto records a photo as Telegram takes it: an upload of at most
+// 10 MB, answered with the message and its sizes (the fake keeps one).
+func (s *Server) sendPhoto(c Call) (any, *Fault) {
+	chatID, _ := strconv.ParseInt(c.Params["chat_id"], 10, 64)
+	replyTo, _ := strconv.ParseInt(c.Params["reply_to_message_id"], 10, 64)
+	thread, _ := strconv.ParseInt(c.Params["message_thread_id"], 10, 64)
+	image := c.Params["photo"]
+	switch {
+	case image == "":
+		return nil, badRequest("Bad Request: there is no photo in the request")
+	case len(image) > 10<<20:
+		return nil, badRequest("Bad Request: PHOTO_INVALID_DIMENSIONS")
+	}
+	ref := s.AddFile("photo.png", []byte(image))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextMsg[chatID]++
+	id := 100000 + s.nextMsg[chatID]
+	s.photos = append(s.photos, Photo{ChatID: chatID, MessageID: id, ReplyTo: replyTo, Thread: thread, Image: []byte(image), File: ref})
+	s.changed.Broadcast()
+	size := map[string]any{"file_id": ref.FileID, "file_unique_id": ref.FileUniqueID, "width": 1024, "height": 1024, "file_size": ref.Size}
+	return map[string]any{"message_id": id, "from": s.Bot(), "date": time.Now().Unix(),
+		"chat": map[string]any{"id": chatID, "type": chatType(chatID)}, "photo": []any{size}}, nil
+}
+
+// Photos returns the photos the bot sent.
+func (s *Server) Photos() []Photo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Photo(nil), s.photos...)
+}

@@ -99,6 +99,7 @@ type Server struct {
 	members   map[[2]int64]string          // chat and user -> status, for getChatMember; "member" when unset
 	files     map[string]*storedFile       // by file_id, for getFile and downloads (files.go)
 	voices    []Voiced                     // sendVoice (files.go)
+	photos    []Photo                      // sendPhoto (files.go)
 
 	ext extras // drafts, topics, rich messages (drafts.go, threads.go, rich.go)
 }
@@ -567,6 +568,8 @@ func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 		return s.getFile(c)
 	case "sendVoice":
 		return s.sendVoice(c)
+	case "sendPhoto":
+		return s.sendPhoto(c)
 	}
 	if result, fault, ok := s.newer(c); ok {
 		return result, fault

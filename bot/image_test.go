@@ -1,0 +1,124 @@
+package bot_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/membot/membot/internal/testing/openaifake"
+)
+
+// /image draws its prompt with IMAGE_MODEL (/v1/images/generations), sends
+// the picture as a photo replying to the command, counts it in llm_calls
+// at IMAGE_TOKENS, and keeps the exchange: the command as the user's row,
+// and an assistant row whose metadata names the photo by its Telegram
+// file ids, which the model reads on later turns as its marker. Inline and
+// url answers both reach the chat.
+func TestAPictureIsDrawnSentAndKept(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["IMAGE_MODEL"] = "gpt-image-1"
+	h.Start()
+	h.WaitDone(h.TG.SendText(jane, "/image a red cat"))
+	photos := h.TG.Photos()
+	if len(photos) != 1 || photos[0].ChatID != jane.ID || photos[0].ReplyTo == 0 || !bytes.Equal(photos[0].Image, openaifake.DefaultPicture) {
+		t.Fatalf("photos sent: %d %+v", len(photos), photos)
+	}
+	if reqs := h.LLM.ImageRequests(); len(reqs) != 1 || reqs[0].Model != "gpt-image-1" || reqs[0].Prompt != "a red cat" || reqs[0].N != 1 {
+		t.Fatalf("image requests: %+v", reqs)
+	}
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND model = 'gpt-image-1' AND prompt_tokens = 16000
+		AND status = 'ok' AND telegram_user_id = $1`, jane.ID); n != 1 {
+		t.Errorf("%d image calls counted at 16000 tokens, want 1", n)
+	}
+	var content string
+	var meta []byte
+	var shownAs int64
+	if err := h.DB.QueryRow(context.Background(), `SELECT content, metadata, telegram_message_id FROM messages
+		WHERE role = 'assistant'`).Scan(&content, &meta, &shownAs); err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Media []struct {
+			Kind     string `json:"kind"`
+			FileID   string `json:"file_id"`
+			MimeType string `json:"mime_type"`
+		} `json:"media"`
+		Images []struct{ Model, Prompt string } `json:"images"`
+	}
+	if err := json.Unmarshal(meta, &m); err != nil {
+		t.Fatal(err)
+	}
+	if content != "[picture] a red cat" || shownAs != photos[0].MessageID || len(m.Media) != 1 || len(m.Images) != 1 {
+		t.Fatalf("the assistant row: %q, message %d, metadata %s", content, shownAs, meta)
+	}
+	if md := m.Media[0]; md.Kind != "image" || md.FileID != photos[0].File.FileID || md.MimeType != "image/png" || m.Images[0].Prompt != "a red cat" {
+		t.Fatalf("its metadata: %s", meta)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'user' AND content LIKE '%/image a red cat'`); n != 1 {
+		t.Errorf("%d user rows of the command, want 1", n)
+	}
+
+	h.LLM.ImageAnswers(openaifake.AnswerURL)
+	h.LLM.RevisePrompts("a red cat on a blue mat")
+	h.WaitDone(h.TG.SendText(jane, "/image a red cat again"))
+	if photos := h.TG.Photos(); len(photos) != 2 || !bytes.Equal(photos[1].Image, openaifake.DefaultPicture) {
+		t.Fatalf("after a url answer, %d photos", len(photos))
+	}
+	h.Say(jane, "what did you draw?")
+	last := h.LLM.Requests()[len(h.LLM.Requests())-1]
+	var seen []string
+	for _, msg := range last.Messages {
+		if msg.Role == "assistant" {
+			seen = append(seen, msg.Content)
+		}
+	}
+	if strings.Join(seen, "|") != "[picture] a red cat|[picture] a red cat on a blue mat" {
+		t.Fatalf("the model read the pictures as %q", seen)
+	}
+}
+
+// Every refusal of /image is an answer: pictures off, no prompt, a prompt
+// too long, a picture that would go past DAILY_TOKEN_LIMIT (nothing is
+// asked of the image server), and an image server that fails (the failed
+// call is recorded, counting no tokens).
+func TestImageRequestsAreRefusedClearly(t *testing.T) {
+	t.Parallel()
+	off := newHarness(t)
+	off.Start()
+	if got := off.Say(jane, "/image a red cat"); !strings.Contains(got, "IMAGE_MODEL") {
+		t.Fatalf("/image with pictures off answered %q", got)
+	}
+
+	h := newHarness(t)
+	h.Env["IMAGE_MODEL"] = "dall-e-3"
+	h.Env["IMAGE_TOKENS"] = "15000"
+	h.Env["DAILY_TOKEN_LIMIT"] = "20000"
+	h.Start()
+	if got := h.Say(jane, "/image"); !strings.HasPrefix(got, "Say what to draw") {
+		t.Fatalf("/image alone answered %q", got)
+	}
+	if got := h.Say(jane, "/image "+strings.Repeat("a", 4001)); !strings.Contains(got, "too long") {
+		t.Fatalf("/image with a long prompt answered %q", got)
+	}
+	h.WaitDone(h.TG.SendText(jane, "/image a red cat"))
+	if got := h.Say(jane, "/image another cat"); !strings.Contains(got, "counts 15000 tokens") || !strings.Contains(got, "20000 a day") {
+		t.Fatalf("/image over the day's tokens answered %q", got)
+	}
+	if n, photos := len(h.LLM.ImageRequests()), len(h.TG.Photos()); n != 1 || photos != 1 {
+		t.Fatalf("%d image requests and %d photos, want 1 of each", n, photos)
+	}
+	// A user rather than the gate: Ivan has his day's tokens untouched.
+	h.LLM.FailImages(500)
+	if got := h.Say(ivan, "/image кот"); !strings.HasPrefix(got, "Не получилось нарисовать") {
+		t.Fatalf("/image with the image server failing answered %q", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND status = '500' AND prompt_tokens = 0 AND telegram_user_id = $1`, ivan.ID); n != 1 {
+		t.Errorf("%d failed image calls recorded at 0 tokens, want 1", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant'`); n != 1 {
+		t.Errorf("%d assistant rows, want the one picture's", n)
+	}
+}
