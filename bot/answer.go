@@ -11,6 +11,7 @@ import (
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // How one answer goes: converse hands the text to the agent (answer runs
@@ -24,14 +25,14 @@ type ShownStore interface {
 }
 
 // converse sends the text to the agent and the answer to the chat.
-func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*memory.Delivery, error) {
+func (h *Handler) converse(ctx context.Context, in *incoming, text string) (*queue.Delivery, error) {
 	return h.answer(ctx, in, h.Agent.Reply, text)
 }
 
 // answer runs a turn (Agent.Reply, or Agent.Regenerate for /retry) and
 // delivers what it came to. With Streaming the answer is shown while the
 // model writes it.
-func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *memory.Delivery, err error) {
+func (h *Handler) answer(ctx context.Context, in *incoming, turn func(context.Context, agent.Request) (*agent.Reply, error), text string) (delivery *queue.Delivery, err error) {
 	in.turn = true
 	req := h.request(in, text)
 	var stream *present.Stream
@@ -77,13 +78,13 @@ func (h *Handler) stream(ctx context.Context, in *incoming, firstText func()) *p
 // time one is sent, before anything else happens: Telegram has no
 // idempotency key, and a run that dies between a send and its record
 // leaves a message the next run does not know of, and sends again. A
-// run that takes the update over finds them in InboxUpdate.Shown and
+// run that takes the update over finds them in queue.Update.Shown and
 // finishes them in place. The window is the one write (logged at debug
 // level with how long it took).
 func (h *Handler) noteShown(ctx context.Context, in *incoming) present.Note {
 	return func(ids []int64) {
 		start := time.Now()
-		if err := h.Memory.NoteShown(ctx, in.update.UpdateID, ids); err != nil {
+		if err := h.Inbox.NoteShown(ctx, in.update.UpdateID, ids); err != nil {
 			h.Log.Warn("noting the messages an answer shows in failed", "update_id", in.update.UpdateID, "err", err)
 			return
 		}
@@ -120,7 +121,7 @@ func (h *Handler) turnFailed(ctx context.Context, in *incoming, err error) error
 
 // deliver sends what a turn came to: its answer, or the buttons of the tool
 // calls it waits on. stream, when not nil, has been showing the answer.
-func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, stream *present.Stream) (*memory.Delivery, error) {
+func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, stream *present.Stream) (*queue.Delivery, error) {
 	in.tokens, in.paused = r.Tokens, r.Outcome == agent.Paused
 	switch r.Outcome {
 	case agent.Paused:
@@ -151,7 +152,7 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 	ids := shown.IDs
 	if err != nil {
 		if len(ids) > 0 { // what was shown is the answer's: never sent again
-			return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shown.As}, err
+			return &queue.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shown.As}, err
 		}
 		return nil, err
 	}
@@ -165,5 +166,5 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 	if r.Speak && len(ids) > 0 && h.Agent.CanSpeak() {
 		h.speak(ctx, in, text, ids[0])
 	}
-	return &memory.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shown.As}, nil
+	return &queue.Delivery{MessageID: r.MessageID, TelegramMessageIDs: ids, ShownAs: shown.As}, nil
 }

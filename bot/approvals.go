@@ -13,6 +13,7 @@ import (
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // ApprovalStore is what the approval buttons and /approvals need.
@@ -52,7 +53,7 @@ func (h *Handler) askApproval(ctx context.Context, in *incoming, approvals []mem
 // the decision, if the presser may make it and nobody made it before, and
 // then goes on with the turn that waited for it.
 func decide(status string) callbackFunc {
-	return func(ctx context.Context, h *Handler, in *incoming, arg string) (*memory.Delivery, error) {
+	return func(ctx context.Context, h *Handler, in *incoming, arg string) (*queue.Delivery, error) {
 		lang := in.lang()
 		id, _ := strconv.ParseInt(arg, 10, 64)
 		ap, err := h.Memory.Approval(ctx, id)
@@ -97,7 +98,7 @@ func decide(status string) callbackFunc {
 }
 
 // resume goes on with the turn that waited for ap, and delivers its answer.
-func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval) (delivery *memory.Delivery, err error) {
+func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval) (delivery *queue.Delivery, err error) {
 	in.turn = true
 	stopTyping := h.presenter().Typing(ctx, in.chat(), h.TypingEvery)
 	r, err := h.Agent.Resume(ctx, agent.ResumeRequest{Approval: ap, UpdateID: in.update.UpdateID, Thread: in.thread, Lang: in.lang()})

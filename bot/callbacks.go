@@ -4,12 +4,12 @@ import (
 	"context"
 	"strings"
 
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // callback routes a button press; unknown (say, outdated) buttons are
 // answered so the user's client stops its spinner.
-func (h *Handler) callback(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+func (h *Handler) callback(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 	prefix, arg, _ := strings.Cut(in.query.Data, ":")
 	if b, ok := h.routes().callbacks[prefix]; ok {
 		if b.groupAdmins {

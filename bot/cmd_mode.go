@@ -7,6 +7,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // ModeStore is the memory /mode reads and changes.
@@ -44,7 +45,7 @@ func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 }
 
 // pressMode switches to the mode of the pressed button and marks it in the list.
-func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*memory.Delivery, error) {
+func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*queue.Delivery, error) {
 	lang := in.lang()
 	if _, ok := h.modes().Lookup(name); !ok {
 		h.notify(ctx, in, tr(lang).ModeUnknown(name))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // Models: /model lists the models of MODELS with a button each; /model
@@ -49,7 +50,7 @@ func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
 
 // pressModel switches to the model of the pressed button (its index in
 // Models: a name may be longer than callback data allows) and marks it.
-func pressModel(ctx context.Context, h *Handler, in *incoming, arg string) (*memory.Delivery, error) {
+func pressModel(ctx context.Context, h *Handler, in *incoming, arg string) (*queue.Delivery, error) {
 	lang := in.lang()
 	i, err := strconv.Atoi(arg)
 	if err != nil || i < 0 || i >= len(h.Models) {

@@ -19,6 +19,7 @@ import (
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // Agent answers a text message, or the last one again, and goes on with a
@@ -48,8 +49,6 @@ type Memory interface {
 	GateStore     // access.go
 	CommandStore  // commands.go
 	MediaStore    // media.go
-	StopStore     // stop.go
-	ShownStore    // answer.go
 	ApprovalStore // approvals.go
 	FactStore     // facts.go
 	ReminderStore // reminders.go
@@ -63,11 +62,19 @@ type Memory interface {
 	AdminStore    // admin.go
 }
 
+// Inbox is what the handler reaches the inbox of updates for, while a
+// turn runs (memory.Store.Inbox implements it).
+type Inbox interface {
+	StopStore  // stop.go
+	ShownStore // answer.go
+}
+
 // Handler turns one Telegram update into the bot's answer.
 type Handler struct {
 	Client  *telegram.Client
 	Agent   Agent
 	Memory  Memory
+	Inbox   Inbox
 	Log     *slog.Logger
 	Metrics Metrics
 	Modes   *agent.Modes // the built-in modes when nil
@@ -95,7 +102,7 @@ type Handler struct {
 
 // incoming is a message, or a press of one of the bot's buttons, being handled.
 type incoming struct {
-	update  *memory.InboxUpdate
+	update  *queue.Update
 	decoded *tgbotapi.Update // the update's payload, decoded once by Handle
 	// thread is the topic of the private chat the update belongs to (0:
 	// none): its conversation is the topic's, and everything is sent there
@@ -107,7 +114,7 @@ type incoming struct {
 	query  *tgbotapi.CallbackQuery
 	// delivery is set by a command that answers with a stored assistant row
 	// (/retry), so that where it was delivered is recorded.
-	delivery *memory.Delivery
+	delivery *queue.Delivery
 	route    route // what routing decided
 	// turn is set by what ran a turn of the model (an answer, /retry, an
 	// approval's resumption): its outcome is counted in the metrics.
@@ -139,7 +146,7 @@ func tr(languageCode string) *texts.Texts { return texts.For(languageCode) }
 // Handle handles one update. It implements inbox.UpdateHandler. What is
 // answered and how is decided by routeUpdate (routing.go); every update it
 // answers then goes through the middleware chain (middleware.go).
-func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
+func (h *Handler) Handle(ctx context.Context, u *queue.Update) (*queue.Delivery, error) {
 	decoded, thread, err := h.Client.DecodeUpdate(u.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("decode update: %w", err)
@@ -152,20 +159,20 @@ func (h *Handler) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.De
 // with it in hand: inbox.Dispatcher.GiveUpAfter) the bot's apology, when
 // routing says the update is for the bot at all. It implements
 // inbox.UpdateHandler.
-func (h *Handler) GiveUp(ctx context.Context, u *memory.InboxUpdate) error {
+func (h *Handler) GiveUp(ctx context.Context, u *queue.Update) error {
 	decoded, thread, err := h.Client.DecodeUpdate(u.Payload)
 	if err != nil {
 		return nil // nowhere to apologise
 	}
 	in := &incoming{update: u, decoded: decoded, thread: thread}
-	_, err = h.routed(func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+	_, err = h.routed(func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 		return nil, h.reply(ctx, in, tr(in.lang()).Apology)
 	})(ctx, in)
 	return err
 }
 
 // act does what routing decided for an update the chain let through.
-func (h *Handler) act(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+func (h *Handler) act(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 	switch {
 	case in.query != nil:
 		return h.callback(ctx, in)

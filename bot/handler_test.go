@@ -11,7 +11,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/testing/telegramfake"
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 func newTestHandler(t *testing.T) (*Handler, *telegramfake.Server) {
@@ -35,7 +35,7 @@ func TestAPanicWhileHandlingIsAnsweredWithTheApology(t *testing.T) {
 	user := telegramfake.User{ID: 7, FirstName: "Иван", LanguageCode: "ru"}
 	payload, _ := json.Marshal(map[string]any{"update_id": 1, "message": telegramfake.TextMessage(7, "private", user, "hi")})
 
-	delivery, err := h.Handle(context.Background(), &memory.InboxUpdate{UpdateID: 1, ChatID: 7, Payload: payload})
+	delivery, err := h.Handle(context.Background(), &queue.Update{UpdateID: 1, ChatID: 7, Payload: payload})
 	if err == nil || !strings.Contains(err.Error(), "apology sent") || delivery != nil {
 		t.Fatalf("Handle = %v, %v; want the panic as an error, apology sent", delivery, err)
 	}

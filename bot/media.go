@@ -6,6 +6,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // MediaStore is what taking media needs of memory: the arrival of a
@@ -18,7 +19,7 @@ type MediaStore interface {
 // media handles a message with a file (bot/media takes it): a recording
 // is heard, an image seen, a document read, and what came of it answered,
 // or the user told why not.
-func (h *Handler) media(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+func (h *Handler) media(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 	att := in.route.media
 	// Counted against the rate limit before anything is fetched, whatever
 	// comes of it (the turn's own record of it is then a no-op).

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/membot/membot/bot/telegram"
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // step handles an update, or passes it on to the next step.
-type step func(ctx context.Context, in *incoming) (*memory.Delivery, error)
+type step func(ctx context.Context, in *incoming) (*queue.Delivery, error)
 
 // chain is what every update goes through before the step that answers
 // it, outermost first:
@@ -33,7 +33,7 @@ func (h *Handler) chain(final step) step {
 }
 
 func (h *Handler) recovered(next step) step {
-	return func(ctx context.Context, in *incoming) (delivery *memory.Delivery, err error) {
+	return func(ctx context.Context, in *incoming) (delivery *queue.Delivery, err error) {
 		defer func() {
 			p := recover()
 			if p == nil {
@@ -55,7 +55,7 @@ func (h *Handler) recovered(next step) step {
 }
 
 func (h *Handler) routed(next step) step {
-	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+	return func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 		u, upd := in.update, in.decoded
 		r := routeUpdate(upd, &h.Client.Self)
 		switch r.action {
@@ -77,7 +77,7 @@ func (h *Handler) routed(next step) step {
 }
 
 func (h *Handler) gated(next step) step {
-	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+	return func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 		if in.query != nil {
 			if ok, err := h.admitButton(ctx, in); !ok {
 				return nil, err
@@ -97,7 +97,7 @@ func (h *Handler) gated(next step) step {
 // measured reports a turn's outcome when it has one: a turn to be retried
 // has none yet, and neither has one that waits for approval.
 func (h *Handler) measured(next step) step {
-	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+	return func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 		start := time.Now()
 		delivery, err := next(ctx, in)
 		if !in.turn {
@@ -115,7 +115,7 @@ func (h *Handler) measured(next step) step {
 }
 
 func (h *Handler) refusalsTold(next step) step {
-	return func(ctx context.Context, in *incoming) (*memory.Delivery, error) {
+	return func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 		delivery, err := next(ctx, in)
 		apiErr, refused := telegram.APIError(err)
 		if !refused || !telegram.IsPermanent(err) || apiErr.Code == http.StatusForbidden {

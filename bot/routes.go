@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // commandFunc answers a command; errors follow the rules of Handler.send.
@@ -13,7 +14,7 @@ type commandFunc func(ctx context.Context, h *Handler, in *incoming) error
 // was "prefix:arg" (in.query is the press; in.msg the message with the
 // button); it must answer the callback query. Like a turn, it may return
 // the delivery of an answer it sent.
-type callbackFunc func(ctx context.Context, h *Handler, in *incoming, arg string) (*memory.Delivery, error)
+type callbackFunc func(ctx context.Context, h *Handler, in *incoming, arg string) (*queue.Delivery, error)
 
 // commandSpec is one command the bot answers. Its one-line description is
 // the text helpKey(name), in both languages.

@@ -5,12 +5,12 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent"
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // StopStore is where a running turn looks for requests to stop it.
 type StopStore interface {
-	StopRequests(ctx context.Context, chatID, updateID, draftID, after int64) ([]memory.StopRequest, error)
+	StopRequests(ctx context.Context, chatID, updateID, draftID, after int64) ([]queue.StopRequest, error)
 }
 
 // Stopping an answer. The user asks with the Stop button of a draft
@@ -20,7 +20,7 @@ type StopStore interface {
 // updates are handled one at a time: it waits in the inbox behind the turn
 // it should stop, perhaps stored by another process (webhook replicas). So
 // the running turn looks for it there, every StopEvery, with one indexed
-// query (memory.Store.StopRequests), and when one comes from someone who
+// query (queue.Store.StopRequests), and when one comes from someone who
 // may stop the answer (mayStop) cancels the turn's context with
 // agent.ErrStopped: the model's HTTP request is closed,
 // the agent stores what was written (metadata.stopped), and that is what
@@ -66,7 +66,7 @@ func (h *Handler) stoppable(ctx context.Context, in *incoming) (turnCtx context.
 // update after, and returns who asked when one may stop it (0 when none
 // may) and the last request decided, so that the next look starts past it.
 func (h *Handler) stopRequested(ctx context.Context, in *incoming, after int64) (by, seen int64, err error) {
-	reqs, err := h.Memory.StopRequests(ctx, in.msg.Chat.ID, in.update.UpdateID, draftID(in), after)
+	reqs, err := h.Inbox.StopRequests(ctx, in.msg.Chat.ID, in.update.UpdateID, draftID(in), after)
 	if err != nil {
 		return 0, after, err
 	}
@@ -104,7 +104,7 @@ func (h *Handler) mayStop(ctx context.Context, in *incoming, userID int64) (bool
 
 // pressStop is the Stop button of a message being edited: like /stop, the
 // running answer has seen it already.
-func pressStop(ctx context.Context, h *Handler, in *incoming, _ string) (*memory.Delivery, error) {
+func pressStop(ctx context.Context, h *Handler, in *incoming, _ string) (*queue.Delivery, error) {
 	h.notify(ctx, in, "")
 	return nil, nil
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // Threads. When the bot has topics enabled (@BotFather; getMe's
@@ -46,7 +46,7 @@ func (h *Handler) newThreadButtons(in *incoming) [][]telegram.Button {
 }
 
 // pressNewThread opens a new topic and greets the user in it.
-func pressNewThread(ctx context.Context, h *Handler, in *incoming, _ string) (*memory.Delivery, error) {
+func pressNewThread(ctx context.Context, h *Handler, in *incoming, _ string) (*queue.Delivery, error) {
 	h.notify(ctx, in, "")
 	thread, err := h.Client.CreateForumTopic(ctx, in.msg.Chat.ID, tr(in.lang()).NewThreadName)
 	if err != nil {

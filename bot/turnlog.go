@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent"
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // logTurn writes the one info line of a turn of the model, for an operator
 // following the log: the chat, the update, what came of it, how long it
 // took and the tokens its model calls took. Never what anyone wrote: the
 // errors are logged where the update is given up (bot/inbox).
-func (h *Handler) logTurn(ctx context.Context, in *incoming, delivery *memory.Delivery, err error, took time.Duration) {
+func (h *Handler) logTurn(ctx context.Context, in *incoming, delivery *queue.Delivery, err error, took time.Duration) {
 	outcome := "answered"
 	switch {
 	case err != nil && (Transient(err) || ctx.Err() != nil):

@@ -7,14 +7,10 @@ var (
 	TurnUserRowSQL       = turnUserRowSQL // its last parameter: the topic, 0 for none
 	TurnHistorySQL       = turnHistorySQL
 	TurnAnswerSQL        = turnAnswerSQL
-	ClaimSQL             = claimSQL
-	ClaimFreeSQL         = claimFreeSQL
 	VoiceRepliesSQL      = chatVoiceRepliesSQL
 	LaterInAlbumSQL      = laterInAlbumSQL
 	TurnRecallVectorsSQL = turnRecallSQL
 	TurnRankSQL          = turnRankFullTextSQL
 	TurnFoundSQL         = turnFoundSQL
-	SaveUpdateSQL        = saveUpdateSQL
-	SaveNewUpdateSQL     = saveNewUpdateSQL
 	GenericPlansSQL      = genericPlansSQL
 )

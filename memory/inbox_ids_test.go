@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // The inbox knows an update by its bot and what Telegram sent: the same
@@ -18,14 +19,14 @@ func TestInboxKnowsUpdatesByBotAndContent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	update := func(id int64, text string) memory.InboxUpdate {
-		return memory.InboxUpdate{UpdateID: id, ChatID: 7,
+	update := func(id int64, text string) queue.Update {
+		return queue.Update{UpdateID: id, ChatID: 7,
 			Payload: []byte(fmt.Sprintf(`{"update_id":%d,"message":{"chat":{"id":7},"text":%q}}`, id, text))}
 	}
-	save := func(u memory.InboxUpdate) int64 {
+	save := func(u queue.Update) int64 {
 		t.Helper()
-		batch := []memory.InboxUpdate{u}
-		if _, err := store.SaveAndClaim(ctx, batch, 0, nil); err != nil {
+		batch := []queue.Update{u}
+		if _, err := store.Inbox().SaveAndClaim(ctx, batch, 0, nil); err != nil {
 			t.Fatalf("save %d: %v", u.UpdateID, err)
 		}
 		return batch[0].StoredAs
@@ -41,7 +42,7 @@ func TestInboxKnowsUpdatesByBotAndContent(t *testing.T) {
 	if got := save(update(5, "old")); got != 5 {
 		t.Fatalf("first update stored as %d", got)
 	}
-	if n, err := store.AdoptUpdates(ctx, 100); err != nil || n != 1 {
+	if n, err := store.Inbox().AdoptUpdates(ctx, 100); err != nil || n != 1 {
 		t.Fatalf("adopted %d, %v; want 1", n, err)
 	}
 	if got := save(update(5, "old")); got != 0 { // delivered again across the upgrade
@@ -58,7 +59,7 @@ func TestInboxKnowsUpdatesByBotAndContent(t *testing.T) {
 		t.Fatalf("a renumbered update delivered again was stored again, as %d", got)
 	}
 	// Another bot on the same database: its update 6 is its own.
-	if _, err := store.AdoptUpdates(ctx, 200); err != nil {
+	if _, err := store.Inbox().AdoptUpdates(ctx, 200); err != nil {
 		t.Fatal(err)
 	}
 	if got := save(update(6, "next")); got != 8 {
@@ -91,12 +92,12 @@ func TestInboxKnowsUpdatesByBotAndContent(t *testing.T) {
 	// The chat's order holds: the renumbered updates come after the others.
 	var order []int64
 	for {
-		u, err := store.ClaimNext(ctx, 7, 1)
+		u, err := store.Inbox().ClaimNext(ctx, 7, 1)
 		if err != nil || u == nil {
 			break
 		}
 		order = append(order, u.UpdateID)
-		if err := store.Complete(ctx, u.UpdateID, nil, ""); err != nil {
+		if err := store.Inbox().Complete(ctx, u.UpdateID, nil, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,11 +122,11 @@ func TestTheInboxRemembersWhichIdsItFreed(t *testing.T) {
 		return through
 	}
 	for _, id := range []int64{10, 20} {
-		u := []memory.InboxUpdate{{UpdateID: id, ChatID: 7, Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))}}
-		if _, err := store.SaveAndClaim(ctx, u, 0, nil); err != nil || u[0].StoredAs != id {
+		u := []queue.Update{{UpdateID: id, ChatID: 7, Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))}}
+		if _, err := store.Inbox().SaveAndClaim(ctx, u, 0, nil); err != nil || u[0].StoredAs != id {
 			t.Fatalf("save %d: stored as %d, %v", id, u[0].StoredAs, err)
 		}
-		if err := store.Complete(ctx, id, nil, ""); err != nil {
+		if err := store.Inbox().Complete(ctx, id, nil, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,8 +140,8 @@ func TestTheInboxRemembersWhichIdsItFreed(t *testing.T) {
 	if got := freed(); got != 20 {
 		t.Fatalf("after the purge the inbox freed ids through %d, want 20", got)
 	}
-	u := []memory.InboxUpdate{{UpdateID: 20, ChatID: 7, Payload: []byte(`{"update_id":20,"again":true}`)}}
-	if _, err := store.SaveAndClaim(ctx, u, 0, nil); err != nil || u[0].StoredAs != 21 {
+	u := []queue.Update{{UpdateID: 20, ChatID: 7, Payload: []byte(`{"update_id":20,"again":true}`)}}
+	if _, err := store.Inbox().SaveAndClaim(ctx, u, 0, nil); err != nil || u[0].StoredAs != 21 {
 		t.Fatalf("an id an event still names was stored as %d (%v), want 21", u[0].StoredAs, err)
 	}
 	if _, err := store.Pool().Exec(ctx, `DELETE FROM updates WHERE update_id = 21`); err != nil {
@@ -161,8 +162,8 @@ func TestTheInboxRemembersWhichIdsItFreed(t *testing.T) {
 		VALUES ($1, 'user', 'old', 30)`, conversation(t, store)); err != nil {
 		t.Fatal(err)
 	}
-	u = []memory.InboxUpdate{{UpdateID: 30, ChatID: 7, Payload: []byte(`{"update_id":30}`)}}
-	if _, err := store.SaveAndClaim(ctx, u, 0, nil); err != nil || u[0].StoredAs != 31 {
+	u = []queue.Update{{UpdateID: 30, ChatID: 7, Payload: []byte(`{"update_id":30}`)}}
+	if _, err := store.Inbox().SaveAndClaim(ctx, u, 0, nil); err != nil || u[0].StoredAs != 31 {
 		t.Fatalf("an id a message names was stored as %d (%v), want 31", u[0].StoredAs, err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 func TestFactsAreNewestFirstWithinTheBudgetAndOutliveReset(t *testing.T) {
@@ -176,7 +177,7 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 
 	// Two live processes claim at the same time: every due row goes to
 	// exactly one of them.
-	owners := []*memory.OwnerLock{store.HoldOwnerLock(ctx, log), store.HoldOwnerLock(ctx, log)}
+	owners := []*queue.OwnerLock{store.Inbox().HoldOwnerLock(ctx, log), store.Inbox().HoldOwnerLock(ctx, log)}
 	var mu sync.Mutex
 	claimed := map[int64]int32{}
 	var wg sync.WaitGroup
@@ -214,7 +215,7 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 
 	// Rows of a live owner stay with it; rows of a dead owner are taken over.
 	deadCtx, kill := context.WithCancel(ctx)
-	dead := store.HoldOwnerLock(deadCtx, log)
+	dead := store.Inbox().HoldOwnerLock(deadCtx, log)
 	store.Pool().Exec(ctx, `UPDATE reminders SET status = 'pending', owner_id = NULL WHERE text IN ('0', '1')`)
 	if due, _ := store.ClaimDueReminders(ctx, dead.ID, 10); len(due) != 2 || due[0].LanguageCode != "" {
 		t.Fatalf("re-pended rows claimed = %+v", due)

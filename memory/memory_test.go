@@ -11,6 +11,7 @@ import (
 
 	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 func open(t *testing.T) *memory.Store {
@@ -147,11 +148,11 @@ func TestResetDeletesTheChatsConversationsOnly(t *testing.T) {
 	if logged != 0 {
 		t.Fatal("conversation_log shows a message /new deleted")
 	}
-	if b, err := store.InboxBacklog(ctx); err != nil || b.ToPurge != 1 {
+	if b, err := store.Inbox().InboxBacklog(ctx); err != nil || b.ToPurge != 1 {
 		t.Fatalf("backlog before the purge = %+v, %v; want one conversation to purge", b, err)
 	}
 	purgeAll(t, store)
-	if b, _ := store.InboxBacklog(ctx); b.ToPurge != 0 || b.PurgeAge != 0 {
+	if b, _ := store.Inbox().InboxBacklog(ctx); b.ToPurge != 0 || b.PurgeAge != 0 {
 		t.Fatalf("backlog after the purge = %+v", b)
 	}
 	var left, others, conversations int
@@ -204,38 +205,38 @@ func TestInboxHandsOutEachChatsUpdatesInOrderToOneOwner(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	updates := []memory.InboxUpdate{
+	updates := []queue.Update{
 		{UpdateID: 11, ChatID: 1, Payload: []byte(`{"update_id":11}`)},
 		{UpdateID: 12, ChatID: 1, Payload: []byte(`{"update_id":12}`)},
 		{UpdateID: 13, ChatID: 2, Payload: []byte(`{"update_id":13}`)},
 	}
-	if err := store.SaveUpdates(ctx, updates); err != nil {
+	if err := store.Inbox().SaveUpdates(ctx, updates); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.SaveUpdates(ctx, updates[:1]); err != nil { // delivered twice
+	if err := store.Inbox().SaveUpdates(ctx, updates[:1]); err != nil { // delivered twice
 		t.Fatalf("saving a known update again: %v", err)
 	}
 	lockCtx, stop := context.WithCancel(ctx)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a := store.HoldOwnerLock(lockCtx, log)
+	a := store.Inbox().HoldOwnerLock(lockCtx, log)
 
-	u, err := store.ClaimNext(ctx, 1, a.ID)
+	u, err := store.Inbox().ClaimNext(ctx, 1, a.ID)
 	if err != nil || u == nil || u.UpdateID != 11 || u.Attempts != 1 || string(u.Payload) != `{"update_id": 11}` {
 		t.Fatalf("first claim = %+v, %v", u, err)
 	}
 	// Another live owner gets nothing of chat 1 while 11 is in hand...
-	b := store.HoldOwnerLock(ctx, log)
-	if u, err := store.ClaimNext(ctx, 1, b.ID); u != nil || err != nil {
+	b := store.Inbox().HoldOwnerLock(ctx, log)
+	if u, err := store.Inbox().ClaimNext(ctx, 1, b.ID); u != nil || err != nil {
 		t.Fatalf("second owner claimed %+v, %v while the first is alive", u, err)
 	}
 	// ...but may take another chat.
-	if u, _ := store.ClaimNext(ctx, 2, b.ID); u == nil || u.UpdateID != 13 {
+	if u, _ := store.Inbox().ClaimNext(ctx, 2, b.ID); u == nil || u.UpdateID != 13 {
 		t.Fatalf("chat 2 claim = %+v", u)
 	}
 	// When the first owner dies, its update is taken over, not skipped.
 	stop()
 	a.Wait()
-	u, err = store.ClaimNext(ctx, 1, b.ID)
+	u, err = store.Inbox().ClaimNext(ctx, 1, b.ID)
 	if err != nil || u == nil || u.UpdateID != 11 || u.Attempts != 2 {
 		t.Fatalf("takeover claim = %+v, %v", u, err)
 	}
@@ -250,13 +251,13 @@ func TestInboxHandsOutEachChatsUpdatesInOrderToOneOwner(t *testing.T) {
 	if err != nil || !bAlive || nobodyAlive {
 		t.Fatalf("alive: the live owner %v (want true), no owner %v (want false), %v", bAlive, nobodyAlive, err)
 	}
-	if err := store.Complete(ctx, 11, nil, ""); err != nil {
+	if err := store.Inbox().Complete(ctx, 11, nil, ""); err != nil {
 		t.Fatal(err)
 	}
-	if u, _ := store.ClaimNext(ctx, 1, b.ID); u == nil || u.UpdateID != 12 {
+	if u, _ := store.Inbox().ClaimNext(ctx, 1, b.ID); u == nil || u.UpdateID != 12 {
 		t.Fatalf("after completing 11, claim = %+v, want 12", u)
 	}
-	chats, err := store.UnfinishedChats(ctx)
+	chats, err := store.Inbox().UnfinishedChats(ctx)
 	if err != nil || len(chats) != 2 {
 		t.Fatalf("unfinished chats = %v, %v; want 1 and 2", chats, err)
 	}
@@ -266,10 +267,10 @@ func TestCompleteRecordsTheDelivery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: 5, ChatID: 1, Payload: []byte(`{}`)}})
+	store.Inbox().SaveUpdates(ctx, []queue.Update{{UpdateID: 5, ChatID: 1, Payload: []byte(`{}`)}})
 	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	ids, _ := store.AppendMessages(ctx, conv, memory.Message{Role: memory.RoleAssistant, Content: "answer"})
-	if err := store.Complete(ctx, 5, &memory.Delivery{MessageID: ids[0], TelegramMessageIDs: []int64{100, 101}}, ""); err != nil {
+	if err := store.Inbox().Complete(ctx, 5, &queue.Delivery{MessageID: ids[0], TelegramMessageIDs: []int64{100, 101}}, ""); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := store.LastMessages(ctx, conv, 1)

@@ -13,6 +13,7 @@ import (
 	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/internal/testing/seed"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // planNode is one node of EXPLAIN (FORMAT JSON).
@@ -174,7 +175,7 @@ func TestTurnPlansOnANewDatabase(t *testing.T) {
 	ctx := context.Background()
 	pool := newPool(t)
 	store := memory.NewStore(pool)
-	if _, err := store.SaveAndClaim(ctx, []memory.InboxUpdate{{UpdateID: 1, ChatID: 7, Payload: []byte(`{"update_id":1}`)}}, 0, nil); err != nil {
+	if _, err := store.Inbox().SaveAndClaim(ctx, []queue.Update{{UpdateID: 1, ChatID: 7, Payload: []byte(`{"update_id":1}`)}}, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 7}, Chat: memory.Chat{ID: 7}, UpdateID: 1,
@@ -233,12 +234,12 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 			"turn user row":            {memory.TurnUserRowSQL, "messages", []any{res.FirstChatID, update, 0}},
 			"turn user row, no update": {memory.TurnUserRowSQL, "messages", []any{res.FirstChatID, 0, 0}},
 			"stored answer":            {memory.TurnAnswerSQL, "messages", []any{update}},
-			"claim":                    {memory.ClaimSQL, "updates", []any{res.FirstChatID, 1}},
-			"claim if free":            {memory.ClaimFreeSQL, "updates", []any{res.FirstChatID, 1}},
+			"claim":                    {inboxSQL(t, "claim"), "updates", []any{res.FirstChatID, 1}},
+			"claim if free":            {inboxSQL(t, "claimFree"), "updates", []any{res.FirstChatID, 1}},
 			"voice replies":            {memory.VoiceRepliesSQL, "chat_settings", []any{res.FirstChatID}},
 			"later in album":           {memory.LaterInAlbumSQL, "updates", []any{res.FirstChatID, 1, "album"}},
-			"save a new update":        {memory.SaveNewUpdateSQL, "updates", []any{1, update + 1, res.FirstChatID, `{}`}},
-			"save an update":           {memory.SaveUpdateSQL, "updates", []any{1, update + 1, res.FirstChatID, `{}`}},
+			"save a new update":        {inboxSQL(t, "saveNewUpdate"), "updates", []any{1, update + 1, res.FirstChatID, `{}`}},
+			"save an update":           {inboxSQL(t, "saveUpdate"), "updates", []any{1, update + 1, res.FirstChatID, `{}`}},
 		} {
 			checkIndexScansOnly(t, name+", "+mode, explain(t, pool, mode, q.sql, q.args...).scansOf(q.table))
 		}
@@ -256,6 +257,16 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 				found.scansOf("conversation_frequent_stems"))
 		}
 	}
+}
+
+// inboxSQL is the text of the inbox's statement called name.
+func inboxSQL(t *testing.T, name string) string {
+	t.Helper()
+	text, ok := queue.Statements.Lookup(name)
+	if !ok {
+		t.Fatalf("memory/queue has no statement %s", name)
+	}
+	return text
 }
 
 // checkRecallPlan: auto-recall searches the full-text index: bitmap scans

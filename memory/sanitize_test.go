@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // PostgreSQL refuses NUL and invalid UTF-8 in text and jsonb; what comes
@@ -24,15 +25,15 @@ func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
 	// looks like \u0000.
 	dirty := "{\"update_id\": 1, \"message\": {\"text\": \"a\\u0000b \\ud800 c\xff d \\\\u0000 \\ud83d\\ude00\", \"n\": 12345678901234567890}}"
 	clean := `{"update_id": 2, "message": {"text": "fine"}}`
-	err := store.SaveUpdates(ctx, []memory.InboxUpdate{
+	err := store.Inbox().SaveUpdates(ctx, []queue.Update{
 		{UpdateID: 1, ChatID: 7, Payload: []byte(dirty)},
 		{UpdateID: 2, ChatID: 7, Payload: []byte(clean)},
 	})
 	if err != nil {
 		t.Fatalf("saving the dirty update: %v", err)
 	}
-	owner := store.HoldOwnerLock(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	u, err := store.ClaimNext(ctx, 7, owner.ID)
+	owner := store.Inbox().HoldOwnerLock(ctx, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	u, err := store.Inbox().ClaimNext(ctx, 7, owner.ID)
 	if err != nil || u == nil {
 		t.Fatalf("claim = %+v, %v", u, err)
 	}
@@ -68,7 +69,7 @@ func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
 		rows[1].Metadata["note"] != "xy\uFFFD" {
 		t.Fatalf("rows = %+v", rows)
 	}
-	if err := store.Complete(ctx, 1, nil, "failed: "+nul); err != nil {
+	if err := store.Inbox().Complete(ctx, 1, nil, "failed: "+nul); err != nil {
 		t.Fatalf("complete with NUL in the error: %v", err)
 	}
 	if err := store.AddEvents(ctx, memory.Event{Type: memory.EventLLMError, UserID: 9, Payload: map[string]any{"error": nul}}); err != nil {

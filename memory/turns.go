@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/membot/membot/memory/pg"
 )
 
 // TurnStart is what a new turn stores: who wrote what, in which chat.
@@ -248,6 +249,13 @@ func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
 	return t, nil
 }
 
+// The settings a batch begins with, shared by memory's repositories
+// (memory/pg/sql/session.sql).
+var (
+	asyncCommitSQL  = pg.AsyncCommitSQL
+	genericPlansSQL = pg.GenericPlansSQL
+)
+
 // The statements of this file, whole in sql/turns.sql.
 var (
 	insertUserMessageSQL = statement("insertUserMessage")
@@ -260,8 +268,6 @@ var (
 	rowFoundSQL          = statement("rowFound")
 	receivedTextSQL      = statement("receivedText")
 	turnAnswerSQL        = statement("turnAnswer")
-	asyncCommitSQL       = statement("asyncCommit")
-	genericPlansSQL      = statement("genericPlans")
 	resumeHistorySQL     = statement("resumeHistory")
 	resumeSummarySQL     = statement("resumeSummary")
 	turnSettingsSQL      = statement("turnSettings")

@@ -28,6 +28,11 @@ rule() {
 
 rule "./memory/..." ALL "^($tg|$oa)|^$mod/(agent|bot|cmd)" \
 	"memory knows nothing of Telegram, the model or the layers above it"
+rule "./memory/pg/..." DIRECT "^$mod/memory" \
+	"what memory's repositories share imports none of them"
+rule "./memory/queue/..." DIRECT "^$mod/memory$" \
+	"the inbox's repository is handed out by memory.Store: it cannot import it"
+rule "./internal/sqlfile/..." DIRECT "^$mod/" "the reader of sql/*.sql files imports none of the program"
 rule "./agent/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 	"agent knows nothing of Telegram, writes no SQL of its own, and imports no layer above it"
 rule "./agent" DIRECT "^$mod/agent/(tools|mcptools|websearch)$" \

@@ -3,7 +3,7 @@ package inbox
 import (
 	"math"
 
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // chatState is what the dispatcher knows of a chat that is being worked
@@ -16,11 +16,11 @@ import (
 // an intake claim, whose update could be on its way to the worker:
 // ownClaim and claiming keep the two apart.
 type chatState struct {
-	worker   bool                // a goroutine serves the chat
-	ownClaim bool                // the worker is (about to be) in a plain ClaimNext
-	claiming int                 // intake claims on the way (at most one)
-	again    int64               // the highest update id notified since the worker last looked (anyUpdate: unknown), or 0
-	handoff  *memory.InboxUpdate // claimed by intake for the worker
+	worker   bool          // a goroutine serves the chat
+	ownClaim bool          // the worker is (about to be) in a plain ClaimNext
+	claiming int           // intake claims on the way (at most one)
+	again    int64         // the highest update id notified since the worker last looked (anyUpdate: unknown), or 0
+	handoff  *queue.Update // claimed by intake for the worker
 }
 
 // anyUpdate stands for "some update id" when a notice does not say which.
@@ -42,7 +42,7 @@ func (d *Dispatcher) wake(chat, upTo int64) {
 
 // startWorker starts the chat's worker, which claims an update itself when
 // first is nil; d.mu must be held and the chat's state present.
-func (d *Dispatcher) startWorker(chat int64, first *memory.InboxUpdate) {
+func (d *Dispatcher) startWorker(chat int64, first *queue.Update) {
 	st := d.chats[chat]
 	st.worker, st.ownClaim = true, first == nil
 	d.wg.Add(1)
@@ -53,7 +53,7 @@ func (d *Dispatcher) startWorker(chat int64, first *memory.InboxUpdate) {
 // claimed for it, or a claim of its own when the chat was notified of an
 // update after handled, or nothing (more is false): then the chat is idle,
 // or left to the intake claims on the way.
-func (d *Dispatcher) nextWork(chat, handled int64) (first *memory.InboxUpdate, more bool) {
+func (d *Dispatcher) nextWork(chat, handled int64) (first *queue.Update, more bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	st := d.chats[chat]

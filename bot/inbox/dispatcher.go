@@ -13,26 +13,26 @@ import (
 	"time"
 
 	"github.com/membot/membot/internal/backoff"
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // Queue is the inbox as the dispatcher works it.
 type Queue interface {
-	ClaimNext(ctx context.Context, chatID int64, owner int32) (*memory.InboxUpdate, error)
-	Complete(ctx context.Context, updateID int64, d *memory.Delivery, errText string) error
+	ClaimNext(ctx context.Context, chatID int64, owner int32) (*queue.Update, error)
+	Complete(ctx context.Context, updateID int64, d *queue.Delivery, errText string) error
 	UnfinishedChats(ctx context.Context) ([]int64, error)
 	HandBack(ctx context.Context, owner int32) error
 	// The two calls below each do two of the above in one round trip.
-	SaveAndClaim(ctx context.Context, updates []memory.InboxUpdate, owner int32, claim []int64) ([]*memory.InboxUpdate, error)
-	CompleteAndClaimNext(ctx context.Context, updateID int64, d *memory.Delivery, errText string, chatID int64, owner int32) (*memory.InboxUpdate, error)
+	SaveAndClaim(ctx context.Context, updates []queue.Update, owner int32, claim []int64) ([]*queue.Update, error)
+	CompleteAndClaimNext(ctx context.Context, updateID int64, d *queue.Delivery, errText string, chatID int64, owner int32) (*queue.Update, error)
 }
 
 // UpdateHandler handles one update and says what was delivered.
 type UpdateHandler interface {
-	Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error)
+	Handle(ctx context.Context, u *queue.Update) (*queue.Delivery, error)
 	// GiveUp tells the update's chat that it will not be answered (the
 	// bot's apology): runs died with it in hand (Dispatcher.GiveUpAfter).
-	GiveUp(ctx context.Context, u *memory.InboxUpdate) error
+	GiveUp(ctx context.Context, u *queue.Update) error
 }
 
 // DefaultGiveUpAfter is how many runs may die with an update in hand
@@ -42,7 +42,7 @@ const DefaultGiveUpAfter = 3
 // Dispatcher handles the inbox: one chat's updates strictly in order, one at
 // a time, and up to Workers chats at once, so a slow chat never holds up the
 // others. The order holds across processes too, because each update is
-// claimed in the database (see memory.Store.ClaimNext).
+// claimed in the database (see queue.Store.ClaimNext).
 type Dispatcher struct {
 	Queue   Queue
 	Handler UpdateHandler
@@ -153,7 +153,7 @@ func (d *Dispatcher) Notify(chats []int64) {
 
 // serve handles the chat's updates one by one, starting with first when it
 // was claimed already, until it has none left.
-func (d *Dispatcher) serve(chat int64, first *memory.InboxUpdate) {
+func (d *Dispatcher) serve(chat int64, first *queue.Update) {
 	defer d.wg.Done()
 	for {
 		select {
@@ -175,7 +175,7 @@ func (d *Dispatcher) serve(chat int64, first *memory.InboxUpdate) {
 // chat's updates after it, each claimed as the one before is completed,
 // until none is left or intake ends. It returns the id of the last update
 // it handled.
-func (d *Dispatcher) drain(chat int64, u *memory.InboxUpdate) (handled int64) {
+func (d *Dispatcher) drain(chat int64, u *queue.Update) (handled int64) {
 	if u == nil {
 		var err error
 		u, err = d.Queue.ClaimNext(d.intake, chat, d.Owner)
@@ -197,7 +197,7 @@ func (d *Dispatcher) drain(chat int64, u *memory.InboxUpdate) (handled int64) {
 // handle runs the handler on one claimed update until it is done: passing
 // failures are retried with backoff for as long as work lasts. It returns
 // the chat's next update, claimed with the completion, or nil.
-func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory.InboxUpdate {
+func (d *Dispatcher) handle(work context.Context, u *queue.Update) *queue.Update {
 	if u.Attempts > 1 { // claimed before by a run that did not finish it
 		d.Log.Info("taking over an update a stopped or crashed run left unfinished", "update_id", u.UpdateID, "chat_id", u.ChatID,
 			"attempt", u.Attempts, "crashes", u.Crashes)
@@ -242,7 +242,7 @@ func (d *Dispatcher) handle(work context.Context, u *memory.InboxUpdate) *memory
 // run handles u or, when runs died with it in hand GiveUpAfter times,
 // tells its chat it is given up. Once more (the apology itself may be
 // what killed the last run), the chat is not told.
-func (d *Dispatcher) run(work context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
+func (d *Dispatcher) run(work context.Context, u *queue.Update) (*queue.Delivery, error) {
 	switch {
 	case u.Crashes < d.giveUpAfter():
 		return d.Handler.Handle(work, u)
@@ -257,10 +257,10 @@ func (d *Dispatcher) run(work context.Context, u *memory.InboxUpdate) (*memory.D
 // a failure it only completes: the failed call may have claimed the next
 // update all the same, so the chat's worker is told to claim again (its
 // plain claim takes back what this process holds).
-func (d *Dispatcher) complete(work context.Context, u *memory.InboxUpdate, delivery *memory.Delivery, errText string, b *backoff.Backoff) *memory.InboxUpdate {
+func (d *Dispatcher) complete(work context.Context, u *queue.Update, delivery *queue.Delivery, errText string, b *backoff.Backoff) *queue.Update {
 	failed := false
 	for {
-		var next *memory.InboxUpdate
+		var next *queue.Update
 		var err error
 		if d.intake.Err() == nil && !failed {
 			next, err = d.Queue.CompleteAndClaimNext(work, u.UpdateID, delivery, errText, u.ChatID, d.Owner)

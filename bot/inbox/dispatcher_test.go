@@ -2,6 +2,7 @@ package inbox_test
 
 import (
 	"github.com/membot/membot/internal/testing/wait"
+	"github.com/membot/membot/memory/queue"
 
 	"context"
 	"fmt"
@@ -31,7 +32,7 @@ func newRecorder() *recorder {
 	return &recorder{handled: map[int64][]int64{}, busy: map[int64]bool{}}
 }
 
-func (r *recorder) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.Delivery, error) {
+func (r *recorder) Handle(ctx context.Context, u *queue.Update) (*queue.Delivery, error) {
 	r.mu.Lock()
 	if r.busy[u.ChatID] {
 		r.overlaps++
@@ -49,7 +50,7 @@ func (r *recorder) Handle(ctx context.Context, u *memory.InboxUpdate) (*memory.D
 }
 
 // GiveUp is never called: no run dies with an update in hand here.
-func (r *recorder) GiveUp(ctx context.Context, u *memory.InboxUpdate) error {
+func (r *recorder) GiveUp(ctx context.Context, u *queue.Update) error {
 	panic(fmt.Sprintf("update %d given up", u.UpdateID))
 }
 
@@ -69,8 +70,8 @@ func startDispatcher(t *testing.T, store *memory.Store, h inbox.UpdateHandler) *
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, stop := context.WithCancel(context.Background())
-	owner := store.HoldOwnerLock(ctx, log)
-	d := &inbox.Dispatcher{Queue: store, Handler: h, Owner: owner.ID, Workers: 4, Sweep: 50 * time.Millisecond, Log: log}
+	owner := store.Inbox().HoldOwnerLock(ctx, log)
+	d := &inbox.Dispatcher{Queue: store.Inbox(), Handler: h, Owner: owner.ID, Workers: 4, Sweep: 50 * time.Millisecond, Log: log}
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx, context.Background()) }()
 	t.Cleanup(func() { stop(); <-done; owner.Wait() })
@@ -101,11 +102,11 @@ func feed(t *testing.T, intakes []*inbox.Dispatcher, chats, n int) map[int64][]i
 	defer func() { close(stopNotify); wg.Wait() }()
 	id := int64(1000)
 	for i := 0; i < n; {
-		var batch []memory.InboxUpdate
+		var batch []queue.Update
 		for range 1 + rand.IntN(4) {
 			id++
 			chat := int64(1 + rand.IntN(chats))
-			batch = append(batch, memory.InboxUpdate{UpdateID: id, ChatID: chat, Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))})
+			batch = append(batch, queue.Update{UpdateID: id, ChatID: chat, Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))})
 			sent[chat] = append(sent[chat], id)
 			i++
 		}
@@ -209,8 +210,8 @@ func TestConcurrentIntakeHandlesEachUpdateOnce(t *testing.T) {
 			defer wg.Done()
 			for range 60 {
 				id := next.Add(1)
-				u := memory.InboxUpdate{UpdateID: id, ChatID: int64(1 + rand.IntN(3)), Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))}
-				if err := d.SaveUpdates(context.Background(), []memory.InboxUpdate{u}); err != nil {
+				u := queue.Update{UpdateID: id, ChatID: int64(1 + rand.IntN(3)), Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))}
+				if err := d.SaveUpdates(context.Background(), []queue.Update{u}); err != nil {
 					t.Error(err)
 					return
 				}

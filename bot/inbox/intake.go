@@ -3,7 +3,7 @@ package inbox
 import (
 	"context"
 
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // SaveUpdates stores updates in the inbox and sets their chats to work, as
@@ -11,7 +11,7 @@ import (
 // the chats are claimed with the save (see chatState), and their workers go
 // on with the claimed update in hand. Intake
 // (the poller) uses the dispatcher as its Inbox and needs no Notify.
-func (d *Dispatcher) SaveUpdates(ctx context.Context, updates []memory.InboxUpdate) error {
+func (d *Dispatcher) SaveUpdates(ctx context.Context, updates []queue.Update) error {
 	newest := map[int64]int64{} // the highest update id of each chat in the batch
 	for _, u := range updates {
 		newest[u.ChatID] = max(newest[u.ChatID], u.UpdateID)
@@ -60,10 +60,10 @@ func (d *Dispatcher) startClaims(newest map[int64]int64) []int64 {
 
 // endClaims hands each claimed update to its chat's worker, starting one
 // when the chat has none, and notifies the other chats.
-func (d *Dispatcher) endClaims(newest map[int64]int64, claim []int64, claimed []*memory.InboxUpdate) {
+func (d *Dispatcher) endClaims(newest map[int64]int64, claim []int64, claimed []*queue.Update) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	got := make(map[int64]*memory.InboxUpdate, len(claimed))
+	got := make(map[int64]*queue.Update, len(claimed))
 	for _, u := range claimed {
 		got[u.ChatID] = u
 	}

@@ -9,11 +9,12 @@ import (
 
 	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // Inbox is where updates are kept until they are handled.
 type Inbox interface {
-	SaveUpdates(ctx context.Context, updates []memory.InboxUpdate) error
+	SaveUpdates(ctx context.Context, updates []queue.Update) error
 }
 
 // Updates is the part of the Telegram client the poller needs.
@@ -78,7 +79,7 @@ func (p *Poller) Run(ctx context.Context) {
 // returns false if ctx ended first. A batch the database refuses for another
 // reason is saved one update at a time, so that one bad update (logged with
 // its id) cannot stop intake for everyone.
-func (p *Poller) store(ctx context.Context, updates []memory.InboxUpdate, retry *backoff.Backoff) bool {
+func (p *Poller) store(ctx context.Context, updates []queue.Update, retry *backoff.Backoff) bool {
 	for {
 		err := p.Inbox.SaveUpdates(ctx, updates)
 		switch {
@@ -116,7 +117,7 @@ type envelope struct {
 		Message *chatHolder        `json:"message"`
 	} `json:"callback_query"`
 	// The user pressed Stop on a draft (Bot API 10.3): queued in its chat,
-	// behind the answer it stops (which sees it: memory.Store.StopRequests).
+	// behind the answer it stops (which sees it: queue.Store.StopRequests).
 	StoppedMessageGeneration *chatHolder `json:"stopped_message_generation"`
 }
 
@@ -129,8 +130,8 @@ type chatHolder struct {
 // envelope has an unexpected shape but whose id can be read: stored, it is
 // confirmed to Telegram (skipped, it would come back forever) and kept for
 // an admin to see; its handler gives it up.
-func parseUpdates(raw []json.RawMessage) ([]memory.InboxUpdate, error) {
-	updates := make([]memory.InboxUpdate, 0, len(raw))
+func parseUpdates(raw []json.RawMessage) ([]queue.Update, error) {
+	updates := make([]queue.Update, 0, len(raw))
 	var firstErr error
 	for _, r := range raw {
 		var e envelope
@@ -147,7 +148,7 @@ func parseUpdates(raw []json.RawMessage) ([]memory.InboxUpdate, error) {
 			}
 			e = envelope{UpdateID: head.UpdateID}
 		}
-		updates = append(updates, memory.InboxUpdate{UpdateID: e.UpdateID, ChatID: e.chatID(), Payload: r})
+		updates = append(updates, queue.Update{UpdateID: e.UpdateID, ChatID: e.chatID(), Payload: r})
 	}
 	return updates, firstErr
 }

@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"github.com/membot/membot/internal/testing/wait"
+	"github.com/membot/membot/memory/queue"
 
 	"context"
 	"errors"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/testing/telegramfake"
-	"github.com/membot/membot/memory"
 )
 
 // pickyInbox refuses, as a database would refuse a bad row, any batch that
@@ -26,7 +26,7 @@ type pickyInbox struct {
 	batches int
 }
 
-func (in *pickyInbox) SaveUpdates(_ context.Context, updates []memory.InboxUpdate) error {
+func (in *pickyInbox) SaveUpdates(_ context.Context, updates []queue.Update) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.batches++

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/membot/membot/internal/testing/wait"
+	"github.com/membot/membot/memory/queue"
 
 	"context"
 	"encoding/json"
@@ -496,10 +497,10 @@ func TestATakenOverAnswerEditsWhatTheDeadRunShowed(t *testing.T) {
 	ids := []int64{id}
 	payload, _ := json.Marshal(map[string]any{"update_id": 9001, "message": telegramfake.TextMessage(jane.ID, "private", jane, "half-written question")})
 	store := memory.NewStore(h.DB)
-	if err := store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: 9001, ChatID: jane.ID, Payload: payload}}); err != nil {
+	if err := store.Inbox().SaveUpdates(ctx, []queue.Update{{UpdateID: 9001, ChatID: jane.ID, Payload: payload}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.NoteShown(ctx, 9001, ids); err != nil {
+	if err := store.Inbox().NoteShown(ctx, 9001, ids); err != nil {
 		t.Fatal(err)
 	}
 
@@ -544,7 +545,7 @@ func TestATakenOverStoredAnswerIsFinishedInPlaceNeverDeletedAndSentAgain(t *test
 			payload, _ := json.Marshal(map[string]any{"update_id": update,
 				"message": telegramfake.TextMessage(chat.id, chat.kind, jane, chat.prefix+"a question")})
 			store := memory.NewStore(h.DB)
-			if err := store.SaveUpdates(ctx, []memory.InboxUpdate{{UpdateID: update, ChatID: chat.id, Payload: payload}}); err != nil {
+			if err := store.Inbox().SaveUpdates(ctx, []queue.Update{{UpdateID: update, ChatID: chat.id, Payload: payload}}); err != nil {
 				t.Fatal(err)
 			}
 			var shown []int64
@@ -555,7 +556,7 @@ func TestATakenOverStoredAnswerIsFinishedInPlaceNeverDeletedAndSentAgain(t *test
 					t.Fatal(err)
 				}
 				shown = []int64{id}
-				if err := store.NoteShown(ctx, update, shown); err != nil {
+				if err := store.Inbox().NoteShown(ctx, update, shown); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -29,6 +29,7 @@ import (
 	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/purge"
+	"github.com/membot/membot/memory/queue"
 	"github.com/membot/membot/migrations"
 )
 
@@ -65,7 +66,7 @@ type membot struct {
 	undo         []func() // by close, the last first
 
 	store     *memory.Store
-	owner     *memory.OwnerLock
+	owner     *queue.OwnerLock
 	transport *http.Transport
 	client    *telegram.Client
 	stuck     *inbox.Stuck
@@ -137,14 +138,14 @@ func (m *membot) openStore() error {
 	}
 	m.met.WatchPool(m.store.Pool().Stat)
 	m.met.WatchInbox(func(ctx context.Context) (metrics.Backlog, error) {
-		b, err := m.store.InboxBacklog(ctx)
+		b, err := m.store.Inbox().InboxBacklog(ctx)
 		return metrics.Backlog(b), err
 	})
 
 	m.work, m.abandon = context.WithCancel(context.WithoutCancel(ctx))
 	m.undo = append(m.undo, m.abandon)
 	lockCtx, releaseLock := context.WithCancel(m.work)
-	m.owner = m.store.HoldOwnerLock(lockCtx, log)
+	m.owner = m.store.Inbox().HoldOwnerLock(lockCtx, log)
 	m.undo = append(m.undo, func() { releaseLock(); m.owner.Wait() })
 	return nil
 }
@@ -167,7 +168,7 @@ func (m *membot) connectTelegram() error {
 	}
 	log.Info("connected to Telegram", "bot", m.client.Self.UserName)
 	// The inbox knows updates by bot: what was stored before it did is this bot's.
-	if n, err := m.store.AdoptUpdates(ctx, m.client.Self.ID); err != nil {
+	if n, err := m.store.Inbox().AdoptUpdates(ctx, m.client.Self.ID); err != nil {
 		return err
 	} else if n > 0 {
 		log.Info("updates stored before the inbox knew bots are this bot's", "bot_id", m.client.Self.ID, "updates", n)
@@ -246,7 +247,7 @@ func (m *membot) newHandler() error {
 	if painter.On() {
 		log.Info("pictures are on", "image_model", cfg.Images.Model, "tokens_per_image", cfg.Images.TokensPerImage)
 	}
-	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Log: log, Metrics: m.met,
+	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
 	return nil
@@ -257,7 +258,7 @@ func (m *membot) newHandler() error {
 func (m *membot) startIntake() error {
 	ctx, cfg := m.intake, m.cfg
 	dispatcher := &inbox.Dispatcher{
-		Queue:     m.store,
+		Queue:     m.store.Inbox(),
 		Handler:   m.handler,
 		Owner:     m.owner.ID,
 		Workers:   cfg.Intake.Workers,

@@ -1,10 +1,11 @@
-package memory
+package queue
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/membot/membot/memory/pg"
 )
 
 // The calls below each do two things the dispatcher does one after the
@@ -21,17 +22,17 @@ import (
 // Updates are stored by saveNewUpdateSQL; the rare one whose id may be held
 // (see migration 00025) is stored by saveUpdateSQL in a second round trip,
 // which claims its chat again.
-func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner int32, claim []int64) ([]*InboxUpdate, error) {
+func (s *Store) SaveAndClaim(ctx context.Context, updates []Update, owner int32, claim []int64) ([]*Update, error) {
 	if len(updates) == 0 {
 		return nil, nil
 	}
-	todo := make([]*InboxUpdate, len(updates))
+	todo := make([]*Update, len(updates))
 	for i := range updates {
 		todo[i] = &updates[i]
 	}
-	var out []*InboxUpdate
+	var out []*Update
 	for _, sql := range []string{saveNewUpdateSQL, saveUpdateSQL} {
-		var unsaved []*InboxUpdate
+		var unsaved []*Update
 		claimed, err := s.saveAndClaim(ctx, sql, todo, owner, claim, &unsaved)
 		if err != nil {
 			return nil, err
@@ -51,13 +52,13 @@ func (s *Store) SaveAndClaim(ctx context.Context, updates []InboxUpdate, owner i
 
 // saveAndClaim stores updates by sql and claims the chats in claim, in one
 // round trip; the updates neither stored nor there already go to *unsaved.
-func (s *Store) saveAndClaim(ctx context.Context, sql string, updates []*InboxUpdate, owner int32, claim []int64, unsaved *[]*InboxUpdate) ([]*InboxUpdate, error) {
+func (s *Store) saveAndClaim(ctx context.Context, sql string, updates []*Update, owner int32, claim []int64, unsaved *[]*Update) ([]*Update, error) {
 	batch := &pgx.Batch{}
-	batch.Queue(genericPlansSQL)
+	batch.Queue(pg.GenericPlansSQL)
 	if err := s.queueSave(batch, sql, updates, unsaved); err != nil {
 		return nil, err
 	}
-	claimed := make([]*InboxUpdate, len(claim))
+	claimed := make([]*Update, len(claim))
 	for i, chat := range claim {
 		queueClaim(batch, claimFreeSQL, chat, owner, &claimed[i])
 	}
@@ -74,7 +75,7 @@ func (s *Store) saveAndClaim(ctx context.Context, sql string, updates []*InboxUp
 }
 
 // chatsIn is the chats of claim that updates are of.
-func chatsIn(updates []*InboxUpdate, claim []int64) []int64 {
+func chatsIn(updates []*Update, claim []int64) []int64 {
 	var out []int64
 	for _, chat := range claim {
 		for _, u := range updates {
@@ -91,10 +92,10 @@ func chatsIn(updates []*InboxUpdate, claim []int64) []int64 {
 // the chat's next update for owner when nobody alive holds it, owner
 // included (claimFreeSQL): nil when there is none to take. Intake may have
 // claimed it for owner already, updates of a chat arriving out of order.
-func (s *Store) CompleteAndClaimNext(ctx context.Context, updateID int64, d *Delivery, errText string, chatID int64, owner int32) (*InboxUpdate, error) {
+func (s *Store) CompleteAndClaimNext(ctx context.Context, updateID int64, d *Delivery, errText string, chatID int64, owner int32) (*Update, error) {
 	batch := &pgx.Batch{}
 	s.queueComplete(batch, updateID, d, errText)
-	var next *InboxUpdate
+	var next *Update
 	queueClaim(batch, claimFreeSQL, chatID, owner, &next)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("complete update: %w", translate(err))
@@ -104,7 +105,7 @@ func (s *Store) CompleteAndClaimNext(ctx context.Context, updateID int64, d *Del
 
 // queueClaim adds a claim (claimSQL or claimFreeSQL) to batch; into gets
 // its result.
-func queueClaim(batch *pgx.Batch, sql string, chatID int64, owner int32, into **InboxUpdate) {
+func queueClaim(batch *pgx.Batch, sql string, chatID int64, owner int32, into **Update) {
 	batch.Queue(sql, chatID, owner).QueryRow(func(row pgx.Row) error {
 		u, err := scanClaim(row)
 		*into = u

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package memory
+package pg
 
 import (
 	"syscall"

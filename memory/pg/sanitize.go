@@ -1,4 +1,4 @@
-package memory
+package pg
 
 import (
 	"bytes"
@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/membot/membot/internal/redact"
 )
 
 // PostgreSQL refuses a NUL byte in text, invalid UTF-8 anywhere, and in
@@ -15,27 +18,39 @@ import (
 // is cleaned on its way in: a stray byte must never fail a turn or stall the
 // inbox. NUL is dropped; invalid bytes become U+FFFD.
 
-// cleanText makes s storable in a text column.
-func cleanText(s string) string {
+// CleanText makes s storable in a text column.
+func CleanText(s string) string {
 	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
 		return s
 	}
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
 
-// storable is text made storable, with the store's secrets taken out.
-func (s *Store) storable(text string) string { return cleanText(s.secrets.Load().String(text)) }
+// Secrets are the secrets taken out of what is stored (nil until Hide:
+// none). Its methods are safe for concurrent use.
+type Secrets struct {
+	p atomic.Pointer[redact.Secrets]
+}
 
-// storableValue is cleanValue with the store's secrets taken out of every string.
-func (s *Store) storableValue(v any) any { return eachString(v, s.storable) }
+// Hide makes Storable take secrets out from now on: a model server or
+// Telegram that echoes the token or a key in an error must not make it
+// part of the record.
+func (s *Secrets) Hide(secrets *redact.Secrets) { s.p.Store(secrets) }
+
+// Storable is text made storable, with the secrets taken out.
+func (s *Secrets) Storable(text string) string { return CleanText(s.p.Load().String(text)) }
+
+// StorableValue is a decoded JSON value cleaned as CleanJSON cleans it,
+// with the secrets taken out of every string.
+func (s *Secrets) StorableValue(v any) any { return eachString(v, s.Storable) }
 
 // suspectEscape finds the JSON escapes jsonb refuses: \u0000 and surrogates
 // (valid pairs match too; re-encoding them changes nothing that matters).
 var suspectEscape = regexp.MustCompile(`\\u(0000|[dD][89abAB][0-9a-fA-F]{2})`)
 
-// cleanJSON makes a JSON document storable in a jsonb column. Clean
+// CleanJSON makes a JSON document storable in a jsonb column. Clean
 // documents, nearly all of them, are returned untouched.
-func cleanJSON(raw []byte) ([]byte, error) {
+func CleanJSON(raw []byte) ([]byte, error) {
 	if utf8.Valid(raw) && !suspectEscape.Match(raw) {
 		return raw, nil
 	}
@@ -57,7 +72,7 @@ func cleanJSON(raw []byte) ([]byte, error) {
 }
 
 // cleanValue cleans every string (keys included) of a decoded JSON value.
-func cleanValue(v any) any { return eachString(v, cleanText) }
+func cleanValue(v any) any { return eachString(v, CleanText) }
 
 // eachString is v, a decoded JSON value, with fn applied to every string
 // (keys included).

@@ -1,4 +1,4 @@
-package memory
+package queue
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/membot/membot/memory/pg"
 )
 
-// InboxUpdate is one Telegram update in the durable inbox.
-type InboxUpdate struct {
+// Update is one Telegram update in the durable inbox.
+type Update struct {
 	UpdateID int64
 	ChatID   int64
 	Payload  []byte // the update's JSON, as Telegram sent it
@@ -40,7 +41,7 @@ type Delivery struct {
 // are left as they are, so Telegram may deliver an update twice. Payloads
 // are stored as sent, except that what PostgreSQL refuses (NUL, invalid
 // UTF-8) is cleaned out.
-func (s *Store) SaveUpdates(ctx context.Context, updates []InboxUpdate) error {
+func (s *Store) SaveUpdates(ctx context.Context, updates []Update) error {
 	_, err := s.SaveAndClaim(ctx, updates, 0, nil)
 	return err
 }
@@ -53,9 +54,9 @@ var ErrUpdateRefused = errors.New("update refused by the inbox")
 // queueSave adds to batch the statement sql (saveNewUpdateSQL or
 // saveUpdateSQL) for each of updates. Each update's StoredAs is set once
 // the batch has run; those neither stored nor there already go to *unsaved.
-func (s *Store) queueSave(batch *pgx.Batch, sql string, updates []*InboxUpdate, unsaved *[]*InboxUpdate) error {
+func (s *Store) queueSave(batch *pgx.Batch, sql string, updates []*Update, unsaved *[]*Update) error {
 	for _, u := range updates {
-		payload, err := cleanJSON(u.Payload)
+		payload, err := pg.CleanJSON(u.Payload)
 		if err != nil {
 			return fmt.Errorf("save update %d: %w", u.UpdateID, err)
 		}
@@ -93,7 +94,7 @@ func (s *Store) AdoptUpdates(ctx context.Context, botID int64) (adopted int64, e
 // ClaimNext claims the chat's oldest unfinished update for owner. It returns
 // nil when the chat has none, or when another live process is handling it.
 // owner must not be claiming for this chat elsewhere at the same time.
-func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*InboxUpdate, error) {
+func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*Update, error) {
 	u, err := scanClaim(s.pool.QueryRow(ctx, claimSQL, chatID, owner))
 	if err != nil {
 		return nil, fmt.Errorf("claim update: %w", translate(err))
@@ -102,8 +103,8 @@ func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*Inbo
 }
 
 // scanClaim reads the row claimSQL returns: nil when it claimed nothing.
-func scanClaim(row pgx.Row) (*InboxUpdate, error) {
-	var u InboxUpdate
+func scanClaim(row pgx.Row) (*Update, error) {
+	var u Update
 	var payload string
 	err := row.Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts, &u.Crashes, &u.Shown)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -119,13 +120,13 @@ func scanClaim(row pgx.Row) (*InboxUpdate, error) {
 // NoteShown records the Telegram messages an answer to the update is in
 // so far, each time one is sent (while it is written, and when it is sent
 // whole): should this attempt be cut short before its delivery is
-// recorded, the next one finds them in InboxUpdate.Shown. It commits
-// without waiting for the disk (asyncCommitSQL), as the answer row it
+// recorded, the next one finds them in Update.Shown. It commits
+// without waiting for the disk (pg.AsyncCommitSQL), as the answer row it
 // goes with does: a bot that dies finds it all the same, and the window
 // in which a sent message is unknown stays one round trip.
 func (s *Store) NoteShown(ctx context.Context, updateID int64, telegramMessageIDs []int64) error {
 	batch := &pgx.Batch{}
-	batch.Queue(asyncCommitSQL)
+	batch.Queue(pg.AsyncCommitSQL)
 	batch.Queue(noteShownSQL, updateID, telegramMessageIDs)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("note shown messages: %w", translate(err))
@@ -152,7 +153,7 @@ func (s *Store) queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, err
 		batch.Queue(replySentSQL, d.MessageID, updateID, d.TelegramMessageIDs)
 	}
 	batch.Queue(completeUpdateSQL,
-		updateID, s.storable(errText))
+		updateID, s.secrets.Storable(errText))
 }
 
 // HandBack returns the updates owner holds to the inbox, when its run
