@@ -73,6 +73,9 @@ func (t *TurnInfo) Private() bool { return t.Chat.ID == t.UserID }
 type Registry struct {
 	base    []Tool
 	current atomic.Pointer[toolSet]
+	// extraDue, when set, is closed once the extra tools are all offered
+	// (AwaitExtra).
+	extraDue atomic.Pointer[<-chan struct{}]
 }
 
 // toolSet is the tools offered at one moment, with their definitions
@@ -102,6 +105,28 @@ func (r *Registry) SetExtra(extra []Tool) {
 		}
 	}
 	r.current.Store(newToolSet(tools))
+}
+
+// AwaitExtra makes a call of a tool not offered wait until due is closed
+// (or the call's context ends) before it is refused as unknown. Right after
+// a restart the MCP servers are still being started: a call approved
+// before the restart, and pressed Approve on now, names a tool they will
+// offer in a moment.
+func (r *Registry) AwaitExtra(due <-chan struct{}) { r.extraDue.Store(&due) }
+
+// offered returns the tool offered under name, waiting for the extra
+// tools still due (AwaitExtra) when there is none yet.
+func (r *Registry) offered(ctx context.Context, name string) (Tool, bool) {
+	if t, ok := r.tool(name); ok {
+		return t, true
+	}
+	if due := r.extraDue.Load(); due != nil {
+		select {
+		case <-*due:
+		case <-ctx.Done():
+		}
+	}
+	return r.tool(name)
 }
 
 func newToolSet(tools []Tool) *toolSet {
@@ -216,7 +241,7 @@ const maxToolResult = 16 << 10
 // Call runs one tool call. It never fails: unknown tools, bad arguments,
 // errors and panics all become a result the model reads.
 func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCall) (result string, failure error) {
-	tool, ok := r.tool(call.Name)
+	tool, ok := r.offered(ctx, call.Name)
 	if !ok {
 		return "", fmt.Errorf("unknown tool %q", call.Name)
 	}

@@ -288,3 +288,35 @@ func TestAnMCPCallTooLongToShowWholeIsRefusedBeforeAnyoneIsAsked(t *testing.T) {
 		t.Fatalf("%d approvals asked for a call that cannot be shown whole", n)
 	}
 }
+
+// An approval asked before a restart is pressed right after it, while the
+// MCP server is still starting: the call waits for the server's tools
+// instead of being refused as a tool nobody offers.
+func TestAnMCPCallApprovedRightAfterARestartWaitsForItsServer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	withMCPServers(t, h, map[string]any{"local": stdioServer(t, nil)})
+	h.Start()
+	h.WaitLog(`msg="MCP server ready" mcp_server=local`)
+	prompt, approve, _ := askTool(h, jane, "call_after_restart", "echo", `{"text":"still here"}`)
+	h.Stop()
+
+	// The server comes up only when the test opens the gate, after the press.
+	gate := filepath.Join(t.TempDir(), "gate")
+	withMCPServers(t, h, map[string]any{"local": stdioServer(t, nil, mcpfake.GateEnv, gate)})
+	h.Start()
+	h.LLM.Script(openaifake.Reply{Content: "The server answered after the restart."})
+	before := len(h.TG.Messages(prompt.ChatID))
+	if got := h.Press(jane, prompt, approve); !strings.HasPrefix(got, "Approved") {
+		t.Fatalf("the press was answered %q", got)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.NextTo(prompt.ChatID, before, "the approved call"); got.Text != "The server answered after the restart." {
+		t.Fatalf("after the approval the chat got %q", got.Text)
+	}
+	if content, from := toolResult(h, "call_after_restart"); content != "echo: still here" || from != "local" {
+		t.Fatalf("the stored result is %q from %q", content, from)
+	}
+}

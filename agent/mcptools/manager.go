@@ -28,6 +28,7 @@ type Manager struct {
 	reserved []string // the names taken already (the built-in tools)
 	mu       sync.Mutex
 	wg       sync.WaitGroup
+	ready    chan struct{} // closed once every server was tried once
 }
 
 // Start starts every server in the background: each is started (or
@@ -38,16 +39,23 @@ type Manager struct {
 // the next call of one of its tools. The servers stop when ctx ends; Wait
 // waits for that.
 func Start(ctx context.Context, servers []Server, reserved []string, offer func([]agent.Tool), log *slog.Logger) *Manager {
-	m := &Manager{offer: offer, reserved: reserved}
+	m := &Manager{offer: offer, reserved: reserved, ready: make(chan struct{})}
 	for _, cfg := range servers {
 		m.servers = append(m.servers, newServer(ctx, cfg, log, m.changed))
 	}
+	var tried sync.WaitGroup
+	tried.Add(len(m.servers))
+	go func() { tried.Wait(); close(m.ready) }()
 	for _, s := range m.servers {
 		m.wg.Add(1)
 		go func() {
 			defer m.wg.Done()
+			first := sync.OnceFunc(tried.Done)
+			defer first()
 			for {
-				if _, err := s.connected(ctx); err == nil || ctx.Err() != nil {
+				_, err := s.connected(ctx)
+				first()
+				if err == nil || ctx.Err() != nil {
 					break
 				}
 				if !backoff.Sleep(ctx, time.Until(s.retryTime())) {
@@ -63,6 +71,11 @@ func Start(ctx context.Context, servers []Server, reserved []string, offer func(
 
 // Wait waits until every server has stopped, after the context of Start ended.
 func (m *Manager) Wait() { m.wg.Wait() }
+
+// Tried is closed once every server was started (or connected to) once,
+// whether it came up or not: from then on the tools offered are the
+// servers' own, not merely the ones listed so far (agent.Registry.AwaitExtra).
+func (m *Manager) Tried() <-chan struct{} { return m.ready }
 
 // Statuses says what each server is doing, for /tools.
 func (m *Manager) Statuses() []Status {

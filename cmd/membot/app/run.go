@@ -223,6 +223,7 @@ func (m *membot) newHandler() error {
 	if len(cfg.MCPServers) > 0 {
 		// They serve turns in flight: they stop with the work, at the end.
 		servers := mcptools.Start(m.work, cfg.MCPServers, tools.Names(), registry.SetExtra, log)
+		registry.AwaitExtra(servers.Tried())
 		m.undo = append(m.undo, func() { m.abandon(); servers.Wait() })
 		mcpServers = servers.Statuses
 	}

@@ -43,6 +43,9 @@ const (
 	// serves, every later one finds it and crashes on start (a server that
 	// cannot come back after a crash).
 	OnceEnv = "MCPFAKE_ONCE"
+	// GateEnv names a file: the server answers nothing until it exists (a
+	// server slow to start, for as long as the test wants).
+	GateEnv = "MCPFAKE_GATE"
 )
 
 // Options change what a server offers.
@@ -145,6 +148,11 @@ func ServeStdio() error {
 			mode = "crash-on-start"
 		} else if err := os.WriteFile(once, nil, 0o600); err != nil {
 			return err
+		}
+	}
+	if gate := os.Getenv(GateEnv); gate != "" {
+		for _, err := os.Stat(gate); err != nil; _, err = os.Stat(gate) {
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	switch mode {
