@@ -379,6 +379,9 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 // answer's text in the reply, not in the stored row.
 func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string, call memory.LLMCall, meta map[string]any, used []string) (*Reply, error) {
 	info := &t.info
+	for key, list := range info.sent {
+		meta[key] = list
+	}
 	rows := []memory.Message{{Role: memory.RoleAssistant, Content: text, UpdateID: info.UpdateID, Metadata: meta}}
 	if len(used) > 0 {
 		rows = append(rows, memory.Message{Role: memory.RoleSystem, Content: "Tools used: " + strings.Join(used, ", "), UpdateID: info.UpdateID})

@@ -60,7 +60,23 @@ type TurnInfo struct {
 	UserMessageID  int64 // the user's row that began the turn
 	UpdateID       int64 // the update whose rows the turn stores; 0 when none
 	Forwarded      bool  // Telegram marked the user's message forwarded
+	// sent is what tools sent to the chat themselves (a picture drawn),
+	// by metadata key: the turn's answer row keeps it (Sent).
+	sent map[string][]any
 }
+
+// Sent notes in the turn's answer row's metadata, under key, a thing a
+// tool sent to the chat itself (generate_image's photo: "media" and
+// "images"), so that the row names it as a user row names its files.
+func (t *TurnInfo) Sent(key string, value any) {
+	if t.sent == nil {
+		t.sent = map[string][]any{}
+	}
+	t.sent[key] = append(t.sent[key], value)
+}
+
+// SentCount is how many things were noted under key this turn.
+func (t *TurnInfo) SentCount(key string) int { return len(t.sent[key]) }
 
 // Private tells whether the turn is in the user's private chat (whose id
 // is the user's): their long-term facts are read and written only there.

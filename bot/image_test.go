@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/sashabaranov/go-openai"
 )
 
 // /image draws its prompt with IMAGE_MODEL (/v1/images/generations), sends
@@ -120,5 +121,84 @@ func TestImageRequestsAreRefusedClearly(t *testing.T) {
 	}
 	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant'`); n != 1 {
 		t.Errorf("%d assistant rows, want the one picture's", n)
+	}
+}
+
+// The model draws with generate_image: the photo reaches the chat before
+// the answer's text, the model reads that it was sent, and the answer's
+// row names the photo in its metadata as /image's does. Three pictures a
+// turn at most; one past the day's tokens is refused to the model (which
+// tells the user) without asking the image server.
+func TestTheModelDrawsWithGenerateImage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["IMAGE_MODEL"] = "gpt-image-1"
+	h.Env["IMAGE_TOKENS"] = "10000"
+	h.Start()
+	draw := func(id, prompt string) openai.ToolCall {
+		return openaifake.ToolCall(id, "generate_image", `{"prompt": "`+prompt+`"}`)
+	}
+	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{draw("c1", "a red cat"), draw("c2", "a blue cat"),
+		draw("c3", "a green cat"), draw("c4", "a fourth cat")}}, openaifake.Reply{Content: "Here are your cats."})
+	if got := h.Say(jane, "draw me cats"); got != "Here are your cats." {
+		t.Fatalf("the answer: %q", got)
+	}
+	photos := h.TG.Photos()
+	if len(photos) != 3 || len(h.LLM.ImageRequests()) != 3 {
+		t.Fatalf("%d photos and %d image requests, want 3 (the fourth call is over the turn's bound)", len(photos), len(h.LLM.ImageRequests()))
+	}
+	if answer := h.TG.Messages(jane.ID); answer[len(answer)-1].ID < photos[2].MessageID {
+		t.Errorf("the text came before the pictures")
+	}
+	results := map[string]string{}
+	for _, m := range h.LLM.Requests()[1].Messages {
+		if m.Role == "tool" {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	if !strings.HasPrefix(results["c1"], "The picture was drawn and sent") || !strings.Contains(results["c4"], "at most 3 pictures") {
+		t.Fatalf("the model read %q", results)
+	}
+	var files []string
+	rows, err := h.DB.Query(context.Background(), `SELECT m->>'file_id' FROM messages, jsonb_array_elements(metadata->'media') m
+		WHERE role = 'assistant' AND content = 'Here are your cats.' ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var f string
+		rows.Scan(&f)
+		files = append(files, f)
+	}
+	if want := []string{photos[0].File.FileID, photos[1].File.FileID, photos[2].File.FileID}; strings.Join(files, ",") != strings.Join(want, ",") {
+		t.Fatalf("the answer row names %v, want %v", files, want)
+	}
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND prompt_tokens = 10000 AND conversation_id IS NOT NULL`); n != 3 {
+		t.Errorf("%d image calls counted, want 3", n)
+	}
+
+	// Under DAILY_TOKEN_LIMIT a turn may still ask for a picture that
+	// would go past it: refused to the model, the image server not asked.
+	limited := newHarness(t)
+	limited.Env["IMAGE_MODEL"] = "gpt-image-1"
+	limited.Env["IMAGE_TOKENS"] = "10000"
+	limited.Env["DAILY_TOKEN_LIMIT"] = "15000"
+	limited.Start()
+	limited.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{draw("c1", "кот"), draw("c2", "ещё кот")}},
+		openaifake.Reply{Content: "Второго кота — завтра."})
+	if got := limited.Say(ivan, "нарисуй двух котов"); got != "Второго кота — завтра." {
+		t.Fatalf("the answer: %q", got)
+	}
+	if n, photos := len(limited.LLM.ImageRequests()), len(limited.TG.Photos()); n != 1 || photos != 1 {
+		t.Fatalf("%d image requests and %d photos, want 1 of each (the second picture is past the day's tokens)", n, photos)
+	}
+	var second string
+	for _, m := range limited.LLM.Requests()[1].Messages {
+		if m.ToolCallID == "c2" {
+			second = m.Content
+		}
+	}
+	if !strings.Contains(second, "tokens left today do not cover a picture") {
+		t.Fatalf("the model read %q", second)
 	}
 }

@@ -26,6 +26,9 @@ import (
 // what Telegram takes as a photo.
 const MaxImageBytes = 10 << 20
 
+// maxRevisedRunes bounds the revised prompt kept of an answer.
+const maxRevisedRunes = 4000
+
 // imageFetchTimeout bounds the download of an image a server answered
 // with a url.
 const imageFetchTimeout = 60 * time.Second
@@ -113,7 +116,7 @@ func (c *Client) generateImage(ctx context.Context, model, prompt string) (*Imag
 	if !strings.HasPrefix(kind, "image/") {
 		return nil, ErrNotImage
 	}
-	return &Image{Data: picture, MimeType: kind, RevisedPrompt: strings.TrimSpace(first.RevisedPrompt)}, nil
+	return &Image{Data: picture, MimeType: kind, RevisedPrompt: truncateRunes(strings.TrimSpace(first.RevisedPrompt), maxRevisedRunes)}, nil
 }
 
 // fetchImage downloads the image an answer named by its url.

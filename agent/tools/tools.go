@@ -1,6 +1,6 @@
 // Package tools holds the built-in tools the model may call: a
 // calculator, the time, fetch_url, web_search, the long-term facts
-// (remember, forget), search_history and set_reminder. Each tool is one
+// (remember, forget), search_history, set_reminder and generate_image. Each tool is one
 // file; Builtin configures them all from an Env. The agent runs them
 // through its Registry and knows none of them by name.
 package tools
@@ -41,6 +41,9 @@ type Env struct {
 	// WebSearch, when set, is the provider web_search asks; without one the
 	// tool is not offered.
 	WebSearch WebSearcher
+	// Images, when on (IMAGE_MODEL), draws generate_image's pictures;
+	// otherwise the tool is not offered.
+	Images Painter
 }
 
 // DefaultEnv is the tools' settings' defaults: a reminder at least a
@@ -72,6 +75,9 @@ func Builtin(env Env) []agent.Tool {
 	if env.WebSearch != nil {
 		tools = append(tools, newWebSearch(env))
 	}
+	if env.Images != nil && env.Images.On() {
+		tools = append(tools, newGenerateImage(env))
+	}
 	return tools
 }
 
@@ -82,7 +88,7 @@ func Names() []string {
 	for _, t := range Builtin(Env{}) {
 		names = append(names, t.Name)
 	}
-	return append(names, webSearchName)
+	return append(names, webSearchName, generateImageName)
 }
 
 // errFactsPrivate is the answer of the fact tools in a group.

@@ -215,6 +215,12 @@ func (m *membot) newHandler() error {
 		toolEnv.WebSearch = searcher
 		log.Info("web_search is offered", "provider", searcher.Provider())
 	}
+	painter := &images.Painter{Config: cfg.Images, Server: &llm.Client{BaseURL: cfg.LLM.Images.BaseURL, APIKey: cfg.LLM.Images.APIKey, HTTP: llmHTTP},
+		Sender: draw.Photos{Client: m.client}, Store: store, Budget: tokensLeft(&cfg.Bot.Access, store), Location: cfg.Location}
+	if painter.On() {
+		log.Info("pictures are on: /image and generate_image", "image_model", cfg.Images.Model, "tokens_per_image", cfg.Images.TokensPerImage)
+	}
+	toolEnv.Images = painter
 	registry := agent.NewRegistry(tools.Builtin(toolEnv)...)
 	if cfg.Tools.FetchAllowPrivate {
 		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
@@ -243,11 +249,6 @@ func (m *membot) newHandler() error {
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
-	painter := &images.Painter{Config: cfg.Images, Server: &llm.Client{BaseURL: cfg.LLM.Images.BaseURL, APIKey: cfg.LLM.Images.APIKey, HTTP: llmHTTP},
-		Sender: draw.Photos{Client: m.client}, Store: store, Budget: tokensLeft(&cfg.Bot.Access, store), Location: cfg.Location}
-	if painter.On() {
-		log.Info("pictures are on", "image_model", cfg.Images.Model, "tokens_per_image", cfg.Images.TokensPerImage)
-	}
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
