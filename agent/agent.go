@@ -16,6 +16,7 @@ import (
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // ErrModel wraps failures of the model call that retries did not cure.
@@ -156,6 +157,9 @@ type Request struct {
 	// words): kept in the row's metadata, so the memory work never takes
 	// it for the user's own (origins.go).
 	Forwarded bool
+	// Scheduled, when set, is the task whose run this turn is: the prompt
+	// is Text, and the user row's metadata says so ("scheduled").
+	Scheduled *queue.TaskRun
 }
 
 // Reply is the turn's answer.

@@ -83,14 +83,23 @@ func mediaMeta(atts []Attachment) map[string]any {
 }
 
 // rowMeta is what the metadata of req's user row keeps besides its author:
-// its files, and whether it was forwarded.
+// its files, whether it was forwarded, and the task it is a run of.
 func rowMeta(req Request) map[string]any {
 	meta := mediaMeta(req.Attachments)
-	if req.Forwarded {
+	if req.Forwarded || req.Scheduled != nil {
 		if meta == nil {
 			meta = map[string]any{}
 		}
+	}
+	if req.Forwarded {
 		meta[metaForwarded] = true
+	}
+	if r := req.Scheduled; r != nil {
+		run := map[string]any{"task_id": r.TaskID, "due_at": r.DueAt.UTC().Format(time.RFC3339)}
+		if r.Late {
+			run["late"] = true
+		}
+		meta["scheduled"] = run
 	}
 	return meta
 }

@@ -107,7 +107,7 @@ func draftID(in *incoming) int64 {
 func (h *Handler) request(in *incoming, text string) agent.Request {
 	return agent.Request{User: in.user, Chat: in.conversation(), UpdateID: in.update.UpdateID,
 		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind,
-		Forwarded: in.query == nil && telegram.Forwarded(in.msg, in.update.Payload)}
+		Forwarded: in.query == nil && in.run == nil && telegram.Forwarded(in.msg, in.update.Payload), Scheduled: in.run}
 }
 
 // turnFailed decides what a failed turn comes to: a retry later when the

@@ -112,6 +112,9 @@ type incoming struct {
 	edited bool              // msg is an edit: the answer quotes it
 	user   memory.User       // who wrote, or pressed
 	query  *tgbotapi.CallbackQuery
+	// run, when set, is the scheduled task this update is a run of
+	// (scheduled.go): it is routed already.
+	run *queue.TaskRun
 	// delivery is set by a command that answers with a stored assistant row
 	// (/retry), so that where it was delivered is recorded.
 	delivery *queue.Delivery
@@ -147,6 +150,9 @@ func tr(languageCode string) *texts.Texts { return texts.For(languageCode) }
 // answered and how is decided by routeUpdate (routing.go); every update it
 // answers then goes through the middleware chain (middleware.go).
 func (h *Handler) Handle(ctx context.Context, u *queue.Update) (*queue.Delivery, error) {
+	if u.Run != nil {
+		return h.chain(h.runTask)(ctx, scheduledRun(u))
+	}
 	decoded, thread, err := h.Client.DecodeUpdate(u.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("decode update: %w", err)
@@ -160,6 +166,9 @@ func (h *Handler) Handle(ctx context.Context, u *queue.Update) (*queue.Delivery,
 // routing says the update is for the bot at all. It implements
 // inbox.UpdateHandler.
 func (h *Handler) GiveUp(ctx context.Context, u *queue.Update) error {
+	if u.Run != nil {
+		return h.reply(ctx, scheduledRun(u), tr(u.Run.LanguageCode).Apology)
+	}
 	decoded, thread, err := h.Client.DecodeUpdate(u.Payload)
 	if err != nil {
 		return nil // nowhere to apologise

@@ -56,6 +56,9 @@ func (h *Handler) recovered(next step) step {
 
 func (h *Handler) routed(next step) step {
 	return func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
+		if in.run != nil {
+			return next(ctx, in) // a task's run: routed by scheduledRun
+		}
 		u, upd := in.update, in.decoded
 		r := routeUpdate(upd, &h.Client.Self)
 		switch r.action {

@@ -23,7 +23,22 @@ type Reminder struct {
 	// ThreadID is the topic of the private chat it was set in (0: none):
 	// it is sent there.
 	ThreadID int64 `db:"message_thread_id"`
+	// Kind is KindReminder (its text is sent) or KindTask (its text is
+	// the prompt of a turn run in the chat).
+	Kind string `db:"kind"`
+	// Schedule, when set, makes it recur: five cron fields read in
+	// TimeZone (internal/schedule). DueAt is then the next occurrence.
+	Schedule string `db:"schedule"`
+	TimeZone string `db:"time_zone"`
+	Status   string `db:"status"` // pending, sending, paused, sent, cancelled, failed
+	Runs     int    `db:"runs"`   // how many times it was sent or run
 }
+
+// The kinds of rows of reminders.
+const (
+	KindReminder = "reminder"
+	KindTask     = "task"
+)
 
 // AddReminder stores a pending reminder and returns its id.
 func (s *Store) AddReminder(ctx context.Context, r Reminder) (int64, error) {
@@ -66,9 +81,15 @@ func (s *Store) ClaimDueReminders(ctx context.Context, owner int32, limit int) (
 	return due, nil
 }
 
-// MarkReminderSent records that a claimed reminder reached Telegram.
-func (s *Store) MarkReminderSent(ctx context.Context, id, telegramMessageID int64, late bool) error {
-	_, err := s.pool.Exec(ctx, markReminderSentSQL, id, telegramMessageID, late)
+// MarkReminderSent records that a claimed reminder reached Telegram. A
+// reminder with a schedule waits again, for next (its next occurrence);
+// with next zero it is done.
+func (s *Store) MarkReminderSent(ctx context.Context, id, telegramMessageID int64, late bool, next time.Time) error {
+	var nextAt *time.Time
+	if !next.IsZero() {
+		nextAt = &next
+	}
+	_, err := s.pool.Exec(ctx, markReminderSentSQL, id, telegramMessageID, late, nextAt)
 	if err != nil {
 		return fmt.Errorf("mark reminder sent: %w", translate(err))
 	}

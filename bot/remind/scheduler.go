@@ -1,6 +1,7 @@
 // Package remind sends reminders when they are due (the set_reminder
-// tool stores them; bot's /reminders lists them): a background job of its
-// own, sharing the reminders table safely with other processes.
+// tool stores them; bot's /reminders lists them) and starts the runs of
+// scheduled tasks (schedule_task; /tasks): a background job of its own,
+// sharing the reminders table safely with other processes.
 package remind
 
 import (
@@ -12,16 +13,19 @@ import (
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/backoff"
+	"github.com/membot/membot/internal/schedule"
 	"github.com/membot/membot/internal/wake"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // ReminderQueue is the reminders table as the scheduler works it.
 type ReminderQueue interface {
 	ClaimDueReminders(ctx context.Context, owner int32, limit int) ([]memory.Reminder, error)
-	MarkReminderSent(ctx context.Context, id, telegramMessageID int64, late bool) error
+	MarkReminderSent(ctx context.Context, id, telegramMessageID int64, late bool, next time.Time) error
 	ReleaseReminder(ctx context.Context, id int64, errText string, failed bool) error
 	NextReminderDue(ctx context.Context) (time.Time, bool, error)
+	RunDueTasks(ctx context.Context, limit int, plan memory.RunPlan) ([]queue.TaskRun, error)
 }
 
 // lateAfter is how long after its due time a reminder sent by a running
@@ -40,6 +44,13 @@ const claimBatch = 20
 // A reminder is marked sent right after Telegram accepted it. The one
 // window: if the process dies between the two, the row stays claimed by a
 // dead owner and is sent again by the next process that looks.
+//
+// A due task's run is put in the inbox as an update of its own, and the
+// task moved on to its next occurrence after now, in one transaction
+// (memory.Store.RunDueTasks): the dispatcher runs it as a turn, exactly
+// once, as it does a message; the occurrences missed while the bot was
+// down come to one run, late. A reminder with a schedule likewise waits
+// for its next occurrence once sent.
 type Scheduler struct {
 	Queue    ReminderQueue
 	Client   *telegram.Client
@@ -49,6 +60,9 @@ type Scheduler struct {
 	// Poll is the longest sleep between two looks at the table, so that
 	// reminders set through another process are noticed; 30 s when zero.
 	Poll time.Duration
+	// RunQueued, when set, is told the chat of each task's run put in the
+	// inbox (inbox.Dispatcher.Notify), so it starts at once.
+	RunQueued func(chats []int64)
 
 	wake    wake.Signal
 	started time.Time // when Run began: what fell due before, fell due while the bot was down
@@ -92,6 +106,9 @@ func (s *Scheduler) Run(intake, work context.Context) {
 // sendDue sends every due reminder and returns how long to wait for the
 // next one (at most poll).
 func (s *Scheduler) sendDue(intake, work context.Context, poll time.Duration) (time.Duration, error) {
+	if err := s.runDue(intake); err != nil {
+		return 0, err
+	}
 	for {
 		due, err := s.Queue.ClaimDueReminders(intake, s.Owner, claimBatch)
 		if err != nil {
@@ -115,20 +132,75 @@ func (s *Scheduler) sendDue(intake, work context.Context, poll time.Duration) (t
 	return min(max(time.Until(next), 50*time.Millisecond), poll), nil
 }
 
+// runDue puts the runs of the due tasks in the inbox.
+func (s *Scheduler) runDue(ctx context.Context) error {
+	for {
+		runs, err := s.Queue.RunDueTasks(ctx, claimBatch, s.plan)
+		if err != nil {
+			return err
+		}
+		chats := make([]int64, 0, len(runs))
+		for _, r := range runs {
+			s.Log.Info("scheduled task run queued", "task_id", r.TaskID, "chat_id", r.ChatID, "due_at", r.DueAt, "late", r.Late)
+			chats = append(chats, r.ChatID)
+		}
+		if len(chats) > 0 && s.RunQueued != nil {
+			s.RunQueued(chats)
+		}
+		if len(runs) < claimBatch {
+			return nil
+		}
+	}
+}
+
+// plan is when a due task runs next, and whether this run is late.
+func (s *Scheduler) plan(r memory.Reminder) (next time.Time, late bool) {
+	return s.next(r), s.late(r.DueAt)
+}
+
+// late tells whether what was due at due and goes now is late: it fell
+// due while the bot was down (before this scheduler started, however
+// shortly), or it waited.
+func (s *Scheduler) late(due time.Time) bool {
+	return due.Before(s.started) || time.Since(due) > lateAfter
+}
+
+// next is the first occurrence of r's schedule after now; zero when it
+// has none (or its schedule no longer reads: it is not run again).
+func (s *Scheduler) next(r memory.Reminder) time.Time {
+	if r.Schedule == "" {
+		return time.Time{}
+	}
+	loc := s.location()
+	if r.TimeZone != "" {
+		if l, err := time.LoadLocation(r.TimeZone); err == nil {
+			loc = l
+		}
+	}
+	sch, err := schedule.Parse(r.Schedule, loc)
+	if err != nil {
+		s.Log.Warn("a scheduled row's schedule does not read; it ends", "reminder_id", r.ID, "schedule", r.Schedule, "err", err)
+		return time.Time{}
+	}
+	return sch.Next(time.Now())
+}
+
+func (s *Scheduler) location() *time.Location {
+	if s.Location == nil {
+		return time.UTC
+	}
+	return s.Location
+}
+
 // send delivers one claimed reminder and marks it. A send that failed for
 // good (the user blocked the bot) marks it failed; one that may pass gives
 // it back for a later attempt and returns the error.
 func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
-	// Late, with the note the user is told: it fell due while the bot was
-	// down (before this scheduler started, however shortly), or it waited.
-	late := r.DueAt.Before(s.started) || time.Since(r.DueAt) > lateAfter
+	// Late, with the note the user is told.
+	late := s.late(r.DueAt)
 	text := texts.For(r.LanguageCode).Reminder(r.Text)
 	if late {
-		loc := s.Location
-		if loc == nil {
-			loc = time.UTC
-		}
-		text += texts.For(r.LanguageCode).ReminderLate(texts.Clock(r.DueAt, loc))
+		text += texts.For(r.LanguageCode).ReminderLate(texts.Clock(r.DueAt, s.location()))
 	}
 	p := present.Presenter{Client: s.Client, Log: s.Log}
 	ids, err := p.Text(ctx, present.To{Chat: telegram.Chat{ID: r.ChatID, Thread: r.ThreadID}}, text) // to the topic it was set in
@@ -146,8 +218,9 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 	s.Log.Info("reminder sent", "reminder_id", r.ID, "chat_id", r.ChatID, "late", late)
 	// Telegram has it now: mark it, retrying while the database is away.
 	b := backoff.New(500*time.Millisecond, 30*time.Second)
+	next := s.next(r)
 	for {
-		err := s.Queue.MarkReminderSent(ctx, r.ID, ids[0], late)
+		err := s.Queue.MarkReminderSent(ctx, r.ID, ids[0], late, next)
 		if err == nil {
 			return nil
 		}

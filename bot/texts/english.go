@@ -87,6 +87,9 @@ var english = Texts{
 	RemindersCancelled:  func(a1 any) string { return fmt.Sprintf("Cancelled:\n%s", a1) },
 	RemindersOwnOnly:    "In a group you can cancel only the reminders you set (the group's admins can cancel any); none of those matched.",
 	ReminderNoSuch:      func(a1 any) string { return fmt.Sprintf("There is no reminder number %s; /reminders lists them.", a1) },
+	TaskLate: func(prompt, due any) string {
+		return fmt.Sprintf("⏰ The scheduled task “%s” was due at %s, while I was offline; running it now.", prompt, due)
+	},
 	Start: func(a1 any) string {
 		return fmt.Sprintf("Hello, %s! I'm a chat assistant with a memory: I remember our conversation, even after a restart.\n\n"+
 			"Just write to me. /new starts a fresh conversation, /help lists what I can do.", a1)

@@ -97,6 +97,9 @@ var russian = Texts{
 	ReminderNoSuch: func(a1 any) string {
 		return fmt.Sprintf("Напоминания с номером %s нет; /reminders покажет список.", a1)
 	},
+	TaskLate: func(prompt, due any) string {
+		return fmt.Sprintf("⏰ Задача по расписанию «%s» должна была выполниться в %s, когда я был офлайн; выполняю сейчас.", prompt, due)
+	},
 	Start: func(a1 any) string {
 		return fmt.Sprintf("Привет, %s! Я чат-ассистент с памятью: я помню наш разговор, даже после перезапуска.\n\n"+
 			"Просто напишите мне. /new начинает новый разговор, /help — список возможностей.", a1)

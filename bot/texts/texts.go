@@ -71,6 +71,8 @@ type Texts struct {
 	RemindersCancelled  func(a1 any) string
 	ReminderNoSuch      func(a1 any) string
 	RemindersOwnOnly    string
+	// scheduled.go
+	TaskLate func(prompt, due any) string
 	// handler.go, commands.go, help.go
 	Start    func(a1 any) string
 	HelpPage func(a1 any) string

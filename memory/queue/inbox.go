@@ -26,6 +26,9 @@ type Update struct {
 	// (UpdateID, or a new one when an earlier update held that id); 0 when
 	// it was there already.
 	StoredAs int64
+	// Run, when set, says the update is a scheduled task's run (TaskRun),
+	// which the scheduler enqueued: the inbox row names the task.
+	Run *TaskRun
 }
 
 // Delivery records what was sent to Telegram for an assistant row.
@@ -106,7 +109,8 @@ func (s *Store) ClaimNext(ctx context.Context, chatID int64, owner int32) (*Upda
 func scanClaim(row pgx.Row) (*Update, error) {
 	var u Update
 	var payload string
-	err := row.Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts, &u.Crashes, &u.Shown)
+	var scheduled bool
+	err := row.Scan(&u.UpdateID, &u.ChatID, &payload, &u.Attempts, &u.Crashes, &u.Shown, &scheduled)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -114,6 +118,10 @@ func scanClaim(row pgx.Row) (*Update, error) {
 		return nil, err
 	}
 	u.Payload = []byte(payload)
+	if scheduled {
+		// Unreadable, it stays a payload no Telegram update routes: ignored.
+		u.Run, _ = decodeRun(u.Payload)
+	}
 	return &u, nil
 }
 

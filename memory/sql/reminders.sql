@@ -1,4 +1,5 @@
--- A chat's pending reminders are numbered for /reminders by due_at, id.
+-- A chat's pending reminders (those without a schedule: the scheduled ones
+-- are tasks, tasks.sql) are numbered for /reminders by due_at, id.
 
 -- name: addReminder
 -- addReminder adds the reminder unless it would pass the bounds ($6 waiting
@@ -6,8 +7,8 @@
 -- then it returns no row. $8 is the topic.
 INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id, message_thread_id)
 SELECT $1, $2, $3, $4, NULLIF($5::bigint, 0), nullif($8::bigint, 0)
-WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND status IN ('pending', 'sending')) < $6
-  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND status IN ('pending', 'sending')) < $6
+WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND status IN ('pending', 'sending') AND schedule IS NULL) < $6
+  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND status IN ('pending', 'sending') AND schedule IS NULL) < $6
   AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND created_at > now() - interval '1 hour') < $7
 RETURNING id
 
@@ -18,17 +19,21 @@ RETURNING id
 UPDATE reminders r
 SET status = 'sending', owner_id = $1, claimed_at = now(), attempts = r.attempts + 1
 FROM (SELECT id FROM reminders
-      WHERE due_at <= now()
+      WHERE due_at <= now() AND kind = 'reminder'
         AND (status = 'pending' OR (status = 'sending' AND NOT membot_owner_alive(owner_id)))
       ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) due
 WHERE r.id = due.id
 RETURNING r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
 	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
-	coalesce(r.message_thread_id, 0) AS message_thread_id
+	coalesce(r.message_thread_id, 0) AS message_thread_id,
+	r.kind, coalesce(r.schedule, '') AS schedule, coalesce(r.time_zone, '') AS time_zone, r.status, r.runs
 
 -- name: markReminderSent
-UPDATE reminders SET status = 'sent', sent_at = now(), late = $3,
+-- markReminderSent marks reminder $1 sent as Telegram message $2; one
+-- with a schedule waits again, for its next occurrence $4.
+UPDATE reminders SET status = CASE WHEN $4::timestamptz IS NULL THEN 'sent' ELSE 'pending' END,
+		due_at = coalesce($4, due_at), owner_id = NULL, runs = runs + 1, last_run_at = now(), sent_at = now(), late = $3,
 		telegram_message_id = NULLIF($2::bigint, 0), error = NULL WHERE id = $1
 
 -- name: releaseReminder
@@ -42,17 +47,19 @@ SELECT min(due_at) FROM reminders
 SELECT r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
 	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
-	coalesce(r.message_thread_id, 0) AS message_thread_id FROM reminders r
-		WHERE chat_id = $1 AND status = 'pending' ORDER BY due_at, id
+	coalesce(r.message_thread_id, 0) AS message_thread_id,
+	r.kind, coalesce(r.schedule, '') AS schedule, coalesce(r.time_zone, '') AS time_zone, r.status, r.runs FROM reminders r
+		WHERE chat_id = $1 AND status = 'pending' AND schedule IS NULL ORDER BY due_at, id
 
 -- name: cancelReminders
 UPDATE reminders r SET status = 'cancelled' FROM (
 			SELECT id, row_number() OVER (ORDER BY due_at, id) AS n
-			FROM reminders WHERE chat_id = $1 AND status = 'pending') numbered
+			FROM reminders WHERE chat_id = $1 AND status = 'pending' AND schedule IS NULL) numbered
 		WHERE r.id = numbered.id AND (cardinality($2::int[]) = 0 OR numbered.n = ANY($2::int[]))
 		  AND ($3::bigint = 0 OR r.telegram_user_id = $3)
 		RETURNING r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
 	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
-	coalesce(r.message_thread_id, 0) AS message_thread_id
+	coalesce(r.message_thread_id, 0) AS message_thread_id,
+	r.kind, coalesce(r.schedule, '') AS schedule, coalesce(r.time_zone, '') AS time_zone, r.status, r.runs
 

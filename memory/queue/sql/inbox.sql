@@ -81,7 +81,10 @@ SELECT (SELECT update_id FROM stored), EXISTS (SELECT 1 FROM there)
 -- processes. FOR UPDATE (not SKIP LOCKED) makes a concurrent claimer wait and
 -- then see the row as taken, rather than skip ahead to the chat's next update.
 -- An update taken from another owner while 'processing' was in hand when
--- that owner died: crashes counts it, before any work starts.
+-- that owner died: crashes counts it, before any work starts. A scheduled
+-- task's run, whose negative id sorts before Telegram's, waits while the
+-- chat's oldest update from Telegram (the one that can be in hand) is in a
+-- live owner's hands.
 UPDATE updates u
 SET state = 'processing', owner_id = $2, claimed_at = now(), attempts = u.attempts + 1,
 	crashes = u.crashes + (u.state = 'processing' AND u.owner_id IS DISTINCT FROM $2)::int
@@ -89,7 +92,10 @@ FROM (SELECT update_id FROM updates WHERE chat_id = $1 AND state <> 'done'
       ORDER BY update_id LIMIT 1 FOR UPDATE) head
 WHERE u.update_id = head.update_id
   AND (u.state = 'pending' OR u.owner_id = $2 OR NOT membot_owner_alive(u.owner_id))
-RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts, u.crashes, coalesce(u.shown_message_ids, '{}')
+  AND NOT coalesce((SELECT o.state = 'processing' AND o.update_id <> u.update_id AND membot_owner_alive(o.owner_id)
+      FROM updates o WHERE o.chat_id = $1 AND o.state <> 'done' AND o.update_id > 0
+      ORDER BY o.update_id LIMIT 1), false)
+RETURNING u.update_id, u.chat_id, u.payload::text, u.attempts, u.crashes, coalesce(u.shown_message_ids, '{}'), u.task_id IS NOT NULL
 
 -- name: replySent
 -- replySent logs the delivery of assistant row $1, the answer to update

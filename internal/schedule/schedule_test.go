@@ -1,0 +1,71 @@
+package schedule
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseWordsAndCron(t *testing.T) {
+	t.Parallel()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A Thursday, 10:00 in Berlin.
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, berlin)
+	for _, c := range []struct{ text, cron, next string }{
+		{"every weekday at 8:00", "0 8 * * 1-5", "2026-11-27 08:00"},
+		{"Every  day at 9", "0 9 * * *", "2026-11-27 09:00"},
+		{"every sunday at 18:30", "30 18 * * 0", "2026-11-29 18:30"},
+		{"every monday and friday at 07:15", "15 7 * * 1,5", "2026-11-27 07:15"},
+		{"every weekend at 10:00", "0 10 * * 0,6", "2026-11-28 10:00"},
+		{"every 3 hours", "0 */3 * * *", "2026-11-26 12:00"},
+		{"every hour", "0 * * * *", "2026-11-26 11:00"},
+		{"0 8 * * 1-5", "0 8 * * 1-5", "2026-11-27 08:00"},
+	} {
+		s, err := Parse(c.text, berlin)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", c.text, err)
+			continue
+		}
+		if s.Cron != c.cron {
+			t.Errorf("Parse(%q).Cron = %q, want %q", c.text, s.Cron, c.cron)
+		}
+		if got := s.Next(now).Format("2006-01-02 15:04"); got != c.next {
+			t.Errorf("Parse(%q).Next = %s, want %s", c.text, got, c.next)
+		}
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{"", "whenever", "@every 1s", "CRON_TZ=UTC 0 8 * * *", "* * * * * *", "0 25 * * *",
+		"every day at 25:00", "every blursday at 8:00", "0 0 30 2 *", strings.Repeat("1 ", 200)} {
+		if _, err := Parse(text, time.UTC); err == nil {
+			t.Errorf("Parse(%q) accepted it", text)
+		}
+	}
+}
+
+func TestGap(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		text string
+		gap  time.Duration
+	}{
+		{"* * * * *", time.Minute},
+		{"0 8,9 * * *", time.Hour},
+		{"every weekday at 8:00", 24 * time.Hour},
+		{"*/30 * * * *", 30 * time.Minute},
+	} {
+		s, err := Parse(c.text, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Gap(now, 100); got != c.gap {
+			t.Errorf("Gap(%q) = %v, want %v", c.text, got, c.gap)
+		}
+	}
+}

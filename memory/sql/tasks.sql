@@ -1,0 +1,64 @@
+-- Tasks: rows of reminders with a schedule (kind 'task' runs a turn,
+-- kind 'reminder' sends its text). A chat's are listed for /tasks by id.
+
+-- name: addTask
+-- addTask adds a scheduled row unless it would pass the bounds ($9
+-- scheduled ones for the user, $10 for the chat, $11 rows of reminders
+-- set in the chat an hour); then it returns no row.
+INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id, message_thread_id, kind, schedule, time_zone)
+SELECT $1, $2, $3, $4, NULLIF($5::bigint, 0), nullif($6::bigint, 0), $7, $8, $12
+WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND schedule IS NOT NULL AND status IN ('pending', 'sending', 'paused')) < $9
+  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND schedule IS NOT NULL AND status IN ('pending', 'sending', 'paused')) < $10
+  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND created_at > now() - interval '1 hour') < $11
+RETURNING id
+
+-- name: dueTasks
+-- dueTasks locks up to $1 tasks due now, oldest due first; SKIP LOCKED
+-- lets several processes take different ones. The transaction that read
+-- them enqueues each run and moves the row on (enqueueRun).
+SELECT r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
+	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
+	coalesce(u.language_code, '') AS language_code,
+	coalesce(r.message_thread_id, 0) AS message_thread_id,
+	r.kind, coalesce(r.schedule, '') AS schedule, coalesce(r.time_zone, '') AS time_zone, r.status, r.runs,
+	coalesce(u.username, '') AS username, coalesce(u.first_name, '') AS first_name, coalesce(u.last_name, '') AS last_name
+FROM reminders r LEFT JOIN users u ON u.telegram_user_id = r.telegram_user_id
+WHERE r.kind = 'task' AND r.status = 'pending' AND r.due_at <= now()
+ORDER BY r.due_at, r.id LIMIT $1 FOR UPDATE OF r SKIP LOCKED
+
+-- name: enqueueRun
+-- enqueueRun puts task $2's run in the inbox of chat $3 as an update of
+-- bot $1 with a negative id of its own, payload $4.
+INSERT INTO updates (bot_id, update_id, chat_id, payload, digest, task_id)
+VALUES ($1, nextval('scheduled_runs'), $3, $4::jsonb, gen_random_uuid(), $2)
+
+-- name: advanceTask
+-- advanceTask moves task $1 to its next occurrence $2, or ends it (status
+-- 'sent') when there is none.
+UPDATE reminders SET runs = runs + 1, last_run_at = now(), late = $3,
+	due_at = coalesce($2, due_at), status = CASE WHEN $2::timestamptz IS NULL THEN 'sent' ELSE 'pending' END
+WHERE id = $1
+
+-- name: chatTasks
+SELECT r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
+	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
+	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
+	coalesce(r.message_thread_id, 0) AS message_thread_id,
+	r.kind, coalesce(r.schedule, '') AS schedule, coalesce(r.time_zone, '') AS time_zone, r.status, r.runs
+FROM reminders r
+WHERE r.chat_id = $1 AND r.schedule IS NOT NULL AND r.status IN ('pending', 'sending', 'paused')
+ORDER BY r.id
+
+-- name: setTaskStatus
+-- setTaskStatus pauses (status 'paused'), resumes ('pending', due at $5)
+-- or deletes ('cancelled') task $2 of chat $1, when user $3 set it (0:
+-- whoever did). A resumed task runs next at its next occurrence, never
+-- for the ones it missed while paused.
+UPDATE reminders r SET status = $4, due_at = coalesce($5, r.due_at), owner_id = NULL
+WHERE r.id = $2 AND r.chat_id = $1 AND r.schedule IS NOT NULL AND r.status IN ('pending', 'paused')
+  AND ($3::bigint = 0 OR r.telegram_user_id = $3)
+RETURNING r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
+	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
+	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
+	coalesce(r.message_thread_id, 0) AS message_thread_id,
+	r.kind, coalesce(r.schedule, '') AS schedule, coalesce(r.time_zone, '') AS time_zone, r.status, r.runs

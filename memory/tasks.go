@@ -1,0 +1,156 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/queue"
+)
+
+// The bounds on scheduled rows (tasks and recurring reminders), so that a
+// model, or a page it read, cannot fill the schedule: per user and per
+// chat, besides MaxRemindersPerHour new rows of reminders per chat an hour.
+const (
+	MaxTasksPerUser = 20
+	MaxTasksPerChat = 10
+)
+
+// ErrTooManyTasks is returned when a task would pass those bounds.
+var ErrTooManyTasks = errors.New("too many scheduled tasks")
+
+// AddTask stores a scheduled row (r.Schedule set; r.DueAt its first
+// occurrence) and returns its id.
+func (s *Store) AddTask(ctx context.Context, r Reminder) (int64, error) {
+	if r.Schedule == "" {
+		return 0, errors.New("add task: no schedule")
+	}
+	if r.Kind == "" {
+		r.Kind = KindTask
+	}
+	var id int64
+	err := s.pool.QueryRow(ctx, addTaskSQL, r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID, r.ThreadID,
+		r.Kind, r.Schedule, MaxTasksPerUser, MaxTasksPerChat, MaxRemindersPerHour, r.TimeZone).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("add task: %w (at most %d for a user, %d in a chat, and %d reminders or tasks set in a chat an hour)",
+			ErrTooManyTasks, MaxTasksPerUser, MaxTasksPerChat, MaxRemindersPerHour)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("add task: %w", translate(err))
+	}
+	return id, nil
+}
+
+// RunPlan says, for a due task, when it runs next (zero: never again) and
+// whether this run is late.
+type RunPlan func(task Reminder) (next time.Time, late bool)
+
+// RunDueTasks enqueues the runs of up to limit due tasks and returns them.
+// Each run enters the inbox (an update with the task's id, see queue.TaskRun)
+// and its task moves on to the next occurrence plan gives, in one
+// transaction: a run is enqueued once, whatever dies when, and the
+// occurrences missed while the bot was down come to that one run.
+func (s *Store) RunDueTasks(ctx context.Context, limit int, plan RunPlan) ([]queue.TaskRun, error) {
+	var runs []queue.TaskRun
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		runs = nil
+		rows, err := tx.Query(ctx, dueTasksSQL, limit)
+		if err != nil {
+			return err
+		}
+		type due struct {
+			Reminder
+			Username  string `db:"username"`
+			FirstName string `db:"first_name"`
+			LastName  string `db:"last_name"`
+		}
+		tasks, err := pgx.CollectRows(rows, pgx.RowToStructByName[due])
+		if err != nil {
+			return err
+		}
+		batch := &pgx.Batch{}
+		for _, t := range tasks {
+			next, late := plan(t.Reminder)
+			run := queue.TaskRun{TaskID: t.ID, ChatID: t.ChatID, Thread: t.ThreadID, Prompt: t.Text, DueAt: t.DueAt, Late: late,
+				UserID: t.UserID, Username: t.Username, FirstName: t.FirstName, LastName: t.LastName, LanguageCode: t.LanguageCode}
+			payload, err := queue.EncodeRun(run)
+			if err != nil {
+				return err
+			}
+			var nextAt *time.Time
+			if !next.IsZero() {
+				nextAt = &next
+			}
+			batch.Queue(enqueueRunSQL, s.inbox.BotID(), t.ID, t.ChatID, string(payload))
+			batch.Queue(advanceTaskSQL, t.ID, nextAt, late)
+			runs = append(runs, run)
+		}
+		if batch.Len() == 0 {
+			return nil
+		}
+		return tx.SendBatch(ctx, batch).Close()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run due tasks: %w", translate(err))
+	}
+	return runs, nil
+}
+
+// ChatTasks returns the chat's scheduled rows that still run (paused ones
+// too), oldest first.
+func (s *Store) ChatTasks(ctx context.Context, chatID int64) ([]Reminder, error) {
+	rows, err := s.pool.Query(ctx, chatTasksSQL, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("chat tasks: %w", translate(err))
+	}
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[Reminder])
+	if err != nil {
+		return nil, fmt.Errorf("chat tasks: %w", translate(err))
+	}
+	return list, nil
+}
+
+// What SetTaskStatus can do to a task.
+const (
+	TaskPause  = "paused"
+	TaskResume = "pending"
+	TaskDelete = "cancelled"
+)
+
+// ErrNoSuchTask is returned by SetTaskStatus when the chat has no such
+// task that runs still (or the user did not set it).
+var ErrNoSuchTask = errors.New("no such task")
+
+// SetTaskStatus pauses, resumes (next: when it runs next) or deletes task
+// id of the chat. With a userID, only a task that user set is changed.
+func (s *Store) SetTaskStatus(ctx context.Context, chatID, id, userID int64, status string, next time.Time) (*Reminder, error) {
+	var nextAt *time.Time
+	if status == TaskResume {
+		nextAt = &next
+	}
+	rows, err := s.pool.Query(ctx, setTaskStatusSQL, chatID, id, userID, status, nextAt)
+	if err != nil {
+		return nil, fmt.Errorf("set task status: %w", translate(err))
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Reminder])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNoSuchTask
+	}
+	if err != nil {
+		return nil, fmt.Errorf("set task status: %w", translate(err))
+	}
+	return &r, nil
+}
+
+// The statements of this file, whole in sql/tasks.sql.
+var (
+	addTaskSQL       = statement("addTask")
+	dueTasksSQL      = statement("dueTasks")
+	enqueueRunSQL    = statement("enqueueRun")
+	advanceTaskSQL   = statement("advanceTask")
+	chatTasksSQL     = statement("chatTasks")
+	setTaskStatusSQL = statement("setTaskStatus")
+)
