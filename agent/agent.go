@@ -88,7 +88,7 @@ type Config struct {
 	// Embedder, when set, makes recall semantic too (EMBEDDINGS_MODEL).
 	Embedder Embedder
 	// TurnDone, when set, is called after a turn's answer is stored: it
-	// wakes the background memory work (Memorizer.Wake).
+	// wakes the background memory work (memorize.Memorizer.Wake).
 	TurnDone func()
 }
 

@@ -36,7 +36,7 @@ func refusedFor(err error) (reason string, ok bool) {
 	}
 	switch apiErr.Status {
 	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
-		return fmt.Sprintf("%d: %s", apiErr.Status, truncate(apiErr.Message, 300)), true
+		return fmt.Sprintf("%d: %s", apiErr.Status, Truncate(apiErr.Message, 300)), true
 	}
 	return "", false
 }

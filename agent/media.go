@@ -262,7 +262,7 @@ func (a *Agent) audioCall(ctx context.Context, call *memory.LLMCall, do func(ctx
 	err := a.withRetry(ctx, call.Model, do)
 	call.Latency = time.Since(start)
 	if err != nil {
-		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+		call.Status, call.Error = callStatus(err), Truncate(err.Error(), 2000)
 	}
 	if ctx.Err() == nil { // shutting down: the update is handled again, nothing happened for good
 		if _, saveErr := a.store.SaveStep(ctx, "", memory.Step{LLMCalls: []memory.LLMCall{*call}}); saveErr != nil && err == nil {

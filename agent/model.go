@@ -65,7 +65,7 @@ func (a *Agent) complete(ctx context.Context, t *turnState, rows []memory.Messag
 	}
 	call.Latency = time.Since(start)
 	if err != nil {
-		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+		call.Status, call.Error = callStatus(err), Truncate(err.Error(), 2000)
 		return nil, call, fmt.Errorf("%w: %w", ErrModel, err)
 	}
 	if resp.Model != "" {
@@ -77,7 +77,7 @@ func (a *Agent) complete(ctx context.Context, t *turnState, rows []memory.Messag
 		call.PromptTokens = max(resp.Usage.PromptTokens, countImages(req)*TokensPerImage)
 		call.CompletionTokens = resp.Usage.CompletionTokens
 	} else {
-		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = estimatePrompt(req), estimateAnswer(resp), true
+		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = EstimatePrompt(req), EstimateAnswer(resp), true
 		a.warnOnce("usage:"+t.model, "the model server sent no usage; membot estimates it (llm_calls.usage_estimated)", "model", t.model)
 	}
 	return resp, call, nil
@@ -196,9 +196,9 @@ func (a *Agent) client(model string) LLM {
 	return a.llm
 }
 
-// estimatePrompt estimates a request's prompt tokens from its size; an
+// EstimatePrompt estimates a request's prompt tokens from its size; an
 // image counts as TokensPerImage, not as the length of its data URL.
-func estimatePrompt(req llm.Request) int {
+func EstimatePrompt(req llm.Request) int {
 	msgs := make([]llm.Message, len(req.Messages))
 	for i, m := range req.Messages {
 		msgs[i] = m
@@ -230,8 +230,8 @@ func countImages(req llm.Request) int {
 	return n
 }
 
-// estimateAnswer estimates an answer's tokens, its thinking included.
-func estimateAnswer(r *llm.Response) int {
+// EstimateAnswer estimates an answer's tokens, its thinking included.
+func EstimateAnswer(r *llm.Response) int {
 	n := estimateTokens(r.Message.Content) + estimateTokens(r.Reasoning)
 	for _, c := range r.Message.ToolCalls {
 		n += estimateTokens(c.Function.Name) + estimateTokens(c.Function.Arguments)
@@ -282,7 +282,7 @@ func reasoningMeta(meta map[string]any, r *llm.Response) {
 	if r.Reasoning == "" {
 		return
 	}
-	meta["reasoning"] = truncate(r.Reasoning, maxStoredReasoning)
+	meta["reasoning"] = Truncate(r.Reasoning, maxStoredReasoning)
 	meta["reasoning_chars"] = len([]rune(r.Reasoning))
 	meta["reasoning_from"] = r.ReasoningFrom
 }

@@ -11,35 +11,35 @@ import (
 // from what the text says. The memory model sees every part under its
 // label (the summaries see every user row so). Facts are taken only from
 // exchanges made wholly of the user's own words and tools whose results
-// are not outside text (ownOrigin, Registry.outside): an exchange with a file, a forwarded message, a
+// are not outside text (OwnOrigin, Registry.Outside): an exchange with a file, a forwarded message, a
 // page or any other tool's result is not read for facts at all, since no
 // code can tell which of a model's facts came from which part. What it
 // holds becomes a fact only when the user confirms the remember call that
 // saves it (tools.go, readOutside).
-type origin string
+type Origin string
 
 const (
-	originOwnText   origin = "the user's own message"
-	originOwnVoice  origin = "a transcript of the user's own voice message"
-	originForwarded origin = "a message the user forwarded (someone else's words, not the user's)"
-	originDocument  origin = "a file the user sent (its text: not the user's words)"
-	originAudio     origin = "an audio file the user sent, transcribed (not necessarily the user's voice)"
-	originImage     origin = "an image the user sent, with its caption (what the image shows is not the user's words)"
-	originMember    origin = "a group member's message (their words, to be reported as theirs)"
-	originAnswer    origin = "the assistant's answer (not the user's words)"
+	originOwnText   Origin = "the user's own message"
+	originOwnVoice  Origin = "a transcript of the user's own voice message"
+	originForwarded Origin = "a message the user forwarded (someone else's words, not the user's)"
+	originDocument  Origin = "a file the user sent (its text: not the user's words)"
+	originAudio     Origin = "an audio file the user sent, transcribed (not necessarily the user's voice)"
+	originImage     Origin = "an image the user sent, with its caption (what the image shows is not the user's words)"
+	originMember    Origin = "a group member's message (their words, to be reported as theirs)"
+	OriginAnswer    Origin = "the assistant's answer (not the user's words)"
 )
 
-// indented indents every line of a part's text after its first, so that
+// Indented indents every line of a part's text after its first, so that
 // no line of it can pass for the label of another part.
-func indented(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+func Indented(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
 
-// ownOrigin tells whether a part is the user's own words.
-func ownOrigin(o origin) bool { return o == originOwnText || o == originOwnVoice }
+// OwnOrigin tells whether a part is the user's own words.
+func OwnOrigin(o Origin) bool { return o == originOwnText || o == originOwnVoice }
 
-// userRowOrigin is the origin of a user row: member in a group (another
+// UserRowOrigin is the origin of a user row: member in a group (another
 // author than the chat's own user), forwarded when Telegram said so, else
 // by the kind of its first file.
-func userRowOrigin(group, forwarded bool, mediaKind string) origin {
+func UserRowOrigin(group, forwarded bool, mediaKind string) Origin {
 	switch {
 	case group:
 		return originMember

@@ -168,7 +168,7 @@ func TestImagePartsSurviveTheRequestBuilder(t *testing.T) {
 		t.Fatalf("with room for the image, the request has %d messages", len(msgs))
 	}
 	// 30,000 bytes of data URL would be estimated at 10,000 tokens.
-	if n := estimatePrompt(llm.Request{Messages: msgs}); n > 2*TokensPerImage {
+	if n := EstimatePrompt(llm.Request{Messages: msgs}); n > 2*TokensPerImage {
 		t.Errorf("a request with one image is estimated at %d tokens", n)
 	}
 }

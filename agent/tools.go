@@ -172,11 +172,11 @@ func (r *Registry) tool(name string) (Tool, bool) {
 	return t, ok
 }
 
-// outside tells whether the results of the tool called name are text
+// Outside tells whether the results of the tool called name are text
 // nobody in the chat wrote (Tool.Outside); a tool no longer offered (its
 // MCP server changed its list), or any tool without a registry, counts
 // as outside.
-func (r *Registry) outside(name string) bool {
+func (r *Registry) Outside(name string) bool {
 	if r == nil {
 		return true
 	}
@@ -266,7 +266,7 @@ func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCal
 		args = json.RawMessage(`{}`)
 	}
 	if !json.Valid(args) {
-		return "", fmt.Errorf("the arguments are not valid JSON: %s", truncate(call.Arguments, 200))
+		return "", fmt.Errorf("the arguments are not valid JSON: %s", Truncate(call.Arguments, 200))
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -288,7 +288,7 @@ func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", 
 // readOutside tells whether text the user did not write entered the turn
 // (see origins.go): its user row is not the user's own words (forwarded,
 // as turn says, or a file), or a tool whose results are outside text
-// (Registry.outside) gave a result in history's rows after the row (all of
+// (Registry.Outside) gave a result in history's rows after the row (all of
 // them when the row has left the window, the turn being longer). Then
 // the calls of tools marked ConfirmAfterOutside need the user's confirmation.
 func (r *Registry) readOutside(history []memory.Message, turn *TurnInfo) bool {
@@ -299,13 +299,13 @@ func (r *Registry) readOutside(history []memory.Message, turn *TurnInfo) bool {
 	for i, m := range history {
 		if m.ID == turn.UserMessageID && m.Role == memory.RoleUser {
 			start = i + 1
-			if !ownOrigin(userRowOrigin(false, false, firstMediaKind(m.Media))) {
+			if !OwnOrigin(UserRowOrigin(false, false, firstMediaKind(m.Media))) {
 				return true
 			}
 		}
 	}
 	for _, m := range history[start:] {
-		if m.Role == memory.RoleTool && r.outside(m.ToolName) {
+		if m.Role == memory.RoleTool && r.Outside(m.ToolName) {
 			return true
 		}
 	}
@@ -389,7 +389,7 @@ func reasoningBack(resp *llm.Response) string {
 	if resp.ReasoningFrom != "reasoning_content" {
 		return ""
 	}
-	return truncate(resp.Reasoning, maxStoredReasoning)
+	return Truncate(resp.Reasoning, maxStoredReasoning)
 }
 
 // runCall runs one call and returns its result row, whose metadata records
@@ -413,19 +413,19 @@ func (a *Agent) runCall(ctx context.Context, turn *TurnInfo, call memory.ToolCal
 		a.log.Warn("tool failed", "tool", call.Name, "err", err)
 	}
 	if err != nil {
-		meta["error"] = truncate(err.Error(), 2000)
-		result = "error: " + truncate(err.Error(), 2000)
+		meta["error"] = Truncate(err.Error(), 2000)
+		result = "error: " + Truncate(err.Error(), 2000)
 	}
 	if len(result) > maxToolResult {
 		meta["truncated_from"] = len(result)
-		result = truncate(result, maxToolResult) + "\n[truncated]"
+		result = Truncate(result, maxToolResult) + "\n[truncated]"
 	}
 	return memory.Message{Role: memory.RoleTool, Content: result, ToolCallID: call.ID, ToolName: call.Name,
 		UpdateID: turn.UpdateID, Metadata: meta}
 }
 
-// truncate cuts s to at most n bytes without splitting a character.
-func truncate(s string, n int) string {
+// Truncate cuts s to at most n bytes without splitting a character.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

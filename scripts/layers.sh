@@ -35,8 +35,8 @@ rule "./memory/queue/..." DIRECT "^$mod/memory$" \
 rule "./internal/sqlfile/..." DIRECT "^$mod/" "the reader of sql/*.sql files imports none of the program"
 rule "./agent/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 	"agent knows nothing of Telegram, writes no SQL of its own, and imports no layer above it"
-rule "./agent" DIRECT "^$mod/agent/(tools|mcptools|websearch)$" \
-	"agent runs tools it is given: the built-in ones and the MCP servers' are composed by the wiring"
+rule "./agent" DIRECT "^$mod/agent/(tools|mcptools|websearch|memorize)$" \
+	"agent runs tools it is given (the built-in ones and the MCP servers' are composed by the wiring) and only wakes the memory work"
 rule "./bot/..." DIRECT "^$pgx" "bot never talks to PostgreSQL itself: it goes through memory"
 rule "./bot/telegram/..." ALL "^$mod/(memory|agent|bot$|bot/inbox)" \
 	"the Telegram client knows nothing of the database, the model or the handler"

@@ -14,6 +14,7 @@ import (
 	"github.com/membot/membot/agent/images"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/agent/memorize"
 	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
@@ -38,9 +39,9 @@ type Config struct {
 	// WebSearch is the provider web_search asks (agent/websearch); none
 	// configured: the tool is not offered.
 	WebSearch websearch.Config
-	Memory    agent.MemoryConfig // the memory work after turns
-	Images    images.Config      // pictures: /image and generate_image
-	Bot       bot.Config         // access and limits, how answers are shown, media
+	Memory    memorize.Config // the memory work after turns
+	Images    images.Config   // pictures: /image and generate_image
+	Bot       bot.Config      // access and limits, how answers are shown, media
 
 	// ModesFile is a YAML or JSON file of more modes (MODES_FILE), read
 	// into Agent.Modes with the built-in ones.
@@ -113,7 +114,7 @@ func defaultConfig() *Config {
 		Agent:           agent.DefaultConfig(),
 		Tools:           tools.DefaultEnv(),
 		WebSearch:       websearch.DefaultConfig(),
-		Memory:          agent.DefaultMemoryConfig(),
+		Memory:          memorize.DefaultConfig(),
 		Images:          images.DefaultConfig(),
 		Bot:             bot.DefaultConfig(),
 		Retention:       90 * 24 * time.Hour,
@@ -202,7 +203,7 @@ func (c *Config) settings() []setting {
 		{"IMAGE_API_KEY", textOr(&c.LLM.Images.APIKey, &c.LLM.Chat.APIKey)},
 		{"IMAGE_TOKENS", intIn(&c.Images.TokensPerImage, 0, 10000000)},
 
-		// Memory (agent: agent.MemoryConfig, agent.Config's recall)
+		// Memory (agent/memorize: memorize.Config; agent.Config's recall)
 		{"AUTO_MEMORY", boolean(&c.Memory.AutoMemory)},
 		{"SUMMARIES", boolean(&c.Memory.Summaries)},
 		{"MEMORY_MODEL", textOr(&c.Memory.Model, &c.Agent.Model)},

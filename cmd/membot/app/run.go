@@ -16,6 +16,7 @@ import (
 	"github.com/membot/membot/agent/images"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/agent/memorize"
 	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
@@ -71,7 +72,7 @@ type membot struct {
 	client    *telegram.Client
 	stuck     *inbox.Stuck
 	handler   *bot.Handler
-	memorizer *agent.Memorizer
+	memorizer *memorize.Memorizer
 	reminders *remind.Scheduler
 	purger    *purge.Purger
 	running   sync.WaitGroup // what startIntake started
@@ -241,7 +242,7 @@ func (m *membot) newHandler() error {
 	for _, model := range cfg.LLM.Models {
 		models = append(models, agent.Model{Name: model.Name, LLM: newClient(model.BaseURL), Caps: model.Caps})
 	}
-	m.memorizer = &agent.Memorizer{Store: store, LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, MemoryConfig: cfg.Memory,
+	m.memorizer = &memorize.Memorizer{Store: store, LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, Config: cfg.Memory,
 		HistoryLimit: cfg.Agent.HistoryLimit, Tools: registry, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
 	ac := cfg.Agent
 	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}
@@ -329,7 +330,7 @@ func startRecall(ctx context.Context, cfg *Config, store *memory.Store, hc *http
 		return nil
 	}
 	log.Info("recall: full-text and semantic search", "embeddings_model", cfg.Memory.EmbeddingsModel, "auto_recall", cfg.Agent.Recall, "auto_memory", cfg.Memory.AutoMemory)
-	return agent.NewEmbedder(cfg.LLM.Embeddings.BaseURL, cfg.LLM.Embeddings.APIKey, cfg.Memory.EmbeddingsModel, hc)
+	return memorize.NewEmbedder(cfg.LLM.Embeddings.BaseURL, cfg.LLM.Embeddings.APIKey, cfg.Memory.EmbeddingsModel, hc)
 }
 
 // pooledTransport keeps an idle connection for everything the workers do at

@@ -1,4 +1,7 @@
-package agent
+// Package memorize does the memory work that follows turns, in the
+// background: it embeds new messages, reads the user's own words for
+// lasting facts and summarises what leaves a conversation's window.
+package memorize
 
 import (
 	"bytes"
@@ -13,14 +16,15 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/internal/wake"
 	"github.com/membot/membot/memory"
 )
 
-// MemorizerStore is the part of the memory repository the background
+// Store is the part of the memory repository the background
 // memory work needs.
-type MemorizerStore interface {
+type Store interface {
 	LeaseJob(ctx context.Context, job string, d time.Duration) (int64, bool, error)
 	ReleaseJob(ctx context.Context, job string, cursor int64) error
 	RowsToEmbed(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]memory.TextRow, error)
@@ -40,15 +44,15 @@ type MemorizerStore interface {
 // kept in the database (memory_jobs), so a restart loses nothing, and its
 // calls are bounded per minute so a busy bot cannot flood the model server.
 type Memorizer struct {
-	Store        MemorizerStore
-	LLM          LLM // for facts and summaries
-	Embedder     Embedder
+	Store        Store
+	LLM          agent.LLM // for facts and summaries
+	Embedder     agent.Embedder
 	HistoryLimit int // the window: rows older than it are summarised
 	// Tools are the turns' tools: an exchange in which one whose results
 	// are outside text ran is not read for facts (nil: none is read).
-	Tools *Registry
-	// MemoryConfig is the settings: what it does, with which model, how fast.
-	MemoryConfig
+	Tools *agent.Registry
+	// Config is the settings: what it does, with which model, how fast.
+	Config
 	// Settle is how old a row must be before it is worked on (see
 	// memory.settledSQL); Every how often the database is looked at when
 	// nobody wakes the loops.
@@ -241,14 +245,14 @@ func (m *Memorizer) complete(ctx context.Context, ex memory.Exchange, purpose, s
 	resp, err := m.LLM.Complete(ctx, req, func(llm.Delta) {})
 	call.Latency = time.Since(start)
 	if err != nil {
-		call.Status, call.Error = callStatus(err), truncate(err.Error(), 2000)
+		call.Status, call.Error = llm.CallStatus(err), agent.Truncate(err.Error(), 2000)
 		m.Log.Warn("memory: the model call failed", "purpose", purpose, "model", m.Model, "err", err)
 		return "", call
 	}
 	if resp.Usage != nil {
 		call.PromptTokens, call.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	} else {
-		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = estimatePrompt(req), estimateAnswer(resp), true
+		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = agent.EstimatePrompt(req), agent.EstimateAnswer(resp), true
 	}
 	return resp.Message.Content, call
 }
@@ -284,7 +288,7 @@ func (m *Memorizer) extract(ctx context.Context, ex memory.Exchange) ([]memory.F
 		fmt.Fprintf(&b, "\n#%d %s", f.ID, f.Content)
 	}
 	fmt.Fprintf(&b, "\n\nThe exchange (%s), each part after its origin:\n[%s]\n%s\n[%s]\n%s", ex.At.In(m.Location).Format("2006-01-02"),
-		exchangeOrigin(ex), indented(ex.UserText), originAnswer, indented(ex.AnswerText))
+		exchangeOrigin(ex), agent.Indented(ex.UserText), agent.OriginAnswer, agent.Indented(ex.AnswerText))
 	text, call := m.complete(ctx, ex, memory.PurposeFacts, factsPrompt, b.String())
 	if call.Status != "ok" {
 		return nil, call
@@ -306,20 +310,20 @@ func (m *Memorizer) extract(ctx context.Context, ex memory.Exchange) ([]memory.F
 }
 
 // exchangeOrigin is where ex's user row came from.
-func exchangeOrigin(ex memory.Exchange) origin {
-	return userRowOrigin(ex.ChatID != ex.UserID, ex.UserForwarded, ex.UserMedia)
+func exchangeOrigin(ex memory.Exchange) agent.Origin {
+	return agent.UserRowOrigin(ex.ChatID != ex.UserID, ex.UserForwarded, ex.UserMedia)
 }
 
 // ownExchange tells whether all of ex is the user's own words and tools
 // whose results are not outside text (tools): only such exchanges are read
 // for facts.
-func ownExchange(ex memory.Exchange, tools *Registry) bool {
+func ownExchange(ex memory.Exchange, tools *agent.Registry) bool {
 	for _, t := range ex.Tools {
-		if tools.outside(t) {
+		if tools.Outside(t) {
 			return false
 		}
 	}
-	return ownOrigin(exchangeOrigin(ex))
+	return agent.OwnOrigin(exchangeOrigin(ex))
 }
 
 // parseFacts reads the extraction's JSON strictly: the one shape, at most
@@ -407,11 +411,11 @@ func (m *Memorizer) summarise(ctx context.Context, ex memory.Exchange, limit *ra
 	b.WriteString("New messages:")
 	group := ex.ChatID < 0
 	for _, r := range rows {
-		from := originAnswer
+		from := agent.OriginAnswer
 		if r.Role == memory.RoleUser {
-			from = userRowOrigin(group, r.Forwarded, r.Media)
+			from = agent.UserRowOrigin(group, r.Forwarded, r.Media)
 		}
-		fmt.Fprintf(&b, "\n[%s] (%s) %s: %s", r.CreatedAt.In(m.Location).Format("2006-01-02 15:04"), from, r.Role, indented(r.Text))
+		fmt.Fprintf(&b, "\n[%s] (%s) %s: %s", r.CreatedAt.In(m.Location).Format("2006-01-02 15:04"), from, r.Role, agent.Indented(r.Text))
 	}
 	if limit.Wait(ctx) != nil {
 		return
@@ -421,7 +425,7 @@ func (m *Memorizer) summarise(ctx context.Context, ex memory.Exchange, limit *ra
 		prompt += groupSummaryNote
 	}
 	text, call := m.complete(ctx, ex, memory.PurposeSummary, prompt, b.String())
-	text = truncate(withoutOrders(strings.TrimSpace(text)), maxSummaryChars)
+	text = agent.Truncate(withoutOrders(strings.TrimSpace(text)), maxSummaryChars)
 	sum := memory.Summary{ConversationID: ex.ConversationID, ChatID: ex.ChatID, FromMessageID: rows[0].ID,
 		ToMessageID: rows[len(rows)-1].ID, Content: text, Model: m.Model}
 	if call.Status != "ok" || text == "" {

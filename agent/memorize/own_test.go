@@ -1,9 +1,10 @@
-package agent_test
+package memorize_test
 
 import (
 	"testing"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/memorize"
 	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/memory"
 )
@@ -31,11 +32,11 @@ func TestOnlyTheUsersOwnWordsAreReadForFacts(t *testing.T) {
 		{"a tool no longer offered", memory.Exchange{ChatID: 7, UserID: 7, Tools: []string{"mcp_gone_tool"}}, false},
 		{"a group member", memory.Exchange{ChatID: -100, UserID: 7}, false},
 	} {
-		if got := agent.OwnExchange(c.ex, tools); got != c.want {
+		if got := memorize.OwnExchange(c.ex, tools); got != c.want {
 			t.Errorf("%s: ownExchange = %v, want %v", c.name, got, c.want)
 		}
 	}
-	if agent.OwnExchange(memory.Exchange{ChatID: 7, UserID: 7, Tools: []string{"calculator"}}, nil) {
+	if memorize.OwnExchange(memory.Exchange{ChatID: 7, UserID: 7, Tools: []string{"calculator"}}, nil) {
 		t.Error("without a registry a tool's result counts as outside")
 	}
 }

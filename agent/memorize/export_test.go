@@ -1,4 +1,4 @@
-package agent
+package memorize
 
 // OwnExchange lets the external tests, which may build the built-in tools,
 // ask ownExchange.

@@ -1,4 +1,4 @@
-package agent_test
+package memorize_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/memorize"
 )
 
 // A hostile embeddings server that answers without end is cut off at the
@@ -36,11 +36,11 @@ func TestAnEmbeddingsAnswerIsBounded(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	_, _, err := agent.NewEmbedder(srv.URL+"/v1", "hostile", "m", nil).Embed(context.Background(), []string{"hello"})
+	_, _, err := memorize.NewEmbedder(srv.URL+"/v1", "hostile", "m", nil).Embed(context.Background(), []string{"hello"})
 	if !errors.Is(err, llm.ErrBodyTooLarge) {
 		t.Fatalf("an endless embeddings answer gave %v; want ErrBodyTooLarge", err)
 	}
-	vecs, usage, err := agent.NewEmbedder(srv.URL+"/v1", "ordinary", "m", nil).Embed(context.Background(), []string{"hello"})
+	vecs, usage, err := memorize.NewEmbedder(srv.URL+"/v1", "ordinary", "m", nil).Embed(context.Background(), []string{"hello"})
 	if err != nil || len(vecs) != 1 || len(vecs[0]) != 2 || usage.PromptTokens != 3 {
 		t.Fatalf("an ordinary answer gave %v, %+v, %v", vecs, usage, err)
 	}
@@ -55,7 +55,7 @@ func TestAnEmbeddingsErrorNeverShowsTheKey(t *testing.T) {
 		io.WriteString(w, `{"error":{"message":"bad key `+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+`","type":"invalid_request_error"}}`)
 	}))
 	t.Cleanup(srv.Close)
-	_, _, err := agent.NewEmbedder(srv.URL+"/v1", "sk-secret-embed", "m", nil).Embed(context.Background(), []string{"hello"})
+	_, _, err := memorize.NewEmbedder(srv.URL+"/v1", "sk-secret-embed", "m", nil).Embed(context.Background(), []string{"hello"})
 	if err == nil || strings.Contains(err.Error(), "sk-secret-embed") || !strings.Contains(err.Error(), "<redacted>") {
 		t.Fatalf("error = %v", err)
 	}

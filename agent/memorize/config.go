@@ -1,0 +1,31 @@
+package memorize
+
+// Config is the settings of the memory work that follows turns
+// (Memorizer). DefaultConfig has the defaults.
+type Config struct {
+	// AutoMemory extracts lasting facts about the user from private
+	// exchanges (AUTO_MEMORY).
+	AutoMemory bool
+	// Summaries summarises the rows that leave the window (SUMMARIES).
+	Summaries bool
+	// Model extracts the facts and writes the summaries (MEMORY_MODEL).
+	Model string
+	// CallsPerMinute bounds the facts and summary calls
+	// (MEMORY_CALLS_PER_MINUTE), EmbedPerMinute the embeddings requests,
+	// each of up to embedBatch messages (EMBEDDINGS_PER_MINUTE).
+	CallsPerMinute int
+	EmbedPerMinute int
+	// EmbeddingsModel is the model of the Embedder that makes recall
+	// semantic too (EMBEDDINGS_MODEL); empty: full-text search alone.
+	EmbeddingsModel string
+}
+
+// DefaultConfig is the settings' defaults; Model is empty, for the
+// caller to default to the chat model.
+func DefaultConfig() Config {
+	return Config{AutoMemory: true, Summaries: true, CallsPerMinute: defaultPerMinute, EmbedPerMinute: defaultPerMinute}
+}
+
+// defaultPerMinute bounds each kind of the memory work's calls, and is
+// what a zero bound means too.
+const defaultPerMinute = 30
