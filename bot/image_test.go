@@ -30,8 +30,8 @@ func TestAPictureIsDrawnSentAndKept(t *testing.T) {
 	if reqs := h.LLM.ImageRequests(); len(reqs) != 1 || reqs[0].Model != "gpt-image-1" || reqs[0].Prompt != "a red cat" || reqs[0].N != 1 {
 		t.Fatalf("image requests: %+v", reqs)
 	}
-	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND model = 'gpt-image-1' AND prompt_tokens = 16000
-		AND status = 'ok' AND telegram_user_id = $1`, jane.ID); n != 1 {
+	if n := h.Count(`SELECT count(*) FROM llm_calls l JOIN messages m USING (conversation_id) WHERE l.purpose = 'image'
+		AND l.model = 'gpt-image-1' AND l.prompt_tokens = 16000 AND l.status = 'ok' AND l.telegram_user_id = $1 AND m.role = 'assistant'`, jane.ID); n != 1 {
 		t.Errorf("%d image calls counted at 16000 tokens, want 1", n)
 	}
 	var content string

@@ -65,6 +65,7 @@ type Sent struct {
 
 // Store records the calls, and keeps /image's exchange (memory.Store is one).
 type Store interface {
+	CurrentConversation(ctx context.Context, chat memory.Chat, userID int64) (string, error)
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
 	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
 }
@@ -102,7 +103,7 @@ func (p *Painter) On() bool { return p != nil && p.Model != "" && p.Server != ni
 type Request struct {
 	UserID         int64
 	Chat           memory.Chat
-	ConversationID string // the call's conversation; "" when none
+	ConversationID string // the call's conversation; "": the chat's current one
 	UpdateID       int64
 	ReplyTo        int64 // the Telegram message the photo answers; 0: none
 	Prompt         string
@@ -148,6 +149,11 @@ func (p *Painter) Paint(ctx context.Context, req Request) (*Picture, error) {
 		}
 		if limited && left < int64(p.TokensPerImage) {
 			return nil, ErrOverBudget
+		}
+	}
+	if req.ConversationID == "" {
+		if req.ConversationID, err = p.Store.CurrentConversation(ctx, req.Chat, req.UserID); err != nil {
+			return nil, err
 		}
 	}
 	call := memory.LLMCall{UserID: req.UserID, ChatID: req.Chat.ID, ConversationID: req.ConversationID, UpdateID: req.UpdateID,
