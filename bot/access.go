@@ -7,12 +7,16 @@ import (
 	"time"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
-// GateStore is what the gate reads and writes: the usage the limits
-// count, refusals and the events of admission.
+// UsageReader reads the usage the gate's limits count.
+type UsageReader interface {
+	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (userdata.Usage, error)
+}
+
+// GateStore is what the gate writes: refusals and the events of admission.
 type GateStore interface {
-	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (memory.Usage, error)
 	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
 	AddEvents(ctx context.Context, events ...memory.Event) error
 }
@@ -41,7 +45,7 @@ func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err e
 		return false, nil
 	}
 	now := a.Now()
-	usage, err := h.Memory.RecentUsage(ctx, userID, in.update.UpdateID, a.DayStart(now), now.Add(-time.Minute))
+	usage, err := h.Users.RecentUsage(ctx, userID, in.update.UpdateID, a.DayStart(now), now.Add(-time.Minute))
 	if err != nil {
 		return true, err
 	}
@@ -66,7 +70,7 @@ func (h *Handler) budgetSpent(ctx context.Context, in *incoming) (bool, error) {
 		return false, nil
 	}
 	now := a.Now()
-	usage, err := h.Memory.RecentUsage(ctx, in.user.TelegramUserID, in.update.UpdateID, a.DayStart(now), now.Add(-time.Minute))
+	usage, err := h.Users.RecentUsage(ctx, in.user.TelegramUserID, in.update.UpdateID, a.DayStart(now), now.Add(-time.Minute))
 	return err == nil && usage.TokensToday >= a.DailyTokenLimit, err
 }
 

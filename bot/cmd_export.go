@@ -11,12 +11,16 @@ import (
 	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
-// ExportStore is what /export reads, and how it counts the exports a
-// user had lately.
+// TranscriptStore is what /export reads: the chat's current conversation.
+type TranscriptStore interface {
+	WalkCurrentTranscript(ctx context.Context, chat memory.Chat, head func(c userdata.Conversation, rows int) error, each func(m *memory.Message) error) error
+}
+
+// ExportStore is how /export counts the exports a user had lately.
 type ExportStore interface {
-	WalkCurrentTranscript(ctx context.Context, chat memory.Chat, head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error
 	EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (int, time.Time, error)
 	AddEvents(ctx context.Context, events ...memory.Event) error
 }
@@ -57,8 +61,8 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 		limit = DefaultExportPartBytes
 	}
 	lang, loc := in.lang(), h.Access.Zone()
-	walk := func(head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error {
-		return h.Memory.WalkCurrentTranscript(ctx, in.conversation(), head, each)
+	walk := func(head func(c userdata.Conversation, rows int) error, each func(m *memory.Message) error) error {
+		return h.Users.WalkCurrentTranscript(ctx, in.conversation(), head, each)
 	}
 	e, err := export.Write(walk, dir, limit, lang, loc)
 	if errors.Is(err, memory.ErrNotFound) || (err == nil && e.Total == 0) {

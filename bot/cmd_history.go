@@ -30,7 +30,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 			return h.reply(ctx, in, tr(in.lang()).HistoryUsage(historyMax))
 		}
 	}
-	msgs, err := h.Memory.Dialogue(ctx, in.conversation(), n)
+	msgs, err := h.Users.Dialogue(ctx, in.conversation(), n)
 	if err != nil {
 		return err
 	}

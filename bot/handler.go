@@ -53,13 +53,20 @@ type Memory interface {
 	FactStore     // facts.go
 	ReminderStore // reminders.go
 	RollbackStore // cmd_rollback.go
-	HistoryStore  // cmd_history.go
 	ExportStore   // cmd_export.go
 	ModeStore     // cmd_mode.go
 	ModelStore    // cmd_model.go
 	VoiceStore    // cmd_voice.go
-	UsageStore    // usage.go
-	AdminStore    // admin.go
+}
+
+// Users is what the handler reads of users, their conversations and the
+// bot's totals (memory/userdata's Store implements it).
+type Users interface {
+	UsageReader     // access.go
+	UsageStore      // usage.go
+	AdminStore      // admin.go
+	HistoryStore    // cmd_history.go
+	TranscriptStore // cmd_export.go
 }
 
 // Inbox is what the handler reaches the inbox of updates for, while a
@@ -75,6 +82,7 @@ type Handler struct {
 	Agent   Agent
 	Memory  Memory
 	Inbox   Inbox
+	Users   Users
 	Log     *slog.Logger
 	Metrics Metrics
 	Modes   *agent.Modes // the built-in modes when nil

@@ -4,19 +4,19 @@ import (
 	"context"
 	"time"
 
-	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
 // UsageStore is what /usage reads.
 type UsageStore interface {
-	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*memory.UserStats, error)
+	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*userdata.UserStats, error)
 }
 
 // cmdUsage shows the user their own usage today and this month.
 func cmdUsage(ctx context.Context, h *Handler, in *incoming) error {
 	a := &h.Access
 	now := a.Now()
-	st, err := h.Memory.UserStats(ctx, in.user.TelegramUserID, a.DayStart(now), a.MonthStart(now))
+	st, err := h.Users.UserStats(ctx, in.user.TelegramUserID, a.DayStart(now), a.MonthStart(now))
 	if err != nil {
 		return err
 	}

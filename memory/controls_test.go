@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
 // exchange stores one user message and its answer, the answer after a tool call.
@@ -212,12 +213,12 @@ func TestTranscriptAndDialogue(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	walk := func() (memory.Conversation, int, []string, error) {
-		var c memory.Conversation
+	walk := func() (userdata.Conversation, int, []string, error) {
+		var c userdata.Conversation
 		var n int
 		var contents []string
-		err := store.WalkCurrentTranscript(ctx, memory.Chat{ID: 4},
-			func(conv memory.Conversation, rows int) error { c, n = conv, rows; return nil },
+		err := userdata.New(store.Pool()).WalkCurrentTranscript(ctx, memory.Chat{ID: 4},
+			func(conv userdata.Conversation, rows int) error { c, n = conv, rows; return nil },
 			func(m *memory.Message) error { contents = append(contents, m.Content); return nil })
 		return c, n, contents, err
 	}
@@ -237,11 +238,11 @@ func TestTranscriptAndDialogue(t *testing.T) {
 	// An error of the caller stops the walk and comes back as is.
 	stop := errors.New("enough")
 	seen := 0
-	if err := store.WalkCurrentTranscript(ctx, memory.Chat{ID: 4}, func(memory.Conversation, int) error { return nil },
+	if err := userdata.New(store.Pool()).WalkCurrentTranscript(ctx, memory.Chat{ID: 4}, func(userdata.Conversation, int) error { return nil },
 		func(*memory.Message) error { seen++; return stop }); err != stop || seen != 1 {
 		t.Fatalf("a stopped walk: %v after %d rows", err, seen)
 	}
-	d, err := store.Dialogue(ctx, memory.Chat{ID: 4}, 3)
+	d, err := userdata.New(store.Pool()).Dialogue(ctx, memory.Chat{ID: 4}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

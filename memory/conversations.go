@@ -16,8 +16,8 @@ func (s *Store) CurrentConversation(ctx context.Context, chat Chat, userID int64
 }
 
 // Reset opens a fresh conversation for the chat and leaves the ones before
-// it, with their messages, to PurgeReset, in one statement; it returns the
-// new conversation's id. The fresh conversation is the current one at
+// it, with their messages, to purge.Store.PurgeReset, in one statement; it
+// returns the new conversation's id. The fresh conversation is the current one at
 // once: nothing of the old ones reaches the model again.
 func (s *Store) Reset(ctx context.Context, chat Chat, userID int64) (string, error) {
 	var id string

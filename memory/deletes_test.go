@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
 // /new deletes the conversation's messages; what pointed at them (a fact's
@@ -85,7 +86,7 @@ func TestForgetBesideATurnOfTheUserDoesNotDeadlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	forgot := make(chan error, 1)
-	go func() { _, err := store.Forget(ctx, 42); forgot <- err }()
+	go func() { _, err := userdata.New(store.Pool()).Forget(ctx, 42); forgot <- err }()
 	if !waitForLockOrDone(t, store, forgot) {
 		t.Fatalf("forget did not wait for the turn's lock on the user: %v", <-forgot)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/purge"
 	"github.com/membot/membot/memory/queue"
 )
 
@@ -130,7 +131,7 @@ func TestTheInboxRemembersWhichIdsItFreed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n, err := store.PurgeExpired(ctx, time.Now().Add(time.Hour)); err != nil || n < 2 {
+	if n, err := purge.NewStore(store.Pool()).PurgeExpired(ctx, time.Now().Add(time.Hour)); err != nil || n < 2 {
 		t.Fatalf("purged %d rows, %v", n, err)
 	}
 	// A row of update 20 outlives its inbox row (events are purged by their own age).

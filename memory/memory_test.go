@@ -11,6 +11,7 @@ import (
 
 	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/purge"
 	"github.com/membot/membot/memory/queue"
 )
 
@@ -169,7 +170,7 @@ func purgeAll(t testing.TB, store *memory.Store) []int64 {
 	t.Helper()
 	var batches []int64
 	for {
-		n, err := store.PurgeReset(context.Background())
+		n, err := purge.NewStore(store.Pool()).PurgeReset(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

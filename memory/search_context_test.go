@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
 // search_history's result: hits with their neighbours, several queries,
@@ -179,7 +180,7 @@ func TestSearchAndHistoryShowTheTimeARowWasWritten(t *testing.T) {
 	if err != nil || len(found) != 1 || !found[0].WrittenAt.Equal(written) {
 		t.Fatalf("search found %+v, %v; want the row written at %v", found, err, written)
 	}
-	msgs, err := store.Dialogue(ctx, memory.Chat{ID: 1}, 5)
+	msgs, err := userdata.New(store.Pool()).Dialogue(ctx, memory.Chat{ID: 1}, 5)
 	if err != nil || len(msgs) != 1 || !msgs[0].WrittenAt.Equal(written) {
 		t.Fatalf("the dialogue: %+v, %v", msgs, err)
 	}

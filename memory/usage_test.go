@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
 func TestRefuseAnswersTheFirstUpdateOfADayOnly(t *testing.T) {
@@ -60,14 +61,14 @@ func TestRecentUsageCountsTheWindowAndLeavesOutTheUpdateBeingDecided(t *testing.
 		t.Fatal(err)
 	}
 	now := time.Now()
-	u, err := store.RecentUsage(ctx, 9, 3, now.Add(-time.Hour), now.Add(-time.Minute))
+	u, err := userdata.New(store.Pool()).RecentUsage(ctx, 9, 3, now.Add(-time.Hour), now.Add(-time.Minute))
 	if err != nil || u.TokensToday != 130 || u.Received != 2 || u.RateNotices != 0 {
 		t.Fatalf("usage = %+v, %v; want 130 tokens, 2 received", u, err)
 	}
-	if u, _ := store.RecentUsage(ctx, 9, 2, now.Add(-time.Hour), now.Add(-time.Minute)); u.Received != 1 {
+	if u, _ := userdata.New(store.Pool()).RecentUsage(ctx, 9, 2, now.Add(-time.Hour), now.Add(-time.Minute)); u.Received != 1 {
 		t.Fatalf("deciding update 2 counted %d received, want 1 (itself left out)", u.Received)
 	}
-	if u, _ := store.RecentUsage(ctx, 9, 3, now.Add(time.Hour), now.Add(time.Minute)); u.TokensToday != 0 || u.Received != 0 {
+	if u, _ := userdata.New(store.Pool()).RecentUsage(ctx, 9, 3, now.Add(time.Hour), now.Add(time.Minute)); u.TokensToday != 0 || u.Received != 0 {
 		t.Fatalf("a window after everything still counts %+v", u)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
 // MaxParts is how many documents of each format one export has at most;
@@ -29,7 +30,7 @@ const MaxParts = 4
 // many the documents hold, and how many of those are messages as the chat
 // showed them (Shown rows: the caption's count, of what the files hold).
 type Export struct {
-	Conversation memory.Conversation
+	Conversation userdata.Conversation
 	Docs         []*Doc
 	Total, Shown int
 	Messages     int
@@ -43,8 +44,8 @@ func Shown(m *memory.Message) bool {
 }
 
 // Walk visits a conversation: head once, then each row, oldest first
-// (memory.Store.WalkCurrentTranscript, for one chat).
-type Walk func(head func(c memory.Conversation, rows int) error, each func(m *memory.Message) error) error
+// (userdata.Store.WalkCurrentTranscript, for one chat).
+type Walk func(head func(c userdata.Conversation, rows int) error, each func(m *memory.Message) error) error
 
 // Write writes the conversation walk visits to documents in dir: parts of
 // at most limit bytes, cut past MaxParts of them (Shown < Total then); the
@@ -53,7 +54,7 @@ func Write(walk Walk, dir string, limit int64, lang string, loc *time.Location) 
 	e := &Export{}
 	var md, js *Doc
 	err := walk(
-		func(c memory.Conversation, rows int) error {
+		func(c userdata.Conversation, rows int) error {
 			e.Conversation, e.Total = c, rows
 			md = &Doc{Dir: dir, Ext: "md", Limit: limit, Begin: func(w io.Writer) { markdownHead(w, c, rows, loc) }}
 			head, err := jsonHead(c)
@@ -175,7 +176,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // markdownHead starts each Markdown part.
-func markdownHead(w io.Writer, c memory.Conversation, rows int, loc *time.Location) {
+func markdownHead(w io.Writer, c userdata.Conversation, rows int, loc *time.Location) {
 	fmt.Fprintf(w, "# membot conversation\n\n- id: %s\n- started: %s (%s)\n- mode: %s\n- messages: %d\n",
 		c.ID, texts.Clock(c.CreatedAt, loc), loc, c.Mode, rows)
 }
@@ -231,7 +232,7 @@ type exportedMessage struct {
 }
 
 // jsonHead starts each JSON part: the conversation, then its messages.
-func jsonHead(c memory.Conversation) ([]byte, error) {
+func jsonHead(c userdata.Conversation) ([]byte, error) {
 	conv, err := json.MarshalIndent(map[string]any{"id": c.ID, "telegram_user_id": c.TelegramUserID,
 		"chat_id": c.ChatID, "created_at": c.CreatedAt, "mode": c.Mode}, "  ", "  ")
 	if err != nil {

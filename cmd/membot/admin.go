@@ -14,6 +14,7 @@ import (
 
 	"github.com/membot/membot/cmd/membot/app"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
 const adminUsage = `usage:
@@ -93,22 +94,23 @@ func admin(ctx context.Context, getenv app.Getenv, args []string, stdout, stderr
 		return fmt.Errorf("open database: %w", err)
 	}
 	defer store.Close()
+	users := userdata.New(store.Pool())
 	switch sub {
 	case "stats":
-		return adminStats(ctx, store, cfg.Location, stdout)
+		return adminStats(ctx, users, cfg.Location, stdout)
 	case "history":
-		return adminHistory(ctx, store, cfg.Location, *user, *limit, stdout)
+		return adminHistory(ctx, users, cfg.Location, *user, *limit, stdout)
 	case "export":
-		return adminExport(ctx, store, *user, stdout)
+		return adminExport(ctx, users, *user, stdout)
 	default:
-		return adminForget(ctx, store, *user, stdout)
+		return adminForget(ctx, users, *user, stdout)
 	}
 }
 
-func adminStats(ctx context.Context, store *memory.Store, loc *time.Location, w io.Writer) error {
+func adminStats(ctx context.Context, users *userdata.Store, loc *time.Location, w io.Writer) error {
 	now := time.Now().In(loc)
 	y, m, d := now.Date()
-	st, err := store.Stats(ctx, time.Date(y, m, d, 0, 0, 0, 0, loc))
+	st, err := users.Stats(ctx, time.Date(y, m, d, 0, 0, 0, 0, loc))
 	if err != nil {
 		return err
 	}
@@ -129,10 +131,10 @@ func adminStats(ctx context.Context, store *memory.Store, loc *time.Location, w 
 	return tw.Flush()
 }
 
-func adminHistory(ctx context.Context, store *memory.Store, loc *time.Location, user int64, limit int, w io.Writer) error {
-	history, whose := store.History, "user"
+func adminHistory(ctx context.Context, users *userdata.Store, loc *time.Location, user int64, limit int, w io.Writer) error {
+	history, whose := users.History, "user"
 	if user < 0 { // a group's chat id
-		history, whose = store.ChatHistory, "chat"
+		history, whose = users.ChatHistory, "chat"
 	}
 	entries, err := history(ctx, user, limit)
 	if err != nil {
@@ -153,8 +155,8 @@ func adminHistory(ctx context.Context, store *memory.Store, loc *time.Location, 
 	return nil
 }
 
-func adminExport(ctx context.Context, store *memory.Store, user int64, w io.Writer) error {
-	tables, err := store.Export(ctx, user)
+func adminExport(ctx context.Context, users *userdata.Store, user int64, w io.Writer) error {
+	tables, err := users.Export(ctx, user)
 	if err != nil {
 		return err
 	}
@@ -170,8 +172,8 @@ func adminExport(ctx context.Context, store *memory.Store, user int64, w io.Writ
 	return err
 }
 
-func adminForget(ctx context.Context, store *memory.Store, user int64, w io.Writer) error {
-	deleted, err := store.Forget(ctx, user)
+func adminForget(ctx context.Context, users *userdata.Store, user int64, w io.Writer) error {
+	deleted, err := users.Forget(ctx, user)
 	if err != nil {
 		return err
 	}

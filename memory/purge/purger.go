@@ -1,8 +1,8 @@
 // Package purge deletes, in the background and a batch at a time, the
 // conversations /new left behind and the operational rows older than the
-// retention. It works through memory's repository (Queue) and knows
-// nothing of Telegram: the wiring (cmd/membot/app) hands /new's wake-up
-// to bot.
+// retention. It works through Queue, which Store implements over memory's
+// pool with the statements of sql/purge.sql, and knows nothing of
+// Telegram: the wiring (cmd/membot/app) hands /new's wake-up to bot.
 package purge
 
 import (
@@ -15,7 +15,7 @@ import (
 )
 
 // Queue is what /new leaves behind, and what is older than the
-// retention, as the purger works it (memory.Store).
+// retention, as the purger works it (Store, over memory's pool).
 type Queue interface {
 	// PurgeReset deletes one batch and says how many rows went (0: none left).
 	PurgeReset(ctx context.Context) (int64, error)

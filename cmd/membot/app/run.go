@@ -31,6 +31,7 @@ import (
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/purge"
 	"github.com/membot/membot/memory/queue"
+	"github.com/membot/membot/memory/userdata"
 	"github.com/membot/membot/migrations"
 )
 
@@ -209,15 +210,16 @@ func (m *membot) newHandler() error {
 	llmHTTP := &http.Client{Transport: m.transport}
 	embedder := startRecall(m.intake, cfg, store, llmHTTP, log)
 	m.reminders = &remind.Scheduler{Queue: store, Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
-	m.purger = &purge.Purger{Queue: store, Log: log, Retention: cfg.Retention}
+	m.purger = &purge.Purger{Queue: purge.NewStore(store.Pool()), Log: log, Retention: cfg.Retention}
 	toolEnv := cfg.Tools
 	toolEnv.Store, toolEnv.ReminderAdded, toolEnv.Embedder = store, m.reminders.Wake, embedder
 	if searcher := websearch.New(cfg.WebSearch); searcher != nil {
 		toolEnv.WebSearch = searcher
 		log.Info("web_search is offered", "provider", searcher.Provider())
 	}
+	users := userdata.New(store.Pool())
 	painter := &images.Painter{Config: cfg.Images, Server: &llm.Client{BaseURL: cfg.LLM.Images.BaseURL, APIKey: cfg.LLM.Images.APIKey, HTTP: llmHTTP},
-		Sender: draw.Photos{Client: m.client}, Store: store, Budget: tokensLeft(&cfg.Bot.Access, store), Location: cfg.Location}
+		Sender: draw.Photos{Client: m.client}, Store: store, Budget: tokensLeft(&cfg.Bot.Access, users), Location: cfg.Location}
 	if painter.On() {
 		log.Info("pictures are on: /image and generate_image", "image_model", cfg.Images.Model, "tokens_per_image", cfg.Images.TokensPerImage)
 	}
@@ -250,7 +252,7 @@ func (m *membot) newHandler() error {
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
-	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Log: log, Metrics: m.met,
+	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Users: users, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
 	return nil
@@ -347,13 +349,13 @@ func pooledTransport(workers int) *http.Transport {
 // tokensLeft is how many tokens a user has left today under the policy's
 // DAILY_TOKEN_LIMIT, which admins are not held to: what a picture is
 // checked against before it is drawn.
-func tokensLeft(policy *access.Policy, store *memory.Store) images.Budget {
+func tokensLeft(policy *access.Policy, users *userdata.Store) images.Budget {
 	return func(ctx context.Context, userID int64) (int64, bool, error) {
 		if policy.DailyTokenLimit <= 0 || policy.IsAdmin(userID) {
 			return 0, false, nil
 		}
 		now := policy.Now()
-		usage, err := store.RecentUsage(ctx, userID, 0, policy.DayStart(now), now.Add(-time.Minute))
+		usage, err := users.RecentUsage(ctx, userID, 0, policy.DayStart(now), now.Add(-time.Minute))
 		return policy.DailyTokenLimit - usage.TokensToday, true, err
 	}
 }

@@ -37,3 +37,7 @@ UPDATE conversations SET telegram_user_id = 0
 SELECT update_id, payload FROM updates
 		WHERE NOT (chat_id = $1 OR jsonb_path_exists(payload, '$.*.from ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint))) AND jsonb_path_exists(payload, '$.** ? (@.id == $uid)', jsonb_build_object('uid', $1::bigint)) FOR UPDATE
 
+-- name: setScrubbedPayload
+-- setScrubbedPayload stores an update's payload with the user taken out
+-- (scrubUpdates).
+UPDATE updates SET payload = $2 WHERE update_id = $1

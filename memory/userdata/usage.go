@@ -1,24 +1,12 @@
-package memory
+package userdata
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/membot/membot/memory"
 )
-
-// Arrived upserts the user and logs the event of their message (a command,
-// say: text turns log theirs in StartTurn), in one round trip.
-func (s *Store) Arrived(ctx context.Context, u User, e Event) error {
-	batch := &pgx.Batch{}
-	batch.Queue(upsertUserSQL, upsertUserArgs(u)...)
-	s.queueEvent(batch, e)
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("record arrival: %w", translate(err))
-	}
-	return nil
-}
 
 // Usage is what the limits look at before a message is admitted.
 type Usage struct {
@@ -40,7 +28,7 @@ func (s *Store) RecentUsage(ctx context.Context, userID, updateID int64, dayStar
 
 // UserStats sums up one user for /usage, /user and the admin command line.
 type UserStats struct {
-	User           User
+	User           memory.User
 	Known          bool // the user has a users row
 	FirstSeen      time.Time
 	LastSeen       time.Time
@@ -57,7 +45,7 @@ type UserStats struct {
 
 // UserByUsername finds the user known by a Telegram username (without
 // the @, in any case); when the name changed hands, the one seen last.
-// ErrNotFound when no user has it.
+// memory.ErrNotFound when no user has it.
 func (s *Store) UserByUsername(ctx context.Context, username string) (int64, error) {
 	var id int64
 	err := s.pool.QueryRow(ctx, userByUsernameSQL, username).Scan(&id)
@@ -70,7 +58,7 @@ func (s *Store) UserByUsername(ctx context.Context, username string) (int64, err
 // UserStats reads the user's summary; Known is false for a user the bot
 // has never served.
 func (s *Store) UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*UserStats, error) {
-	st := &UserStats{User: User{TelegramUserID: userID}}
+	st := &UserStats{User: memory.User{TelegramUserID: userID}}
 	err := s.pool.QueryRow(ctx, userStatsSQL, userID, dayStart, monthStart).Scan(
 		&st.Known, &st.User.Username, &st.User.FirstName, &st.User.LastName, &st.User.LanguageCode,
 		&st.FirstSeen, &st.LastSeen, &st.Conversations, &st.StoredMessages,

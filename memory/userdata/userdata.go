@@ -1,4 +1,4 @@
-package memory
+package userdata
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/membot/membot/memory"
 )
 
 // A user's rows are found by one convention, kept in the SQL functions
@@ -95,7 +96,7 @@ type LogEntry struct {
 	MessageID int64
 	At        time.Time
 	ChatID    int64
-	Role      Role
+	Role      memory.Role
 	Content   string
 	ToolName  string
 }
@@ -159,7 +160,7 @@ func scrubUpdates(ctx context.Context, tx pgx.Tx, userID int64) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, setUpdatePayloadSQL, u.ID, clean); err != nil {
+		if _, err := tx.Exec(ctx, setScrubbedPayloadSQL, u.ID, clean); err != nil {
 			return err
 		}
 	}
@@ -225,4 +226,5 @@ var (
 	lockConversationsSQL        = statement("lockConversations")
 	disownGroupConversationsSQL = statement("disownGroupConversations")
 	updatesNamingUserSQL        = statement("updatesNamingUser")
+	setScrubbedPayloadSQL       = statement("setScrubbedPayload")
 )

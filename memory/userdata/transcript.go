@@ -1,4 +1,4 @@
-package memory
+package userdata
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/membot/membot/memory"
 )
 
 // Conversation is one row of the conversations table.
@@ -21,9 +22,9 @@ type Conversation struct {
 // in one read-only transaction so the parts agree: head gets the
 // conversation and its number of rows, then each gets every row, oldest
 // first, one at a time (a long conversation is never held in memory whole).
-// It returns ErrNotFound when the chat has no conversation; an error from
+// It returns memory.ErrNotFound when the chat has no conversation; an error from
 // head or each stops the walk and is returned as is.
-func (s *Store) WalkCurrentTranscript(ctx context.Context, chat Chat, head func(c Conversation, rows int) error, each func(m *Message) error) error {
+func (s *Store) WalkCurrentTranscript(ctx context.Context, chat memory.Chat, head func(c Conversation, rows int) error, each func(m *memory.Message) error) error {
 	var callerErr error
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, transcriptConversationSQL, chat.ID, chat.Thread)
@@ -47,7 +48,7 @@ func (s *Store) WalkCurrentTranscript(ctx context.Context, chat Chat, head func(
 		}
 		defer rows.Close()
 		for rows.Next() {
-			m, err := pgx.RowToStructByName[Message](rows)
+			m, err := pgx.RowToStructByName[memory.Message](rows)
 			if err != nil {
 				return err
 			}
@@ -69,12 +70,12 @@ func (s *Store) WalkCurrentTranscript(ctx context.Context, chat Chat, head func(
 // Dialogue returns the newest limit messages that people read in the chat's
 // current conversation, oldest first: the user's messages and the final
 // answers, without tool calls, tool results and system notes.
-func (s *Store) Dialogue(ctx context.Context, chat Chat, limit int) ([]Message, error) {
+func (s *Store) Dialogue(ctx context.Context, chat memory.Chat, limit int) ([]memory.Message, error) {
 	rows, err := s.pool.Query(ctx, dialogueSQL, chat.ID, limit, chat.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("dialogue: %w", translate(err))
 	}
-	msgs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+	msgs, err := pgx.CollectRows(rows, pgx.RowToStructByName[memory.Message])
 	if err != nil {
 		return nil, fmt.Errorf("dialogue: %w", translate(err))
 	}

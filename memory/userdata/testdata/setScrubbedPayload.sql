@@ -1,0 +1,1 @@
+UPDATE updates SET payload = $2 WHERE update_id = $1
