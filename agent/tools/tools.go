@@ -20,6 +20,7 @@ type Store interface {
 	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
 	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
 	AddReminder(ctx context.Context, r memory.Reminder) (int64, error)
+	AddTask(ctx context.Context, r memory.Reminder) (int64, error)
 }
 
 // Env is what built-in tools may be configured from.
@@ -27,12 +28,16 @@ type Env struct {
 	Location *time.Location
 	Now      func() time.Time
 	Store    Store // for the tools that remember, search and remind
-	// ReminderAdded, when set, is told about each new reminder, so the
-	// scheduler can wake up for it.
+	// ReminderAdded, when set, is told about each new reminder or task, so
+	// the scheduler can wake up for it.
 	ReminderAdded func(due time.Time)
 	// ReminderMinLead is how far ahead a reminder must be at least: sooner
 	// it is no reminder, and a stream of them would flood the chat.
 	ReminderMinLead time.Duration
+	// MinTaskInterval is how close two runs of a scheduled task may be at
+	// least (MIN_TASK_INTERVAL), so that a task cannot flood the chat or
+	// spend the budgets.
+	MinTaskInterval time.Duration
 	// FetchAllowPrivate lets fetch_url reach loopback and private addresses
 	// (for tests; never in production).
 	FetchAllowPrivate bool
@@ -47,10 +52,11 @@ type Env struct {
 }
 
 // DefaultEnv is the tools' settings' defaults: a reminder at least a
-// minute ahead (REMINDER_MIN_LEAD), fetch_url kept off private addresses
+// minute ahead (REMINDER_MIN_LEAD), a task's runs at least an hour apart
+// (MIN_TASK_INTERVAL), fetch_url kept off private addresses
 // (FETCH_ALLOW_PRIVATE).
 func DefaultEnv() Env {
-	return Env{ReminderMinLead: time.Minute}
+	return Env{ReminderMinLead: time.Minute, MinTaskInterval: time.Hour}
 }
 
 // Builtin returns every built-in tool, configured from env.
@@ -60,6 +66,9 @@ func Builtin(env Env) []agent.Tool {
 	}
 	if env.Location == nil {
 		env.Location = time.UTC
+	}
+	if env.MinTaskInterval <= 0 {
+		env.MinTaskInterval = DefaultEnv().MinTaskInterval
 	}
 	// Every built-in tool, one file each: adding a tool is adding its file
 	// and its line here.
@@ -71,6 +80,7 @@ func Builtin(env Env) []agent.Tool {
 		newRemember(env),
 		newSearchHistory(env),
 		newSetReminder(env),
+		newScheduleTask(env),
 	}
 	if env.WebSearch != nil {
 		tools = append(tools, newWebSearch(env))

@@ -175,6 +175,7 @@ func (c *Config) settings() []setting {
 
 		// The tools (agent/tools: tools.Env)
 		{"REMINDER_MIN_LEAD", duration(&c.Tools.ReminderMinLead)},
+		{"MIN_TASK_INTERVAL", duration(&c.Tools.MinTaskInterval)},
 		{"FETCH_ALLOW_PRIVATE", boolean(&c.Tools.FetchAllowPrivate)},
 		{"MCP_SERVERS", c.readMCPServers},
 		{"SEARXNG_URL", optionalURL(&c.WebSearch.SearXNGURL)},
