@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -41,10 +42,10 @@ type Metrics interface {
 
 // Config holds the settings of a turn.
 type Config struct {
-	Model         string  // the default model (OPENAI_MODEL)
-	Models        []Model // the models /model offers, the default among them; their servers and capabilities
-	SystemPrompt  string  // the base prompt; a conversation's mode adds to it
-	Modes         *Modes  // the built-in modes when nil
+	Model         string     // the default model (OPENAI_MODEL)
+	Models        []Model    // the models /model offers, the default among them; their servers and capabilities
+	SystemPrompt  string     // the base prompt; a conversation's mode adds to it
+	Modes         *modes.Set // the built-in modes when nil
 	HistoryLimit  int
 	Location      *time.Location // the wall clock of the stamps and of current_time
 	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
@@ -115,7 +116,7 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 		cfg.Location = time.UTC
 	}
 	if cfg.Modes == nil {
-		cfg.Modes, _ = NewModes(cfg.SystemPrompt, nil) // the built-ins are valid
+		cfg.Modes, _ = modes.New(cfg.SystemPrompt, nil) // the built-ins are valid
 	}
 	if cfg.FactChars <= 0 {
 		cfg.FactChars = 2000

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/memory"
 )
 
@@ -41,10 +42,10 @@ func TestValidWindowPlacesADecidedCallWhereItsResultIs(t *testing.T) {
 func TestSystemPromptCarriesFactsAndWaitingCalls(t *testing.T) {
 	t.Parallel()
 	a := New(nil, nil, NewRegistry(), Config{SystemPrompt: "Be nice."}, nil)
-	if got := a.systemPrompt(&memory.Turn{Mode: DefaultMode}, false, nil); got != "Be nice." {
+	if got := a.systemPrompt(&memory.Turn{Mode: modes.Default}, false, nil); got != "Be nice." {
 		t.Fatalf("prompt without facts = %q", got)
 	}
-	if got := a.systemPrompt(&memory.Turn{Mode: DefaultMode}, true, nil); got != "Be nice.\n\n"+groupNote {
+	if got := a.systemPrompt(&memory.Turn{Mode: modes.Default}, true, nil); got != "Be nice.\n\n"+groupNote {
 		t.Fatalf("prompt in a group = %q", got)
 	}
 	turn := &memory.Turn{Mode: "concise", Facts: []memory.Fact{{ID: 9, Content: "Likes tea"}, {ID: 4, Content: "Lives in Kazan"}},

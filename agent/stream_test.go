@@ -13,6 +13,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	chat "github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/pgtest"
@@ -30,7 +31,7 @@ type recorder struct {
 func (r *recorder) Text(d string) { r.mu.Lock(); r.text.WriteString(d); r.deltas++; r.mu.Unlock() }
 func (r *recorder) Discard()      { r.mu.Lock(); r.text.Reset(); r.discards++; r.mu.Unlock() }
 
-func newAgent(t *testing.T, llm *openaifake.Server, modes *agent.Modes) (*agent.Agent, *memory.Store) {
+func newAgent(t *testing.T, llm *openaifake.Server, modes *modes.Set) (*agent.Agent, *memory.Store) {
 	t.Helper()
 	store, err := memory.Open(context.Background(), pgtest.New(t), 4)
 	if err != nil {
@@ -127,7 +128,7 @@ func TestTheConversationsModeChoosesTheSystemPrompt(t *testing.T) {
 	t.Parallel()
 	llm := openaifake.New()
 	defer llm.Close()
-	modes, err := agent.NewModes("BASE", []agent.Mode{{Name: "pirate", Prompt: "Talk like a pirate."}})
+	modes, err := modes.New("BASE", []modes.Mode{{Name: "pirate", Prompt: "Talk like a pirate."}})
 	if err != nil {
 		t.Fatal(err)
 	}

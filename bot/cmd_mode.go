@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -85,7 +85,7 @@ func (h *Handler) modeList(lang, current string) (string, [][]telegram.Button) {
 
 // describe is a mode's one-line description: the modes file's, else the
 // bot's own for a built-in mode.
-func describe(lang string, m agent.Mode) string {
+func describe(lang string, m modes.Mode) string {
 	if m.Description != "" {
 		return m.Description
 	}
@@ -93,9 +93,9 @@ func describe(lang string, m agent.Mode) string {
 }
 
 // builtinModes serves a handler that was given no modes.
-var builtinModes, _ = agent.NewModes("", nil)
+var builtinModes, _ = modes.New("", nil)
 
-func (h *Handler) modes() *agent.Modes {
+func (h *Handler) modes() *modes.Set {
 	if h.Modes == nil {
 		return builtinModes
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/images"
 	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
@@ -85,8 +86,8 @@ type Handler struct {
 	Users   Users
 	Log     *slog.Logger
 	Metrics Metrics
-	Modes   *agent.Modes // the built-in modes when nil
-	Models  []string     // the models /model offers, the default first
+	Modes   *modes.Set // the built-in modes when nil
+	Models  []string   // the models /model offers, the default first
 	// TypingEvery is how often "typing…" is refreshed while the model works.
 	TypingEvery time.Duration
 	// ConversationsReset, when set, is called after /new: the conversations

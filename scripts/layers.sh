@@ -46,6 +46,7 @@ rule "./bot/texts/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the bot's texts are word
 rule "./bot/access/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the access policy is settings and their rules: it imports none of the program"
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \
 	"intake sees Telegram only as raw updates and knows nothing of the handler"
+rule "./agent/modes/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the modes are settings and their rules: they import none of the program"
 rule "./migrations/..." DIRECT "^$mod/" "migrations import none of the program"
 
 # only PACKAGES (an awk regex on import paths) may import REGEX; go list's

@@ -15,6 +15,7 @@ import (
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/agent/memorize"
+	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
@@ -391,19 +392,19 @@ func (c *Config) checkWebhook(e *env) {
 // SYSTEM_PROMPT) and those of the file.
 func (c *Config) readModes(e *env, key string) {
 	c.ModesFile = e.str(key, "")
-	var extra []agent.Mode
+	var extra []modes.Mode
 	if c.ModesFile != "" {
 		var err error
-		if extra, err = agent.ReadModesFile(c.ModesFile); err != nil {
+		if extra, err = modes.ReadFile(c.ModesFile); err != nil {
 			e.fail(key, "%v", err)
 			return
 		}
 	}
-	modes, err := agent.NewModes(c.Agent.SystemPrompt, extra)
+	set, err := modes.New(c.Agent.SystemPrompt, extra)
 	if err != nil {
 		e.fail(key, "%s: %v", c.ModesFile, err)
 	}
-	c.Agent.Modes = modes
+	c.Agent.Modes = set
 }
 
 // readModels reads MODELS: entries separated by commas, each a model name

@@ -1,4 +1,7 @@
-package agent
+// Package modes holds the modes of the assistant: named personas whose
+// instructions are added to the base system prompt, built in or read from
+// a modes file (MODES_FILE).
+package modes
 
 import (
 	"bytes"
@@ -12,8 +15,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// DefaultMode is the mode every conversation starts in.
-const DefaultMode = "default"
+// Default is the mode every conversation starts in.
+const Default = "default"
 
 // Mode is a named persona of the assistant: instructions added to the base
 // system prompt, so the conventions it states (the time stamps, the tools)
@@ -26,7 +29,7 @@ type Mode struct {
 
 // builtinModes are always there; a modes file may add more or replace them.
 var builtinModes = []Mode{
-	{Name: DefaultMode},
+	{Name: Default},
 	{Name: "concise", Prompt: "Mode: concise. Answer in as few words as will do: " +
 		"one or two sentences, or a short list. No introductions, no summaries, no follow-up offers."},
 	{Name: "translator", Prompt: "Mode: translator. Do not answer the user's messages: " +
@@ -41,16 +44,16 @@ var builtinModes = []Mode{
 // in a button's callback data.
 var modeName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 
-// Modes is the set of modes, in the order they are listed.
-type Modes struct {
+// Set is the set of modes, in the order they are listed.
+type Set struct {
 	base string
 	list []Mode
 }
 
-// NewModes returns the built-in modes and then extra ones (from a modes
+// New returns the built-in modes and then extra ones (from a modes
 // file); an extra mode with a built-in's name replaces it.
-func NewModes(basePrompt string, extra []Mode) (*Modes, error) {
-	m := &Modes{base: basePrompt, list: append([]Mode(nil), builtinModes...)}
+func New(basePrompt string, extra []Mode) (*Set, error) {
+	m := &Set{base: basePrompt, list: append([]Mode(nil), builtinModes...)}
 	seen := map[string]bool{}
 	for _, mode := range extra {
 		mode.Name = strings.TrimSpace(mode.Name)
@@ -59,7 +62,7 @@ func NewModes(basePrompt string, extra []Mode) (*Modes, error) {
 			return nil, fmt.Errorf("mode name %q: use 1 to 32 lowercase letters, digits or _", mode.Name)
 		case seen[mode.Name]:
 			return nil, fmt.Errorf("mode %q is defined twice", mode.Name)
-		case strings.TrimSpace(mode.Prompt) == "" && mode.Name != DefaultMode:
+		case strings.TrimSpace(mode.Prompt) == "" && mode.Name != Default:
 			return nil, fmt.Errorf("mode %q has no prompt", mode.Name)
 		}
 		seen[mode.Name] = true
@@ -73,10 +76,10 @@ func NewModes(basePrompt string, extra []Mode) (*Modes, error) {
 }
 
 // List returns the modes in order.
-func (m *Modes) List() []Mode { return append([]Mode(nil), m.list...) }
+func (m *Set) List() []Mode { return append([]Mode(nil), m.list...) }
 
 // Lookup finds a mode by name.
-func (m *Modes) Lookup(name string) (Mode, bool) {
+func (m *Set) Lookup(name string) (Mode, bool) {
 	if i := m.index(name); i >= 0 {
 		return m.list[i], true
 	}
@@ -85,10 +88,10 @@ func (m *Modes) Lookup(name string) (Mode, bool) {
 
 // SystemPrompt is the system prompt of a mode. A mode that no longer exists
 // (it was removed from the modes file) gets the default mode's.
-func (m *Modes) SystemPrompt(name string) string {
+func (m *Set) SystemPrompt(name string) string {
 	mode, ok := m.Lookup(name)
 	if !ok {
-		mode, _ = m.Lookup(DefaultMode)
+		mode, _ = m.Lookup(Default)
 	}
 	if strings.TrimSpace(mode.Prompt) == "" {
 		return m.base
@@ -96,7 +99,7 @@ func (m *Modes) SystemPrompt(name string) string {
 	return m.base + "\n\n" + strings.TrimSpace(mode.Prompt)
 }
 
-func (m *Modes) index(name string) int {
+func (m *Set) index(name string) int {
 	for i, mode := range m.list {
 		if mode.Name == name {
 			return i
@@ -105,13 +108,13 @@ func (m *Modes) index(name string) int {
 	return -1
 }
 
-// ReadModesFile reads modes from a YAML or JSON file of the form
+// ReadFile reads modes from a YAML or JSON file of the form
 //
 //	modes:
 //	  - name: pirate
 //	    description: talks like a pirate
 //	    prompt: Answer like a pirate would.
-func ReadModesFile(path string) ([]Mode, error) {
+func ReadFile(path string) ([]Mode, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package agent
+package modes
 
 import (
 	"os"
@@ -17,11 +17,11 @@ func TestModesFilesInYAMLAndJSON(t *testing.T) {
 	for name, content := range files {
 		path := filepath.Join(dir, name)
 		os.WriteFile(path, []byte(content), 0o600)
-		extra, err := ReadModesFile(path)
+		extra, err := ReadFile(path)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		modes, err := NewModes("BASE", extra)
+		modes, err := New("BASE", extra)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -58,15 +58,15 @@ func TestBadModesAreRefused(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "m.yaml")
 		os.WriteFile(path, []byte(content), 0o600)
-		extra, err := ReadModesFile(path)
+		extra, err := ReadFile(path)
 		if err == nil {
-			_, err = NewModes("BASE", extra)
+			_, err = New("BASE", extra)
 		}
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err = %v, want one mentioning %q", content, err, want)
 		}
 	}
-	if _, err := ReadModesFile(filepath.Join(dir, "missing.yaml")); err == nil {
+	if _, err := ReadFile(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Error("a missing file was accepted")
 	}
 }
