@@ -18,8 +18,8 @@ const (
 	TokensPerImage           = 1100
 )
 
-// audioTokens is what seconds of a recording count, rounded up.
-func audioTokens(seconds float64) int {
+// AudioTokens is what seconds of a recording count, rounded up.
+func AudioTokens(seconds float64) int {
 	return int(math.Ceil(max(seconds, 0) * TokensPerAudioSecond))
 }
 

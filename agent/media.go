@@ -232,7 +232,7 @@ func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, 
 	// claims: until the server says, what the bytes last (audiolength).
 	seconds, _ := audiolength.Seconds(req.Audio.Data)
 	call := memory.LLMCall{UserID: req.User.TelegramUserID, ChatID: req.ChatID, UpdateID: req.UpdateID, Model: model,
-		Purpose: memory.PurposeTranscription, AudioSeconds: seconds, PromptTokens: audioTokens(seconds), UsageEstimated: true}
+		Purpose: memory.PurposeTranscription, AudioSeconds: seconds, PromptTokens: AudioTokens(seconds), UsageEstimated: true}
 	var out *llm.Transcription
 	err := a.audioCall(ctx, &call, func(ctx context.Context) (err error) {
 		out, err = a.cfg.Transcriber.Transcribe(ctx, model, audioFileName(req.Audio), req.Audio.MimeType, req.Audio.Data)
@@ -240,7 +240,7 @@ func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, 
 			return err
 		}
 		call.AudioSeconds = max(seconds, out.Seconds)
-		call.PromptTokens = max(out.InputTokens, audioTokens(call.AudioSeconds))
+		call.PromptTokens = max(out.InputTokens, AudioTokens(call.AudioSeconds))
 		call.CompletionTokens, call.UsageEstimated = out.OutputTokens, out.InputTokens == 0 && out.OutputTokens == 0
 		if call.UsageEstimated {
 			call.CompletionTokens = estimateTokens(out.Text)

@@ -65,13 +65,17 @@ func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err e
 
 // budgetSpent tells whether the sender has used their daily tokens up.
 func (h *Handler) budgetSpent(ctx context.Context, in *incoming) (bool, error) {
-	a := &h.Access
-	if a.DailyTokenLimit <= 0 || a.Admins[in.user.TelegramUserID] {
-		return false, nil
-	}
-	now := a.Now()
-	usage, err := h.Users.RecentUsage(ctx, in.user.TelegramUserID, in.update.UpdateID, a.DayStart(now), now.Add(-time.Minute))
-	return err == nil && usage.TokensToday >= a.DailyTokenLimit, err
+	left, limited, err := h.tokensLeft(ctx, in.user.TelegramUserID, in.update.UpdateID)
+	return err == nil && limited && left <= 0, err
+}
+
+// tokensLeft is how many tokens userID has left today (access.Policy.TokensLeft),
+// the rows of update updateID left out.
+func (h *Handler) tokensLeft(ctx context.Context, userID, updateID int64) (left int64, limited bool, err error) {
+	return h.Access.TokensLeft(userID, func(dayStart time.Time) (int64, error) {
+		usage, err := h.Users.RecentUsage(ctx, userID, updateID, dayStart, h.Access.Now().Add(-time.Minute))
+		return usage.TokensToday, err
+	})
 }
 
 // spendsTokens tells whether what in asks for calls the model: a message

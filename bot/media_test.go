@@ -481,8 +481,9 @@ func TestAnImageFileIsShownAndAFakeOneIsRefused(t *testing.T) {
 // or counted, each sender is told the file could not be read. Twelve that
 // are served as recordings of 30 s within the margin are counted by what
 // was downloaded, 30 s at agent.TokensPerAudioSecond each, whatever the
-// server says; once the day's tokens reach the limit the next one is
-// refused before its download, with the usual over-limit text.
+// server says; once fewer tokens are left than a recording counts, the
+// next one is refused before it is transcribed, and once the day's tokens
+// reach the limit, before its download, with the usual over-limit text.
 func TestLyingVoiceMessagesAreCountedByWhatWasDownloaded(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -504,14 +505,16 @@ func TestLyingVoiceMessagesAreCountedByWhatWasDownloaded(t *testing.T) {
 	}
 
 	recording := telegramfake.OggOpus(30, 20000)
-	served, refused := 0, 0
+	served, tooLong, refused := 0, 0, 0
 	for i := range 12 {
 		tokens := h.Count(`SELECT coalesce(sum(prompt_tokens + completion_tokens), 0) FROM llm_calls WHERE telegram_user_id = $1`, jane.ID)
 		downloads := len(h.TG.Calls(telegramfake.DownloadMethod))
 		f := h.TG.AddFileOfSize(fmt.Sprintf("voice/long-%d.oga", i), recording, 1000)
 		got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", telegramfake.Voice(f, 1), "") }).Text
 		h.WaitIdle()
-		if tokens >= 3000 {
+		heard := len(h.LLM.Transcriptions())
+		switch cost := 30 * agent.TokensPerAudioSecond; {
+		case tokens >= 3000:
 			refused++
 			if !strings.HasPrefix(got, "You have used today's limit of 3000 tokens.") {
 				t.Fatalf("voice message %d, with %d tokens used, was answered %q", i+1, tokens, got)
@@ -520,15 +523,27 @@ func TestLyingVoiceMessagesAreCountedByWhatWasDownloaded(t *testing.T) {
 				t.Fatalf("voice message %d over the limit was downloaded", i+1)
 			}
 			continue
+		case 3000-tokens < cost:
+			// Fewer tokens left than the recording, as read from its bytes,
+			// would count: it is not transcribed.
+			tooLong++
+			want := fmt.Sprintf("This recording lasts 0:30 and would count %d tokens, but you have %d left today.", cost, 3000-tokens)
+			if !strings.HasPrefix(got, want) {
+				t.Fatalf("voice message %d, with %d tokens used, was answered %q, want %q", i+1, tokens, got, want)
+			}
+			if n := len(h.LLM.Transcriptions()); n != heard {
+				t.Fatalf("voice message %d, longer than the tokens left, was transcribed", i+1)
+			}
+			continue
 		}
 		served++
 		if got != "🎙 I heard: “what did I say?”" {
 			t.Fatalf("voice message %d, with %d tokens used, was answered %q", i+1, tokens, got)
 		}
 	}
-	t.Logf("lying voice messages: %d served, %d refused at the limit", served, refused)
-	if served < 2 || refused == 0 {
-		t.Fatalf("%d voice messages served and %d refused; want the limit reached after a few", served, refused)
+	t.Logf("lying voice messages: %d served, %d refused as longer than the tokens left, %d refused at the limit", served, tooLong, refused)
+	if served < 2 || tooLong == 0 {
+		t.Fatalf("%d voice messages served and %d refused as too long; want the tokens left to run short after a few", served, tooLong)
 	}
 	heard := h.LLM.Transcriptions()
 	if len(heard) != served {

@@ -56,6 +56,17 @@ func (a *Policy) DayStart(t time.Time) time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, a.Zone())
 }
 
+// TokensLeft is how many tokens userID has left today under
+// DailyTokenLimit, used(dayStart) giving what they used since the day
+// began; limited is false when nothing limits them (no limit, or an admin).
+func (a *Policy) TokensLeft(userID int64, used func(dayStart time.Time) (int64, error)) (left int64, limited bool, err error) {
+	if a.DailyTokenLimit <= 0 || a.IsAdmin(userID) {
+		return 0, false, nil
+	}
+	spent, err := used(a.DayStart(a.Now()))
+	return a.DailyTokenLimit - spent, true, err
+}
+
 // MonthStart is midnight of the first of t's month in the configured zone.
 func (a *Policy) MonthStart(t time.Time) time.Time {
 	y, m, _ := t.In(a.Zone()).Date()

@@ -189,7 +189,7 @@ func Transcript(text string) string {
 func Heard(att agent.Attachment, transcript, caption string) string {
 	marker := recordingName(att.Kind)
 	if att.Duration > 0 {
-		marker += fmt.Sprintf(" %d:%02d", att.Duration/60, att.Duration%60)
+		marker += " " + texts.Duration(att.Duration)
 	}
 	content := "[" + marker + "] " + transcript
 	if caption != "" {

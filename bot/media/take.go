@@ -44,6 +44,10 @@ type Taker struct {
 	// Transient tells whether a failure may pass (the update is then
 	// handled again later, and the user is told nothing).
 	Transient func(error) bool
+	// TokensLeft, when set, tells how many tokens the sender has left today
+	// (limited false: no limit): a recording that would count more is not
+	// transcribed.
+	TokensLeft func(ctx context.Context, userID, updateID int64) (left int64, limited bool, err error)
 }
 
 // Message is a message with a file, as the taker needs it.
@@ -91,8 +95,18 @@ func (t *Taker) hear(ctx context.Context, m Message, att agent.Attachment) (Take
 	// The marker and the row say how long the recording is as read from
 	// the file, when it is longer than its message claims (what it costs
 	// is counted by the file alone: agent.Agent.Transcribe).
-	if seconds, read := audiolength.Seconds(att.Data); read {
+	seconds, read := audiolength.Seconds(att.Data)
+	if read {
 		att.Duration = max(att.Duration, int(math.Ceil(seconds)))
+	}
+	if t.TokensLeft != nil {
+		left, limited, err := t.TokensLeft(ctx, m.User.TelegramUserID, m.UpdateID)
+		if err != nil {
+			return Taken{}, err
+		}
+		if cost := int64(agent.AudioTokens(seconds)); limited && cost > left {
+			return Taken{Tell: tr.VoiceOverBudget(texts.Duration(int(math.Ceil(seconds))), cost, max(left, 0))}, nil
+		}
 	}
 	text, err := t.Agent.Transcribe(ctx, agent.TranscribeRequest{User: m.User, ChatID: m.ChatID,
 		UpdateID: m.UpdateID, Audio: att})

@@ -253,6 +253,10 @@ var english = Texts{
 	ImageTooLong: func(a1 any) string {
 		return fmt.Sprintf("That description is too long: I take up to %d characters.", a1)
 	},
+	VoiceOverBudget: func(a1, a2, a3 any) string {
+		return fmt.Sprintf("This recording lasts %s and would count %d tokens, but you have %d left today. "+
+			"Send a shorter one, or write instead.", a1, a2, a3)
+	},
 	ImageOverBudget: func(a1, a2 any) string {
 		return fmt.Sprintf("A picture counts %d tokens, and you have fewer than that left today (the limit is %d a day). "+
 			"Try again tomorrow.", a1, a2)

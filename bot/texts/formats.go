@@ -75,6 +75,9 @@ func Label(s string, maxRunes int) string {
 	return label
 }
 
+// Duration is a recording's length, m:ss.
+func Duration(seconds int) string { return fmt.Sprintf("%d:%02d", seconds/60, seconds%60) }
+
 // Preview is text on one line, cut to at most n characters.
 func Preview(text string, n int) string {
 	text = strings.Join(strings.Fields(text), " ")

@@ -275,6 +275,10 @@ var russian = Texts{
 	ImageTooLong: func(a1 any) string {
 		return fmt.Sprintf("Слишком длинное описание: я принимаю до %d символов.", a1)
 	},
+	VoiceOverBudget: func(a1, a2, a3 any) string {
+		return fmt.Sprintf("Эта запись длится %s и стоила бы %d токенов, а на сегодня у вас осталось %d. "+
+			"Пришлите запись покороче или напишите текстом.", a1, a2, a3)
+	},
 	ImageOverBudget: func(a1, a2 any) string {
 		return fmt.Sprintf("Картинка стоит %d токенов, а у вас на сегодня осталось меньше (лимит — %d в день). "+
 			"Попробуйте завтра.", a1, a2)

@@ -157,6 +157,8 @@ type Texts struct {
 	ImageUsage      string
 	ImageTooLong    func(a1 any) string
 	ImageOverBudget func(a1, a2 any) string
+	// VoiceOverBudget: a recording's length, the tokens it would count, the tokens left today.
+	VoiceOverBudget func(a1, a2, a3 any) string
 	ImageFailed     string
 
 	// First-run help (the ids the settings want) and the apology

@@ -351,11 +351,9 @@ func pooledTransport(workers int) *http.Transport {
 // checked against before it is drawn.
 func tokensLeft(policy *access.Policy, users *userdata.Store) images.Budget {
 	return func(ctx context.Context, userID int64) (int64, bool, error) {
-		if policy.DailyTokenLimit <= 0 || policy.IsAdmin(userID) {
-			return 0, false, nil
-		}
-		now := policy.Now()
-		usage, err := users.RecentUsage(ctx, userID, 0, policy.DayStart(now), now.Add(-time.Minute))
-		return policy.DailyTokenLimit - usage.TokensToday, true, err
+		return policy.TokensLeft(userID, func(dayStart time.Time) (int64, error) {
+			usage, err := users.RecentUsage(ctx, userID, 0, dayStart, policy.Now().Add(-time.Minute))
+			return usage.TokensToday, err
+		})
 	}
 }
