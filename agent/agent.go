@@ -15,6 +15,7 @@ import (
 
 	"github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/agent/modes"
+	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -399,7 +400,7 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 		a.cfg.TurnDone()
 	}
 	for _, note := range t.notes {
-		text = joinText(text, note)
+		text = request.JoinText(text, note)
 	}
 	return &Reply{Text: text, MessageID: ids[0], ToolsUsed: used, Reasoning: reasoning, Tokens: t.tokens}, nil
 }

@@ -10,12 +10,10 @@ import "math"
 // (gpt-4o, $2.50 a million): transcription (whisper-1, $0.006 a minute)
 // is 40 tokens a second of the recording as downloaded; speech (tts-1,
 // $15 a million characters) 6,000 tokens per 1,000 characters said; an
-// image what OpenAI counts for a detailed one (85 to about 1,100 tokens
-// up to 2048 px at detail "auto").
+// image request.TokensPerImage.
 const (
 	TokensPerAudioSecond     = 40
 	TokensPer1000SpeechChars = 6000
-	TokensPerImage           = 1100
 )
 
 // AudioTokens is what seconds of a recording count, rounded up.

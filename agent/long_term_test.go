@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent/modes"
+	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/memory"
 )
 
@@ -22,7 +23,7 @@ func TestValidWindowPlacesADecidedCallWhereItsResultIs(t *testing.T) {
 		{Role: memory.RoleTool, ToolCallID: "f", Content: "page 2"},
 	}
 	var got []string
-	for _, r := range validWindow(rows) {
+	for _, r := range request.ValidWindow(rows) {
 		got = append(got, string(r.Role)+":"+r.Content+r.ToolCallID)
 	}
 	want := "user:read the page user:meanwhile assistant:sure assistant: tool:pagef tool:4c assistant: tool:page 2f"
@@ -31,7 +32,7 @@ func TestValidWindowPlacesADecidedCallWhereItsResultIs(t *testing.T) {
 	}
 	// While the call still waits, the row that asked is left out.
 	got = nil
-	for _, r := range validWindow(rows[:5]) {
+	for _, r := range request.ValidWindow(rows[:5]) {
 		got = append(got, string(r.Role)+":"+r.Content)
 	}
 	if strings.Join(got, " ") != "user:read the page user:meanwhile assistant:sure" {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/internal/audiolength"
 	"github.com/membot/membot/memory"
 )
@@ -243,7 +244,7 @@ func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, 
 		call.PromptTokens = max(out.InputTokens, AudioTokens(call.AudioSeconds))
 		call.CompletionTokens, call.UsageEstimated = out.OutputTokens, out.InputTokens == 0 && out.OutputTokens == 0
 		if call.UsageEstimated {
-			call.CompletionTokens = estimateTokens(out.Text)
+			call.CompletionTokens = request.EstimateTokens(out.Text)
 		}
 		return nil
 	})

@@ -2,12 +2,12 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/memory"
 )
 
@@ -74,10 +74,10 @@ func (a *Agent) complete(ctx context.Context, t *turnState, rows []memory.Messag
 	if resp.Usage != nil {
 		// A server may count an image at less than its weight (or not at
 		// all): the budget counts it at TokensPerImage at least.
-		call.PromptTokens = max(resp.Usage.PromptTokens, countImages(req)*TokensPerImage)
+		call.PromptTokens = max(resp.Usage.PromptTokens, request.CountImages(req)*request.TokensPerImage)
 		call.CompletionTokens = resp.Usage.CompletionTokens
 	} else {
-		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = EstimatePrompt(req), EstimateAnswer(resp), true
+		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = request.EstimatePrompt(req), request.EstimateAnswer(resp), true
 		a.warnOnce("usage:"+t.model, "the model server sent no usage; membot estimates it (llm_calls.usage_estimated)", "model", t.model)
 	}
 	return resp, call, nil
@@ -129,9 +129,9 @@ func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Ca
 		}
 		budget = max(budget, 1) // 0 is no bound: with no room left, the turn at hand is sent alone
 	}
-	req := llm.Request{Model: t.model, Messages: Context{System: t.system, Rows: rows, Tokens: budget, Images: t.images}.build(!caps.NoReasoningBack)}
+	req := llm.Request{Model: t.model, Messages: request.Context{System: t.system, Rows: rows, Tokens: budget, Images: t.images}.Build(!caps.NoReasoningBack)}
 	if caps.NoImages && sendsImages(req) {
-		req.Messages = withoutImages(req.Messages)
+		req.Messages = request.WithoutImages(req.Messages)
 		if a.caps.tellOnce(t.model, "images", t.info.Chat.ID) {
 			t.notes = appendOnce(t.notes, noImagesNote(t.lang, t.model))
 		}
@@ -194,49 +194,6 @@ func (a *Agent) client(model string) LLM {
 		}
 	}
 	return a.llm
-}
-
-// EstimatePrompt estimates a request's prompt tokens from its size; an
-// image counts as TokensPerImage, not as the length of its data URL.
-func EstimatePrompt(req llm.Request) int {
-	msgs := make([]llm.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = m
-		if len(m.Parts) == 0 {
-			continue
-		}
-		msgs[i].Parts = nil
-		for _, p := range m.Parts {
-			if p.ImageURL == nil {
-				msgs[i].Content = joinText(msgs[i].Content, p.Text)
-			}
-		}
-	}
-	data, _ := json.Marshal(msgs)
-	tools, _ := json.Marshal(req.Tools)
-	return estimateTokens(string(data)) + estimateTokens(string(tools)) + countImages(req)*TokensPerImage
-}
-
-// countImages counts the images a request shows the model.
-func countImages(req llm.Request) int {
-	n := 0
-	for _, m := range req.Messages {
-		for _, p := range m.Parts {
-			if p.ImageURL != nil {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// EstimateAnswer estimates an answer's tokens, its thinking included.
-func EstimateAnswer(r *llm.Response) int {
-	n := estimateTokens(r.Message.Content) + estimateTokens(r.Reasoning)
-	for _, c := range r.Message.ToolCalls {
-		n += estimateTokens(c.Function.Name) + estimateTokens(c.Function.Arguments)
-	}
-	return n
 }
 
 // warnOnce logs msg the first time key is seen.

@@ -15,6 +15,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/memory"
 )
 
@@ -162,7 +163,7 @@ func newToolSet(tools []Tool) *toolSet {
 		}})
 	}
 	defs, _ := json.Marshal(s.defs)
-	s.tokens = estimateTokens(string(defs))
+	s.tokens = request.EstimateTokens(string(defs))
 	return s
 }
 

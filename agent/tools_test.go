@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/memory"
 )
 
@@ -44,7 +45,7 @@ func TestValidWindowDropsOrphanAndIncompleteToolRows(t *testing.T) {
 		{Role: memory.RoleSystem, Content: "Tools used: t"},           // kept
 	}
 	var got []string
-	for _, r := range validWindow(rows) {
+	for _, r := range request.ValidWindow(rows) {
 		got = append(got, string(r.Role)+":"+r.Content+r.ToolCallID)
 	}
 	want := "assistant:a1 user:u assistant: tool:zz system:Tools used: t"

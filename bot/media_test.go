@@ -10,6 +10,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/internal/testing/testkit"
@@ -156,9 +157,9 @@ func TestAPhotoReachesTheModelAndStaysWithinImageHistory(t *testing.T) {
 		t.Errorf("the photo's row does not keep the caption, the marker and the file id")
 	}
 	// The fake server counts an image as nothing; the daily tokens count
-	// it as agent.TokensPerImage at least.
-	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE telegram_user_id = $1 AND prompt_tokens >= $2`, jane.ID, agent.TokensPerImage); n != 1 {
-		t.Errorf("%d model calls count the image's %d tokens, want 1", n, agent.TokensPerImage)
+	// it as request.TokensPerImage at least.
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE telegram_user_id = $1 AND prompt_tokens >= $2`, jane.ID, request.TokensPerImage); n != 1 {
+		t.Errorf("%d model calls count the image's %d tokens, want 1", n, request.TokensPerImage)
 	}
 
 	h.Say(jane, "and what color is it?")

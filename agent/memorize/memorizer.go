@@ -18,6 +18,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/llm"
+	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/internal/wake"
 	"github.com/membot/membot/memory"
 )
@@ -252,7 +253,7 @@ func (m *Memorizer) complete(ctx context.Context, ex memory.Exchange, purpose, s
 	if resp.Usage != nil {
 		call.PromptTokens, call.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	} else {
-		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = agent.EstimatePrompt(req), agent.EstimateAnswer(resp), true
+		call.PromptTokens, call.CompletionTokens, call.UsageEstimated = request.EstimatePrompt(req), request.EstimateAnswer(resp), true
 	}
 	return resp.Message.Content, call
 }

@@ -1,4 +1,7 @@
-package agent
+// Package request builds what is sent to a chat model from a conversation's
+// rows: the window that fits, in the shape strict servers accept, and the
+// estimates of its size.
+package request
 
 import (
 	"encoding/json"
@@ -28,6 +31,12 @@ import (
 //     outside the window is left out, and tool calls get a placeholder
 //     user message before them.
 
+// TokensPerImage is what an image sent to a model counts: what OpenAI
+// counts for a detailed one (85 to about 1,100 tokens up to 2048 px at
+// detail "auto"), against DAILY_TOKEN_LIMIT like the paid calls of
+// agent/cost.go.
+const TokensPerImage = 1100
+
 const (
 	// unanswered is the assistant note between a tool result and the next
 	// user message: that turn ended without an answer.
@@ -52,11 +61,11 @@ type Context struct {
 	Images map[int64][]llm.Part
 }
 
-// build returns the request's messages.
-func (c Context) build(sendReasoning bool) []llm.Message {
-	rows := validWindow(c.Rows)
+// Build returns the request's messages.
+func (c Context) Build(sendReasoning bool) []llm.Message {
+	rows := ValidWindow(c.Rows)
 	if c.Tokens > 0 {
-		rows = fitTokens(rows, c.Tokens-estimateTokens(c.System), c.imageTokens)
+		rows = fitTokens(rows, c.Tokens-EstimateTokens(c.System), c.imageTokens)
 	}
 	var notes []string
 	msgs := []llm.Message{{Role: llm.RoleSystem}}
@@ -88,7 +97,7 @@ func (c Context) build(sendReasoning bool) []llm.Message {
 			}
 			m := assistantMessage(r, sendReasoning)
 			if last.Role == llm.RoleAssistant && len(last.ToolCalls) == 0 {
-				m.Content = joinText(last.Content, m.Content)
+				m.Content = JoinText(last.Content, m.Content)
 				*last = m
 				continue
 			}
@@ -103,7 +112,7 @@ func (c Context) build(sendReasoning bool) []llm.Message {
 	}
 	msgs[0].Content = c.System
 	if len(notes) > 0 {
-		msgs[0].Content = joinText(c.System, "Notes recorded in this conversation, oldest first:\n- "+strings.Join(notes, "\n- "))
+		msgs[0].Content = JoinText(c.System, "Notes recorded in this conversation, oldest first:\n- "+strings.Join(notes, "\n- "))
 	}
 	return msgs
 }
@@ -123,7 +132,7 @@ func (c Context) userMessage(r memory.Message) llm.Message {
 // parts (images), the merged message is all their parts.
 func mergeUser(last *llm.Message, next llm.Message) {
 	if len(last.Parts) == 0 && len(next.Parts) == 0 {
-		last.Content = joinText(last.Content, next.Content)
+		last.Content = JoinText(last.Content, next.Content)
 		return
 	}
 	last.Parts = append(asParts(*last), asParts(next)...)
@@ -155,7 +164,7 @@ func assistantMessage(r memory.Message, sendReasoning bool) llm.Message {
 	return m
 }
 
-func joinText(a, b string) string {
+func JoinText(a, b string) string {
 	switch {
 	case a == "":
 		return b
@@ -192,19 +201,19 @@ func fitTokens(rows []memory.Message, budget int, extra func(memory.Message) int
 	return rows[start:]
 }
 
-// estimateTokens is a deliberately high estimate of a text's tokens: a
+// EstimateTokens is a deliberately high estimate of a text's tokens: a
 // token per 3 bytes (English runs near 4 characters a token, Cyrillic near
 // 2-3 characters of 2 bytes each), so that the window stays within the
 // model's context for the languages membot's users write.
-func estimateTokens(s string) int {
+func EstimateTokens(s string) int {
 	return len(s)/3 + 1
 }
 
 // rowTokens is a row's estimated tokens, with the message's own overhead.
 func rowTokens(r memory.Message) int {
-	n := 4 + estimateTokens(r.Content)
+	n := 4 + EstimateTokens(r.Content)
 	for _, c := range r.ToolCalls {
-		n += 8 + estimateTokens(c.Name) + estimateTokens(c.Arguments)
+		n += 8 + EstimateTokens(c.Name) + EstimateTokens(c.Arguments)
 	}
 	return n
 }
@@ -214,12 +223,12 @@ func (c Context) imageTokens(r memory.Message) int {
 	return TokensPerImage * len(c.Images[r.ID])
 }
 
-// imageOmitted stands for an image in a request to a model that takes none.
-const imageOmitted = "(An image was attached here; this model cannot see images.)"
+// ImageOmitted stands for an image in a request to a model that takes none.
+const ImageOmitted = "(An image was attached here; this model cannot see images.)"
 
-// withoutImages replaces the images of msgs by a note, for a model that
+// WithoutImages replaces the images of msgs by a note, for a model that
 // refuses them; a message left with text parts only becomes plain text.
-func withoutImages(msgs []llm.Message) []llm.Message {
+func WithoutImages(msgs []llm.Message) []llm.Message {
 	for i, m := range msgs {
 		if len(m.Parts) == 0 {
 			continue
@@ -227,7 +236,7 @@ func withoutImages(msgs []llm.Message) []llm.Message {
 		var text []string
 		for _, p := range m.Parts {
 			if p.ImageURL != nil {
-				text = append(text, imageOmitted)
+				text = append(text, ImageOmitted)
 			} else if p.Text != "" {
 				text = append(text, p.Text)
 			}
@@ -235,4 +244,47 @@ func withoutImages(msgs []llm.Message) []llm.Message {
 		msgs[i].Parts, msgs[i].Content = nil, strings.Join(text, "\n\n")
 	}
 	return msgs
+}
+
+// EstimatePrompt estimates a request's prompt tokens from its size; an
+// image counts as TokensPerImage, not as the length of its data URL.
+func EstimatePrompt(req llm.Request) int {
+	msgs := make([]llm.Message, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = m
+		if len(m.Parts) == 0 {
+			continue
+		}
+		msgs[i].Parts = nil
+		for _, p := range m.Parts {
+			if p.ImageURL == nil {
+				msgs[i].Content = JoinText(msgs[i].Content, p.Text)
+			}
+		}
+	}
+	data, _ := json.Marshal(msgs)
+	tools, _ := json.Marshal(req.Tools)
+	return EstimateTokens(string(data)) + EstimateTokens(string(tools)) + CountImages(req)*TokensPerImage
+}
+
+// CountImages counts the images a request shows the model.
+func CountImages(req llm.Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		for _, p := range m.Parts {
+			if p.ImageURL != nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// EstimateAnswer estimates an answer's tokens, its thinking included.
+func EstimateAnswer(r *llm.Response) int {
+	n := EstimateTokens(r.Message.Content) + EstimateTokens(r.Reasoning)
+	for _, c := range r.Message.ToolCalls {
+		n += EstimateTokens(c.Function.Name) + EstimateTokens(c.Function.Arguments)
+	}
+	return n
 }

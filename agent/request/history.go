@@ -1,4 +1,4 @@
-package agent
+package request
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// validWindow makes the window valid for the OpenAI API, which wants every
+// ValidWindow makes the window valid for the OpenAI API, which wants every
 // assistant row that calls tools followed at once by one result per call.
 // Each such row is matched with the first result of each of its calls that
 // comes after it, and the row with its results is placed where its last
@@ -15,7 +15,7 @@ import (
 // fell outside the window, and assistant rows some of whose results are
 // missing (a turn cut short by a crash, or a call still awaiting approval).
 // Everything else is kept, in order.
-func validWindow(rows []memory.Message) []memory.Message {
+func ValidWindow(rows []memory.Message) []memory.Message {
 	claimed := map[int]bool{}  // result rows matched to an assistant row
 	results := map[int][]int{} // assistant row -> its result rows, in call order
 	placeAt := map[int]int{}   // last result row -> its assistant row
