@@ -262,7 +262,7 @@ func TestHelpListsEveryCommandAndTheMenuIsRegistered(t *testing.T) {
 	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(jane.ID)
 	h.Start()
 	commands := []string{"start", "help", "new", "retry", "stop", "undo", "history", "mode", "model", "export",
-		"memory", "forget", "reminders", "cancel_reminder", "approvals", "tools", "usage", "voice", "image"}
+		"memory", "forget", "reminders", "cancel_reminder", "tasks", "approvals", "tools", "usage", "voice", "image"}
 	admin := h.Say(jane, "/help")
 	for _, name := range []string{"stats", "user"} {
 		if !strings.Contains(admin, "/"+name+" — ") {

@@ -6,13 +6,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/membot/membot/bot/tasks"
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
-// ReminderStore is what /reminders and /cancel_reminder need.
+// ReminderStore is what /reminders, /cancel_reminder and /tasks need.
 type ReminderStore interface {
 	ChatReminders(ctx context.Context, chatID int64) ([]memory.Reminder, error)
 	CancelReminders(ctx context.Context, chatID int64, numbers []int, ownerID int64) ([]memory.Reminder, error)
+	tasks.Store
 }
 
 // cmdReminders lists the chat's pending reminders, soonest first, numbered
@@ -71,4 +75,36 @@ func (h *Handler) reminderLines(list []memory.Reminder, numbered bool) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// cmdTasks lists the chat's scheduled tasks with their buttons (bot/tasks).
+func cmdTasks(ctx context.Context, h *Handler, in *incoming) error {
+	text, buttons, err := tasks.List(ctx, h.Memory, in.msg.Chat.ID, tr(in.lang()), h.Access.Zone())
+	if err != nil {
+		return err
+	}
+	return h.reply(ctx, in, text, buttons...)
+}
+
+// pressTask pauses, resumes or deletes a task by its /tasks button (in a
+// group, a member's own only) and shows the list as it is now.
+func pressTask(ctx context.Context, h *Handler, in *incoming, arg string) (*queue.Delivery, error) {
+	owner, err := h.ownRowsOnly(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	t, chatID := tr(in.lang()), in.msg.Chat.ID
+	notice, err := tasks.Press(ctx, h.Memory, chatID, owner, arg, t, h.Access.Zone())
+	if err != nil {
+		return nil, err
+	}
+	text, buttons, err := tasks.List(ctx, h.Memory, chatID, t, h.Access.Zone())
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Client.EditMessageText(ctx, telegram.EditMessageTextParams{ChatID: chatID, MessageID: int64(in.msg.MessageID), Text: text, Buttons: buttons}); err != nil {
+		h.Log.Debug("updating the list of tasks failed", "chat_id", chatID, "err", err)
+	}
+	h.notify(ctx, in, notice)
+	return nil, nil
 }

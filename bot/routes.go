@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 
+	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
 )
@@ -70,7 +71,8 @@ func newRoutes() *routes {
 			{name: "forget", run: cmdForget},
 			{name: "reminders", run: cmdReminders},
 			{name: "cancel_reminder", run: cmdCancelReminder}, // a member: their own (ownRowsOnly)
-			{name: "approvals", run: cmdApprovals},            // a member: their own (ownRowsOnly)
+			{name: "tasks", run: cmdTasks},
+			{name: "approvals", run: cmdApprovals}, // a member: their own (ownRowsOnly)
 			{name: "tools", run: cmdTools},
 			{name: "usage", run: cmdUsage},
 			{name: "voice", run: cmdVoice, groupAdmins: true},
@@ -79,12 +81,13 @@ func newRoutes() *routes {
 			{name: "user", run: cmdUser, adminOnly: true},
 		},
 		callbacks: map[string]buttonSpec{
-			"approve": {run: decide(memory.ApprovalApproved), callsModel: true},
-			"reject":  {run: decide(memory.ApprovalRejected), callsModel: true},
-			"mode":    {run: pressMode, groupAdmins: true},
-			"model":   {run: pressModel, groupAdmins: true},
-			"thread":  {run: pressNewThread},
-			"stop":    {run: pressStop},
+			"approve":    {run: decide(memory.ApprovalApproved), callsModel: true},
+			"reject":     {run: decide(memory.ApprovalRejected), callsModel: true},
+			"mode":       {run: pressMode, groupAdmins: true},
+			"model":      {run: pressModel, groupAdmins: true},
+			"thread":     {run: pressNewThread},
+			"stop":       {run: pressStop},
+			tasks.Prefix: {run: pressTask}, // a member: their own (ownRowsOnly)
 		},
 	}
 }

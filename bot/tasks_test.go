@@ -89,9 +89,11 @@ func schedule(h *harness, user telegramfake.User, callID, args string) string {
 	return result
 }
 
-// A task the model schedules survives a restart and runs on time; the
-// schedules too close together and the tasks over the bounds are refused.
-func TestATaskScheduledByTheModelRunsAfterARestart(t *testing.T) {
+// A task the model schedules survives a restart and runs on time, /tasks
+// lists it, its buttons pause, resume and delete it (its user's only), runs
+// missed while the bot was down come to one, late; the schedules too close
+// together and the tasks over the bounds are refused.
+func TestATaskIsScheduledListedRunOnTimeAndLatePausedAndDeleted(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.Start()
@@ -128,9 +130,80 @@ func TestATaskScheduledByTheModelRunsAfterARestart(t *testing.T) {
 	}
 	h.WaitCount(`SELECT count(*) FROM reminders WHERE id = 1 AND runs = 1 AND NOT late AND due_at > now() + interval '1 hour'`, 1)
 
+	// /tasks lists it with its buttons.
+	h.Say(ivan, "/tasks")
+	list := h.Last(ivan.ID)
+	if !strings.Contains(list.Text, "1. Tell me the weather in Kazan\n    0 8 * * 1-5 (Europe/Moscow), следующий раз ") {
+		t.Fatalf("/tasks = %q", list.Text)
+	}
+	buttons := list.Buttons()
+	if len(buttons) != 2 || buttons[0].Data != "task:pause:1" || buttons[1].Data != "task:delete:1" {
+		t.Fatalf("/tasks buttons = %+v", buttons)
+	}
+	// Jane, in another chat, cannot touch it through a forged press.
+	if got := h.Press(jane, telegramfake.Message{ChatID: jane.ID, ID: list.ID}, "task:delete:1"); got != "That task is gone, or not yours to change." {
+		t.Fatalf("a forged press = %q", got)
+	}
+
+	// Paused, it does not run when due, across a restart.
+	if got := h.Press(ivan, list, "task:pause:1"); got != "Приостановлена." {
+		t.Fatalf("pause = %q", got)
+	}
+	h.WaitUntil("the list shows the task paused", func() bool {
+		m := h.TG.Messages(ivan.ID)
+		return strings.Contains(m[len(m)-1].Text, "(Europe/Moscow), приостановлена")
+	})
+	h.Stop()
+	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() - interval '2 days' WHERE id = 1`)
+	h.Start()
+	h.Say(ivan, "/help")
+	if n := h.Count(`SELECT count(*) FROM updates WHERE task_id = 1`); n != 1 {
+		t.Fatalf("a paused task ran: %d runs", n)
+	}
+
+	// Resumed, it runs next at its next occurrence, not for those it missed.
+	h.Say(ivan, "/tasks")
+	list = h.Last(ivan.ID)
+	if b := list.Buttons(); len(b) != 2 || b[0].Data != "task:resume:1" {
+		t.Fatalf("/tasks of a paused task: %q %+v", list.Text, b)
+	}
+	if got := h.Press(ivan, list, "task:resume:1"); !strings.HasPrefix(got, "Возобновлена: следующий раз ") {
+		t.Fatalf("resume = %q", got)
+	}
+	h.WaitCount(`SELECT count(*) FROM reminders WHERE id = 1 AND status = 'pending' AND due_at > now()`, 1)
+
+	// Down over several occurrences: one run, late, with the note.
+	h.Stop()
+	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() - interval '3 days' WHERE id = 1`)
+	h.LLM.Script(openaifake.Reply{Content: "-2°, clear."})
+	before = len(h.TG.SentTo(ivan.ID))
+	h.Start()
+	if note := h.NextTo(ivan.ID, before, "the late note"); !strings.HasPrefix(note.Text, "⏰ Задача по расписанию «Tell me the weather in Kazan» должна была выполниться в ") {
+		t.Fatalf("the late note = %q", note.Text)
+	}
+	if run := h.NextTo(ivan.ID, before+1, "the late run"); run.Text != "-2°, clear." {
+		t.Fatalf("the late run's answer = %q", run.Text)
+	}
+	h.WaitCount(`SELECT count(*) FROM reminders WHERE id = 1 AND runs = 2 AND late AND due_at > now()`, 1)
+	h.Stop()
+	h.Start()
+	h.Say(ivan, "/help")
+	if n := h.Count(`SELECT count(*) FROM updates WHERE task_id = 1`); n != 2 {
+		t.Fatalf("%d runs after another restart, want 2", n)
+	}
+
+	// Deleted by its button.
+	h.Say(ivan, "/tasks")
+	if got := h.Press(ivan, h.Last(ivan.ID), "task:delete:1"); got != "Удалена." {
+		t.Fatalf("delete = %q", got)
+	}
+	if got := h.Say(ivan, "/tasks"); !strings.HasPrefix(got, "Задач по расписанию нет") {
+		t.Fatalf("/tasks after the delete = %q", got)
+	}
+
 	// Over the chat's bound.
 	h.DB.Exec(context.Background(), `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, kind, schedule)
-		SELECT $1, $1, 'filler', now() + interval '1 day', 'task', '0 9 * * *' FROM generate_series(2, $2)`, ivan.ID, memory.MaxTasksPerChat)
+		SELECT $1, $1, 'filler', now() + interval '1 day', 'task', '0 9 * * *' FROM generate_series(1, $2)`, ivan.ID, memory.MaxTasksPerChat)
 	if got := schedule(h, ivan, "over", `{"prompt":"one more","schedule":"0 10 * * *"}`); !strings.Contains(got, "no more scheduled tasks now: at most 20 for a user and 10 in a chat") {
 		t.Fatalf("over the bound: %q", got)
 	}

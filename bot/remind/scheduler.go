@@ -171,13 +171,7 @@ func (s *Scheduler) next(r memory.Reminder) time.Time {
 	if r.Schedule == "" {
 		return time.Time{}
 	}
-	loc := s.location()
-	if r.TimeZone != "" {
-		if l, err := time.LoadLocation(r.TimeZone); err == nil {
-			loc = l
-		}
-	}
-	sch, err := schedule.Parse(r.Schedule, loc)
+	sch, err := schedule.Stored(r.Schedule, r.TimeZone, s.location())
 	if err != nil {
 		s.Log.Warn("a scheduled row's schedule does not read; it ends", "reminder_id", r.ID, "schedule", r.Schedule, "err", err)
 		return time.Time{}

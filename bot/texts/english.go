@@ -90,6 +90,23 @@ var english = Texts{
 	TaskLate: func(prompt, due any) string {
 		return fmt.Sprintf("⏰ The scheduled task “%s” was due at %s, while I was offline; running it now.", prompt, due)
 	},
+	TasksList: func(lines any) string {
+		return fmt.Sprintf("Scheduled tasks of this chat:\n\n%s\n\nThe buttons pause, resume or delete one.", lines)
+	},
+	TasksNone: "No scheduled tasks. Just ask, for example: “every weekday at 8 tell me the weather”.",
+	TaskLine: func(n, prompt, schedule, zone any) string {
+		return fmt.Sprintf("%v. %s\n    %s (%s)", n, prompt, schedule, zone)
+	},
+	TaskNext:     func(at any) string { return fmt.Sprintf(", next %s", at) },
+	TaskIsPaused: ", paused",
+	TaskPause:    func(n any) string { return fmt.Sprintf("⏸ Pause %v", n) },
+	TaskResume:   func(n any) string { return fmt.Sprintf("▶️ Resume %v", n) },
+	TaskDelete:   func(n any) string { return fmt.Sprintf("🗑 Delete %v", n) },
+	TaskPaused:   "Paused.",
+	TaskResumed:  func(at any) string { return fmt.Sprintf("Resumed: next run %s.", at) },
+	TaskDeleted:  "Deleted.",
+	TaskNoSuch:   "That task is gone, or not yours to change.",
+	TaskReminder: "⏰ reminder: ",
 	Start: func(a1 any) string {
 		return fmt.Sprintf("Hello, %s! I'm a chat assistant with a memory: I remember our conversation, even after a restart.\n\n"+
 			"Just write to me. /new starts a fresh conversation, /help lists what I can do.", a1)
@@ -190,6 +207,7 @@ var english = Texts{
 		"memory":          "what I remember about you",
 		"forget":          "delete what I remember: /forget N, or /forget all",
 		"reminders":       "your reminders",
+		"tasks":           "scheduled tasks: pause, resume or delete them",
 		"cancel_reminder": "cancel a reminder: /cancel_reminder N",
 		"start":           "the greeting",
 		"help":            "this list",

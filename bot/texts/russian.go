@@ -100,6 +100,23 @@ var russian = Texts{
 	TaskLate: func(prompt, due any) string {
 		return fmt.Sprintf("⏰ Задача по расписанию «%s» должна была выполниться в %s, когда я был офлайн; выполняю сейчас.", prompt, due)
 	},
+	TasksList: func(lines any) string {
+		return fmt.Sprintf("Задачи по расписанию в этом чате:\n\n%s\n\nКнопки приостанавливают, возобновляют или удаляют задачу.", lines)
+	},
+	TasksNone: "Задач по расписанию нет. Просто попросите, например: «каждый будний день в 8 рассказывай о погоде».",
+	TaskLine: func(n, prompt, schedule, zone any) string {
+		return fmt.Sprintf("%v. %s\n    %s (%s)", n, prompt, schedule, zone)
+	},
+	TaskNext:     func(at any) string { return fmt.Sprintf(", следующий раз %s", at) },
+	TaskIsPaused: ", приостановлена",
+	TaskPause:    func(n any) string { return fmt.Sprintf("⏸ Пауза %v", n) },
+	TaskResume:   func(n any) string { return fmt.Sprintf("▶️ Возобновить %v", n) },
+	TaskDelete:   func(n any) string { return fmt.Sprintf("🗑 Удалить %v", n) },
+	TaskPaused:   "Приостановлена.",
+	TaskResumed:  func(at any) string { return fmt.Sprintf("Возобновлена: следующий раз %s.", at) },
+	TaskDeleted:  "Удалена.",
+	TaskNoSuch:   "Этой задачи уже нет, или она не ваша.",
+	TaskReminder: "⏰ напоминание: ",
 	Start: func(a1 any) string {
 		return fmt.Sprintf("Привет, %s! Я чат-ассистент с памятью: я помню наш разговор, даже после перезапуска.\n\n"+
 			"Просто напишите мне. /new начинает новый разговор, /help — список возможностей.", a1)
@@ -210,6 +227,7 @@ var russian = Texts{
 		"memory":          "что я о вас помню",
 		"forget":          "удалить то, что я помню: /forget N или /forget all",
 		"reminders":       "ваши напоминания",
+		"tasks":           "задачи по расписанию: приостановить, возобновить, удалить",
 		"cancel_reminder": "отменить напоминание: /cancel_reminder N",
 		"start":           "приветствие",
 		"help":            "этот список",

@@ -73,6 +73,20 @@ type Texts struct {
 	RemindersOwnOnly    string
 	// scheduled.go
 	TaskLate func(prompt, due any) string
+	// tasks (bot/tasks)
+	TasksList    func(lines any) string
+	TasksNone    string
+	TaskLine     func(n, prompt, schedule, zone any) string
+	TaskNext     func(at any) string
+	TaskIsPaused string
+	TaskPause    func(n any) string
+	TaskResume   func(n any) string
+	TaskDelete   func(n any) string
+	TaskPaused   string
+	TaskResumed  func(at any) string
+	TaskDeleted  string
+	TaskNoSuch   string
+	TaskReminder string
 	// handler.go, commands.go, help.go
 	Start    func(a1 any) string
 	HelpPage func(a1 any) string

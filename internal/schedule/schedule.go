@@ -161,3 +161,15 @@ func dayField(text string) (string, bool) {
 	}
 	return strings.Join(days, ","), len(days) > 0
 }
+
+// Stored reads a schedule as stored: its cron fields in the time zone
+// named zone (fallback when zone is empty or unknown here).
+func Stored(cron, zone string, fallback *time.Location) (Schedule, error) {
+	loc := fallback
+	if zone != "" {
+		if l, err := time.LoadLocation(zone); err == nil {
+			loc = l
+		}
+	}
+	return Parse(cron, loc)
+}
