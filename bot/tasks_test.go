@@ -245,3 +245,33 @@ func TestATaskAfterAFetchedPageNeedsTheUsersConfirmation(t *testing.T) {
 		t.Fatalf("%d tasks stored after the user rejected", n)
 	}
 }
+
+// A reminder with a schedule is the same mechanism without a prompt: its
+// text is sent at each time, and it waits for the next.
+func TestARecurringReminderIsSentAndWaitsForItsNextTime(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	got := schedule(h, ivan, "r1", `{"prompt":"Take the pills","schedule":"every day at 9:00","reminder":true}`)
+	if !strings.HasPrefix(got, "Task #1 scheduled (0 9 * * *, Europe/Moscow)") {
+		t.Fatalf("schedule_task = %q", got)
+	}
+	if list := h.Say(ivan, "/tasks"); !strings.Contains(list, "1. ⏰ напоминание: Take the pills\n    0 9 * * * (Europe/Moscow)") {
+		t.Fatalf("/tasks = %q", list)
+	}
+	h.Stop()
+	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() + interval '1 second' WHERE id = 1`)
+	before := len(h.TG.SentTo(ivan.ID))
+	h.Start()
+	if sent := h.NextTo(ivan.ID, before, "the reminder"); sent.Text != "⏰ Напоминание: Take the pills" {
+		t.Fatalf("sent %q", sent.Text)
+	}
+	h.WaitCount(`SELECT count(*) FROM reminders WHERE id = 1 AND kind = 'reminder' AND status = 'pending' AND runs = 1
+		AND due_at > now() + interval '1 hour' AND telegram_message_id IS NOT NULL`, 1)
+	if n := h.Count(`SELECT count(*) FROM updates WHERE task_id IS NOT NULL`); n != 0 {
+		t.Fatalf("a reminder ran as a turn: %d runs", n)
+	}
+	if got := h.Say(ivan, "/reminders"); !strings.HasPrefix(got, "Напоминаний нет") {
+		t.Fatalf("/reminders lists a recurring one: %q", got)
+	}
+}
