@@ -176,7 +176,7 @@ func (h *Handler) Handle(ctx context.Context, u *queue.Update) (*queue.Delivery,
 // inbox.UpdateHandler.
 func (h *Handler) GiveUp(ctx context.Context, u *queue.Update) error {
 	if u.Run != nil {
-		return h.reply(ctx, scheduledRun(u), tr(u.Run.LanguageCode).Apology)
+		return h.reply(ctx, scheduledRun(u), tr(u.Run.From.LanguageCode).Apology)
 	}
 	decoded, thread, err := h.Client.DecodeUpdate(u.Payload)
 	if err != nil {

@@ -19,11 +19,11 @@ import (
 func scheduledRun(u *queue.Update) *incoming {
 	r := u.Run
 	chat := &tgbotapi.Chat{ID: r.ChatID, Type: "group"}
-	if r.ChatID == r.UserID {
+	if r.ChatID == r.From.ID {
 		chat.Type = "private"
 	}
-	from := &tgbotapi.User{ID: r.UserID, UserName: r.Username, FirstName: r.FirstName,
-		LastName: r.LastName, LanguageCode: r.LanguageCode}
+	from := &tgbotapi.User{ID: r.From.ID, UserName: r.From.Username, FirstName: r.From.FirstName,
+		LastName: r.From.LastName, LanguageCode: r.From.LanguageCode}
 	msg := &tgbotapi.Message{Chat: chat, From: from, Date: int(time.Now().Unix())}
 	// The model is told the message is the task's, not typed just now.
 	mark := fmt.Sprintf("[scheduled task #%d] ", r.TaskID)

@@ -75,7 +75,7 @@ func (s *Store) RunDueTasks(ctx context.Context, limit int, plan RunPlan) ([]que
 		for _, t := range tasks {
 			next, late := plan(t.Reminder)
 			run := queue.TaskRun{TaskID: t.ID, ChatID: t.ChatID, Thread: t.ThreadID, Prompt: t.Text, DueAt: t.DueAt, Late: late,
-				UserID: t.UserID, Username: t.Username, FirstName: t.FirstName, LastName: t.LastName, LanguageCode: t.LanguageCode}
+				From: queue.RunUser{ID: t.UserID, Username: t.Username, FirstName: t.FirstName, LastName: t.LastName, LanguageCode: t.LanguageCode}}
 			payload, err := queue.EncodeRun(run)
 			if err != nil {
 				return err

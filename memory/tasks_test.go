@@ -10,6 +10,7 @@ import (
 
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
+	"github.com/membot/membot/memory/userdata"
 )
 
 // A due task's run enters the inbox once, as a scheduled update the chat's
@@ -37,7 +38,7 @@ func TestDueTaskRunsOnceThroughTheInbox(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("RunDueTasks = %+v, %v; want one run", runs, err)
 	}
-	if r := runs[0]; r.TaskID != id || r.Prompt != "weather?" || !r.Late || !r.DueAt.Equal(due) || r.FirstName != "Ann" || r.Thread != 5 {
+	if r := runs[0]; r.TaskID != id || r.Prompt != "weather?" || !r.Late || !r.DueAt.Equal(due) || r.From.FirstName != "Ann" || r.Thread != 5 {
 		t.Fatalf("run = %+v", r)
 	}
 	if again, err := store.RunDueTasks(ctx, 10, plan); err != nil || len(again) != 0 {
@@ -69,6 +70,24 @@ func TestDueTaskRunsOnceThroughTheInbox(t *testing.T) {
 	v, err := store.Inbox().CompleteAndClaimNext(ctx, u.UpdateID, nil, "", chat, owner.ID)
 	if err != nil || v == nil || v.UpdateID != 900 || v.Run != nil {
 		t.Fatalf("next = %+v, %v; want update 900, not a run", v, err)
+	}
+
+	// A run in a group is its user's update: erasing the user's data takes
+	// it, with the names it carries.
+	if _, err := store.AddTask(ctx, memory.Reminder{UserID: chat, ChatID: -500, Text: "group task", DueAt: due,
+		Schedule: "0 * * * *", TimeZone: "UTC"}); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := store.RunDueTasks(ctx, 10, plan); err != nil || len(runs) != 1 {
+		t.Fatalf("the group's task: %+v, %v", runs, err)
+	}
+	if _, err := userdata.New(store.Pool()).Forget(ctx, chat); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	store.Pool().QueryRow(ctx, `SELECT count(*) FROM updates WHERE task_id IS NOT NULL AND payload::text LIKE '%Ann%'`).Scan(&left)
+	if left != 0 {
+		t.Fatalf("%d runs naming the forgotten user are left", left)
 	}
 }
 

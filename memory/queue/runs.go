@@ -12,16 +12,14 @@ import (
 // Telegram sends can become one.
 type TaskRun struct {
 	TaskID int64 `json:"task_id"`
-	// Who set the task, as the users table knew them.
-	UserID       int64     `json:"user_id"`
-	Username     string    `json:"username,omitempty"`
-	FirstName    string    `json:"first_name,omitempty"`
-	LastName     string    `json:"last_name,omitempty"`
-	LanguageCode string    `json:"language_code,omitempty"`
-	ChatID       int64     `json:"chat_id"`
-	Thread       int64     `json:"thread,omitempty"`
-	Prompt       string    `json:"prompt"`
-	DueAt        time.Time `json:"due_at"`
+	// From is who set the task, as the users table knew them; under
+	// "from", as in a Telegram update, so that erasing a user's data
+	// finds the runs of their tasks as their own updates.
+	From   RunUser   `json:"from"`
+	ChatID int64     `json:"chat_id"`
+	Thread int64     `json:"thread,omitempty"`
+	Prompt string    `json:"prompt"`
+	DueAt  time.Time `json:"due_at"`
 	// Late: it runs later than due, the bot having been down (or the
 	// chat busy); the user is told when it was due.
 	Late bool `json:"late,omitempty"`
@@ -30,6 +28,15 @@ type TaskRun struct {
 // BotID is the bot whose updates are saved (AdoptUpdates): a run is
 // stored as one of its updates.
 func (s *Store) BotID() int64 { return s.botID.Load() }
+
+// RunUser is the user a run is for.
+type RunUser struct {
+	ID           int64  `json:"id"`
+	Username     string `json:"username,omitempty"`
+	FirstName    string `json:"first_name,omitempty"`
+	LastName     string `json:"last_name,omitempty"`
+	LanguageCode string `json:"language_code,omitempty"`
+}
 
 // EncodeRun is the payload of run's update.
 func EncodeRun(run TaskRun) ([]byte, error) {
