@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/membot/membot/memory/jobs"
 )
 
 // Fact is one long-term fact about a user (a row of memories).
@@ -131,7 +132,7 @@ type FactChange struct {
 // after-turn job's cursor past ex, all or nothing in one round trip, so an
 // exchange is read once: a fact the user deletes is not extracted again
 // from the same messages. Past MaxFacts, new facts are dropped.
-func (s *Store) SaveExtracted(ctx context.Context, ex Exchange, changes []FactChange, call LLMCall) error {
+func (s *Store) SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []FactChange, call LLMCall) error {
 	batch := &pgx.Batch{}
 	for _, c := range changes {
 		text := cleanText(c.Text)
@@ -144,7 +145,7 @@ func (s *Store) SaveExtracted(ctx context.Context, ex Exchange, changes []FactCh
 	if call.Model != "" {
 		s.queueLLMCall(batch, call)
 	}
-	queueCursor(batch, JobAfterTurn, ex.AnswerID)
+	jobs.QueueCursor(batch, jobs.AfterTurn, ex.AnswerID)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("save extracted facts: %w", translate(err))
 	}

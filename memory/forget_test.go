@@ -37,7 +37,7 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 		t.Fatal(err)
 	}
 	// The exchanges' tools are known to the after-turn job.
-	turns, err := store.AnsweredTurns(ctx, 0, 10, 0)
+	turns, err := store.Jobs().AnsweredTurns(ctx, 0, 10, 0)
 	if err != nil || len(turns) != 3 || !slices.Equal(turns[1].Tools, []string{"calculator"}) || len(turns[2].Tools) != 0 {
 		t.Fatalf("answered turns = %+v, %v", turns, err)
 	}
@@ -73,7 +73,7 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	if err != nil || len(found) == 0 || strings.Contains(fmt.Sprintf("%+v", found), "4711") {
 		t.Fatalf("search_history beside a forgotten row: %+v, %v", found, err)
 	}
-	turns, err = store.AnsweredTurns(ctx, 0, 10, 0)
+	turns, err = store.Jobs().AnsweredTurns(ctx, 0, 10, 0)
 	if err != nil || len(turns) != 2 || strings.Contains(turns[0].UserText, "4711") {
 		t.Fatalf("the after-turn job reads a forgotten exchange: %+v, %v", turns, err)
 	}

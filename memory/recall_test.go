@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"github.com/membot/membot/internal/testing/wait"
+	"github.com/membot/membot/memory/jobs"
 
 	"context"
 	"errors"
@@ -131,7 +132,7 @@ func TestSearchFusesFullTextAndEmbeddings(t *testing.T) {
 	store := withVectors(t)
 	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 1}, 1)
 	ids := say(t, store, conv, "Я ездил в Казань в мае", "Как прошло?", "Погода в Казани была хорошая", "Отлично")
-	rows, err := store.RowsToEmbed(ctx, 0, 10, 0)
+	rows, err := store.Jobs().RowsToEmbed(ctx, 0, 10, 0)
 	if err != nil || len(rows) != 4 {
 		t.Fatalf("rows to embed = %v, %v", rows, err)
 	}
@@ -188,7 +189,7 @@ func TestSearchFusionKeepsEachRankingsBestRow(t *testing.T) {
 	texts = append(texts, "Booked tickets to Tokyo for May", "We flew to Japan in spring")
 	ids := say(t, store, conv, texts...)
 	exact, semantic := ids[25], ids[26]
-	rows, err := store.RowsToEmbed(ctx, 0, 100, 0)
+	rows, err := store.Jobs().RowsToEmbed(ctx, 0, 100, 0)
 	if err != nil || len(rows) != len(texts) {
 		t.Fatalf("rows to embed = %d, %v", len(rows), err)
 	}
@@ -235,7 +236,7 @@ func TestRecallWorksWithoutPgvector(t *testing.T) {
 	if got := found(t, store, q); len(got) != 1 || got[0] != ids[0] {
 		t.Fatalf("full-text search without pgvector found %v", got)
 	}
-	rows, _ := store.RowsToEmbed(ctx, 0, 10, 0)
+	rows, _ := store.Jobs().RowsToEmbed(ctx, 0, 10, 0)
 	if err := store.SaveEmbeddings(ctx, "m", rows, [][]float32{{1, 0}, {0, 1}}, memory.LLMCall{}, rows[1].ID); err != nil {
 		t.Fatalf("saving embeddings without pgvector: %v", err)
 	}
@@ -285,7 +286,7 @@ func TestFactsAreSupersededAndForgottenWithTheirHistory(t *testing.T) {
 	}
 	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 7}, 7)
 	ids := say(t, store, conv, "I live in Kazan", "Noted", "I moved to Perm", "Nice")
-	ex := memory.Exchange{AnswerID: ids[1], ConversationID: conv, ChatID: 7, UserID: 7, UserMessageID: ids[0]}
+	ex := jobs.Exchange{AnswerID: ids[1], ConversationID: conv, ChatID: 7, UserID: 7, UserMessageID: ids[0]}
 	if err := store.SaveExtracted(ctx, ex, []memory.FactChange{{Text: "Lives in Kazan"}, {Text: "Is called Bob"}},
 		memory.LLMCall{Model: "mm", Purpose: memory.PurposeFacts}); err != nil {
 		t.Fatal(err)
@@ -298,7 +299,7 @@ func TestFactsAreSupersededAndForgottenWithTheirHistory(t *testing.T) {
 	if facts[0].Content != "Lives in Kazan" {
 		kazan = facts[1].ID
 	}
-	ex = memory.Exchange{AnswerID: ids[3], ConversationID: conv, ChatID: 7, UserID: 7, UserMessageID: ids[2]}
+	ex = jobs.Exchange{AnswerID: ids[3], ConversationID: conv, ChatID: 7, UserID: 7, UserMessageID: ids[2]}
 	if err := store.SaveExtracted(ctx, ex, []memory.FactChange{{ID: kazan, Text: "Lives in Perm"}}, memory.LLMCall{}); err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestFactsAreSupersededAndForgottenWithTheirHistory(t *testing.T) {
 	if cursor != ids[3] || purposes != "facts" {
 		t.Fatalf("cursor %d (want %d), purposes %q", cursor, ids[3], purposes)
 	}
-	if got, _ := store.AnsweredTurns(ctx, cursor, 10, 0); len(got) != 0 {
+	if got, _ := store.Jobs().AnsweredTurns(ctx, cursor, 10, 0); len(got) != 0 {
 		t.Fatalf("answered turns after the cursor = %+v", got)
 	}
 	// Forgetting the current fact takes its history too.

@@ -6,12 +6,12 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/membot/membot/internal/redact"
+	"github.com/membot/membot/memory/jobs"
 	"github.com/membot/membot/memory/pg"
 	"github.com/membot/membot/memory/queue"
 )
@@ -29,6 +29,7 @@ type Store struct {
 	vectors atomic.Bool // message_embeddings exists (EnableVectors)
 	secrets *pg.Secrets
 	inbox   *queue.Store
+	jobs    *jobs.Store
 }
 
 // Open connects to PostgreSQL and checks the connection with a ping. The
@@ -45,12 +46,16 @@ func Open(ctx context.Context, dsn string, maxConns int32, configure ...func(*pg
 // NewStore wraps a pool the caller owns.
 func NewStore(pool *pgxpool.Pool) *Store {
 	secrets := &pg.Secrets{}
-	return &Store{pool: pool, secrets: secrets, inbox: queue.New(pool, secrets)}
+	return &Store{pool: pool, secrets: secrets, inbox: queue.New(pool, secrets), jobs: jobs.New(pool)}
 }
 
 // Inbox is the durable inbox of Telegram updates (package queue), over
 // the same pool and secrets.
 func (s *Store) Inbox() *queue.Store { return s.inbox }
+
+// Jobs is the background work's progress (package jobs), over the same
+// pool.
+func (s *Store) Jobs() *jobs.Store { return s.jobs }
 
 // HideSecrets makes the store take secrets out of every error, event,
 // model call and message it writes from now on: a model server or Telegram
@@ -84,34 +89,3 @@ var translate = pg.Translate
 // IsUnavailable reports whether err, from this package or straight from the
 // driver, means the database could not be reached.
 func IsUnavailable(err error) bool { return pg.IsUnavailable(err) }
-
-// PrepareAdminViews makes the admin views (conversation_log, daily_usage,
-// tool_usage) show local times in zone for sessions opened from now on, by
-// setting membot.timezone on the database (that needs its owner), and checks
-// that the read-only role exists. It reports whether it changed the zone,
-// and what an operator should fix.
-func (s *Store) PrepareAdminViews(ctx context.Context, zone string) (changed bool, warnings []string, err error) {
-	var current string
-	var roleExists bool
-	err = s.pool.QueryRow(ctx, adminViewsStateSQL).Scan(&current, &roleExists)
-	if err != nil {
-		return false, nil, fmt.Errorf("prepare admin views: %w", translate(err))
-	}
-	if !roleExists {
-		warnings = append(warnings, "the read-only role membot_readonly does not exist (the database user may not create roles); docs/ADMIN.md has the SQL to create it")
-	}
-	if current != zone {
-		if _, err := s.pool.Exec(ctx, setAdminViewsZoneSQL, zone); err != nil {
-			warnings = append(warnings, fmt.Sprintf("the admin views show %s times, not TIMEZONE's: setting membot.timezone failed: %v", current, err))
-		} else {
-			changed = true
-		}
-	}
-	return changed, warnings, nil
-}
-
-// The statements of this file, whole in sql/store.sql.
-var (
-	adminViewsStateSQL   = statement("adminViewsState")
-	setAdminViewsZoneSQL = statement("setAdminViewsZone")
-)

@@ -32,6 +32,8 @@ rule "./memory/pg/..." DIRECT "^$mod/memory" \
 	"what memory's repositories share imports none of them"
 rule "./memory/queue/..." DIRECT "^$mod/memory$" \
 	"the inbox's repository is handed out by memory.Store: it cannot import it"
+rule "./memory/jobs/..." DIRECT "^$mod/memory$" \
+	"the jobs' repository is handed out by memory.Store: it cannot import it"
 rule "./internal/sqlfile/..." DIRECT "^$mod/" "the reader of sql/*.sql files imports none of the program"
 rule "./agent/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 	"agent knows nothing of Telegram, writes no SQL of its own, and imports no layer above it"

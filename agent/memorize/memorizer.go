@@ -21,21 +21,27 @@ import (
 	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/internal/wake"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/jobs"
 )
 
-// Store is the part of the memory repository the background
-// memory work needs.
-type Store interface {
+// Jobs is where the background memory work keeps its progress and finds
+// its work (memory/jobs).
+type Jobs interface {
 	LeaseJob(ctx context.Context, job string, d time.Duration) (int64, bool, error)
 	ReleaseJob(ctx context.Context, job string, cursor int64) error
-	RowsToEmbed(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]memory.TextRow, error)
-	SaveEmbeddings(ctx context.Context, model string, rows []memory.TextRow, vecs [][]float32, call memory.LLMCall, cursor int64) error
-	AnsweredTurns(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]memory.Exchange, error)
+	RowsToEmbed(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]jobs.TextRow, error)
+	AnsweredTurns(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]jobs.Exchange, error)
+	NewestMessageID(ctx context.Context) (int64, error)
+}
+
+// Store is the part of the memory repository the background
+// memory work writes to.
+type Store interface {
+	SaveEmbeddings(ctx context.Context, model string, rows []jobs.TextRow, vecs [][]float32, call memory.LLMCall, cursor int64) error
 	Facts(ctx context.Context, userID int64) ([]memory.Fact, error)
-	SaveExtracted(ctx context.Context, ex memory.Exchange, changes []memory.FactChange, call memory.LLMCall) error
+	SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []memory.FactChange, call memory.LLMCall) error
 	Unsummarised(ctx context.Context, conversationID string, window, limit int) (string, []memory.SummaryRow, error)
 	SaveSummary(ctx context.Context, sum memory.Summary, call memory.LLMCall) error
-	NewestMessageID(ctx context.Context) (int64, error)
 }
 
 // Memorizer does the memory work that follows turns, in the background and
@@ -46,6 +52,7 @@ type Store interface {
 // calls are bounded per minute so a busy bot cannot flood the model server.
 type Memorizer struct {
 	Store        Store
+	Jobs         Jobs
 	LLM          agent.LLM // for facts and summaries
 	Embedder     agent.Embedder
 	HistoryLimit int // the window: rows older than it are summarised
@@ -55,7 +62,7 @@ type Memorizer struct {
 	// Config is the settings: what it does, with which model, how fast.
 	Config
 	// Settle is how old a row must be before it is worked on (see
-	// memory.settledSQL); Every how often the database is looked at when
+	// memory/jobs/sql/jobs.sql); Every how often the database is looked at when
 	// nobody wakes the loops.
 	Settle   time.Duration
 	Every    time.Duration
@@ -100,9 +107,9 @@ func (m *Memorizer) Run(ctx context.Context) {
 	} else {
 		// Nothing to do after turns; were it turned on later, it begins
 		// with the turns from then on, not with those of the meantime.
-		newest, err := m.Store.NewestMessageID(ctx)
+		newest, err := m.Jobs.NewestMessageID(ctx)
 		if err == nil {
-			err = m.Store.ReleaseJob(ctx, memory.JobAfterTurn, newest)
+			err = m.Jobs.ReleaseJob(ctx, jobs.AfterTurn, newest)
 		}
 		m.logErr(ctx, "memory: moving the after-turn job to the newest message failed", err)
 	}
@@ -140,16 +147,16 @@ func (m *Memorizer) loop(ctx context.Context, w *wake.Signal, step func() bool) 
 
 // embedStep embeds the next batch of messages; it says whether it did any.
 func (m *Memorizer) embedStep(ctx context.Context, limit *rate.Limiter) bool {
-	cursor, ok, err := m.Store.LeaseJob(ctx, memory.JobEmbeddings, jobLease)
+	cursor, ok, err := m.Jobs.LeaseJob(ctx, jobs.Embeddings, jobLease)
 	if err != nil || !ok {
 		m.logErr(ctx, "embeddings: taking the job failed", err)
 		return false
 	}
 	done := cursor
 	defer func() {
-		m.logErr(ctx, "embeddings: releasing the job failed", m.Store.ReleaseJob(context.WithoutCancel(ctx), memory.JobEmbeddings, done))
+		m.logErr(ctx, "embeddings: releasing the job failed", m.Jobs.ReleaseJob(context.WithoutCancel(ctx), jobs.Embeddings, done))
 	}()
-	rows, err := m.Store.RowsToEmbed(ctx, cursor, embedBatch, m.Settle)
+	rows, err := m.Jobs.RowsToEmbed(ctx, cursor, embedBatch, m.Settle)
 	if err != nil || len(rows) == 0 {
 		m.logErr(ctx, "embeddings: reading messages failed", err)
 		return false
@@ -192,15 +199,15 @@ func (m *Memorizer) embedStep(ctx context.Context, limit *rate.Limiter) bool {
 // afterTurnStep extracts facts from and summarises after the next batch of
 // answered turns; it says whether it found any.
 func (m *Memorizer) afterTurnStep(ctx context.Context, limit *rate.Limiter) bool {
-	cursor, ok, err := m.Store.LeaseJob(ctx, memory.JobAfterTurn, jobLease)
+	cursor, ok, err := m.Jobs.LeaseJob(ctx, jobs.AfterTurn, jobLease)
 	if err != nil || !ok {
 		m.logErr(ctx, "memory: taking the job failed", err)
 		return false
 	}
 	defer func() {
-		m.logErr(ctx, "memory: releasing the job failed", m.Store.ReleaseJob(context.WithoutCancel(ctx), memory.JobAfterTurn, 0))
+		m.logErr(ctx, "memory: releasing the job failed", m.Jobs.ReleaseJob(context.WithoutCancel(ctx), jobs.AfterTurn, 0))
 	}()
-	turns, err := m.Store.AnsweredTurns(ctx, cursor, turnsBatch, m.Settle)
+	turns, err := m.Jobs.AnsweredTurns(ctx, cursor, turnsBatch, m.Settle)
 	if err != nil || len(turns) == 0 {
 		m.logErr(ctx, "memory: reading answered turns failed", err)
 		return false
@@ -236,7 +243,7 @@ func (m *Memorizer) logErr(ctx context.Context, msg string, err error) {
 
 // complete makes one call of the memory model and returns its text and
 // what it cost.
-func (m *Memorizer) complete(ctx context.Context, ex memory.Exchange, purpose, system, user string) (string, memory.LLMCall) {
+func (m *Memorizer) complete(ctx context.Context, ex jobs.Exchange, purpose, system, user string) (string, memory.LLMCall) {
 	call := memory.LLMCall{UserID: ex.UserID, ChatID: ex.ChatID, ConversationID: ex.ConversationID, Model: m.Model,
 		Purpose: purpose, Status: "ok"}
 	ctx, cancel := context.WithTimeout(ctx, memoryCallTO)
@@ -272,7 +279,7 @@ const (
 
 // extract asks the model for the facts of ex and validates its answer;
 // an invalid answer changes nothing.
-func (m *Memorizer) extract(ctx context.Context, ex memory.Exchange) ([]memory.FactChange, memory.LLMCall) {
+func (m *Memorizer) extract(ctx context.Context, ex jobs.Exchange) ([]memory.FactChange, memory.LLMCall) {
 	known, err := m.Store.Facts(ctx, ex.UserID)
 	if err != nil {
 		m.logErr(ctx, "memory: reading facts failed", err)
@@ -311,14 +318,14 @@ func (m *Memorizer) extract(ctx context.Context, ex memory.Exchange) ([]memory.F
 }
 
 // exchangeOrigin is where ex's user row came from.
-func exchangeOrigin(ex memory.Exchange) agent.Origin {
+func exchangeOrigin(ex jobs.Exchange) agent.Origin {
 	return agent.UserRowOrigin(ex.ChatID != ex.UserID, ex.UserForwarded, ex.UserMedia)
 }
 
 // ownExchange tells whether all of ex is the user's own words and tools
 // whose results are not outside text (tools): only such exchanges are read
 // for facts.
-func ownExchange(ex memory.Exchange, tools *agent.Registry) bool {
+func ownExchange(ex jobs.Exchange, tools *agent.Registry) bool {
 	for _, t := range ex.Tools {
 		if tools.Outside(t) {
 			return false
@@ -399,7 +406,7 @@ const maxSummaryChars = 3000
 
 // summarise folds the rows that left ex's conversation's window into its
 // running summary, once there are summaryChunk of them.
-func (m *Memorizer) summarise(ctx context.Context, ex memory.Exchange, limit *rate.Limiter) {
+func (m *Memorizer) summarise(ctx context.Context, ex jobs.Exchange, limit *rate.Limiter) {
 	prev, rows, err := m.Store.Unsummarised(ctx, ex.ConversationID, m.HistoryLimit, summaryMax)
 	if err != nil || len(rows) < summaryChunk {
 		m.logErr(ctx, "memory: reading rows to summarise failed", err)

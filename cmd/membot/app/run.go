@@ -128,7 +128,7 @@ func (m *membot) openStore() error {
 	}
 	m.undo = append(m.undo, m.store.Close)
 	m.store.HideSecrets(cfg.Secrets()) // out of every error, event and message it stores
-	changed, warnings, err := m.store.PrepareAdminViews(ctx, cfg.Location.String())
+	changed, warnings, err := userdata.New(m.store.Pool()).PrepareAdminViews(ctx, cfg.Location.String())
 	if err != nil {
 		warnings = append(warnings, err.Error()) // the views are a convenience: go on
 	}
@@ -244,7 +244,7 @@ func (m *membot) newHandler() error {
 	for _, model := range cfg.LLM.Models {
 		models = append(models, agent.Model{Name: model.Name, LLM: newClient(model.BaseURL), Caps: model.Caps})
 	}
-	m.memorizer = &memorize.Memorizer{Store: store, LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, Config: cfg.Memory,
+	m.memorizer = &memorize.Memorizer{Store: store, Jobs: store.Jobs(), LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, Config: cfg.Memory,
 		HistoryLimit: cfg.Agent.HistoryLimit, Tools: registry, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
 	ac := cfg.Agent
 	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}

@@ -71,7 +71,7 @@ func TestRecallSearchOnly(t *testing.T) {
 	}
 	var cursor int64
 	for {
-		rows, err := store.RowsToEmbed(ctx, cursor, 1000, 0)
+		rows, err := store.Jobs().RowsToEmbed(ctx, cursor, 1000, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,9 +2,6 @@
 -- are handed out before their transactions commit, so a younger row with a
 -- smaller id may still appear; a turn's batch commits within milliseconds.
 
--- name: enableVectors
-SELECT membot_enable_vectors()
-
 -- name: leaseJob
 UPDATE memory_jobs SET leased_until = clock_timestamp() + $2::interval
 		WHERE job = $1 AND (leased_until IS NULL OR leased_until < clock_timestamp()) RETURNING last_message_id
@@ -19,10 +16,6 @@ UPDATE memory_jobs SET last_message_id = greatest(last_message_id, $2), updated_
 -- name: rowsToEmbed
 SELECT id, conversation_id::text, left(membot_plain_text(content), $4) AS text FROM messages
 		WHERE id > $1 AND role IN ('user', 'assistant') AND created_at < clock_timestamp() - $3::interval ORDER BY id LIMIT $2
-
--- name: saveEmbeddings
-INSERT INTO message_embeddings (message_id, conversation_id, model, embedding)
-					VALUES ($1, $2::uuid, $3, $4::text::vector) ON CONFLICT (message_id) DO UPDATE SET model = excluded.model, embedding = excluded.embedding
 
 -- name: answeredTurns
 -- answeredTurns is up to $2 final answers after row $1, oldest first,
@@ -43,4 +36,3 @@ SELECT a.id AS answer_id, a.conversation_id::text AS conversation_id, c.chat_id,
 
 -- name: newestMessageID
 SELECT coalesce(max(id), 0) FROM messages
-

@@ -1,12 +1,23 @@
-package memory
+// Package jobs is the background work's progress, a repository over
+// memory's pool (memory.Store.Jobs hands it out): each job's cursor and
+// lease in memory_jobs, and what the jobs read: the rows to embed and the
+// answered turns. What they write is memory's, with the cursor moved in
+// the same batch (QueueCursor). Every statement is written whole in
+// sql/jobs.sql.
+package jobs
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/membot/membot/internal/sqlfile"
+	"github.com/membot/membot/memory/pg"
 )
 
 // The background work after turns: message embeddings, facts
@@ -16,25 +27,17 @@ import (
 
 // Jobs of memory_jobs.
 const (
-	JobEmbeddings = "embeddings"
-	JobAfterTurn  = "after_turn"
+	Embeddings = "embeddings"
+	AfterTurn  = "after_turn"
 )
 
-// EnableVectors creates pgvector's extension and the message_embeddings
-// table when the server has pgvector and the role may (see migration
-// 00019), and says whether semantic recall is possible. Until it has said
-// yes, searches are full-text alone.
-func (s *Store) EnableVectors(ctx context.Context) (bool, error) {
-	var ok bool
-	if err := s.pool.QueryRow(ctx, enableVectorsSQL).Scan(&ok); err != nil {
-		return false, fmt.Errorf("enable vectors: %w", translate(err))
-	}
-	s.vectors.Store(ok)
-	return ok, nil
+// Store is the jobs' repository. Its methods are safe for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
 }
 
-// Vectors says whether searches may use the message embeddings.
-func (s *Store) Vectors() bool { return s.vectors.Load() }
+// New is the repository over pool.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 // LeaseJob takes job for d and returns its cursor; ok is false while
 // another process holds it.
@@ -59,8 +62,9 @@ func (s *Store) ReleaseJob(ctx context.Context, job string, cursor int64) error 
 	return nil
 }
 
-// queueCursor adds to batch moving job's cursor to at least cursor.
-func queueCursor(batch *pgx.Batch, job string, cursor int64) {
+// QueueCursor adds to batch moving job's cursor to at least cursor: the
+// job's results and its progress are written in one transaction.
+func QueueCursor(batch *pgx.Batch, job string, cursor int64) {
 	batch.Queue(advanceJobCursorSQL, job, cursor)
 }
 
@@ -87,29 +91,6 @@ func (s *Store) RowsToEmbed(ctx context.Context, cursor int64, limit int, settle
 		return nil, fmt.Errorf("rows to embed: %w", translate(err))
 	}
 	return found, nil
-}
-
-// SaveEmbeddings stores the embeddings of rows (vecs[i] is rows[i]'s; a
-// nil one is skipped), the model call, and moves the embeddings job's
-// cursor to cursor, in one round trip.
-func (s *Store) SaveEmbeddings(ctx context.Context, model string, rows []TextRow, vecs [][]float32, call LLMCall, cursor int64) error {
-	batch := &pgx.Batch{}
-	if s.Vectors() {
-		for i, r := range rows {
-			if i < len(vecs) && vecs[i] != nil {
-				batch.Queue(saveEmbeddingsSQL,
-					r.ID, r.ConversationID, model, vectorLiteral(vecs[i]))
-			}
-		}
-	}
-	if call.Model != "" {
-		s.queueLLMCall(batch, call)
-	}
-	queueCursor(batch, JobEmbeddings, cursor)
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("save embeddings: %w", translate(err))
-	}
-	return nil
 }
 
 // Exchange is one answered turn, for the after-turn job: the assistant's
@@ -157,14 +138,21 @@ func (s *Store) NewestMessageID(ctx context.Context) (int64, error) {
 	return id, nil
 }
 
-// The statements of this file, whole in sql/jobs.sql.
+// translate is memory's translation of driver errors.
+var translate = pg.Translate
+
+//go:embed sql/*.sql
+var sqlFiles embed.FS
+
+// statements are the package's statements by name (internal/sqlfile).
+var statements = sqlfile.Load(sqlFiles, "memory/jobs")
+
+// The statements of this package, whole in sql/jobs.sql.
 var (
-	enableVectorsSQL    = statement("enableVectors")
-	leaseJobSQL         = statement("leaseJob")
-	releaseJobSQL       = statement("releaseJob")
-	advanceJobCursorSQL = statement("advanceJobCursor")
-	rowsToEmbedSQL      = statement("rowsToEmbed")
-	saveEmbeddingsSQL   = statement("saveEmbeddings")
-	answeredTurnsSQL    = statement("answeredTurns")
-	newestMessageIDSQL  = statement("newestMessageID")
+	leaseJobSQL         = statements.Statement("leaseJob")
+	releaseJobSQL       = statements.Statement("releaseJob")
+	advanceJobCursorSQL = statements.Statement("advanceJobCursor")
+	rowsToEmbedSQL      = statements.Statement("rowsToEmbed")
+	answeredTurnsSQL    = statements.Statement("answeredTurns")
+	newestMessageIDSQL  = statements.Statement("newestMessageID")
 )
