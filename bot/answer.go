@@ -125,7 +125,7 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 	in.tokens, in.paused = r.Tokens, r.Outcome == agent.Paused
 	switch r.Outcome {
 	case agent.Paused:
-		return nil, h.askApproval(ctx, in, r.Approvals)
+		return nil, h.approvals().Ask(ctx, in.chat(), replyTo(in), in.lang(), r.Approvals)
 	case agent.Delivered:
 		return nil, nil
 	}

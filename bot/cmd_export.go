@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/membot/membot/bot/export"
@@ -72,25 +71,12 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 		return err
 	}
 
-	name := "membot-conversation-" + e.Conversation.CreatedAt.In(loc).Format("2006-01-02-1504")
-	for n, d := range e.Docs {
-		for i, path := range d.Parts {
-			file, caption := name, ""
-			if len(d.Parts) > 1 {
-				file += fmt.Sprintf("-part%d-of-%d", i+1, len(d.Parts))
-				caption = tr(lang).ExportPart(i+1, len(d.Parts))
-			}
-			if n == 0 && i == 0 { // the Markdown's first part
-				caption = strings.TrimSpace(tr(lang).ExportCaption(e.Messages) + "\n" + caption)
-			}
-			if _, err := h.Client.SendDocument(ctx, in.chat(), file+"."+d.Ext, path, caption); err != nil {
-				return err
-			}
-		}
-	}
-	documents := 0
-	for _, d := range e.Docs {
-		documents += len(d.Parts)
+	documents, err := e.Send(lang, loc, func(file, path, caption string) error {
+		_, err := h.Client.SendDocument(ctx, in.chat(), file, path, caption)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	sent := memory.Event{Type: memory.EventExportSent, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"documents": documents, "messages": e.Shown}}

@@ -5,8 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/membot/membot/bot/texts"
-	"github.com/membot/membot/internal/stamp"
+	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/memory"
 )
 
@@ -37,23 +36,5 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 	if len(msgs) == 0 {
 		return h.reply(ctx, in, tr(in.lang()).HistoryEmpty)
 	}
-	loc := h.Access.Zone()
-	lines := []string{tr(in.lang()).HistoryHeader(len(msgs), loc.String()), ""}
-	group := !in.msg.Chat.IsPrivate()
-	for _, m := range msgs {
-		text := stamp.Strip(m.Content)
-		if !group || m.Role != memory.RoleUser { // a group's rows start with their author already
-			text = speaker(in.lang(), m) + ": " + text
-		}
-		lines = append(lines, texts.Clock(m.WrittenAt, loc)+" "+texts.Preview(text, 200))
-	}
-	return h.reply(ctx, in, strings.Join(lines, "\n"))
-}
-
-// speaker names who wrote a message, in the user's language.
-func speaker(lang string, m memory.Message) string {
-	if m.Role == memory.RoleUser {
-		return tr(lang).You
-	}
-	return tr(lang).Bot
+	return h.reply(ctx, in, export.Dialogue(msgs, in.lang(), h.Access.Zone(), !in.msg.Chat.IsPrivate()))
 }

@@ -77,7 +77,7 @@ func (h *Handler) rollback(ctx context.Context, in *incoming, command string) (*
 		return nil, err
 	}
 	for i := range r.Cancelled {
-		h.closeApproval(ctx, in.lang(), &r.Cancelled[i])
+		h.approvals().Close(ctx, in.lang(), &r.Cancelled[i])
 	}
 	return r, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/mcptools"
+	"github.com/membot/membot/bot/approve"
 )
 
 // cmdTools lists the tools the model may use now: the built-in ones, and
@@ -40,11 +41,11 @@ func cmdTools(ctx context.Context, h *Handler, in *incoming) error {
 		servers = h.MCPServers()
 	}
 	for _, s := range servers {
-		b.WriteString("\n\n" + t.ToolsServer(toolLabel(s.Name), s.Transport, t.ToolStates[s.State]))
+		b.WriteString("\n\n" + t.ToolsServer(approve.Label(s.Name), s.Transport, t.ToolStates[s.State]))
 		tools := byServer[s.Name]
 		slices.SortFunc(tools, func(a, b agent.Tool) int { return strings.Compare(a.ServerTool, b.ServerTool) })
 		for _, tool := range tools {
-			b.WriteString("\n• " + toolLabel(tool.ServerTool))
+			b.WriteString("\n• " + approve.Label(tool.ServerTool))
 			if tool.Name != tool.ServerTool {
 				b.WriteString(" " + t.ToolOfferedAs(tool.Name))
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/bot/access"
+	"github.com/membot/membot/bot/choice"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
@@ -47,17 +48,17 @@ type Agent interface {
 // Memory is what the handler reaches memory for: the union of what each
 // of its parts declares beside its code (memory.Store implements it).
 type Memory interface {
-	GateStore     // access.go
-	CommandStore  // commands.go
-	MediaStore    // media.go
-	ApprovalStore // approvals.go
-	FactStore     // facts.go
-	ReminderStore // reminders.go
-	RollbackStore // cmd_rollback.go
-	ExportStore   // cmd_export.go
-	ModeStore     // cmd_mode.go
-	ModelStore    // cmd_model.go
-	VoiceStore    // cmd_voice.go
+	GateStore         // access.go
+	CommandStore      // commands.go
+	MediaStore        // media.go
+	ApprovalStore     // approvals.go
+	FactStore         // facts.go
+	ReminderStore     // reminders.go
+	RollbackStore     // cmd_rollback.go
+	ExportStore       // cmd_export.go
+	choice.ModeStore  // cmd_model.go (bot/choice)
+	choice.ModelStore // cmd_model.go (bot/choice)
+	VoiceStore        // cmd_voice.go
 }
 
 // Users is what the handler reads of users, their conversations and the

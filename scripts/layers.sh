@@ -46,6 +46,10 @@ rule "./bot/present/..." DIRECT "^$pgx|^$mod/(memory|bot$|bot/inbox|cmd)" \
 	"how an answer is shown goes through the Telegram client: no database, no handler, no intake"
 rule "./bot/texts/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the bot's texts are words and formats: they import none of the program"
 rule "./bot/access/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the access policy is settings and their rules: it imports none of the program"
+rule "./bot/approve/..." DIRECT "^$pgx|^$mod/(bot$|bot/inbox|cmd)" \
+	"the approval prompts are the Telegram side of a decision: no database, no handler, no intake"
+rule "./bot/choice/..." DIRECT "^$pgx|^$mod/(bot$|bot/inbox|cmd)" \
+	"/model's and /mode's lists go through memory and the Telegram types: no handler, no intake"
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \
 	"intake sees Telegram only as raw updates and knows nothing of the handler"
 rule "./agent/modes/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the modes are settings and their rules: they import none of the program"

@@ -262,3 +262,48 @@ func nullable[T comparable](v T) *T {
 	}
 	return &v
 }
+
+// Send hands each document of e to send, in order: named after the
+// conversation's start in loc, "-partN-of-M" when a format has parts, the
+// first with e's caption in lang. It returns how many it sent.
+func (e *Export) Send(lang string, loc *time.Location, send func(file, path, caption string) error) (documents int, err error) {
+	t := texts.For(lang)
+	name := "membot-conversation-" + e.Conversation.CreatedAt.In(loc).Format("2006-01-02-1504")
+	for n, d := range e.Docs {
+		for i, path := range d.Parts {
+			file, caption := name, ""
+			if len(d.Parts) > 1 {
+				file += fmt.Sprintf("-part%d-of-%d", i+1, len(d.Parts))
+				caption = t.ExportPart(i+1, len(d.Parts))
+			}
+			if n == 0 && i == 0 { // the Markdown's first part
+				caption = strings.TrimSpace(t.ExportCaption(e.Messages) + "\n" + caption)
+			}
+			if err := send(file+"."+d.Ext, path, caption); err != nil {
+				return documents, err
+			}
+			documents++
+		}
+	}
+	return documents, nil
+}
+
+// Dialogue is /history's listing of msgs (userdata.Store.Dialogue's): a line
+// each, with its time in loc and a preview of its text, the author named
+// in lang unless a group's user row names them already.
+func Dialogue(msgs []memory.Message, lang string, loc *time.Location, group bool) string {
+	t := texts.For(lang)
+	lines := []string{t.HistoryHeader(len(msgs), loc.String()), ""}
+	for _, m := range msgs {
+		text := stamp.Strip(m.Content)
+		if !group || m.Role != memory.RoleUser { // a group's rows start with their author already
+			who := t.Bot
+			if m.Role == memory.RoleUser {
+				who = t.You
+			}
+			text = who + ": " + text
+		}
+		lines = append(lines, texts.Clock(m.WrittenAt, loc)+" "+texts.Preview(text, 200))
+	}
+	return strings.Join(lines, "\n")
+}

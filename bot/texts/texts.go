@@ -19,7 +19,7 @@ type Texts struct {
 	User        func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13 any) string
 	UserUsage   string
 	UserUnknown func(a1 any) string
-	// approvals.go
+	// approvals.go and bot/approve
 	ApprovalAsk       func(a1, a2 any) string
 	ApprovalClosed    func(tool, call, outcome any) string
 	OutcomeApproved   func(at any) string
@@ -47,7 +47,7 @@ type Texts struct {
 	ToolRunsFreely string
 	ToolsNoServers string
 	ToolOrigin     func(server, tool any) string // where a tool waiting for approval comes from
-	// cmd_model.go
+	// bot/choice (/model)
 	ModelList          string
 	ModelOnlyOne       func(a1 any) string
 	ModelUnknown       func(a1 any) string
@@ -95,7 +95,7 @@ type Texts struct {
 	Empty    string
 	Unknown  string
 	TextOnly string
-	// cmd_rollback.go, cmd_history.go, cmd_export.go, cmd_mode.go
+	// cmd_rollback.go, cmd_history.go and bot/export, cmd_export.go, bot/choice (/mode)
 	NothingToRetry    string
 	NothingToUndo     string
 	Undone            func(a1, a2 any) string

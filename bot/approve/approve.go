@@ -1,0 +1,161 @@
+// Package approve shows the tool calls that wait for a person's decision:
+// each call's prompt with its buttons (Approve, Reject), the message
+// rewritten with the outcome once decided, a chat's pending calls listed
+// (/approvals), and what a press decides (Decision). bot routes the
+// presses, records the decisions and goes on with the turn.
+package approve
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/memory"
+)
+
+// Agent describes the calls that wait (agent.Agent).
+type Agent interface {
+	// DescribeCall says what a call waiting for approval will do, whole.
+	DescribeCall(name, arguments string) (string, error)
+	// Tools are the tools the model is offered now.
+	Tools() []agent.Tool
+}
+
+// Store records which Telegram message shows an approval's buttons.
+type Store interface {
+	SetApprovalMessage(ctx context.Context, id, telegramMessageID int64) error
+}
+
+// Prompts sends and rewrites the messages that ask for approvals.
+type Prompts struct {
+	Client *telegram.Client
+	Agent  Agent
+	Store  Store
+	Clock  func(time.Time) string // a time as the bot shows it
+	Log    *slog.Logger
+}
+
+// Ask sends the buttons of each approval that has none yet, and records
+// where they are.
+func (p *Prompts) Ask(ctx context.Context, chat telegram.Chat, replyTo int, lang string, approvals []memory.Approval) error {
+	for _, ap := range approvals {
+		if ap.TelegramMessageID != 0 {
+			continue // sent by an earlier attempt
+		}
+		desc, buttons := p.Prompt(lang, ap)
+		text := texts.For(lang).ApprovalAsk(Label(ap.Subject), desc)
+		if len(buttons) == 1 {
+			text = desc // it cannot be approved, only rejected
+		}
+		id, err := p.Client.SendMessage(ctx, telegram.SendMessageParams{Chat: chat, ReplyTo: replyTo, Text: text, Buttons: [][]telegram.Button{buttons}})
+		if err != nil {
+			return err
+		}
+		if err := p.Store.SetApprovalMessage(ctx, ap.ID, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Decision is what pressing a button on ap decides. A request whose
+// conversation no longer holds it can only be cancelled.
+func Decision(ap *memory.Approval, status string, presser, updateID int64) memory.Decision {
+	d := memory.Decision{ApprovalID: ap.ID, Status: status, DecidedBy: presser, UpdateID: updateID,
+		Reason: status + " by the user"}
+	if presser != ap.UserID {
+		d.Reason = status + " by an admin"
+	}
+	if ap.ConversationID == "" || ap.AssistantMessageID == 0 {
+		d.Status, d.Reason = memory.ApprovalCancelled, "the conversation no longer holds the request"
+	}
+	return d
+}
+
+// Close rewrites a decided approval's message: the same call, with what
+// was decided and when in place of the question, and no buttons (an edit
+// without them takes them off). Where the edit fails, the buttons are
+// taken off at least; a failure of that only leaves buttons that now do
+// nothing.
+func (p *Prompts) Close(ctx context.Context, lang string, ap *memory.Approval) {
+	if ap.TelegramMessageID == 0 {
+		return
+	}
+	t := texts.For(lang)
+	at := time.Now()
+	if ap.DecisionAt != nil {
+		at = *ap.DecisionAt
+	}
+	outcome := t.OutcomeCancelled
+	switch ap.Status {
+	case memory.ApprovalPending:
+		return
+	case memory.ApprovalApproved:
+		outcome = t.OutcomeApproved(p.Clock(at))
+	case memory.ApprovalRejected:
+		outcome = t.OutcomeRejected(p.Clock(at))
+	}
+	desc, _ := p.Prompt(lang, *ap)
+	err := p.Client.EditMessageText(ctx, telegram.EditMessageTextParams{ChatID: ap.ChatID, MessageID: ap.TelegramMessageID, Text: t.ApprovalClosed(Label(ap.Subject), desc, outcome)})
+	if err != nil {
+		p.Log.Debug("rewriting a decided approval failed; taking its buttons off", "approval_id", ap.ID, "err", err)
+		err = p.Client.RemoveButtons(ctx, ap.ChatID, ap.TelegramMessageID)
+	}
+	if err != nil {
+		p.Log.Debug("removing approval buttons failed", "approval_id", ap.ID, "err", err)
+	}
+}
+
+// MaxListed bounds the approvals List shows at once.
+const MaxListed = 20
+
+// List sends the pending approvals of list (at most MaxListed), numbered,
+// with buttons to decide each.
+func (p *Prompts) List(ctx context.Context, chat telegram.Chat, replyTo int, lang string, list []memory.Approval) error {
+	list = list[:min(len(list), MaxListed)]
+	var b strings.Builder
+	b.WriteString(texts.For(lang).ApprovalsList)
+	var rows [][]telegram.Button
+	for i, ap := range list {
+		n := strconv.Itoa(i + 1)
+		desc, buttons := p.Prompt(lang, ap)
+		fmt.Fprintf(&b, "\n\n%s. %s\n%s\n(%s)", n, Label(ap.Subject), desc, p.Clock(ap.CreatedAt))
+		for j := range buttons {
+			buttons[j].Text = buttons[j].Text[:strings.IndexByte(buttons[j].Text, ' ')] + " " + n
+		}
+		rows = append(rows, buttons)
+	}
+	_, err := p.Client.SendMessage(ctx, telegram.SendMessageParams{Chat: chat, ReplyTo: replyTo, Text: b.String(), Buttons: rows})
+	return err
+}
+
+// Label is a tool's or an MCP server's name as the bot shows it: an MCP
+// server names its tools itself.
+func Label(name string) string { return texts.Label(name, 64) }
+
+// Prompt is what a person deciding on ap is shown of the call, and its
+// buttons: the call as the tool describes it, whole (the agent refuses a
+// call it cannot show whole before anyone is asked). A call that cannot
+// be shown (stored before that check) is said to be so, and can only be
+// rejected.
+func (p *Prompts) Prompt(lang string, ap memory.Approval) (string, []telegram.Button) {
+	t := texts.For(lang)
+	id := strconv.FormatInt(ap.ID, 10)
+	reject := telegram.Button{Text: t.Reject, Data: "reject:" + id}
+	desc, err := p.Agent.DescribeCall(ap.Subject, ap.Details)
+	if err != nil {
+		return t.ApprovalUnreadable(Label(ap.Subject), err.Error()), []telegram.Button{reject}
+	}
+	for _, tool := range p.Agent.Tools() {
+		if tool.Name == ap.Subject && tool.Server != "" {
+			desc = t.ToolOrigin(Label(tool.Server), Label(tool.ServerTool)) + "\n" + desc
+		}
+	}
+	return desc, []telegram.Button{{Text: t.Approve, Data: "approve:" + id}, reject}
+}
