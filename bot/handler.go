@@ -17,6 +17,7 @@ import (
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/choice"
 	"github.com/membot/membot/bot/present"
+	"github.com/membot/membot/bot/stop"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/filetext"
@@ -74,8 +75,8 @@ type Users interface {
 // Inbox is what the handler reaches the inbox of updates for, while a
 // turn runs (memory.Store.Inbox implements it).
 type Inbox interface {
-	StopStore  // stop.go
-	ShownStore // answer.go
+	stop.Requests // stop.go (bot/stop)
+	ShownStore    // answer.go
 }
 
 // Handler turns one Telegram update into the bot's answer.

@@ -50,6 +50,8 @@ rule "./bot/approve/..." DIRECT "^$pgx|^$mod/(bot$|bot/inbox|cmd)" \
 	"the approval prompts are the Telegram side of a decision: no database, no handler, no intake"
 rule "./bot/choice/..." DIRECT "^$pgx|^$mod/(bot$|bot/inbox|cmd)" \
 	"/model's and /mode's lists go through memory and the Telegram types: no handler, no intake"
+rule "./bot/stop/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
+	"the stop watch asks the inbox through an interface: no Telegram, no database, no handler"
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \
 	"intake sees Telegram only as raw updates and knows nothing of the handler"
 rule "./agent/modes/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the modes are settings and their rules: they import none of the program"
