@@ -100,13 +100,8 @@ func (h *Handler) exportsPerHour() int {
 // ExportsPerHour exports in the last hour (zero when they may now). The
 // bot's admins are not limited.
 func (h *Handler) exportLimited(ctx context.Context, in *incoming) (again time.Time, err error) {
-	userID := in.user.TelegramUserID
-	if h.Access.IsAdmin(userID) {
+	if h.Access.IsAdmin(in.user.TelegramUserID) {
 		return time.Time{}, nil
 	}
-	n, oldest, err := h.Memory.EventsSince(ctx, userID, memory.EventExportSent, h.Access.Now().Add(-time.Hour))
-	if err != nil || n < h.exportsPerHour() {
-		return time.Time{}, err
-	}
-	return oldest.Add(time.Hour), nil
+	return export.Again(ctx, h.Memory, in.user.TelegramUserID, h.exportsPerHour(), h.Access.Now())
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/choice"
+	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/stop"
 	"github.com/membot/membot/bot/telegram"
@@ -53,7 +54,7 @@ type Memory interface {
 	CommandStore      // commands.go
 	MediaStore        // media.go
 	ApprovalStore     // approvals.go
-	FactStore         // facts.go
+	facts.Store       // facts.go (bot/facts)
 	ReminderStore     // reminders.go
 	RollbackStore     // cmd_rollback.go
 	ExportStore       // cmd_export.go

@@ -50,6 +50,8 @@ rule "./bot/approve/..." DIRECT "^$pgx|^$mod/(bot$|bot/inbox|cmd)" \
 	"the approval prompts are the Telegram side of a decision: no database, no handler, no intake"
 rule "./bot/choice/..." DIRECT "^$pgx|^$mod/(bot$|bot/inbox|cmd)" \
 	"/model's and /mode's lists go through memory and the Telegram types: no handler, no intake"
+rule "./bot/facts/..." DIRECT "^($tg|$pgx)|^$mod/(bot$|bot/inbox|cmd)" \
+	"/memory's and /forget's logic goes through memory: no Telegram, no database, no handler"
 rule "./bot/stop/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 	"the stop watch asks the inbox through an interface: no Telegram, no database, no handler"
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \

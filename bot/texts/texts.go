@@ -54,7 +54,7 @@ type Texts struct {
 	ModelAlready       func(a1 any) string
 	ModelSwitched      func(a1 any) string
 	ModelSwitchedShort func(a1 any) string
-	// facts.go
+	// bot/facts (/memory, /forget)
 	MemoryList   func(a1 any) string
 	MemoryEmpty  string
 	ForgetUsage  string
