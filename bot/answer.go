@@ -97,10 +97,11 @@ func (h *Handler) noteShown(ctx context.Context, in *incoming) present.Note {
 // its draft replaces the dead one's. Telegram's stopped_message_generation
 // names it back (stop.go).
 func draftID(in *incoming) int64 {
-	if id := in.update.UpdateID % math.MaxInt32; id > 0 {
-		return id
+	id := in.update.UpdateID % math.MaxInt32
+	if id < 0 { // a scheduled run's (a negative id): its own draft too
+		id = -id
 	}
-	return 1
+	return max(id, 1)
 }
 
 // request is the agent's request for in's message with text.
