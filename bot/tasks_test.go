@@ -275,3 +275,33 @@ func TestARecurringReminderIsSentAndWaitsForItsNextTime(t *testing.T) {
 		t.Fatalf("/reminders lists a recurring one: %q", got)
 	}
 }
+
+// A run's tool calls ask first as any turn's: fetch_url's approval comes
+// to the chat, and the run goes on once approved.
+func TestARunsToolCallWaitsForApproval(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["FETCH_ALLOW_PRIVATE"] = "true"
+	url, hits := menuPage(t)
+	h.Start()
+	schedule(h, jane, "t1", `{"prompt":"What is the soup of the day on `+url+`?","schedule":"0 12 * * *"}`)
+	h.Stop()
+	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() + interval '1 second' WHERE id = 1`)
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("f1", "fetch_url", `{"url":"`+url+`"}`)}},
+		openaifake.Reply{Content: "Borscht."},
+	)
+	before := len(h.TG.SentTo(jane.ID))
+	h.Start()
+	prompt := h.NextTo(jane.ID, before, "the run's approval prompt")
+	buttons := prompt.Buttons()
+	if len(buttons) != 2 || !strings.HasPrefix(buttons[0].Data, "approve:") || hits.Load() != 0 {
+		t.Fatalf("the run asked %q with %+v (%d fetches)", prompt.Text, buttons, hits.Load())
+	}
+	if got := h.PressForReply(jane, prompt, buttons[0].Data); got.Text != "Borscht." {
+		t.Fatalf("after Approve the chat got %q", got.Text)
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("%d fetches after the approval", hits.Load())
+	}
+}
