@@ -11,7 +11,7 @@ import (
 	"github.com/membot/membot/memory/queue"
 )
 
-// scheduledRun is what a task's run (memory.TaskRun, an update the
+// scheduledRun is what a task's run (queue.TaskRun, an update the
 // scheduler put in the inbox) is handled as: its prompt as a message of
 // the user who set the task, in the chat and topic it was set in, routed
 // to the model whatever it says (a prompt is no command) and gated like
