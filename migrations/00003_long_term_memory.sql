@@ -1,4 +1,4 @@
--- Long-term memory, recall, reminders and human-approved tools (issue 4).
+-- Long-term memory, recall, reminders and human-approved tools.
 -- Everything here survives a restart and, except pending approvals, /new.
 
 -- +goose Up

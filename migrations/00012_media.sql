@@ -1,4 +1,4 @@
--- Voice messages, photos and files (issue 14): what a model call was for
+-- Voice messages, photos and files: what a model call was for
 -- (the chat, a transcription, speech) and, for a transcription, how many
 -- seconds of audio it heard, so admins can sum them:
 --   SELECT telegram_user_id, sum(audio_seconds) FROM llm_calls

@@ -1,4 +1,4 @@
--- Memory that remembers (issue 15): stemmed full-text search, facts that
+-- Memory that remembers: stemmed full-text search, facts that
 -- are extracted automatically and superseded rather than overwritten,
 -- summaries of what left the model's window, and the cursors of the
 -- background jobs that do this work after a turn.

@@ -1,4 +1,4 @@
--- /voice (issue 14): whether a chat also gets its answers spoken, as a
+-- /voice: whether a chat also gets its answers spoken, as a
 -- voice message after the text. Off unless the chat turned it on; a chat's
 -- row outlives /new.
 

@@ -1,4 +1,4 @@
--- Semantic recall (issue 15): message embeddings in a pgvector column, when
+-- Semantic recall: message embeddings in a pgvector column, when
 -- the server has pgvector. The bot works without it (full-text recall
 -- alone), so nothing here may fail on a server that lacks the extension or
 -- a role that may not create it: membot_enable_vectors() creates the

@@ -1,4 +1,4 @@
--- search_history at scale (issue 15): each user and assistant row keeps
+-- search_history at scale: each user and assistant row keeps
 -- its stemmed vector in a column, so a search ranks its matches by reading
 -- the column instead of parsing each message again (about 50 µs a row:
 -- a common word in a conversation of 100,000 rows matches thousands), and

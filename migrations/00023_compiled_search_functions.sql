@@ -1,4 +1,4 @@
--- The turn's inserts (issue 15): each user and assistant row stores its
+-- The turn's inserts: each user and assistant row stores its
 -- stems (the generated column search_vector, membot_search_vector) and
 -- its full-text index keys (membot_search_keys). As SQL functions,
 -- PostgreSQL parsed and planned their bodies again at every insert (it
