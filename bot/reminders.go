@@ -17,6 +17,9 @@ type ReminderStore interface {
 	ChatReminders(ctx context.Context, chatID int64) ([]memory.Reminder, error)
 	CancelReminders(ctx context.Context, chatID int64, numbers []int, ownerID int64) ([]memory.Reminder, error)
 	tasks.Store
+	// TaskStopped tells whether a task was paused or deleted since its run
+	// was queued (scheduled.go).
+	TaskStopped(ctx context.Context, id int64) (bool, error)
 }
 
 // cmdReminders lists the chat's pending reminders, soonest first, numbered

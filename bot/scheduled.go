@@ -39,8 +39,17 @@ func scheduledRun(u *queue.Update) *incoming {
 }
 
 // runTask answers a task's run; a late one is preceded by a note saying
-// when it was due (once: not again by a run that takes it over).
+// when it was due (once: not again by a run that takes it over). A run
+// whose task was paused or deleted after it was queued (the bot was busy,
+// or down) is not answered.
 func (h *Handler) runTask(ctx context.Context, in *incoming) (*queue.Delivery, error) {
+	if stopped, err := h.Memory.TaskStopped(ctx, in.run.TaskID); err != nil || stopped {
+		if stopped {
+			h.Log.Info("a scheduled run not answered: its task was paused or deleted since it was queued",
+				"task_id", in.run.TaskID, "chat_id", in.run.ChatID)
+		}
+		return nil, err
+	}
 	if r := in.run; r.Late && in.update.Attempts <= 1 {
 		if err := h.reply(ctx, in, tr(in.lang()).TaskLate(texts.Preview(r.Prompt, 60), h.clock(r.DueAt))); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -303,5 +304,45 @@ func TestARunsToolCallWaitsForApproval(t *testing.T) {
 	}
 	if hits.Load() != 1 {
 		t.Fatalf("%d fetches after the approval", hits.Load())
+	}
+}
+
+// A run queued while the bot was busy or down, whose task was paused before
+// the run was answered, is not answered: pausing means no more runs.
+func TestARunQueuedBeforeItsTaskWasPausedIsNotAnswered(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	h.LLM.Script(openaifake.Reply{Content: "Hi."})
+	h.Start()
+	h.Say(jane, "hello")
+	h.Stop()
+	var id int64
+	if err := h.DB.QueryRow(ctx, `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, kind, schedule, time_zone)
+		VALUES ($1, $1, 'what is the weather?', now() - interval '1 minute', 'task', '0 8 * * *', 'UTC') RETURNING id`, jane.ID).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	// The run is queued as the scheduler queues it; then the task is paused.
+	runs, err := memory.NewStore(h.DB).RunDueTasks(ctx, 10, func(memory.Reminder) (time.Time, bool) {
+		return time.Now().Add(24 * time.Hour), false
+	})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("queued %d runs: %v", len(runs), err)
+	}
+	if _, err := h.DB.Exec(ctx, `UPDATE reminders SET status = 'paused' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	sent, asked := len(h.TG.SentTo(jane.ID)), len(h.LLM.Requests())
+	h.Start()
+	h.WaitLog(`msg="a scheduled run not answered: its task was paused or deleted since it was queued" task_id=` + strconv.FormatInt(id, 10))
+	h.WaitIdle()
+	if got := h.TG.SentTo(jane.ID)[sent:]; len(got) != 0 {
+		t.Fatalf("the paused task's run sent %q", got)
+	}
+	if n := len(h.LLM.Requests()); n != asked {
+		t.Fatalf("the paused task's run asked the model %d times", n-asked)
+	}
+	if n := h.Count(`SELECT count(*) FROM updates WHERE task_id = $1 AND state = 'done'`, id); n != 1 {
+		t.Fatalf("%d runs of the paused task done", n)
 	}
 }

@@ -113,6 +113,16 @@ func (s *Store) ChatTasks(ctx context.Context, chatID int64) ([]Reminder, error)
 	return list, nil
 }
 
+// TaskStopped tells whether task id was paused or deleted: a run of it
+// queued before that is not answered.
+func (s *Store) TaskStopped(ctx context.Context, id int64) (bool, error) {
+	var stopped bool
+	if err := s.pool.QueryRow(ctx, taskStoppedSQL, id).Scan(&stopped); err != nil {
+		return false, fmt.Errorf("task stopped: %w", translate(err))
+	}
+	return stopped, nil
+}
+
 // What SetTaskStatus can do to a task.
 const (
 	TaskPause  = "paused"
@@ -152,5 +162,6 @@ var (
 	enqueueRunSQL    = statement("enqueueRun")
 	advanceTaskSQL   = statement("advanceTask")
 	chatTasksSQL     = statement("chatTasks")
+	taskStoppedSQL   = statement("taskStopped")
 	setTaskStatusSQL = statement("setTaskStatus")
 )

@@ -39,6 +39,11 @@ UPDATE reminders SET runs = runs + 1, last_run_at = now(), late = $3,
 	due_at = coalesce($2, due_at), status = CASE WHEN $2::timestamptz IS NULL THEN 'sent' ELSE 'pending' END
 WHERE id = $1
 
+-- name: taskStopped
+-- taskStopped tells whether task $1 was paused or deleted (and so its run
+-- queued before that is not to be answered).
+SELECT EXISTS (SELECT 1 FROM reminders WHERE id = $1 AND status IN ('paused', 'cancelled'))
+
 -- name: chatTasks
 SELECT r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
