@@ -141,7 +141,7 @@ func TestMCPToolsOfAStdioAndAnHTTPServerRunWhenApproved(t *testing.T) {
 
 	// /tools shows both servers and what asks first, in both languages.
 	got := h.Say(jane, "/tools")
-	for _, want := range []string{"Built-in tools: calculator, current_time, fetch_url (asks first)", "MCP server local (stdio), ready:",
+	for _, want := range []string{"Built-in tools: calculator, cancel_task, current_time, fetch_url (asks first)", "MCP server local (stdio), ready:",
 		"• echo (as local_echo) — asks first", "MCP server web (http), ready:", "• echo (as web_echo) — asks first"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("/tools = %q, without %q", got, want)

@@ -346,3 +346,56 @@ func TestARunQueuedBeforeItsTaskWasPausedIsNotAnswered(t *testing.T) {
 		t.Fatalf("%d runs of the paused task done", n)
 	}
 }
+
+// The model lists the chat's tasks and deletes one the user set, but never
+// another member's.
+func TestTheModelListsAndCancelsTheUsersTasks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	const group = -7301
+	mention := "@" + h.TG.Bot().Username + " "
+	// call makes the model call tool with args in the group for from, and
+	// returns the stored result.
+	call := func(from telegramfake.User, callID, tool, args string) string {
+		t.Helper()
+		h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall(callID, tool, args)}},
+			openaifake.Reply{Content: "Done: " + callID})
+		if got := h.SayIn(group, "supergroup", from, mention+"please"); !strings.HasSuffix(got, "Done: "+callID) {
+			t.Fatalf("the answer = %q", got)
+		}
+		var result string
+		if err := h.DB.QueryRow(context.Background(), `SELECT content FROM messages WHERE role = 'tool' AND tool_call_id = $1`, callID).Scan(&result); err != nil {
+			t.Fatal(err)
+		}
+		return result
+	}
+	call(jane, "s1", "schedule_task", `{"prompt":"Summarise the week","schedule":"0 19 * * 0"}`)
+	call(ivan, "s2", "schedule_task", `{"prompt":"Remind us of the standup","schedule":"0 10 * * 1-5","reminder":true}`)
+
+	list := call(jane, "l1", "list_tasks", `{}`)
+	for _, want := range []string{"#1 (task) “Summarise the week”, 0 19 * * 0 (Europe/Moscow), next ", "Sunday",
+		"#2 (recurring reminder) “Remind us of the standup”, 0 10 * * 1-5 (Europe/Moscow), next ", "set by another member"} {
+		if !strings.Contains(list, want) {
+			t.Fatalf("list_tasks = %q, without %q", list, want)
+		}
+	}
+	if strings.Count(list, "set by another member") != 1 {
+		t.Fatalf("list_tasks = %q", list)
+	}
+	if got := call(jane, "c1", "cancel_task", `{"id":2}`); !strings.Contains(got, "no scheduled task #2 that this user set") {
+		t.Fatalf("cancelling another member's task: %q", got)
+	}
+	if got := call(jane, "c2", "cancel_task", `{"id":1}`); got != "Task #1 (“Summarise the week”, 0 19 * * 0) is deleted." {
+		t.Fatalf("cancel_task = %q", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM reminders WHERE id = 1 AND status = 'cancelled'`); n != 1 {
+		t.Fatal("task #1 was not deleted")
+	}
+	if n := h.Count(`SELECT count(*) FROM reminders WHERE id = 2 AND status = 'pending'`); n != 1 {
+		t.Fatal("another member's task was changed")
+	}
+	if got := call(jane, "l2", "list_tasks", `{}`); strings.Contains(got, "#1") || !strings.Contains(got, "#2") {
+		t.Fatalf("list_tasks after the delete = %q", got)
+	}
+}

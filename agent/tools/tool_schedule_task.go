@@ -40,7 +40,7 @@ func newScheduleTask(env Env) agent.Tool {
 			"\"Tell me today's weather in Kazan\". With \"reminder\": true the prompt is sent as it is, as a recurring reminder, " +
 			"without running it. The schedule is read in " + zone + ": five cron fields (\"0 8 * * 1-5\") or " + schedule.Words +
 			"; turn any other phrase into cron fields yourself (\"each Sunday evening\" is \"0 19 * * 0\"). Runs must be at least " +
-			env.MinTaskInterval.String() + " apart. The user sees, pauses and deletes tasks with /tasks. For a one-time reminder use set_reminder.",
+			env.MinTaskInterval.String() + " apart. list_tasks shows the chat's tasks and cancel_task deletes one; the user also sees, pauses and deletes them with /tasks. For a one-time reminder use set_reminder.",
 		Parameters: map[string]any{
 			"type": "object",
 			"properties": map[string]any{

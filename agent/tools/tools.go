@@ -21,6 +21,8 @@ type Store interface {
 	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
 	AddReminder(ctx context.Context, r memory.Reminder) (int64, error)
 	AddTask(ctx context.Context, r memory.Reminder) (int64, error)
+	ChatTasks(ctx context.Context, chatID int64) ([]memory.Reminder, error)
+	SetTaskStatus(ctx context.Context, chatID, id, userID int64, status string, next time.Time) (*memory.Reminder, error)
 }
 
 // Env is what built-in tools may be configured from.
@@ -81,6 +83,8 @@ func Builtin(env Env) []agent.Tool {
 		newSearchHistory(env),
 		newSetReminder(env),
 		newScheduleTask(env),
+		newListTasks(env),
+		newCancelTask(env),
 	}
 	if env.WebSearch != nil {
 		tools = append(tools, newWebSearch(env))
