@@ -147,6 +147,10 @@ func TestTasksAreBoundedPausedAndDeleted(t *testing.T) {
 	if err != nil || resumed.Status != "pending" || !resumed.DueAt.Equal(next) {
 		t.Fatalf("resume = %+v, %v", resumed, err)
 	}
+	// Resuming a task that is not paused would move it past its next run.
+	if _, err := store.SetTaskStatus(ctx, -100, id, 0, memory.TaskResume, next.Add(time.Hour)); !errors.Is(err, memory.ErrNoSuchTask) {
+		t.Fatalf("a running task was resumed: %v", err)
+	}
 	if _, err := store.SetTaskStatus(ctx, -100, id, 1, memory.TaskDelete, time.Time{}); err != nil {
 		t.Fatal(err)
 	}

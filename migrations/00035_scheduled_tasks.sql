@@ -30,7 +30,7 @@ CREATE SEQUENCE scheduled_runs MINVALUE -9223372036854775807 MAXVALUE -1 START -
 DROP SEQUENCE scheduled_runs;
 ALTER TABLE updates DROP COLUMN task_id;
 DROP INDEX reminders_chat_scheduled;
-UPDATE reminders SET status = 'cancelled' WHERE status = 'paused';
+UPDATE reminders SET status = 'cancelled' WHERE schedule IS NOT NULL AND status IN ('pending', 'sending', 'paused');
 ALTER TABLE reminders DROP CONSTRAINT reminders_status_check;
 ALTER TABLE reminders ADD CONSTRAINT reminders_status_check
     CHECK (status IN ('pending', 'sending', 'sent', 'cancelled', 'failed'));

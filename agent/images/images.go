@@ -163,15 +163,18 @@ func (p *Painter) Paint(ctx context.Context, req Request) (*Picture, error) {
 	img, err := p.Server.GenerateImage(drawCtx, p.Model, prompt)
 	cancel()
 	call.Latency = time.Since(start)
-	if err == nil {
+	if err == nil || ctx.Err() != nil {
+		// Drawn, or cut short by /stop or a shutdown after the server may
+		// have drawn (and billed) it: it counts either way.
 		call.PromptTokens = p.TokensPerImage
-	} else {
+	}
+	if err != nil {
 		call.Status, call.Error = llm.CallStatus(err), truncate(err.Error(), 2000)
 	}
-	if ctx.Err() == nil { // shutting down: the update is handled again, nothing happened for good
-		if _, saveErr := p.Store.SaveStep(ctx, req.ConversationID, memory.Step{LLMCalls: []memory.LLMCall{call}}); saveErr != nil && err == nil {
-			return nil, saveErr
-		}
+	// Recorded even when the turn was stopped: a stop must not make a
+	// picture free.
+	if _, saveErr := p.Store.SaveStep(context.WithoutCancel(ctx), req.ConversationID, memory.Step{LLMCalls: []memory.LLMCall{call}}); saveErr != nil && err == nil {
+		return nil, saveErr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFailed, err)

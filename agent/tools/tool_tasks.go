@@ -33,14 +33,15 @@ func newListTasks(env Env) agent.Tool {
 				if t.Kind == memory.KindReminder {
 					what = "recurring reminder"
 				}
-				fmt.Fprintf(&b, "#%d (%s) “%s”, %s (%s), ", t.ID, what, t.Text, t.Schedule, t.TimeZone)
+				if t.UserID == turn.UserID {
+					fmt.Fprintf(&b, "#%d (%s) “%s”, %s (%s), ", t.ID, what, t.Text, t.Schedule, t.TimeZone)
+				} else { // another member's words are not given to the model as the user's
+					fmt.Fprintf(&b, "#%d (%s, set by another member), %s (%s), ", t.ID, what, t.Schedule, t.TimeZone)
+				}
 				if t.Status == memory.TaskPause {
 					b.WriteString("paused")
 				} else {
 					fmt.Fprintf(&b, "next %s", t.DueAt.In(env.Location).Format("2006-01-02 15:04 Monday"))
-				}
-				if t.UserID != turn.UserID {
-					b.WriteString(", set by another member")
 				}
 				b.WriteString("\n")
 			}
@@ -62,16 +63,21 @@ func newCancelTask(env Env) agent.Tool {
 			"required":   []string{"id"},
 		},
 		ConfirmAfterOutside: true,
-		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {
-			var args struct {
-				ID int64 `json:"id"`
-			}
-			if err := agent.DecodeArgs(raw, &args); err != nil {
+		Describe: func(raw json.RawMessage) (string, error) {
+			id, err := taskID(raw)
+			if err != nil {
 				return "", err
 			}
-			t, err := env.Store.SetTaskStatus(ctx, turn.Chat.ID, args.ID, turn.UserID, memory.TaskDelete, time.Time{})
+			return fmt.Sprintf("cancel_task: delete your scheduled task #%d of this chat (/tasks shows which it is)", id), nil
+		},
+		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {
+			id, err := taskID(raw)
+			if err != nil {
+				return "", err
+			}
+			t, err := env.Store.SetTaskStatus(ctx, turn.Chat.ID, id, turn.UserID, memory.TaskDelete, time.Time{})
 			if errors.Is(err, memory.ErrNoSuchTask) {
-				return "", fmt.Errorf("this chat has no scheduled task #%d that this user set; list_tasks shows them", args.ID)
+				return "", fmt.Errorf("this chat has no scheduled task #%d that this user set; list_tasks shows them", id)
 			}
 			if err != nil {
 				return "", err
@@ -79,4 +85,15 @@ func newCancelTask(env Env) agent.Tool {
 			return fmt.Sprintf("Task #%d (“%s”, %s) is deleted.", t.ID, t.Text, t.Schedule), nil
 		},
 	}
+}
+
+// taskID reads cancel_task's argument.
+func taskID(raw json.RawMessage) (int64, error) {
+	var args struct {
+		ID int64 `json:"id"`
+	}
+	if err := agent.DecodeArgs(raw, &args); err != nil {
+		return 0, err
+	}
+	return args.ID, nil
 }

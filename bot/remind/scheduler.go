@@ -165,7 +165,8 @@ func (s *Scheduler) late(due time.Time) bool {
 	return due.Before(s.started) || time.Since(due) > lateAfter
 }
 
-// next is the first occurrence of r's schedule after now; zero when it
+// next is the first occurrence of r's schedule after now and after its due
+// time; zero when it
 // has none (or its schedule no longer reads: it is not run again).
 func (s *Scheduler) next(r memory.Reminder) time.Time {
 	if r.Schedule == "" {
@@ -176,7 +177,16 @@ func (s *Scheduler) next(r memory.Reminder) time.Time {
 		s.Log.Warn("a scheduled row's schedule does not read; it ends", "reminder_id", r.ID, "schedule", r.Schedule, "err", err)
 		return time.Time{}
 	}
-	return sch.Next(time.Now())
+	// From the later of now and the due time: with this machine's clock
+	// behind the database's, now alone could give the same occurrence again.
+	return sch.Next(maxTime(time.Now(), r.DueAt))
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (s *Scheduler) location() *time.Location {

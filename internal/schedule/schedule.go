@@ -24,7 +24,7 @@ type Schedule struct {
 }
 
 // maxLen bounds what is read at all.
-const maxLen = 200
+const maxLen = 100
 
 // parser reads exactly five fields: no seconds, no descriptors (@every
 // 1s), no CRON_TZ= (the time zone is the user's, not the text's).
@@ -65,9 +65,27 @@ func Parse(text string, loc *time.Location) (Schedule, error) {
 }
 
 // Next is the first occurrence strictly after t (zero when there is none
-// within five years, as for 30 February).
+// within five years, as for 30 February). When the clocks go back, the
+// wall-clock time that comes twice runs once: the second coming is
+// skipped.
 func (s Schedule) Next(t time.Time) time.Time {
-	return s.spec.Next(t.In(s.loc))
+	next := s.spec.Next(t.In(s.loc))
+	if !next.IsZero() && s.repeats(next) {
+		next = s.spec.Next(next)
+	}
+	return next
+}
+
+// repeats tells whether the wall-clock time of t came already, earlier,
+// before the clocks went back.
+func (s Schedule) repeats(t time.Time) bool {
+	_, now := t.Zone()
+	_, before := t.Add(-3 * time.Hour).Zone()
+	if before <= now {
+		return false
+	}
+	earlier := t.Add(-time.Duration(before-now) * time.Second)
+	return earlier.Format("2006-01-02 15:04") == t.Format("2006-01-02 15:04")
 }
 
 // Gap is the shortest time between two of the next n occurrences after t:

@@ -69,3 +69,30 @@ func TestGap(t *testing.T) {
 		}
 	}
 }
+
+// When the clocks go back, the hour that comes twice runs once; the gap
+// over that night is a day and an hour, never an hour.
+func TestTheHourThatComesTwiceRunsOnce(t *testing.T) {
+	t.Parallel()
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse("30 1 * * *", ny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := time.Date(2026, 11, 1, 1, 30, 0, 0, ny) // EDT, before the clocks go back at 2:00
+	if _, off := first.Zone(); off != -4*3600 {
+		t.Fatalf("%v is not in daylight time", first)
+	}
+	if got, want := s.Next(first.Add(-time.Minute)), first; !got.Equal(want) {
+		t.Fatalf("Next before = %v, want %v", got, want)
+	}
+	if got, want := s.Next(first), time.Date(2026, 11, 2, 1, 30, 0, 0, ny); !got.Equal(want) {
+		t.Fatalf("Next after the first 1:30 = %v, want %v (not 1:30 again, an hour later)", got, want)
+	}
+	if got := s.Gap(time.Date(2026, 10, 30, 12, 0, 0, 0, ny), 5); got < 24*time.Hour {
+		t.Fatalf("Gap over the night the clocks go back = %v", got)
+	}
+}

@@ -58,9 +58,10 @@ ORDER BY r.id
 -- setTaskStatus pauses (status 'paused'), resumes ('pending', due at $5)
 -- or deletes ('cancelled') task $2 of chat $1, when user $3 set it (0:
 -- whoever did). A resumed task runs next at its next occurrence, never
--- for the ones it missed while paused.
+-- for the ones it missed while paused; only a paused task is resumed.
 UPDATE reminders r SET status = $4, due_at = coalesce($5, r.due_at), owner_id = NULL
 WHERE r.id = $2 AND r.chat_id = $1 AND r.schedule IS NOT NULL AND r.status IN ('pending', 'paused')
+  AND ($4 <> 'pending' OR r.status = 'paused')
   AND ($3::bigint = 0 OR r.telegram_user_id = $3)
 RETURNING r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
