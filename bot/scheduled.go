@@ -7,7 +7,9 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
 )
 
@@ -41,8 +43,9 @@ func scheduledRun(u *queue.Update) *incoming {
 // runTask answers a task's run; a late one is preceded by a note saying
 // when it was due (once: not again by a run that takes it over). A run
 // whose task was paused or deleted after it was queued (the bot was busy,
-// or down) is not answered.
-func (h *Handler) runTask(ctx context.Context, in *incoming) (*queue.Delivery, error) {
+// or down) is not answered; one that finds the bot can no longer write to
+// the chat (blocked, removed) pauses its task.
+func (h *Handler) runTask(ctx context.Context, in *incoming) (delivery *queue.Delivery, err error) {
 	if stopped, err := h.Memory.TaskStopped(ctx, in.run.TaskID); err != nil || stopped {
 		if stopped {
 			h.Log.Info("a scheduled run not answered: its task was paused or deleted since it was queued",
@@ -50,6 +53,16 @@ func (h *Handler) runTask(ctx context.Context, in *incoming) (*queue.Delivery, e
 		}
 		return nil, err
 	}
+	defer func() {
+		if telegram.IsGone(err) {
+			// Every later run would call the model for nobody: the task
+			// waits, paused, until someone who can write there resumes it.
+			if _, pauseErr := h.Memory.SetTaskStatus(ctx, in.run.ChatID, in.run.TaskID, 0, memory.TaskPause, time.Time{}); pauseErr == nil {
+				h.Log.Warn("a scheduled task paused: the bot can no longer write to its chat", "task_id", in.run.TaskID,
+					"chat_id", in.run.ChatID, "err", err)
+			}
+		}
+	}()
 	if r := in.run; r.Late && in.update.Attempts <= 1 {
 		if err := h.reply(ctx, in, tr(in.lang()).TaskLate(texts.Preview(r.Prompt, 60), h.clock(r.DueAt))); err != nil {
 			return nil, err

@@ -399,3 +399,30 @@ func TestTheModelListsAndCancelsTheUsersTasks(t *testing.T) {
 		t.Fatalf("list_tasks after the delete = %q", got)
 	}
 }
+
+// A task whose chat the bot can no longer write to (the user blocked it)
+// is paused after a run fails there, rather than calling the model for
+// nobody at every later run.
+func TestATaskInAChatThatBlockedTheBotIsPaused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := context.Background()
+	h.LLM.Script(openaifake.Reply{Content: "Hi."}, openaifake.Reply{Content: "Sunny."})
+	h.Start()
+	h.Say(jane, "hello")
+	h.Stop()
+	toJane := func(c telegramfake.Call) bool { return c.Params["chat_id"] == strconv.FormatInt(jane.ID, 10) }
+	for _, method := range []string{"sendMessage", "sendMessageDraft", "editMessageText", "sendChatAction"} {
+		h.TG.Inject(telegramfake.Fault{Method: method, Status: 403, Message: "Forbidden: bot was blocked by the user", Times: 1000, If: toJane})
+	}
+	var id int64
+	if err := h.DB.QueryRow(ctx, `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, kind, schedule, time_zone)
+		VALUES ($1, $1, 'what is the weather?', now(), 'task', '0 * * * *', 'UTC') RETURNING id`, jane.ID).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	h.Start()
+	h.WaitLog(`msg="a scheduled task paused: the bot can no longer write to its chat" task_id=` + strconv.FormatInt(id, 10))
+	if n := h.Count(`SELECT count(*) FROM reminders WHERE id = $1 AND status = 'paused'`, id); n != 1 {
+		t.Fatal("the task was not paused")
+	}
+}

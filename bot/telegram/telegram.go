@@ -256,6 +256,15 @@ func IsPermanent(err error) bool {
 	return ok && apiErr.Code >= 400 && apiErr.Code < 500 && apiErr.Code != http.StatusTooManyRequests
 }
 
+// IsGone reports whether a send failed because the bot can no longer write
+// to the chat: the user blocked it, it left or was removed from the group,
+// or the chat no longer exists.
+func IsGone(err error) bool {
+	apiErr, ok := APIError(err)
+	return ok && (apiErr.Code == http.StatusForbidden ||
+		apiErr.Code == http.StatusBadRequest && strings.Contains(strings.ToLower(apiErr.Message), "chat not found"))
+}
+
 // CallError is a Bot API call that failed after its retries. It keeps the
 // cause's chain for errors.Is/As.
 type CallError struct{ err error }
