@@ -76,8 +76,13 @@ func TestAPictureIsDrawnSentAndKept(t *testing.T) {
 			seen = append(seen, msg.Content)
 		}
 	}
-	if strings.Join(seen, "|") != "[picture] a red cat|[picture] a red cat on a blue mat" {
+	// The prompt the server revised is its text, not the bot's: the model
+	// reads the prompt asked for, and the row's metadata keeps the other.
+	if strings.Join(seen, "|") != "[picture] a red cat|[picture] a red cat again" {
 		t.Fatalf("the model read the pictures as %q", seen)
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant' AND metadata->'images'->0->>'revised_prompt' = 'a red cat on a blue mat'`); n != 1 {
+		t.Fatalf("%d rows keep the revised prompt in their metadata", n)
 	}
 }
 

@@ -194,14 +194,10 @@ func (p *Painter) timeout() time.Duration {
 }
 
 // Marker is the text of the assistant row that keeps a picture: what the
-// model reads of it on later turns.
-func (pic *Picture) Marker() string {
-	prompt := pic.Prompt
-	if pic.RevisedPrompt != "" {
-		prompt = pic.RevisedPrompt
-	}
-	return "[picture] " + prompt
-}
+// model reads of it on later turns. It is the prompt asked for: a prompt
+// the image server revised is its text, not the bot's, and stays in the
+// row's metadata (Drawn) for whoever reads the rows.
+func (pic *Picture) Marker() string { return "[picture] " + pic.Prompt }
 
 // Media is what a row's metadata "media" keeps of the picture: its kind
 // ("image") and Telegram file ids, as a user row's photos are kept.

@@ -67,8 +67,7 @@ func newGenerateImage(env Env) agent.Tool {
 			}
 			turn.Sent("media", pic.Media())
 			turn.Sent("images", pic.Drawn())
-			return "The picture was drawn and sent to the chat as a photo" + revisedNote(pic) +
-				". Do not describe it at length or send a link; the user sees it.", nil
+			return "The picture was drawn and sent to the chat as a photo. Do not describe it at length or send a link; the user sees it.", nil
 		},
 	}
 }
@@ -82,11 +81,4 @@ func imagePrompt(raw json.RawMessage) (string, error) {
 		return "", err
 	}
 	return images.CheckPrompt(args.Prompt)
-}
-
-func revisedNote(pic *images.Picture) string {
-	if pic.RevisedPrompt == "" {
-		return ""
-	}
-	return " (the image server drew it from this prompt: " + pic.RevisedPrompt + ")"
 }
