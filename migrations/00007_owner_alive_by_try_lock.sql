@@ -9,7 +9,7 @@
 -- that drew the same owner id waits that long for its own lock. Taking a
 -- lock is a side effect, so the function is now VOLATILE. It must not be
 -- asked on the owner's own lock connection (a session never conflicts with
--- itself); memory.OwnerLock keeps that connection to itself. A NULL owner
+-- itself); queue.OwnerLock keeps that connection to itself. A NULL owner
 -- is not alive, as before.
 
 -- +goose Up

@@ -11,7 +11,7 @@
 -- update keep naming one); Telegram's own id is always payload->>'update_id'.
 --
 -- A migration cannot ask Telegram who the bot is: existing rows get bot_id
--- 0, and the bot adopts them at its next start (memory.Store.AdoptUpdates),
+-- 0, and the bot adopts them at its next start (queue.Store.AdoptUpdates),
 -- so an update delivered again across the upgrade is still known.
 
 -- +goose Up

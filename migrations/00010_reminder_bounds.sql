@@ -1,4 +1,4 @@
--- The bounds on reminders (memory.AddReminder) count a user's and a chat's
+-- The bounds on reminders (memory.Store.AddReminder) count a user's and a chat's
 -- waiting reminders and a chat's new ones of the last hour: indexes keep
 -- those counts small lookups.
 

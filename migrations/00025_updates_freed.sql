@@ -14,7 +14,7 @@
 -- added, never updated, so two deleting transactions (the purger, a
 -- forget) never wait on each other here. An id at or below the bound
 -- (Telegram's ids started again, another bot) is checked against every
--- table, as before (memory/inbox.go).
+-- table, as before (memory/queue/inbox.go).
 
 -- +goose Up
 CREATE TABLE updates_freed (

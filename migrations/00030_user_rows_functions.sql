@@ -1,5 +1,5 @@
 -- The rows of one user, for `membot admin export` and `membot admin forget`
--- (memory.Store.Export, Forget). A user's rows are found by one
+-- (userdata.Store.Export, Forget). A user's rows are found by one
 -- convention, so that tables added later are covered without touching the
 -- bot: a table that holds a user's data has a telegram_user_id column, or a
 -- chat_id column (a private chat's id is the user's id; group ids are
@@ -65,7 +65,7 @@ $$;
 
 -- membot_delete_user deletes every row of user uid in every table and
 -- returns how many rows each table lost. The caller locks first and scrubs
--- the updates that only name the user (memory.Store.Forget).
+-- the updates that only name the user (userdata.Store.Forget).
 CREATE FUNCTION membot_delete_user(uid bigint) RETURNS TABLE (name text, deleted bigint)
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
