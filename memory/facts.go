@@ -65,13 +65,13 @@ func (s *Store) remember(ctx context.Context, userID, id int64, content string, 
 // ForgetFact deletes the user's current fact id, with the versions it
 // superseded, and returns it (ErrNotFound if the user has no such fact).
 func (s *Store) ForgetFact(ctx context.Context, userID, id int64) (*Fact, error) {
-	return s.deleteFact(ctx, forgetFactSQL, id, userID)
+	return s.deleteFact(ctx, forgetFactSQL, id, userID, 0)
 }
 
 // ForgetFactNumber deletes the user's n-th current fact as Facts lists them
 // (1 is the newest), with the versions it superseded, and returns it.
 func (s *Store) ForgetFactNumber(ctx context.Context, userID int64, n int) (*Fact, error) {
-	return s.deleteFact(ctx, forgetFactNumberSQL, userID, n-1)
+	return s.deleteFact(ctx, forgetFactSQL, 0, userID, n-1)
 }
 
 func (s *Store) deleteFact(ctx context.Context, query string, args ...any) (*Fact, error) {
@@ -154,11 +154,10 @@ func (s *Store) SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []F
 
 // The statements of this file, whole in sql/facts.sql.
 var (
-	factsWithinSQL      = statement("factsWithin")
-	rememberSQL         = statement("remember")
-	supersedeSQL        = statement("supersede")
-	forgetFactSQL       = statement("forgetFact")
-	forgetFactNumberSQL = statement("forgetFactNumber")
-	forgetAllFactsSQL   = statement("forgetAllFacts")
-	factsSQL            = statement("facts")
+	factsWithinSQL    = statement("factsWithin")
+	rememberSQL       = statement("remember")
+	supersedeSQL      = statement("supersede")
+	forgetFactSQL     = statement("forgetFact")
+	forgetAllFactsSQL = statement("forgetAllFacts")
+	factsSQL          = statement("facts")
 )

@@ -1,5 +1,6 @@
 WITH RECURSIVE chain AS (
-	SELECT id FROM memories WHERE id = $1 AND telegram_user_id = $2 AND superseded_by IS NULL
+	(SELECT id FROM memories WHERE telegram_user_id = $2 AND superseded_by IS NULL AND ($1::bigint = 0 OR id = $1)
+		ORDER BY updated_at DESC, id DESC OFFSET $3 LIMIT 1)
 	UNION ALL SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
 ), gone AS (
 	DELETE FROM memories WHERE id IN (SELECT id FROM chain) RETURNING *
