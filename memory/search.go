@@ -114,7 +114,7 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 		if i > 0 {
 			emb = nil // the embedding is Text's
 		}
-		v := vectors && (i == 0 || emb != nil)
+		v := vectors && emb != nil // without an embedding the hybrid statement ranks as the full-text one, at more cost
 		batch.Queue(searchSQL[vectorsIndex(v)], recallArgs(v, []any{q.ConversationID, q.BeforeID, words, want},
 			emb, q.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
 			var err error
