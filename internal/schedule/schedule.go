@@ -67,13 +67,51 @@ func Parse(text string, loc *time.Location) (Schedule, error) {
 // Next is the first occurrence strictly after t (zero when there is none
 // within five years, as for 30 February). When the clocks go back, the
 // wall-clock time that comes twice runs once: the second coming is
-// skipped.
+// skipped. When they go forward, an occurrence whose wall-clock time does
+// not exist that day runs as the clocks change, as cron runs it ("every
+// day at 2:30" runs at 3:00 that day, not the next day only).
 func (s Schedule) Next(t time.Time) time.Time {
-	next := s.spec.Next(t.In(s.loc))
+	t = t.In(s.loc)
+	next := s.spec.Next(t)
 	if !next.IsZero() && s.repeats(next) {
 		next = s.spec.Next(next)
 	}
+	if change, ok := s.skipped(t, next); ok {
+		return change
+	}
 	return next
+}
+
+// skipped is the moment the clocks went forward between t and next, when
+// a wall-clock time of the schedule fell in the time they skipped.
+func (s Schedule) skipped(t, next time.Time) (time.Time, bool) {
+	if next.IsZero() {
+		return time.Time{}, false
+	}
+	_, from := t.Zone()
+	_, to := next.Zone()
+	if to <= from {
+		return time.Time{}, false
+	}
+	// The first second at a later offset: t is before it, next after.
+	lo, hi := t.Unix(), next.Unix()
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if _, off := time.Unix(mid, 0).In(s.loc).Zone(); off > from {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	change := time.Unix(hi, 0).In(s.loc)
+	_, after := change.Zone()
+	// The skipped wall-clock times, read at the offset before the change.
+	before := change.In(time.FixedZone("", from))
+	at := s.spec.Next(before.Add(-time.Second))
+	if at.IsZero() || !at.Before(before.Add(time.Duration(after-from)*time.Second)) || !change.Before(next) {
+		return time.Time{}, false
+	}
+	return change, true
 }
 
 // repeats tells whether the wall-clock time of t came already, earlier,

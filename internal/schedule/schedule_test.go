@@ -96,3 +96,38 @@ func TestTheHourThatComesTwiceRunsOnce(t *testing.T) {
 		t.Fatalf("Gap over the night the clocks go back = %v", got)
 	}
 }
+
+// When the clocks go forward, an occurrence in the skipped hour runs as
+// they change, once; occurrences that exist keep their times.
+func TestTheSkippedHourRunsWhenTheClocksChange(t *testing.T) {
+	t.Parallel()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2027-03-28: at 2:00 CET the clocks go to 3:00 CEST.
+	change := time.Date(2027, 3, 28, 3, 0, 0, 0, berlin)
+	night := time.Date(2027, 3, 28, 1, 10, 0, 0, berlin)
+	for _, c := range []struct {
+		cron string
+		want []time.Time
+	}{
+		{"30 2 * * *", []time.Time{change, time.Date(2027, 3, 29, 2, 30, 0, 0, berlin)}},
+		{"0 2 * * 0", []time.Time{change, time.Date(2027, 4, 4, 2, 0, 0, 0, berlin)}},
+		{"*/30 * * * *", []time.Time{time.Date(2027, 3, 28, 1, 30, 0, 0, berlin), change, change.Add(30 * time.Minute)}},
+		{"0 * * * *", []time.Time{change, change.Add(time.Hour)}},
+		{"30 1 * * *", []time.Time{time.Date(2027, 3, 28, 1, 30, 0, 0, berlin), time.Date(2027, 3, 29, 1, 30, 0, 0, berlin)}},
+		{"30 3 * * *", []time.Time{time.Date(2027, 3, 28, 3, 30, 0, 0, berlin), time.Date(2027, 3, 29, 3, 30, 0, 0, berlin)}},
+	} {
+		s, err := Parse(c.cron, berlin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := night
+		for i, want := range c.want {
+			if at = s.Next(at); !at.Equal(want) {
+				t.Fatalf("%q: occurrence %d after %v = %v, want %v", c.cron, i+1, night, at, want)
+			}
+		}
+	}
+}
