@@ -26,6 +26,7 @@ const (
 	originAudio     Origin = "an audio file the user sent, transcribed (not necessarily the user's voice)"
 	originImage     Origin = "an image the user sent, with its caption (what the image shows is not the user's words)"
 	originMember    Origin = "a group member's message (their words, to be reported as theirs)"
+	originScheduled Origin = "a scheduled task's instructions, run by the bot at its time (written when the task was set, not said by the user now)"
 	OriginAnswer    Origin = "the assistant's answer (not the user's words)"
 )
 
@@ -37,14 +38,16 @@ func Indented(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
 func OwnOrigin(o Origin) bool { return o == originOwnText || o == originOwnVoice }
 
 // UserRowOrigin is the origin of a user row: member in a group (another
-// author than the chat's own user), forwarded when Telegram said so, else
-// by the kind of its first file.
-func UserRowOrigin(group, forwarded bool, mediaKind string) Origin {
+// author than the chat's own user), forwarded when Telegram said so, a
+// scheduled task's run, else by the kind of its first file.
+func UserRowOrigin(group, forwarded, scheduled bool, mediaKind string) Origin {
 	switch {
 	case group:
 		return originMember
 	case forwarded:
 		return originForwarded
+	case scheduled:
+		return originScheduled
 	}
 	switch mediaKind {
 	case "":

@@ -18,11 +18,13 @@ type SummaryRow struct {
 	ID        int64     `db:"id"`
 	Role      Role      `db:"role"`
 	Text      string    `db:"text"`
-	CreatedAt time.Time `db:"created_at"`
+	WrittenAt time.Time `db:"written_at"` // Message.WrittenAt
 	// Where a user row came from, as its metadata says: the kind of its
-	// first file, whether Telegram marked it forwarded, its author.
+	// first file, whether Telegram marked it forwarded, whether it is a
+	// scheduled task's run, its author.
 	Media     string `db:"media"`
 	Forwarded bool   `db:"forwarded"`
+	Scheduled bool   `db:"scheduled"`
 	AuthorID  int64  `db:"author_id"`
 }
 

@@ -319,7 +319,7 @@ func (m *Memorizer) extract(ctx context.Context, ex jobs.Exchange) ([]memory.Fac
 
 // exchangeOrigin is where ex's user row came from.
 func exchangeOrigin(ex jobs.Exchange) agent.Origin {
-	return agent.UserRowOrigin(ex.ChatID != ex.UserID, ex.UserForwarded, ex.UserMedia)
+	return agent.UserRowOrigin(ex.ChatID != ex.UserID, ex.UserForwarded, ex.UserScheduled, ex.UserMedia)
 }
 
 // ownExchange tells whether all of ex is the user's own words and tools
@@ -421,9 +421,9 @@ func (m *Memorizer) summarise(ctx context.Context, ex jobs.Exchange, limit *rate
 	for _, r := range rows {
 		from := agent.OriginAnswer
 		if r.Role == memory.RoleUser {
-			from = agent.UserRowOrigin(group, r.Forwarded, r.Media)
+			from = agent.UserRowOrigin(group, r.Forwarded, r.Scheduled, r.Media)
 		}
-		fmt.Fprintf(&b, "\n[%s] (%s) %s: %s", r.CreatedAt.In(m.Location).Format("2006-01-02 15:04"), from, r.Role, agent.Indented(r.Text))
+		fmt.Fprintf(&b, "\n[%s] (%s) %s: %s", r.WrittenAt.In(m.Location).Format("2006-01-02 15:04"), from, r.Role, agent.Indented(r.Text))
 	}
 	if limit.Wait(ctx) != nil {
 		return

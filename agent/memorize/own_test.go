@@ -31,6 +31,7 @@ func TestOnlyTheUsersOwnWordsAreReadForFacts(t *testing.T) {
 		{"earlier messages found", jobs.Exchange{ChatID: 7, UserID: 7, Tools: []string{"search_history"}}, false},
 		{"a tool no longer offered", jobs.Exchange{ChatID: 7, UserID: 7, Tools: []string{"mcp_gone_tool"}}, false},
 		{"a group member", jobs.Exchange{ChatID: -100, UserID: 7}, false},
+		{"a scheduled task's run", jobs.Exchange{ChatID: 7, UserID: 7, UserScheduled: true}, false},
 	} {
 		if got := memorize.OwnExchange(c.ex, tools); got != c.want {
 			t.Errorf("%s: ownExchange = %v, want %v", c.name, got, c.want)

@@ -105,10 +105,12 @@ type Exchange struct {
 	AnswerText     string    `db:"answer_text"`
 	At             time.Time `db:"at"`
 	// Where the user row came from, as its metadata says: the kind of its
-	// first file ("" for none), whether Telegram marked it forwarded; and
-	// the tools that ran in the turn.
+	// first file ("" for none), whether Telegram marked it forwarded,
+	// whether it is a scheduled task's run; and the tools that ran in the
+	// turn.
 	UserMedia     string   `db:"user_media"`
 	UserForwarded bool     `db:"user_forwarded"`
+	UserScheduled bool     `db:"user_scheduled"`
 	Tools         []string `db:"tools"`
 }
 
