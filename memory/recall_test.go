@@ -353,6 +353,13 @@ func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
 	if err != nil || prev != "" || len(all) != 15 {
 		t.Fatalf("unsummarised = %q, %d rows, %v", prev, len(all), err)
 	}
+	// A row is shown at the time it was written (a message that reached
+	// the bot late), not when it was stored.
+	written := time.Date(2025, 5, 1, 9, 30, 0, 0, time.UTC)
+	store.Pool().Exec(ctx, `UPDATE messages SET written_at = $2 WHERE id = $1`, all[3].ID, written)
+	if _, again, _ := store.Unsummarised(ctx, conv, 10, 100); !again[3].WrittenAt.Equal(written) || again[4].WrittenAt.Year() == 2025 {
+		t.Fatalf("the rows to summarise are dated %v, %v; want %v for the late one", again[3].WrittenAt, again[4].WrittenAt, written)
+	}
 	// A long backlog is summarised from its newest rows.
 	if _, newest, _ := store.Unsummarised(ctx, conv, 10, 8); len(newest) != 8 || newest[0].ID != all[7].ID || newest[7].ID != all[14].ID {
 		t.Fatalf("the newest 8 = %+v", newest)
