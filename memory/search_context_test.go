@@ -184,6 +184,16 @@ func TestSearchAndHistoryShowTheTimeARowWasWritten(t *testing.T) {
 	if err != nil || len(msgs) != 1 || !msgs[0].WrittenAt.Equal(written) {
 		t.Fatalf("the dialogue: %+v, %v", msgs, err)
 	}
+	// conversation_log (admin history, the operator's SQL) too.
+	log, err := userdata.New(store.Pool()).History(ctx, 1, 5)
+	if err != nil || len(log) != 1 || !log[0].At.Equal(written) {
+		t.Fatalf("the log: %+v, %v", log, err)
+	}
+	var local time.Time
+	if err := store.Pool().QueryRow(ctx, `SELECT local_time AT TIME ZONE membot_timezone() FROM conversation_log WHERE message_id = $1`,
+		turn.UserMessageID).Scan(&local); err != nil || !local.Equal(written) {
+		t.Fatalf("conversation_log's local_time is %v, %v; want %v", local, err, written)
+	}
 	// A row stored without one was written when it was stored.
 	say(t, store, turn.ConversationID, "a heron again")
 	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: turn.ConversationID, Text: "heron again", Limit: 1})

@@ -6,12 +6,13 @@
 
 -- name: userHistory
 -- userHistory and chatHistory are the newest $2 rows of
--- conversation_log of user $1 or of chat $1, newest first.
-SELECT message_id, created_at, chat_id, role, content, coalesce(tool_name, '')
+-- conversation_log of user $1 or of chat $1, newest first, each at the
+-- time it was written.
+SELECT message_id, written_at, chat_id, role, content, coalesce(tool_name, '')
 		FROM conversation_log WHERE telegram_user_id = $1 ORDER BY message_id DESC LIMIT $2
 
 -- name: chatHistory
-SELECT message_id, created_at, chat_id, role, content, coalesce(tool_name, '')
+SELECT message_id, written_at, chat_id, role, content, coalesce(tool_name, '')
 		FROM conversation_log WHERE chat_id = $1 ORDER BY message_id DESC LIMIT $2
 
 -- name: exportUser
