@@ -29,6 +29,7 @@ import (
 	"github.com/membot/membot/internal/testing/recallset"
 	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/internal/testing/testkit"
+	"github.com/membot/membot/internal/testing/wait"
 )
 
 func TestMain(m *testing.M) { os.Exit(openaifake.Main(m)) }
@@ -464,7 +465,9 @@ func keywordsOf(set []recallset.Conversation, q string) string {
 // waitMemorized waits until the after-turn job (and the embeddings job)
 // has read every message.
 func waitMemorized(t *testing.T, h *testkit.Harness, semantic bool) {
-	deadline := time.Now().Add(10 * time.Minute)
+	// A whole benchmark's turns, read one exchange at a time: thirty
+	// times the patience of one wait (10 minutes at the base).
+	deadline := time.Now().Add(30 * wait.Timeout())
 	for time.Now().Before(deadline) {
 		done := h.Count(`SELECT count(*) FROM memory_jobs WHERE job = 'after_turn' AND last_message_id >= (SELECT max(id) FROM messages WHERE role = 'assistant')`) == 1
 		if semantic {
@@ -475,7 +478,7 @@ func waitMemorized(t *testing.T, h *testkit.Harness, semantic bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatal("the background memory work did not catch up in 10 minutes")
+	t.Fatalf("the background memory work did not catch up in %v", 30*wait.Timeout())
 }
 
 // count sets whether, and where, the first request of a question's turn

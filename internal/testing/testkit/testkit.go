@@ -332,7 +332,8 @@ func (h *Harness) WaitCount(query string, want int, args ...any) {
 	h.WaitUntil(fmt.Sprintf("%s is not %d", query, want), func() bool { return h.Count(query, args...) == want })
 }
 
-// WaitUntil polls cond until it holds, failing the test after 15 s.
+// WaitUntil polls cond until it holds, failing the test after
+// wait.Timeout.
 func (h *Harness) WaitUntil(what string, cond func() bool) {
 	h.T.Helper()
 	for deadline := time.Now().Add(wait.Timeout()); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -340,7 +341,7 @@ func (h *Harness) WaitUntil(what string, cond func() bool) {
 			return
 		}
 	}
-	h.T.Fatalf("%s after 15 s", what)
+	h.T.Fatalf("%s after %v", what, wait.Timeout())
 }
 
 // Count runs a count(*) query.
