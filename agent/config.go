@@ -19,7 +19,7 @@ func DefaultConfig() Config {
 		TranscriptionModel: "whisper-1",
 		TTSModel:           "tts-1",
 		TTSVoice:           "alloy",
-		Recall:             6,
+		Recall:             10,
 	}
 }
 
