@@ -69,7 +69,7 @@ func TestViewsAndAdminBotCommandsAnswerTheAdminsQuestions(t *testing.T) {
 		t.Fatalf("conversation_log has %d rows, messages %d", a, b)
 	}
 	if n := h.Count(`SELECT count(*) FROM conversation_log WHERE telegram_user_id = $1 AND chat_id = $1 AND username = 'fyodor'
-		AND local_time = created_at AT TIME ZONE 'Europe/Moscow'`, forgetMe.ID); n != 10 {
+		AND local_time = written_at AT TIME ZONE 'Europe/Moscow'`, forgetMe.ID); n != 10 {
 		// 2 turns of user, assistant(tool call), tool, assistant, system
 		t.Fatalf("conversation_log rows of his private chat = %d, want 10", n)
 	}
@@ -340,7 +340,7 @@ func TestTheViewsFollowTIMEZONE(t *testing.T) {
 	h.Say(jane, "konnichiwa")
 	h.WaitLog(`msg="the admin views now show times in TIMEZONE" timezone=Asia/Tokyo`)
 	h.DB.Reset() // the setting applies to sessions opened after it
-	if n := h.Count(`SELECT count(*) FROM conversation_log WHERE local_time = created_at AT TIME ZONE 'Asia/Tokyo'`); n != 2 {
+	if n := h.Count(`SELECT count(*) FROM conversation_log WHERE local_time = written_at AT TIME ZONE 'Asia/Tokyo'`); n != 2 {
 		t.Fatalf("%d rows in Tokyo time, want 2", n)
 	}
 	if n := h.Count(`SELECT count(*) FROM daily_usage WHERE day = (now() AT TIME ZONE 'Asia/Tokyo')::date AND messages = 1`); n != 1 {
