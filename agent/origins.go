@@ -37,19 +37,26 @@ func Indented(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
 // OwnOrigin tells whether a part is the user's own words.
 func OwnOrigin(o Origin) bool { return o == originOwnText || o == originOwnVoice }
 
-// UserRowOrigin is the origin of a user row: member in a group (another
-// author than the chat's own user), forwarded when Telegram said so, a
+// UserRow is what a user row's metadata says of where it came from.
+type UserRow struct {
+	Group     bool   // another author than the chat's own user, in a group
+	Forwarded bool   // Telegram marked it forwarded
+	Scheduled bool   // a scheduled task's run
+	Media     string // the kind of its first file; "" for none
+}
+
+// Origin is the origin of a user row: a group member's, forwarded, a
 // scheduled task's run, else by the kind of its first file.
-func UserRowOrigin(group, forwarded, scheduled bool, mediaKind string) Origin {
+func (r UserRow) Origin() Origin {
 	switch {
-	case group:
+	case r.Group:
 		return originMember
-	case forwarded:
+	case r.Forwarded:
 		return originForwarded
-	case scheduled:
+	case r.Scheduled:
 		return originScheduled
 	}
-	switch mediaKind {
+	switch r.Media {
 	case "":
 		return originOwnText
 	case KindVoice, KindVideoNote:

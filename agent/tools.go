@@ -300,7 +300,7 @@ func (r *Registry) readOutside(history []memory.Message, turn *TurnInfo) bool {
 	for i, m := range history {
 		if m.ID == turn.UserMessageID && m.Role == memory.RoleUser {
 			start = i + 1
-			if !OwnOrigin(UserRowOrigin(false, false, false, firstMediaKind(m.Media))) {
+			if !OwnOrigin(UserRow{Media: firstMediaKind(m.Media)}.Origin()) {
 				return true
 			}
 		}

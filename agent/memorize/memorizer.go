@@ -319,7 +319,7 @@ func (m *Memorizer) extract(ctx context.Context, ex jobs.Exchange) ([]memory.Fac
 
 // exchangeOrigin is where ex's user row came from.
 func exchangeOrigin(ex jobs.Exchange) agent.Origin {
-	return agent.UserRowOrigin(ex.ChatID != ex.UserID, ex.UserForwarded, ex.UserScheduled, ex.UserMedia)
+	return agent.UserRow{Group: ex.ChatID != ex.UserID, Forwarded: ex.UserForwarded, Scheduled: ex.UserScheduled, Media: ex.UserMedia}.Origin()
 }
 
 // ownExchange tells whether all of ex is the user's own words and tools
@@ -421,7 +421,7 @@ func (m *Memorizer) summarise(ctx context.Context, ex jobs.Exchange, limit *rate
 	for _, r := range rows {
 		from := agent.OriginAnswer
 		if r.Role == memory.RoleUser {
-			from = agent.UserRowOrigin(group, r.Forwarded, r.Scheduled, r.Media)
+			from = agent.UserRow{Group: group, Forwarded: r.Forwarded, Scheduled: r.Scheduled, Media: r.Media}.Origin()
 		}
 		fmt.Fprintf(&b, "\n[%s] (%s) %s: %s", r.WrittenAt.In(m.Location).Format("2006-01-02 15:04"), from, r.Role, agent.Indented(r.Text))
 	}
