@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/wait"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -205,5 +207,38 @@ func TestTheModelDrawsWithGenerateImage(t *testing.T) {
 	}
 	if !strings.Contains(second, "tokens left today do not cover a picture") {
 		t.Fatalf("the model read %q", second)
+	}
+}
+
+// A picture is drawn (and billed) once per update. The bot stopped while
+// /image's photo was on its way; the update, handled again after the
+// restart, does not draw again: the user is told the picture was drawn
+// and may be above, and how to ask again, and the tokens are counted once.
+func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["IMAGE_MODEL"] = "gpt-image-1"
+	h.Env["SHUTDOWN_TIMEOUT"] = "10ms" // the stop abandons the turn, as a crash would
+	h.Start()
+	h.TG.Inject(telegramfake.Fault{Method: "sendPhoto", Delay: 100 * wait.Timeout(), Times: 1})
+	update := h.TG.SendText(jane, "/image a red cat")
+	h.WaitCount(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND status = 'ok'`, 1)
+	h.TG.WaitCall("sendPhoto", wait.Timeout(), func(telegramfake.Call) bool { return true })
+	h.Stop()
+	h.Start()
+	h.WaitDone(update)
+	if n := len(h.LLM.ImageRequests()); n != 1 {
+		t.Fatalf("%d image requests, want 1: the update handled again drew again", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND prompt_tokens > 0`); n != 1 {
+		t.Errorf("%d image calls billed, want 1", n)
+	}
+	if got := h.Last(jane.ID).Text; !strings.Contains(got, "restart") || !strings.Contains(got, "/image") {
+		t.Fatalf("after the restart the user read %q", got)
+	}
+	// A new /image draws as always.
+	h.WaitDone(h.TG.SendText(jane, "/image a red cat"))
+	if n, photos := len(h.LLM.ImageRequests()), len(h.TG.Photos()); n != 2 || photos != 1 {
+		t.Fatalf("%d image requests and %d photos after a new /image, want 2 and 1", n, photos)
 	}
 }

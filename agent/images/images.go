@@ -66,6 +66,7 @@ type Sent struct {
 // Store records the calls, and keeps /image's exchange (memory.Store is one).
 type Store interface {
 	CurrentConversation(ctx context.Context, chat memory.Chat, userID int64) (string, error)
+	PicturesDrawn(ctx context.Context, chatID, updateID int64) (int, error)
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
 	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
 }
@@ -92,6 +93,9 @@ var (
 	ErrNoPrompt      = errors.New("the prompt is empty")
 	ErrPromptTooLong = fmt.Errorf("the prompt is longer than %d characters", MaxPromptRunes)
 	ErrOverBudget    = errors.New("a picture would take the user past their daily tokens (DAILY_TOKEN_LIMIT)")
+	// ErrDrawnBefore: the update drew as many pictures as it may
+	// (Request.PerUpdate) already, before a restart among them.
+	ErrDrawnBefore = errors.New("the pictures of this message were drawn already")
 	// ErrFailed wraps a failure of the image server, or of sending the photo.
 	ErrFailed = errors.New("the picture could not be drawn")
 )
@@ -107,6 +111,10 @@ type Request struct {
 	UpdateID       int64
 	ReplyTo        int64 // the Telegram message the photo answers; 0: none
 	Prompt         string
+	// PerUpdate bounds the pictures drawn for UpdateID, counting those of
+	// earlier runs of the update: one interrupted by a restart after its
+	// picture was drawn (and billed) must not draw it again. 0: no bound.
+	PerUpdate int
 }
 
 // Picture is a picture drawn and sent.
@@ -133,7 +141,8 @@ func CheckPrompt(prompt string) (string, error) {
 // Paint checks req, draws its picture and sends it to the chat. The call
 // is recorded in llm_calls whatever came of it (a failed one counts no
 // tokens); nothing is retried, as a generation that timed out may still
-// be billed.
+// be billed, and an update that drew req.PerUpdate pictures already is
+// refused (ErrDrawnBefore).
 func (p *Painter) Paint(ctx context.Context, req Request) (*Picture, error) {
 	if !p.On() {
 		return nil, ErrOff
@@ -149,6 +158,15 @@ func (p *Painter) Paint(ctx context.Context, req Request) (*Picture, error) {
 		}
 		if limited && left < int64(p.TokensPerImage) {
 			return nil, ErrOverBudget
+		}
+	}
+	if req.PerUpdate > 0 && req.UpdateID != 0 {
+		n, err := p.Store.PicturesDrawn(ctx, req.Chat.ID, req.UpdateID)
+		if err != nil {
+			return nil, err
+		}
+		if n >= req.PerUpdate {
+			return nil, ErrDrawnBefore
 		}
 	}
 	if req.ConversationID == "" {

@@ -29,6 +29,8 @@ func (s *steps) CurrentConversation(context.Context, memory.Chat, int64) (string
 	return "c1", nil
 }
 
+func (s *steps) PicturesDrawn(context.Context, int64, int64) (int, error) { return 0, nil }
+
 func (s *steps) StartTurn(context.Context, memory.TurnStart) (*memory.Turn, error) {
 	return &memory.Turn{}, nil
 }

@@ -57,11 +57,14 @@ func newGenerateImage(env Env) agent.Tool {
 				return "", fmt.Errorf("at most %d pictures in one answer; tell the user to ask again for more", maxPicturesPerTurn)
 			}
 			pic, err := env.Images.Paint(ctx, images.Request{UserID: turn.UserID, Chat: turn.Chat, ConversationID: turn.ConversationID,
-				UpdateID: turn.UpdateID, Prompt: prompt})
+				UpdateID: turn.UpdateID, Prompt: prompt, PerUpdate: maxPicturesPerTurn})
 			switch {
 			case errors.Is(err, images.ErrOverBudget):
 				return "", errors.New("the user's tokens left today do not cover a picture (DAILY_TOKEN_LIMIT); " +
 					"tell them it is possible again tomorrow")
+			case errors.Is(err, images.ErrDrawnBefore):
+				return "", fmt.Errorf("the %d pictures this message may have were drawn already, some before the bot restarted "+
+					"(they may be in the chat above); tell the user to ask again for more", maxPicturesPerTurn)
 			case err != nil:
 				return "", err
 			}

@@ -40,11 +40,12 @@ type Request struct {
 // Image answers /image: it draws the prompt's picture, sends it replying
 // to the command, and keeps the exchange in the conversation. notice,
 // when not "", is what the user is told instead (pictures are off, no or
-// too long a prompt, over the day's tokens, the server failed); err is
+// too long a prompt, over the day's tokens, the server failed, drawn
+// already by this command before a restart: one /image bills once); err is
 // what the handler should treat as a failure (the database).
 func Image(ctx context.Context, p *images.Painter, req Request, t *texts.Texts, log *slog.Logger) (notice string, err error) {
 	pic, err := p.Paint(ctx, images.Request{UserID: req.User.TelegramUserID, Chat: req.Chat, UpdateID: req.UpdateID,
-		ReplyTo: req.MessageID, Prompt: req.Prompt})
+		ReplyTo: req.MessageID, Prompt: req.Prompt, PerUpdate: 1})
 	switch {
 	case errors.Is(err, images.ErrOff):
 		return t.ImageOff, nil
@@ -54,6 +55,8 @@ func Image(ctx context.Context, p *images.Painter, req Request, t *texts.Texts, 
 		return t.ImageTooLong(images.MaxPromptRunes), nil
 	case errors.Is(err, images.ErrOverBudget):
 		return t.ImageOverBudget(p.TokensPerImage, req.DailyTokenLimit), nil
+	case errors.Is(err, images.ErrDrawnBefore):
+		return t.ImageDrawnBefore, nil
 	case errors.Is(err, images.ErrFailed) && ctx.Err() == nil:
 		log.Warn("/image: no picture", "chat_id", req.Chat.ID, "err", err)
 		return t.ImageFailed, nil

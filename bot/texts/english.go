@@ -280,6 +280,8 @@ var english = Texts{
 			"Try again tomorrow.", a1, a2)
 	},
 	ImageFailed: "Sorry, I could not draw that picture. Please try again later, or describe it differently.",
+	ImageDrawnBefore: "I drew this picture just before I restarted, so it may not have reached you. If it is not above, " +
+		"send /image again: I did not draw it a second time, so it was counted once.",
 
 	// First-run help and the apology for settings the model server refuses
 	YourID: func(a1 any) string {

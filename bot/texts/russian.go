@@ -302,6 +302,8 @@ var russian = Texts{
 			"Попробуйте завтра.", a1, a2)
 	},
 	ImageFailed: "Не получилось нарисовать эту картинку. Попробуйте позже или опишите её иначе.",
+	ImageDrawnBefore: "Я нарисовал эту картинку прямо перед перезапуском, и она могла до вас не дойти. Если её нет выше, " +
+		"отправьте /image ещё раз: второй раз я её не рисовал, и она засчитана один раз.",
 
 	// First-run help and the apology for settings the model server refuses
 	YourID: func(a1 any) string {

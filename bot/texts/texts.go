@@ -174,6 +174,9 @@ type Texts struct {
 	// VoiceOverBudget: a recording's length, the tokens it would count, the tokens left today.
 	VoiceOverBudget func(a1, a2, a3 any) string
 	ImageFailed     string
+	// ImageDrawnBefore: an /image the bot restarted while answering, whose
+	// picture was drawn (and counted) before it.
+	ImageDrawnBefore string
 
 	// First-run help (the ids the settings want) and the apology
 	// for a model server that refuses the bot's settings.

@@ -14,6 +14,15 @@ INSERT INTO llm_calls
 VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6, $7, $8, $9, NULLIF($10, ''), $11,
 	coalesce(NULLIF($12, ''), 'chat'), NULLIF($13::double precision, 0))
 
+-- name: picturesDrawn
+-- picturesDrawn counts the pictures drawn for update $2 in chat $1: its
+-- image calls that counted tokens (a failed one counts none), through the
+-- index llm_calls_image_update. Only a day back: update ids are the bot's
+-- own, but bots may share a database, and a user's private chat has the
+-- same id with each.
+SELECT count(*)::int FROM llm_calls
+WHERE update_id = $2 AND purpose = 'image' AND chat_id = $1 AND prompt_tokens > 0 AND created_at > now() - interval '1 day'
+
 -- name: eventsSince
 -- eventsSince counts a user's events of a type since a time (the index
 -- events_user_type_time), and finds the oldest of them.
