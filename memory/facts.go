@@ -65,17 +65,19 @@ func (s *Store) remember(ctx context.Context, userID, id int64, content string, 
 // ForgetFact deletes the user's current fact id, with the versions it
 // superseded, and returns it (ErrNotFound if the user has no such fact).
 func (s *Store) ForgetFact(ctx context.Context, userID, id int64) (*Fact, error) {
-	return s.deleteFact(ctx, forgetFactSQL, id, userID, 0)
+	return s.forgetOne(ctx, id, userID, 0)
 }
 
 // ForgetFactNumber deletes the user's n-th current fact as Facts lists them
 // (1 is the newest), with the versions it superseded, and returns it.
 func (s *Store) ForgetFactNumber(ctx context.Context, userID int64, n int) (*Fact, error) {
-	return s.deleteFact(ctx, forgetFactSQL, 0, userID, n-1)
+	return s.forgetOne(ctx, 0, userID, n-1)
 }
 
-func (s *Store) deleteFact(ctx context.Context, query string, args ...any) (*Fact, error) {
-	rows, err := s.pool.Query(ctx, query, args...)
+// forgetOne forgets the user's current fact id, or (id 0) the one at
+// offset in Facts' order (forgetFacts).
+func (s *Store) forgetOne(ctx context.Context, id, userID int64, offset int) (*Fact, error) {
+	rows, err := s.pool.Query(ctx, forgetFactsSQL, id, userID, offset, false)
 	if err == nil {
 		var f *Fact
 		if f, err = pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Fact]); err == nil {
@@ -88,12 +90,14 @@ func (s *Store) deleteFact(ctx context.Context, query string, args ...any) (*Fac
 // ForgetAllFacts deletes every fact of the user, with their history, and
 // says how many current facts there were.
 func (s *Store) ForgetAllFacts(ctx context.Context, userID int64) (int64, error) {
-	var n int64
-	err := s.pool.QueryRow(ctx, forgetAllFactsSQL, userID).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("forget all facts: %w", translate(err))
+	rows, err := s.pool.Query(ctx, forgetFactsSQL, 0, userID, 0, true)
+	if err == nil {
+		var gone []Fact
+		if gone, err = pgx.CollectRows(rows, pgx.RowToStructByName[Fact]); err == nil {
+			return int64(len(gone)), nil
+		}
 	}
-	return n, nil
+	return 0, fmt.Errorf("forget all facts: %w", translate(err))
 }
 
 // Facts returns every current fact of the user, newest first.
@@ -154,10 +158,9 @@ func (s *Store) SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []F
 
 // The statements of this file, whole in sql/facts.sql.
 var (
-	factsWithinSQL    = statement("factsWithin")
-	rememberSQL       = statement("remember")
-	supersedeSQL      = statement("supersede")
-	forgetFactSQL     = statement("forgetFact")
-	forgetAllFactsSQL = statement("forgetAllFacts")
-	factsSQL          = statement("facts")
+	factsWithinSQL = statement("factsWithin")
+	rememberSQL    = statement("remember")
+	supersedeSQL   = statement("supersede")
+	forgetFactsSQL = statement("forgetFacts")
+	factsSQL       = statement("facts")
 )

@@ -56,16 +56,21 @@ WITH old AS (
 )
 SELECT * FROM refreshed UNION ALL SELECT * FROM added
 
--- name: forgetFact
--- forgetFact forgets user $2's current fact $1, or, with $1 = 0, their
--- current fact number $3 + 1 as /memory lists them (see the top of the
--- file).
+-- name: forgetFacts
+-- forgetFacts forgets facts of user $2, each with the versions it
+-- superseded: with $4 every one; otherwise their current fact $1, or, with
+-- $1 = 0, their current fact number $3 + 1 as /memory lists them (see the
+-- top of the file). It returns the current facts forgotten. The messages a
+-- forgotten fact came from (its source row and the rest of that exchange,
+-- up to the next user row) are marked forgotten, so that neither recall
+-- nor the memorizer reads them again, and the user's summaries, which may
+-- hold it, are dropped.
 WITH RECURSIVE chain AS (
-	(SELECT id FROM memories WHERE telegram_user_id = $2 AND superseded_by IS NULL AND ($1::bigint = 0 OR id = $1)
+	(SELECT id FROM memories WHERE telegram_user_id = $2 AND superseded_by IS NULL AND ($1::bigint = 0 OR id = $1) AND NOT $4::bool
 		ORDER BY updated_at DESC, id DESC OFFSET $3 LIMIT 1)
 	UNION ALL SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
 ), gone AS (
-	DELETE FROM memories WHERE id IN (SELECT id FROM chain) RETURNING *
+	DELETE FROM memories WHERE telegram_user_id = $2 AND ($4::bool OR id IN (SELECT id FROM chain)) RETURNING *
 ), sources AS (
 	SELECT s.id, s.conversation_id FROM messages s WHERE s.id IN (SELECT source_message_id FROM gone)
 ), marked AS (
@@ -76,21 +81,6 @@ WITH RECURSIVE chain AS (
 	DELETE FROM conversation_summaries WHERE chat_id = $2 AND EXISTS (SELECT 1 FROM gone)
 )
 SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin FROM gone WHERE superseded_by IS NULL
-
--- name: forgetAllFacts
--- forgetAllFacts forgets every fact of user $1 and counts the current ones.
-WITH gone AS (
-	DELETE FROM memories WHERE telegram_user_id = $1 RETURNING *
-), sources AS (
-	SELECT s.id, s.conversation_id FROM messages s WHERE s.id IN (SELECT source_message_id FROM gone)
-), marked AS (
-	UPDATE messages m SET forgotten = true FROM sources s
-	WHERE m.conversation_id = s.conversation_id AND m.id >= s.id AND NOT m.forgotten
-	  AND m.id < coalesce((SELECT min(n.id) FROM messages n WHERE n.conversation_id = s.conversation_id AND n.role = 'user' AND n.id > s.id), 9223372036854775807)
-), dropped AS (
-	DELETE FROM conversation_summaries WHERE chat_id = $1 AND EXISTS (SELECT 1 FROM gone)
-)
-SELECT count(*) FROM gone WHERE superseded_by IS NULL
 
 -- name: facts
 SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin FROM memories WHERE telegram_user_id = $1 AND superseded_by IS NULL ORDER BY updated_at DESC, id DESC

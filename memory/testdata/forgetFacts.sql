@@ -1,9 +1,9 @@
 WITH RECURSIVE chain AS (
-	(SELECT id FROM memories WHERE telegram_user_id = $2 AND superseded_by IS NULL AND ($1::bigint = 0 OR id = $1)
+	(SELECT id FROM memories WHERE telegram_user_id = $2 AND superseded_by IS NULL AND ($1::bigint = 0 OR id = $1) AND NOT $4::bool
 		ORDER BY updated_at DESC, id DESC OFFSET $3 LIMIT 1)
 	UNION ALL SELECT m.id FROM memories m JOIN chain c ON m.superseded_by = c.id
 ), gone AS (
-	DELETE FROM memories WHERE id IN (SELECT id FROM chain) RETURNING *
+	DELETE FROM memories WHERE telegram_user_id = $2 AND ($4::bool OR id IN (SELECT id FROM chain)) RETURNING *
 ), sources AS (
 	SELECT s.id, s.conversation_id FROM messages s WHERE s.id IN (SELECT source_message_id FROM gone)
 ), marked AS (
