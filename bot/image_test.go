@@ -242,3 +242,38 @@ func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
 		t.Fatalf("%d image requests and %d photos after a new /image, want 2 and 1", n, photos)
 	}
 }
+
+// The model's pictures keep to 3 a message across restarts: a turn that
+// drew one before the bot stopped, run again, may draw two more, and the
+// model reads why a fourth is refused.
+func TestGenerateImageKeepsToThreeAMessageAcrossARestart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["IMAGE_MODEL"] = "gpt-image-1"
+	h.Env["SHUTDOWN_TIMEOUT"] = "10ms" // the stop abandons the turn, as a crash would
+	h.Start()
+	draw := func(id, prompt string) openai.ToolCall {
+		return openaifake.ToolCall(id, "generate_image", `{"prompt": "`+prompt+`"}`)
+	}
+	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{draw("c1", "a red cat")}},
+		openaifake.Reply{ToolCalls: []openai.ToolCall{draw("c2", "a blue cat"), draw("c3", "a green cat"), draw("c4", "a grey cat")}},
+		openaifake.Reply{Content: "Here are your cats."})
+	h.TG.Inject(telegramfake.Fault{Method: "sendPhoto", Delay: 100 * wait.Timeout(), Times: 1})
+	update := h.TG.SendText(jane, "draw me cats")
+	h.TG.WaitCall("sendPhoto", wait.Timeout(), func(telegramfake.Call) bool { return true })
+	h.Stop()
+	h.Start()
+	h.WaitDone(update)
+	if n, photos := len(h.LLM.ImageRequests()), len(h.TG.Photos()); n != 3 || photos != 2 {
+		t.Fatalf("%d image requests and %d photos, want 3 and 2 (one drawn before the restart, not sent)", n, photos)
+	}
+	var fourth string
+	for _, m := range h.LLM.Requests()[len(h.LLM.Requests())-1].Messages {
+		if m.ToolCallID == "c4" {
+			fourth = m.Content
+		}
+	}
+	if !strings.Contains(fourth, "drawn already") {
+		t.Fatalf("the model read %q for the fourth picture", fourth)
+	}
+}
