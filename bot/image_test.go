@@ -220,7 +220,7 @@ func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
 	h.Env["IMAGE_MODEL"] = "gpt-image-1"
 	h.Env["SHUTDOWN_TIMEOUT"] = "10ms" // the stop abandons the turn, as a crash would
 	h.Start()
-	h.TG.Inject(telegramfake.Fault{Method: "sendPhoto", Delay: 100 * wait.Timeout(), Times: 1})
+	h.TG.Inject(telegramfake.Fault{Method: "sendPhoto", Hold: held(t), Times: 1})
 	update := h.TG.SendText(jane, "/image a red cat")
 	h.WaitCount(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND status = 'ok'`, 1)
 	h.TG.WaitCall("sendPhoto", wait.Timeout(), func(telegramfake.Call) bool { return true })
@@ -258,7 +258,7 @@ func TestGenerateImageKeepsToThreeAMessageAcrossARestart(t *testing.T) {
 	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{draw("c1", "a red cat")}},
 		openaifake.Reply{ToolCalls: []openai.ToolCall{draw("c2", "a blue cat"), draw("c3", "a green cat"), draw("c4", "a grey cat")}},
 		openaifake.Reply{Content: "Here are your cats."})
-	h.TG.Inject(telegramfake.Fault{Method: "sendPhoto", Delay: 100 * wait.Timeout(), Times: 1})
+	h.TG.Inject(telegramfake.Fault{Method: "sendPhoto", Hold: held(t), Times: 1})
 	update := h.TG.SendText(jane, "draw me cats")
 	h.TG.WaitCall("sendPhoto", wait.Timeout(), func(telegramfake.Call) bool { return true })
 	h.Stop()
@@ -276,4 +276,13 @@ func TestGenerateImageKeepsToThreeAMessageAcrossARestart(t *testing.T) {
 	if !strings.Contains(fourth, "drawn already") {
 		t.Fatalf("the model read %q for the fourth picture", fourth)
 	}
+}
+
+// held is a channel that holds a call of the Telegram fake (Fault.Hold)
+// until the test ends: the stopped bot's upload, which no context cancels,
+// is answered then, before the fake closes.
+func held(t *testing.T) <-chan struct{} {
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	return hold
 }

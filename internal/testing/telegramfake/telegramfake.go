@@ -70,6 +70,10 @@ type Fault struct {
 	// Delay holds the answer back this long. A client that gives up waiting
 	// (times out) meanwhile gets nothing done: the call is not recorded.
 	Delay time.Duration
+	// Hold, when not nil, holds the answer back until it is closed (a
+	// client that gives up meanwhile, as with Delay). Close it before the
+	// fake: a held call keeps the server from closing.
+	Hold <-chan struct{}
 	// If, when not nil, limits the fault to the calls it accepts; the others
 	// go through and do not count.
 	If func(Call) bool
@@ -477,9 +481,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	handler := s.handlers[call.Method]
 	s.mu.Unlock()
 
-	if fault != nil && fault.Delay > 0 {
+	if fault != nil && (fault.Delay > 0 || fault.Hold != nil) {
+		var delay <-chan time.Time // nil: wait for Hold alone
+		if fault.Delay > 0 {
+			delay = time.After(fault.Delay)
+		}
 		select {
-		case <-time.After(fault.Delay):
+		case <-delay:
+		case <-fault.Hold:
 		case <-r.Context().Done():
 			return // the client gave up: nothing happened
 		}
