@@ -216,17 +216,8 @@ func TestTheModelDrawsWithGenerateImage(t *testing.T) {
 // and may be above, and how to ask again, and the tokens are counted once.
 func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.Env["IMAGE_MODEL"] = "gpt-image-1"
-	h.Env["SHUTDOWN_TIMEOUT"] = "10ms" // the stop abandons the turn, as a crash would
-	h.Start()
-	h.TG.Inject(telegramfake.Fault{Method: "sendPhoto", Hold: held(t), Times: 1})
-	update := h.TG.SendText(jane, "/image a red cat")
-	h.WaitCount(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND status = 'ok'`, 1)
-	h.TG.WaitCall("sendPhoto", wait.Timeout(), func(telegramfake.Call) bool { return true })
-	h.Stop()
-	h.Start()
-	h.WaitDone(update)
+	h := picturesUntilARestart(t)
+	h.restartWhileSending(h.TG.SendText(jane, "/image a red cat"))
 	if n := len(h.LLM.ImageRequests()); n != 1 {
 		t.Fatalf("%d image requests, want 1: the update handled again drew again", n)
 	}
@@ -248,22 +239,14 @@ func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
 // model reads why a fourth is refused.
 func TestGenerateImageKeepsToThreeAMessageAcrossARestart(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.Env["IMAGE_MODEL"] = "gpt-image-1"
-	h.Env["SHUTDOWN_TIMEOUT"] = "10ms" // the stop abandons the turn, as a crash would
-	h.Start()
+	h := picturesUntilARestart(t)
 	draw := func(id, prompt string) openai.ToolCall {
 		return openaifake.ToolCall(id, "generate_image", `{"prompt": "`+prompt+`"}`)
 	}
 	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{draw("c1", "a red cat")}},
 		openaifake.Reply{ToolCalls: []openai.ToolCall{draw("c2", "a blue cat"), draw("c3", "a green cat"), draw("c4", "a grey cat")}},
 		openaifake.Reply{Content: "Here are your cats."})
-	h.TG.Inject(telegramfake.Fault{Method: "sendPhoto", Hold: held(t), Times: 1})
-	update := h.TG.SendText(jane, "draw me cats")
-	h.TG.WaitCall("sendPhoto", wait.Timeout(), func(telegramfake.Call) bool { return true })
-	h.Stop()
-	h.Start()
-	h.WaitDone(update)
+	h.restartWhileSending(h.TG.SendText(jane, "draw me cats"))
 	if n, photos := len(h.LLM.ImageRequests()), len(h.TG.Photos()); n != 3 || photos != 2 {
 		t.Fatalf("%d image requests and %d photos, want 3 and 2 (one drawn before the restart, not sent)", n, photos)
 	}
@@ -278,11 +261,34 @@ func TestGenerateImageKeepsToThreeAMessageAcrossARestart(t *testing.T) {
 	}
 }
 
-// held is a channel that holds a call of the Telegram fake (Fault.Hold)
-// until the test ends: the stopped bot's upload, which no context cancels,
-// is answered then, before the fake closes.
-func held(t *testing.T) <-chan struct{} {
+// restarts is a harness whose bot draws pictures, and whose first photo
+// is held on its way until the test ends (restartWhileSending).
+type restarts struct{ *harness }
+
+// picturesUntilARestart starts a bot that draws pictures and abandons its
+// turns at a stop, as a crash would (SHUTDOWN_TIMEOUT 10ms). Its first
+// sendPhoto is held (Fault.Hold) until the test ends: the stopped bot's
+// upload, which no context cancels, is answered then, before the fake
+// closes.
+func picturesUntilARestart(t *testing.T) restarts {
+	h := newHarness(t)
+	h.Env["IMAGE_MODEL"] = "gpt-image-1"
+	h.Env["SHUTDOWN_TIMEOUT"] = "10ms"
+	h.Start()
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
-	return hold
+	h.TG.Inject(telegramfake.Fault{Method: "sendPhoto", Hold: hold, Times: 1})
+	return restarts{h}
+}
+
+// restartWhileSending stops the bot once update's picture was drawn and
+// its photo is on its way, starts it again, and waits until the update is
+// handled.
+func (h restarts) restartWhileSending(update int64) {
+	h.T.Helper()
+	h.WaitCount(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND status = 'ok'`, 1)
+	h.TG.WaitCall("sendPhoto", wait.Timeout(), func(telegramfake.Call) bool { return true })
+	h.Stop()
+	h.Start()
+	h.WaitDone(update)
 }
