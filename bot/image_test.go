@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -213,10 +214,11 @@ func TestTheModelDrawsWithGenerateImage(t *testing.T) {
 // A picture is drawn (and billed) once per update. The bot stopped while
 // /image's photo was on its way; the update, handled again after the
 // restart, does not draw again: the user is told the picture was drawn
-// and may be above, and how to ask again, and the tokens are counted once.
+// and may be above, and how to ask again (not that their tokens, which
+// that picture spent, are short), and the tokens are counted once.
 func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
 	t.Parallel()
-	h := picturesUntilARestart(t)
+	h := picturesUntilARestart(t, map[string]string{"DAILY_TOKEN_LIMIT": "20000"}) // one picture a day (16,000 tokens)
 	h.restartWhileSending(h.TG.SendText(jane, "/image a red cat"))
 	if n := len(h.LLM.ImageRequests()); n != 1 {
 		t.Fatalf("%d image requests, want 1: the update handled again drew again", n)
@@ -227,10 +229,12 @@ func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
 	if got := h.Last(jane.ID).Text; !strings.Contains(got, "restart") || !strings.Contains(got, "/image") {
 		t.Fatalf("after the restart the user read %q", got)
 	}
-	// A new /image draws as always.
-	h.WaitDone(h.TG.SendText(jane, "/image a red cat"))
-	if n, photos := len(h.LLM.ImageRequests()), len(h.TG.Photos()); n != 2 || photos != 1 {
-		t.Fatalf("%d image requests and %d photos after a new /image, want 2 and 1", n, photos)
+	// A new /image is a new message: the day's tokens decide, as always.
+	if got := h.Say(jane, "/image a red cat"); !strings.Contains(got, "16000 tokens") {
+		t.Fatalf("a new /image past the day's tokens answered %q", got)
+	}
+	if n := len(h.LLM.ImageRequests()); n != 1 {
+		t.Fatalf("%d image requests after a new /image past the day's tokens, want 1", n)
 	}
 }
 
@@ -239,7 +243,7 @@ func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
 // model reads why a fourth is refused.
 func TestGenerateImageKeepsToThreeAMessageAcrossARestart(t *testing.T) {
 	t.Parallel()
-	h := picturesUntilARestart(t)
+	h := picturesUntilARestart(t, nil)
 	draw := func(id, prompt string) openai.ToolCall {
 		return openaifake.ToolCall(id, "generate_image", `{"prompt": "`+prompt+`"}`)
 	}
@@ -265,13 +269,14 @@ func TestGenerateImageKeepsToThreeAMessageAcrossARestart(t *testing.T) {
 // is held on its way until the test ends (restartWhileSending).
 type restarts struct{ *harness }
 
-// picturesUntilARestart starts a bot that draws pictures and abandons its
-// turns at a stop, as a crash would (SHUTDOWN_TIMEOUT 10ms). Its first
-// sendPhoto is held (Fault.Hold) until the test ends: the stopped bot's
-// upload, which no context cancels, is answered then, before the fake
-// closes.
-func picturesUntilARestart(t *testing.T) restarts {
+// picturesUntilARestart starts a bot with the settings env that draws
+// pictures and abandons its turns at a stop, as a crash would
+// (SHUTDOWN_TIMEOUT 10ms). Its first sendPhoto is held (Fault.Hold) until
+// the test ends: the stopped bot's upload, which no context cancels, is
+// answered then, before the fake closes.
+func picturesUntilARestart(t *testing.T, env map[string]string) restarts {
 	h := newHarness(t)
+	maps.Copy(h.Env, env)
 	h.Env["IMAGE_MODEL"] = "gpt-image-1"
 	h.Env["SHUTDOWN_TIMEOUT"] = "10ms"
 	h.Start()

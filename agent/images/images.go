@@ -151,15 +151,8 @@ func (p *Painter) Paint(ctx context.Context, req Request) (*Picture, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Budget != nil {
-		left, limited, err := p.Budget(ctx, req.UserID)
-		if err != nil {
-			return nil, err
-		}
-		if limited && left < int64(p.TokensPerImage) {
-			return nil, ErrOverBudget
-		}
-	}
+	// Before the budget: a picture drawn before a restart spent the tokens
+	// the budget would now find missing.
 	if req.PerUpdate > 0 && req.UpdateID != 0 {
 		n, err := p.Store.PicturesDrawn(ctx, req.Chat.ID, req.UpdateID)
 		if err != nil {
@@ -167,6 +160,15 @@ func (p *Painter) Paint(ctx context.Context, req Request) (*Picture, error) {
 		}
 		if n >= req.PerUpdate {
 			return nil, ErrDrawnBefore
+		}
+	}
+	if p.Budget != nil {
+		left, limited, err := p.Budget(ctx, req.UserID)
+		if err != nil {
+			return nil, err
+		}
+		if limited && left < int64(p.TokensPerImage) {
+			return nil, ErrOverBudget
 		}
 	}
 	if req.ConversationID == "" {
