@@ -194,6 +194,14 @@ func TestSearchAndHistoryShowTheTimeARowWasWritten(t *testing.T) {
 		turn.UserMessageID).Scan(&local); err != nil || !local.Equal(written) {
 		t.Fatalf("conversation_log's local_time is %v, %v; want %v", local, err, written)
 	}
+	// The memorizer dates the exchange by its user row too.
+	if _, err := store.SaveStep(ctx, turn.ConversationID, memory.Step{Messages: []memory.Message{{Role: memory.RoleAssistant, Content: "Noted."}}}); err != nil {
+		t.Fatal(err)
+	}
+	exchanges, err := store.Jobs().AnsweredTurns(ctx, 0, 10, 0)
+	if err != nil || len(exchanges) != 1 || !exchanges[0].At.Equal(written) {
+		t.Fatalf("the memorizer's exchanges: %+v, %v; want one at %v", exchanges, err, written)
+	}
 	// A row stored without one was written when it was stored.
 	say(t, store, turn.ConversationID, "a heron again")
 	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: turn.ConversationID, Text: "heron again", Limit: 1})

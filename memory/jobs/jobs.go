@@ -103,7 +103,7 @@ type Exchange struct {
 	UserMessageID  int64     `db:"user_message_id"`
 	UserText       string    `db:"user_text"`
 	AnswerText     string    `db:"answer_text"`
-	At             time.Time `db:"at"`
+	At             time.Time `db:"at"` // when the user row was written (Message.WrittenAt); the answer's time without one
 	// Where the user row came from, as its metadata says: the kind of its
 	// first file ("" for none), whether Telegram marked it forwarded,
 	// whether it is a scheduled task's run; and the tools that ran in the
