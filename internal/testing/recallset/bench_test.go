@@ -154,7 +154,7 @@ func TestRecallBenchmark(t *testing.T) {
 }
 
 // TestPublicBenchmark measures the bot as TestRecallBenchmark does, on
-// public data (BENCHMARKS.md "Recall on public data": where to get it):
+// public data (BENCHMARKS.md "Recall", public data: where to get it):
 //
 //	PUBLICBENCH_DATA=/path/to/REALTALK/data go test -count=1 -run TestPublicBenchmark -v -timeout 60m ./internal/testing/recallset
 //
