@@ -35,6 +35,7 @@ type Client struct {
 	retry   SendRetry
 	metrics Metrics
 	lastOK  atomic.Int64 // unix nanoseconds of the last successful call
+	failed  atomic.Pointer[CallError] // the last failed attempt of a call, nil after a success
 	limit   *sendLimiter // nil when rate limiting is off
 	unknown unsupported  // methods the server answered 404 to
 	topics  bool         // getMe's has_topics_enabled
@@ -184,6 +185,7 @@ func (c *Client) request(ctx context.Context, do func() (*tgbotapi.APIResponse, 
 		}
 		withCode(resp, err)
 		err = c.redact(err)
+		c.failed.Store(&CallError{err: err})
 		if attempt >= c.retry.Attempts || ctx.Err() != nil || !retryable(err) {
 			return nil, &CallError{err: err}
 		}
@@ -272,6 +274,24 @@ type CallError struct{ err error }
 func (e *CallError) Error() string { return e.err.Error() }
 func (e *CallError) Unwrap() error { return e.err }
 
+// HTTPStatus is the Bot API's error code and description, or 0 when the
+// call failed before Telegram answered (internal/netcause).
+func (e *CallError) HTTPStatus() (int, string) {
+	if apiErr, ok := APIError(e.err); ok {
+		return apiErr.Code, apiErr.Message
+	}
+	return 0, ""
+}
+
+// LastError is why the newest attempt of a call failed, while no call has
+// succeeded since; nil otherwise. A start that waits for Telegram says it.
+func (c *Client) LastError() error {
+	if e := c.failed.Load(); e != nil {
+		return e
+	}
+	return nil
+}
+
 // Transient reports whether err is a call to Telegram that failed but may
 // succeed later: network trouble, a server error, flood control.
 func Transient(err error) bool {
@@ -283,7 +303,10 @@ func Transient(err error) bool {
 func (c *Client) redact(err error) error { return redact.Error(err, redact.Mark, c.token) }
 
 // reached notes that Telegram answered just now.
-func (c *Client) reached() { c.lastOK.Store(time.Now().UnixNano()) }
+func (c *Client) reached() {
+	c.lastOK.Store(time.Now().UnixNano())
+	c.failed.Store(nil)
+}
 
 // Reachable reports whether Telegram answered within the last minute,
 // asking it (getMe, once, briefly) when it has not been called lately.
