@@ -53,6 +53,25 @@ func WriteStatus(ctx context.Context, dsn string, w io.Writer) error {
 	})
 }
 
+// Pending counts the migrations applied and names those still pending.
+func Pending(ctx context.Context, dsn string) (applied int, pending []string, err error) {
+	err = withProvider(dsn, func(p *goose.Provider) error {
+		statuses, err := p.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("migration status: %w", err)
+		}
+		for _, s := range statuses {
+			if s.State == goose.StatePending {
+				pending = append(pending, s.Source.Path)
+			} else {
+				applied++
+			}
+		}
+		return nil
+	})
+	return applied, pending, err
+}
+
 func withProvider(dsn string, fn func(*goose.Provider) error) error {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {

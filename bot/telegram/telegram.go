@@ -143,14 +143,9 @@ func (c ctxClient) Do(req *http.Request) (*http.Response, error) {
 func (c *Client) Connect(ctx context.Context) error {
 	b := backoff.New(5*time.Second, time.Minute)
 	for {
-		raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getMe", nil) })
+		err := c.getMe(ctx)
 		if err == nil {
-			var extra struct {
-				HasTopicsEnabled bool `json:"has_topics_enabled"`
-			}
-			json.Unmarshal(raw, &extra) // a field the library does not know
-			c.topics = extra.HasTopicsEnabled
-			return json.Unmarshal(raw, &c.Self)
+			return nil
 		}
 		// Telegram (or the network to it) being down is no reason to exit: a
 		// process manager would only restart the bot into the same wait.
@@ -158,6 +153,28 @@ func (c *Client) Connect(ctx context.Context) error {
 			return fmt.Errorf("getMe: %w", err)
 		}
 	}
+}
+
+// Me asks Telegram once who the bot is (with the call's own retries), and
+// fills Self: `membot doctor` checks the token with it.
+func (c *Client) Me(ctx context.Context) (tgbotapi.User, error) {
+	if err := c.getMe(ctx); err != nil {
+		return tgbotapi.User{}, fmt.Errorf("getMe: %w", err)
+	}
+	return c.Self, nil
+}
+
+func (c *Client) getMe(ctx context.Context) error {
+	raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getMe", nil) })
+	if err != nil {
+		return err
+	}
+	var extra struct {
+		HasTopicsEnabled bool `json:"has_topics_enabled"`
+	}
+	json.Unmarshal(raw, &extra) // a field the library does not know
+	c.topics = extra.HasTopicsEnabled
+	return json.Unmarshal(raw, &c.Self)
 }
 
 // send makes one call with c.api, outside any topic, with retries, and

@@ -111,7 +111,7 @@ func Explain(err error, s Service) Cause {
 	case errors.As(err, &unknownCA), errors.As(err, &badHost), errors.As(err, &invalid), errors.As(err, &verify):
 		return Cause{TLS, fmt.Sprintf("the TLS certificate of %s is not trusted (%s)", where, certProblem(err)),
 			check(s.URLSetting) + " and the server's certificate"}
-	case errors.As(err, &record):
+	case errors.As(err, &record), strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"): // net/http's words for it
 		return Cause{TLS, fmt.Sprintf("%s does not speak TLS", where), check(s.URLSetting) + " (http:// rather than https://?)"}
 	case isTimeout(err):
 		return Cause{Timeout, fmt.Sprintf("no answer from %s in time", where), check(s.URLSetting) + ", the network and firewalls"}
