@@ -86,7 +86,8 @@ func (d *doctor) model(ctx context.Context, m app.ModelSetting) []Line {
 
 // request is a small request to m of at most tokens tokens.
 func (d *doctor) request(m app.ModelSetting, tokens int, text string) llm.Request {
-	req := llm.Request{Model: m.Name, Messages: []llm.Message{{Role: llm.RoleUser, Content: text}}}
+	req := llm.Request{Model: m.Name, Messages: []llm.Message{{Role: llm.RoleSystem, Content: "You are checked by membot doctor."},
+		{Role: llm.RoleUser, Content: text}}}
 	if m.Caps.TokensField(m.Name) == "max_completion_tokens" {
 		req.MaxCompletionTokens = tokens
 	} else {
@@ -146,7 +147,7 @@ func (d *doctor) toolCall(ctx context.Context, client *llm.Client, m app.ModelSe
 func (d *doctor) imageInput(ctx context.Context, client *llm.Client, m app.ModelSetting) Line {
 	part := "model " + m.Name + " images"
 	req := d.request(m, 8, "")
-	req.Messages[0].Parts = []llm.Part{{Type: "text", Text: "What colour is this square? One word."},
+	req.Messages[1].Parts = []llm.Part{{Type: "text", Text: "What colour is this square? One word."},
 		{Type: "image_url", ImageURL: &llm.ImageURL{URL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(tinyPNG())}}}
 	callCtx, cancel := d.call(ctx)
 	defer cancel()

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/internal/testing/mcpfake"
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/searchfake"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/testkit"
+	"github.com/membot/membot/internal/testing/wait"
+)
+
+// runDoctorCmd runs `membot doctor` with the harness's settings and returns
+// what it printed; no secret may be in it.
+func runDoctorCmd(t *testing.T, h *harness) (string, error) {
+	t.Helper()
+	var out, logs syncBuffer
+	err := run(context.Background(), []string{"membot", "doctor", "-timeout", wait.Timeout().String()}, testkit.Lookup(h.Env), &out, &logs)
+	for _, secret := range []string{testkit.Token, testkit.APIKey, "web-token-never-logged"} {
+		if strings.Contains(out.String()+logs.String(), secret) {
+			t.Errorf("a secret is in what doctor printed:\n%s\n%s", out.String(), logs.String())
+		}
+	}
+	if t.Failed() || err != nil {
+		t.Logf("membot doctor printed:\n%s\nand logged:\n%s", out.String(), logs.String())
+	}
+	return out.String(), err
+}
+
+// mcpServersFile writes servers as the harness's MCP_SERVERS file.
+func mcpServersFile(t *testing.T, h *harness, servers map[string]any) {
+	t.Helper()
+	raw, err := json.Marshal(map[string]any{"mcpServers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "servers.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.Env["MCP_SERVERS"] = path
+}
+
+// stdioMCP is an entry that starts this test binary as a stdio MCP server,
+// in mode (mcpfake.ModeEnv; "" serves).
+func stdioMCP(t *testing.T, mode string) map[string]any {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{"command": self, "env": map[string]string{mcpfake.ServeEnv: "1", mcpfake.ModeEnv: mode}}
+}
+
+// parts are the parts the lines name, in order.
+func parts(out string) []string {
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^[✓✗–] ([^:]+):`).FindAllStringSubmatch(out, -1) {
+		names = append(names, m[1])
+	}
+	return names
+}
+
+// With every part set and working, each gets a ✓ line, in a fixed order,
+// and doctor succeeds (exit 0).
+func TestDoctorSaysEveryPartWorks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.LLM.RequireKey(testkit.APIKey)
+	h.LLM.HasModels("test-model", "other-model")
+	web := mcpfake.NewHTTP(mcpfake.Options{Versions: []string{"2025-06-18"}})
+	t.Cleanup(web.Close)
+	web.Require("Authorization", "Bearer web-token-never-logged")
+	mcpServersFile(t, h, map[string]any{
+		"files": stdioMCP(t, ""),
+		"web":   map[string]any{"url": web.URL(), "headers": map[string]string{"Authorization": "Bearer web-token-never-logged"}},
+	})
+	search := searchfake.New("")
+	t.Cleanup(search.Close)
+	search.Find(searchfake.Result{Title: "membot", URL: "https://example.com/membot", Snippet: "a bot"})
+	for k, v := range map[string]string{"MODELS": "other-model", "SEARXNG_URL": search.URL, "TRANSCRIPTION_MODEL": "whisper-1",
+		"TTS_MODEL": "tts-1", "IMAGE_MODEL": "gpt-image-1", "ALLOWED_USER_IDS": "502", "VISION": "on"} {
+		h.Env[k] = v
+	}
+	out, err := runDoctorCmd(t, h)
+	if err != nil || strings.Contains(out, "✗") {
+		t.Fatalf("doctor = %v with a failed line; want every line ✓ or –", err)
+	}
+	want := []string{"database", "telegram", "telegram intake",
+		"model test-model", "model test-model streaming", "model test-model tools", "model test-model images",
+		"model other-model", "model other-model streaming", "model other-model tools", "model other-model images",
+		"embeddings", "transcription whisper-1", "speech tts-1", "pictures gpt-image-1",
+		"mcp files (stdio)", "mcp web (http)", "tool definitions", "web search SearXNG", "access"}
+	if got := parts(out); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the parts, in order:\n%q\nwant\n%q", got, want)
+	}
+	for _, line := range []string{
+		"✓ telegram: the token is @membot_test_bot's",
+		"✓ telegram intake: polling (no webhook set)",
+		"✓ model test-model tools: calls a tool when asked to (current_time)",
+		"– embeddings: EMBEDDINGS_MODEL is not set",
+		"✓ mcp files (stdio): started; 8 tools, ~",
+		"✓ web search SearXNG: answered a query with 1 result",
+		"✓ access: allowlist: 1 user, 0 chats; 0 admins",
+		"everything set works",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("no line %q", line)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^✓ database: PostgreSQL \d+(\.\d+)?, \S+@127\.0\.0\.1:5432/\S+ \(DATABASE_URL\); \d+ migrations applied, (none|\d+) pending`).MatchString(out) {
+		t.Errorf("the database's line does not say the server, the version and the migrations")
+	}
+}
+
+// Each way a part can fail gets its ✗ line with the cause in words and
+// the fix, and doctor fails (exit 1).
+func TestDoctorSaysWhatFailsAndTheFix(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, h *harness)
+		want  []string // the ✗ line and its fix
+	}{
+		{"the key refused", func(t *testing.T, h *harness) { h.LLM.RequireKey("sk-another-key") }, []string{
+			"✗ model test-model: the key was refused (401: Incorrect API key provided.",
+			"    fix: check OPENAI_API_KEY",
+			// The servers of voice default to the chat model's, with its key.
+			"✗ transcription whisper-1: the key was refused (401: Incorrect API key provided.",
+			"    fix: check TRANSCRIPTION_API_KEY",
+			"✗ speech tts-1: the key was refused (401: Incorrect API key provided.",
+			"    fix: check TTS_API_KEY"}},
+		{"no such model", func(t *testing.T, h *harness) { h.LLM.HasModels("gpt-4o-mini", "llama3.1:8b") }, []string{
+			"✗ model test-model: no model test-model on this server; it has: gpt-4o-mini, llama3.1:8b",
+			"    fix: check OPENAI_MODEL and MODELS"}},
+		{"a model that ignores tools", func(t *testing.T, h *harness) {
+			h.LLM.RespondWith(func(openai.ChatCompletionRequest) openaifake.Reply { return openaifake.Reply{Content: "It is noon."} })
+		}, []string{
+			"✗ model test-model tools: offered a tool and required to call it, the model answered in words: it (or its server) ignores tools",
+			"    fix: use a model that calls tools"}},
+		{"a server that refuses tools", func(t *testing.T, h *harness) {
+			h.LLM = openaifake.NewDialect(openaifake.DialectNamed("llamacpp-nojinja"))
+			t.Cleanup(h.LLM.Close)
+			h.Env["OPENAI_BASE_URL"] = h.LLM.URL()
+		}, []string{
+			"✗ model test-model tools: a request with a tool was refused: the model server answered 500: tools param requires --jinja flag",
+			"    fix: use a model that calls tools"}},
+		{"an MCP server that does not start", func(t *testing.T, h *harness) {
+			mcpServersFile(t, h, map[string]any{"broken": stdioMCP(t, "crash-on-start"),
+				"missing": map[string]any{"command": "/nonexistent/mcp-server"}})
+		}, []string{
+			"✗ mcp broken (stdio): the MCP server broken failed to start: ",
+			"exit status 3)",
+			"✗ mcp missing (stdio): the MCP server missing failed to start: fork/exec /nonexistent/mcp-server: no such file or directory",
+			"    fix: check its entry in MCP_SERVERS"}},
+		{"the token refused", func(t *testing.T, h *harness) { h.Env["TELEGRAM_BOT_TOKEN"] = "654321:ANOTHER-token" }, []string{
+			"✗ telegram: the token was refused (401: Unauthorized)",
+			"    fix: check TELEGRAM_BOT_TOKEN: copy it again from @BotFather"}},
+		{"Telegram refuses the connection", func(t *testing.T, h *harness) { h.Env["TELEGRAM_API_URL"] = "http://127.0.0.1:1" }, []string{
+			"✗ telegram: nothing listens at 127.0.0.1:1 (connection refused)",
+			"    fix: check TELEGRAM_API_URL and that the Bot API server runs"}},
+		{"a webhook while polling", func(t *testing.T, h *harness) { h.TG.SetWebhook("https://old.example/hook/s3cret", "s") }, []string{
+			"✗ telegram intake: MODE=polling, but a webhook is set (to https://old.example)",
+			"    fix: stop the other deployment, or set MODE=webhook"}},
+		{"the webhook's last error", func(t *testing.T, h *harness) {
+			h.Env["MODE"], h.Env["WEBHOOK_URL"] = "webhook", "https://bot.example/telegram"
+			h.TG.Handle("getWebhookInfo", func(telegramfake.Call) (any, *telegramfake.Fault) {
+				return map[string]any{"url": "https://bot.example/telegram", "pending_update_count": 3,
+					"last_error_date": 1700000000, "last_error_message": "Connection timed out"}, nil
+			})
+		}, []string{
+			"✗ telegram intake: Telegram's last post to https://bot.example failed at 2023-11-14 22:13 UTC: Connection timed out",
+			"    fix: make WEBHOOK_URL reach this host"}},
+		{"no database", func(t *testing.T, h *harness) { h.Env["DATABASE_URL"] = "postgres://postgres@127.0.0.1:1/membot" }, []string{
+			"✗ database: nothing listens at 127.0.0.1:1 (connection refused)",
+			"    fix: check DATABASE_URL"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			tc.setup(t, h)
+			out, err := runDoctorCmd(t, h)
+			if !errors.Is(err, errChecksFailed) || fatal(&syncBuffer{}, testkit.Lookup(nil), err) != 1 {
+				t.Errorf("doctor = %v; want the checks failed, exit 1", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("no %q in what doctor printed", w)
+				}
+			}
+			if n := len(regexp.MustCompile(`(?m)^✗`).FindAllString(out, -1)); n != strings.Count(strings.Join(tc.want, "\n"), "✗") {
+				t.Errorf("%d lines failed; want only those of the failure made", n)
+			}
+		})
+	}
+}
