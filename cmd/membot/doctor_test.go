@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -24,8 +25,14 @@ import (
 // what it printed; no secret may be in it.
 func runDoctorCmd(t *testing.T, h *harness) (string, error) {
 	t.Helper()
+	return runDoctorWithin(t, h, wait.Timeout())
+}
+
+// runDoctorWithin is runDoctorCmd with each call bounded by timeout.
+func runDoctorWithin(t *testing.T, h *harness, timeout time.Duration) (string, error) {
+	t.Helper()
 	var out, logs syncBuffer
-	err := run(context.Background(), []string{"membot", "doctor", "-timeout", wait.Timeout().String()}, testkit.Lookup(h.Env), &out, &logs)
+	err := run(context.Background(), []string{"membot", "doctor", "-timeout", timeout.String()}, testkit.Lookup(h.Env), &out, &logs)
 	for _, secret := range []string{testkit.Token, testkit.APIKey, "web-token-never-logged"} {
 		if strings.Contains(out.String()+logs.String(), secret) {
 			t.Errorf("a secret is in what doctor printed:\n%s\n%s", out.String(), logs.String())
@@ -201,5 +208,56 @@ func TestDoctorSaysWhatFailsAndTheFix(t *testing.T) {
 				t.Errorf("%d lines failed; want only those of the failure made", n)
 			}
 		})
+	}
+}
+
+// A part that does not answer fails its check at the timeout, and the
+// others are not held up by it: they run at once.
+func TestDoctorBoundsEachCheckInTime(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	h.TG.Inject(telegramfake.Fault{Method: "getMe", Hold: release, Times: 1})
+	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
+		return openaifake.Reply{Content: "OK", Delay: time.Hour}
+	})
+	const timeout = time.Second
+	start := time.Now()
+	out, err := runDoctorWithin(t, h, timeout)
+	took := time.Since(start)
+	if !errors.Is(err, errChecksFailed) {
+		t.Errorf("doctor = %v; want the checks failed", err)
+	}
+	tgHost := strings.TrimPrefix(h.TG.URL(), "http://")
+	llmHost := strings.TrimPrefix(strings.TrimSuffix(h.LLM.URL(), "/v1"), "http://")
+	for _, w := range []string{"✗ telegram: no answer from " + tgHost + " in time", "✗ model test-model: no answer from " + llmHost + " in time",
+		"    fix: check OPENAI_BASE_URL, the network and firewalls"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in what doctor printed", w)
+		}
+	}
+	// One after another, the two checks that wait would take 2 timeouts.
+	if took >= 2*timeout {
+		t.Errorf("doctor took %v with a timeout of %v a call", took, timeout)
+	}
+}
+
+// With DATABASE_URL unset, doctor starts the embedded PostgreSQL as the
+// bot would, and says that no one else reaches it.
+func TestDoctorChecksTheEmbeddedDatabase(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	delete(h.Env, "DATABASE_URL")
+	h.Env["DATA_DIR"] = reachableTempDir(t)
+	out, err := runDoctorCmd(t, h)
+	if err != nil {
+		t.Fatalf("doctor = %v", err)
+	}
+	for _, w := range []string{"✓ database: PostgreSQL ", "(embedded in " + h.Env["DATA_DIR"] + "); 0 migrations applied, ",
+		"✓ database access: only this account: no TCP port, the socket in DATA_DIR (0700), a password for every login"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("no %q in what doctor printed", w)
+		}
 	}
 }
