@@ -34,11 +34,11 @@ type Client struct {
 	Self    tgbotapi.User
 	retry   SendRetry
 	metrics Metrics
-	lastOK  atomic.Int64 // unix nanoseconds of the last successful call
+	lastOK  atomic.Int64              // unix nanoseconds of the last successful call
 	failed  atomic.Pointer[CallError] // the last failed attempt of a call, nil after a success
-	limit   *sendLimiter // nil when rate limiting is off
-	unknown unsupported  // methods the server answered 404 to
-	topics  bool         // getMe's has_topics_enabled
+	limit   *sendLimiter              // nil when rate limiting is off
+	unknown unsupported               // methods the server answered 404 to
+	topics  bool                      // getMe's has_topics_enabled
 	// Downloads (files.go): {APIURL}/file/bot<token>/, their client and
 	// how long one may take.
 	fileURL     string

@@ -166,7 +166,7 @@ func TestDoctorSaysWhatFailsAndTheFix(t *testing.T) {
 				"missing": map[string]any{"command": "/nonexistent/mcp-server"}})
 		}, []string{
 			"✗ mcp broken (stdio): the MCP server broken failed to start: ",
-			"exit status 3)",
+			"exit status 3); it said: mcpfake: crashing on start as asked",
 			"✗ mcp missing (stdio): the MCP server missing failed to start: fork/exec /nonexistent/mcp-server: no such file or directory",
 			"    fix: check its entry in MCP_SERVERS"}},
 		{"the token refused", func(t *testing.T, h *harness) { h.Env["TELEGRAM_BOT_TOKEN"] = "654321:ANOTHER-token" }, []string{
@@ -259,5 +259,32 @@ func TestDoctorChecksTheEmbeddedDatabase(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("no %q in what doctor printed", w)
 		}
+	}
+}
+
+// With EMBEDDINGS_MODEL set, doctor embeds a word and says whether the
+// database can keep the vectors (pgvector): ✓ where it is available, ✗
+// with the fix where it is not.
+func TestDoctorChecksEmbeddingsAndPgvector(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["EMBEDDINGS_MODEL"] = "text-embedding-3-small"
+	var available bool
+	if err := h.DB.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')`).Scan(&available); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runDoctorCmd(t, h)
+	if !strings.Contains(out, "✓ embeddings text-embedding-3-small: a vector of ") {
+		t.Errorf("no ✓ line for the embeddings")
+	}
+	if available {
+		if err != nil || !regexp.MustCompile(`(?m)^✓ pgvector: (installed|available)`).MatchString(out) {
+			t.Errorf("doctor = %v; want ✓ pgvector on a database that has it", err)
+		}
+		return
+	}
+	if !errors.Is(err, errChecksFailed) || !strings.Contains(out, "✗ pgvector: EMBEDDINGS_MODEL is set, but this PostgreSQL has no pgvector: recall is full-text search alone\n"+
+		"    fix: install pgvector on the database server (Debian: postgresql-NN-pgvector), or unset EMBEDDINGS_MODEL") {
+		t.Errorf("doctor = %v; want ✗ pgvector with its fix on a database without it", err)
 	}
 }

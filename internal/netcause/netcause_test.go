@@ -24,7 +24,7 @@ type status struct {
 	desc string
 }
 
-func (s status) Error() string              { return "refused" }
+func (s status) Error() string             { return "refused" }
 func (s status) HTTPStatus() (int, string) { return s.code, s.desc }
 
 // get is the error of a real GET of rawURL with client.

@@ -43,7 +43,9 @@ func ok(part, format string, args ...any) Line {
 	return Line{Status: OK, Part: part, Text: fmt.Sprintf(format, args...)}
 }
 
-func failed(part, text, fix string) Line { return Line{Status: Failed, Part: part, Text: text, Fix: fix} }
+func failed(part, text, fix string) Line {
+	return Line{Status: Failed, Part: part, Text: text, Fix: fix}
+}
 
 func unset(part, format string, args ...any) Line {
 	return Line{Status: Unset, Part: part, Text: fmt.Sprintf(format, args...)}

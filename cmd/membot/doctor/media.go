@@ -107,8 +107,8 @@ type httpStatus struct {
 	message string
 }
 
-func (e *httpStatus) Error() string              { return e.err.Error() }
-func (e *httpStatus) Unwrap() error              { return e.err }
+func (e *httpStatus) Error() string             { return e.err.Error() }
+func (e *httpStatus) Unwrap() error             { return e.err }
 func (e *httpStatus) HTTPStatus() (int, string) { return e.code, e.message }
 
 // silence is a WAV file of 0.2 s of silence: 16 kHz, mono, 16 bits.

@@ -3,7 +3,10 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/mcptools"
@@ -28,9 +31,14 @@ func (d *doctor) mcp(ctx context.Context) []Line {
 		go func() {
 			defer wg.Done()
 			part := fmt.Sprintf("mcp %s (%s)", srv.Name, srv.Transport())
-			offered, err := mcptools.Probe(ctx, srv, tools.Names(), d.log)
+			stderr := &stderrTail{next: d.log.Handler(), lines: new([]string), mu: new(sync.Mutex)}
+			offered, err := mcptools.Probe(ctx, srv, tools.Names(), slog.New(stderr))
 			if err != nil {
-				lines[i] = failed(part, err.Error(), "check its entry in MCP_SERVERS (the command and its arguments, or the url); "+
+				text := err.Error()
+				if said := stderr.said(); said != "" {
+					text += "; it said: " + said
+				}
+				lines[i] = failed(part, text, "check its entry in MCP_SERVERS (the command and its arguments, or the url); "+
 					"run the command by hand to see it start")
 				return
 			}
@@ -76,4 +84,59 @@ func (d *doctor) webSearch(ctx context.Context) []Line {
 		return []Line{because(part, netcause.Explain(err, service))}
 	}
 	return []Line{ok(part, "answered a query with %d %s", len(results), plural(len(results), "result", "results"))}
+}
+
+// stderrTail keeps the last lines a stdio MCP server wrote to its stderr
+// (mcptools logs each as "MCP server stderr"): why it did not start is
+// often there. Every record goes on to next as well.
+type stderrTail struct {
+	next  slog.Handler
+	mu    *sync.Mutex
+	lines *[]string
+}
+
+// keptLines is how many of the last lines are kept.
+const keptLines = 3
+
+func (h *stderrTail) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *stderrTail) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "MCP server stderr" {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "line" {
+				h.mu.Lock()
+				*h.lines = append(*h.lines, a.Value.String())
+				if len(*h.lines) > keptLines {
+					*h.lines = (*h.lines)[1:]
+				}
+				h.mu.Unlock()
+			}
+			return true
+		})
+	}
+	if h.next.Enabled(ctx, r.Level) {
+		return h.next.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h *stderrTail) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &stderrTail{next: h.next.WithAttrs(attrs), mu: h.mu, lines: h.lines}
+}
+
+func (h *stderrTail) WithGroup(name string) slog.Handler {
+	return &stderrTail{next: h.next.WithGroup(name), mu: h.mu, lines: h.lines}
+}
+
+// said is the lines kept, joined. A process that has just ended may
+// still have its last words in the pipe: they are given a moment.
+func (h *stderrTail) said() string {
+	for deadline := time.Now().Add(200 * time.Millisecond); ; time.Sleep(10 * time.Millisecond) {
+		h.mu.Lock()
+		lines := strings.Join(*h.lines, " / ")
+		h.mu.Unlock()
+		if lines != "" || time.Now().After(deadline) {
+			return lines
+		}
+	}
 }
