@@ -95,10 +95,15 @@ func TestDoctorSaysEveryPartWorks(t *testing.T) {
 	t.Cleanup(search.Close)
 	search.Find(searchfake.Result{Title: "membot", URL: "https://example.com/membot", Snippet: "a bot"})
 	for k, v := range map[string]string{"MODELS": "other-model", "SEARXNG_URL": search.URL, "TRANSCRIPTION_MODEL": "whisper-1",
-		"TTS_MODEL": "tts-1", "IMAGE_MODEL": "gpt-image-1", "ALLOWED_USER_IDS": "502", "VISION": "on"} {
+		"TTS_MODEL": "tts-1", "IMAGE_MODEL": "gpt-image-1", "ALLOWED_USER_IDS": "502", "VISION": "on",
+		// A URL with a password: the requests carry the key, and the password is never printed.
+		"OPENAI_BASE_URL": strings.Replace(h.LLM.URL(), "http://", "http://doctor:pass-never-printed@", 1)} {
 		h.Env[k] = v
 	}
 	out, err := runDoctorCmd(t, h)
+	if strings.Contains(out, "pass-never-printed") || !strings.Contains(out, "http://doctor:xxxxx@127.0.0.1") {
+		t.Errorf("the model server's URL is not printed without its password")
+	}
 	if err != nil || strings.Contains(out, "✗") {
 		t.Fatalf("doctor = %v with a failed line; want every line ✓ or –", err)
 	}
@@ -286,5 +291,25 @@ func TestDoctorChecksEmbeddingsAndPgvector(t *testing.T) {
 	if !errors.Is(err, errChecksFailed) || !strings.Contains(out, "✗ pgvector: EMBEDDINGS_MODEL is set, but this PostgreSQL has no pgvector: recall is full-text search alone\n"+
 		"    fix: install pgvector on the database server (Debian: postgresql-NN-pgvector), or unset EMBEDDINGS_MODEL") {
 		t.Errorf("doctor = %v; want ✗ pgvector with its fix on a database without it", err)
+	}
+}
+
+// A model that thinks in <think> tags (LM Studio, vLLM's reasoning
+// models): doctor says so, and that the bot keeps them apart.
+func TestDoctorSaysHowAModelThinks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.LLM = openaifake.NewDialect(openaifake.DialectNamed("lmstudio"))
+	t.Cleanup(h.LLM.Close)
+	h.Env["OPENAI_BASE_URL"] = h.LLM.URL()
+	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
+		if req.ToolChoice == "required" {
+			return openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_1", req.Tools[0].Function.Name, "{}")}}
+		}
+		return openaifake.Reply{Reasoning: "The user wants one word.", Content: "OK"}
+	})
+	out, err := runDoctorCmd(t, h)
+	if err != nil || !strings.Contains(out, "✓ model test-model streaming: the answer streams; its thinking comes in <think> tags, kept apart from the answer") {
+		t.Errorf("doctor = %v; want the streaming line to say the thinking comes in <think> tags", err)
 	}
 }

@@ -116,7 +116,7 @@ func Explain(err error, s Service) Cause {
 	case isTimeout(err):
 		return Cause{Timeout, fmt.Sprintf("no answer from %s in time", where), check(s.URLSetting) + ", the network and firewalls"}
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return Cause{Other, fmt.Sprintf("%s closed the connection", where), check(s.URLSetting) + " (https:// rather than http://?)"}
+		return Cause{Other, fmt.Sprintf("%s closed the connection", where), check(s.URLSetting) + ": its host, port and scheme"}
 	}
 	return Cause{Other, err.Error(), check(s.URLSetting)}
 }

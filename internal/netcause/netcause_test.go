@@ -55,6 +55,11 @@ func TestEachFailureIsSaidInWords(t *testing.T) {
 	slow := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-hold }))
 	defer slow.Close()
 	defer close(hold)
+	closer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close() // no answer: the connection just ends
+	}))
+	defer closer.Close()
 	plain := httptest.NewServer(http.NotFoundHandler())
 	defer plain.Close()
 
@@ -76,6 +81,8 @@ func TestEachFailureIsSaidInWords(t *testing.T) {
 			strings.TrimPrefix(plain.URL, "http://") + " does not speak TLS: check TELEGRAM_API_URL (http:// rather than https://?)"},
 		{"timeout", get(t, &http.Client{Timeout: 50 * time.Millisecond}, slow.URL), netcause.Timeout,
 			"no answer from " + strings.TrimPrefix(slow.URL, "http://") + " in time: check TELEGRAM_API_URL, the network and firewalls"},
+		{"closed", get(t, http.DefaultClient, closer.URL), netcause.Other,
+			strings.TrimPrefix(closer.URL, "http://") + " closed the connection: check TELEGRAM_API_URL: its host, port and scheme"},
 		{"deadline", context.DeadlineExceeded, netcause.Timeout, "no answer from the Bot API server in time: check TELEGRAM_API_URL, the network and firewalls"},
 		{"401", status{401, "Unauthorized"}, netcause.Unauthorized, "the token was refused (401: Unauthorized): check TELEGRAM_BOT_TOKEN"},
 		{"403", status{403, "Forbidden: bot was blocked"}, netcause.Unauthorized, "the token was refused (403: Forbidden: bot was blocked): check TELEGRAM_BOT_TOKEN"},
