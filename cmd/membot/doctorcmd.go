@@ -19,15 +19,21 @@ var errChecksFailed = errors.New("some checks failed (see above)")
 // one line each on stdout; what the parts log goes to stderr.
 func runDoctor(ctx context.Context, getenv app.Getenv, args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("membot doctor", flag.ContinueOnError)
-	flags.SetOutput(stdout)
 	timeout := flags.Duration("timeout", doctor.DefaultTimeout, "the longest each call of a check may take")
 	flags.Usage = func() {
-		fmt.Fprintln(stdout, "usage: membot doctor [-timeout 20s]\n\nChecks each part the settings use and says what to fix. Flags:")
+		fmt.Fprintln(flags.Output(), "usage: membot doctor [-timeout 20s]\n\nChecks each part the settings use and says what to fix. Flags:")
 		flags.PrintDefaults()
 	}
-	if err := flags.Parse(args); errors.Is(err, flag.ErrHelp) {
+	if len(args) > 0 && isHelp(args[0]) {
+		flags.SetOutput(stdout)
+		flags.Usage()
 		return nil
-	} else if err != nil || flags.NArg() > 0 || *timeout <= 0 {
+	}
+	flags.SetOutput(stderr)
+	if err := flags.Parse(args); err != nil || flags.NArg() > 0 || *timeout <= 0 {
+		if err == nil {
+			flags.Usage()
+		}
 		return app.NewConfigError("membot doctor takes only -timeout (a positive duration)")
 	}
 	cfg, err := loadConfig(getenv)
