@@ -135,6 +135,7 @@ func (d *doctor) checks() []check {
 // order. A check that outlives its bound (a call that ignores its
 // context) is reported as such, not waited for.
 func (d *doctor) runAll(ctx context.Context, checks []check) []Line {
+	start := time.Now()
 	results := make([]chan []Line, len(checks))
 	for i, c := range checks {
 		results[i] = make(chan []Line, 1)
@@ -146,12 +147,12 @@ func (d *doctor) runAll(ctx context.Context, checks []check) []Line {
 	}
 	var lines []Line
 	for i, c := range checks {
-		bound := time.Duration(max(c.calls, 1))*d.timeout + time.Second // a moment to say why it stopped
+		bound := time.Duration(max(c.calls, 1)) * d.timeout
 		select {
 		case got := <-results[i]:
 			lines = append(lines, got...)
-		case <-time.After(bound):
-			lines = append(lines, failed(c.part, fmt.Sprintf("no answer within %v", bound-time.Second), "see the log above; check the network"))
+		case <-time.After(time.Until(start.Add(bound + time.Second))): // a moment to say why it stopped
+			lines = append(lines, failed(c.part, fmt.Sprintf("no answer within %v", bound), "see the log above; check the network"))
 		}
 	}
 	return lines

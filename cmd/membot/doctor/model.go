@@ -51,7 +51,8 @@ func (d *doctor) model(ctx context.Context, m app.ModelSetting) []Line {
 		return []Line{fail(listErr)}
 	}
 	callCtx, cancel = d.call(ctx)
-	_, err := client.Complete(callCtx, d.request(m, 1, "Answer with one word: OK."), nil)
+	// A few tokens, not one: a reasoning model may answer nothing within one.
+	_, err := client.Complete(callCtx, d.request(m, 16, "Answer with one word: OK."), nil)
 	cancel()
 	if err != nil {
 		var apiErr *llm.APIError
