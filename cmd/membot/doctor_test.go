@@ -151,8 +151,12 @@ func TestDoctorSaysWhatFailsAndTheFix(t *testing.T) {
 			"    fix: check TRANSCRIPTION_API_KEY",
 			"✗ speech tts-1: the key was refused (401: Incorrect API key provided.",
 			"    fix: check TTS_API_KEY"}},
-		{"no such model", func(t *testing.T, h *harness) { h.LLM.HasModels("gpt-4o-mini", "llama3.1:8b") }, []string{
-			"✗ model test-model: no model test-model on this server; it has: gpt-4o-mini, llama3.1:8b",
+		{"no such model", func(t *testing.T, h *harness) {
+			h.Env["OPENAI_MODEL"] = "gpt-4o-mni"
+			h.LLM.HasModels("dall-e-3", "gpt-4o", "gpt-4o-mini", "llama3.1:8b", "o4-mini")
+		}, []string{
+			// The names most like the one set come first.
+			"✗ model gpt-4o-mni: no model gpt-4o-mni on this server; it has: gpt-4o-mini, gpt-4o, dall-e-3, llama3.1:8b, o4-mini\n",
 			"    fix: check OPENAI_MODEL and MODELS"}},
 		{"a model that ignores tools", func(t *testing.T, h *harness) {
 			h.LLM.RespondWith(func(openai.ChatCompletionRequest) openaifake.Reply { return openaifake.Reply{Content: "It is noon."} })
@@ -192,6 +196,13 @@ func TestDoctorSaysWhatFailsAndTheFix(t *testing.T) {
 		}, []string{
 			"✗ telegram intake: Telegram's last post to https://bot.example failed at 2023-11-14 22:13 UTC: Connection timed out",
 			"    fix: make WEBHOOK_URL reach this host"}},
+		{"the search key refused", func(t *testing.T, h *harness) {
+			search := searchfake.New("brave-key-never-logged")
+			t.Cleanup(search.Close)
+			h.Env["BRAVE_API_KEY"], h.Env["BRAVE_SEARCH_URL"] = "wrong-brave-key", search.URL+"/res/v1/web/search"
+		}, []string{
+			`✗ web search Brave: the key was refused (401: {"type":"ErrorResponse","error":{"code":"SUBSCRIPTION_TOKEN_INVALID"}})`,
+			"    fix: check BRAVE_API_KEY"}},
 		{"no database", func(t *testing.T, h *harness) { h.Env["DATABASE_URL"] = "postgres://postgres@127.0.0.1:1/membot" }, []string{
 			"✗ database: nothing listens at 127.0.0.1:1 (connection refused)",
 			"    fix: check DATABASE_URL"}},

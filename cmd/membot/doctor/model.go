@@ -59,7 +59,7 @@ func (d *doctor) model(ctx context.Context, m app.ModelSetting) []Line {
 		if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
 			what := fmt.Sprintf("no model %s on this server (%d: %s)", m.Name, apiErr.Status, apiErr.Message)
 			if listErr == nil {
-				what = fmt.Sprintf("no model %s on this server; it has: %s", m.Name, list(listed, 12))
+				what = fmt.Sprintf("no model %s on this server; it has: %s", m.Name, list(closest(listed, m.Name), 8))
 			}
 			return []Line{failed(part, what, "check OPENAI_MODEL and MODELS (the name as the server spells it), and "+service.URLSetting)}
 		}
@@ -179,4 +179,24 @@ func tinyPNG() []byte {
 	var buf bytes.Buffer
 	_ = png.Encode(&buf, img) // to memory: cannot fail
 	return buf.Bytes()
+}
+
+// closest is the server's models, those whose names begin most like name
+// first (a typo's model comes first), then by name.
+func closest(listed []string, name string) []string {
+	shared := func(id string) int {
+		n := 0
+		for n < len(id) && n < len(name) && id[n] == name[n] {
+			n++
+		}
+		return n
+	}
+	sorted := slices.Clone(listed)
+	slices.SortStableFunc(sorted, func(a, b string) int {
+		if d := shared(b) - shared(a); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	return sorted
 }
