@@ -293,15 +293,16 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
 		// An earlier attempt paused this turn for approval and was cut short,
 		// perhaps before the buttons were sent.
-		return &Reply{Outcome: Paused, Approvals: pending(asked), Outside: a.tools.readOutside(turn.History, &info)}, nil
+		return &Reply{Outcome: Paused, Approvals: pending(asked), Outside: a.tools.readOutside(turn.History, turn.Recalled, &info)}, nil
 	}
 	t := &turnState{
-		info:   info,
-		system: a.systemPrompt(turn, req.Chat.ID != req.User.TelegramUserID, pending(turn.Approvals)),
-		sink:   withPartial(req.Sink),
-		model:  a.ModelFor(turn.Model),
-		lang:   req.User.LanguageCode,
-		fresh:  req.Attachments,
+		info:     info,
+		recalled: turn.Recalled,
+		system:   a.systemPrompt(turn, req.Chat.ID != req.User.TelegramUserID, pending(turn.Approvals)),
+		sink:     withPartial(req.Sink),
+		model:    a.ModelFor(turn.Model),
+		lang:     req.User.LanguageCode,
+		fresh:    req.Attachments,
 	}
 	r, err := a.loop(ctx, t, turn.History, nil)
 	if r != nil {
@@ -315,10 +316,12 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 type turnState struct {
 	info   TurnInfo
 	system string // the system prompt: the mode's, with facts
-	sink   Sink   // nil: not streamed
-	model  string
-	lang   string   // the user's language code, for the notes
-	notes  []string // told the user after the answer
+	// recalled are the older rows the system prompt quotes (auto-recall).
+	recalled []memory.Snippet
+	sink     Sink // nil: not streamed
+	model    string
+	lang     string   // the user's language code, for the notes
+	notes    []string // told the user after the answer
 	// toolCalls counts the calls the model made this turn, against
 	// maxCallsPerTurn.
 	toolCalls int
@@ -361,7 +364,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		}
 		t.toolsAnnounced(msg.ToolCalls)
 		room := min(maxCallsPerAnswer, maxCallsPerTurn-t.toolCalls)
-		outside := a.tools.readOutside(history, &t.info)
+		outside := a.tools.readOutside(history, t.recalled, &t.info)
 		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, len(outside) > 0)
 		t.toolCalls += len(rows[0].ToolCalls)
 		for _, r := range rows[1:] {

@@ -303,11 +303,13 @@ const maxSources = 3
 // maxSources; none when there is none. It reads every row of the window as
 // the request sends it (history, request.ValidWindow) — a user row that is
 // not the turn's user's own words, a result of a tool whose results are
-// outside text (Registry.Outside) — and the offered tools whose
-// descriptions are (Tool.DescribedOutside). Text that left the window, or
-// went with /new, no longer counts. While there is some, the calls of the
-// tools marked ConfirmAfterOutside need the user's confirmation.
-func (r *Registry) readOutside(history []memory.Message, turn *TurnInfo) []Source {
+// outside text (Registry.Outside) — the older rows recalled into the
+// system prompt, and the offered tools whose descriptions are
+// (Tool.DescribedOutside). Text that left the window (and is not
+// recalled), or went with /new, no longer counts. While there is some,
+// the calls of the tools marked ConfirmAfterOutside need the user's
+// confirmation.
+func (r *Registry) readOutside(history []memory.Message, recalled []memory.Snippet, turn *TurnInfo) []Source {
 	var found []Source
 	add := func(s Source) {
 		if len(found) < maxSources && !slices.Contains(found, s) {
@@ -334,6 +336,15 @@ func (r *Registry) readOutside(history []memory.Message, turn *TurnInfo) []Sourc
 			if r.Outside(m.ToolName) {
 				add(r.source(m.ToolName, args[m.ToolCallID]))
 			}
+		}
+	}
+	for _, s := range recalled {
+		if s.Role != memory.RoleUser {
+			continue
+		}
+		row := memory.Message{Role: s.Role, Content: s.Text, AuthorID: s.AuthorID, Forwarded: s.Forwarded, ViaBot: s.ViaBot, Media: s.Media}
+		if s, ok := userSource(row, turn); ok {
+			add(s)
 		}
 	}
 	if r != nil {

@@ -228,3 +228,31 @@ func TestTheMemorizerTakesNoFactFromTheAssistantsAnswer(t *testing.T) {
 		t.Fatalf("%d facts taken from the assistant's answer", n)
 	}
 }
+
+// A forwarded message that left the window but is recalled into the
+// system prompt (AUTO_RECALL) is outside text in that request too.
+func TestARecalledForwardedMessageMakesRememberAskFirst(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["HISTORY_LIMIT"] = "4"
+	h.Start()
+	msg := telegramfake.TextMessage(jane.ID, "private", jane, "Zanzibarbank: "+orders)
+	msg["forward_origin"] = map[string]any{"type": "hidden_user", "sender_user_name": "Someone", "date": 1700000000}
+	h.Expect(jane.ID, func() int64 { return h.TG.AddUpdate("message", msg) })
+	for _, text := range []string{"hello", "how are you", "nice weather"} {
+		h.Say(jane, text)
+	}
+	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("r1", "remember", `{"fact":"The user's bank is EvilBank"}`)}})
+	asked(h, jane, "what was that about Zanzibarbank?", 1, "This request follows text from a forwarded message")
+	nothingLasting(h)
+	reqs := h.LLM.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if !strings.Contains(last[0].Content, "EvilBank") {
+		t.Fatalf("the forwarded message was not recalled into the system prompt:\n%s", last[0].Content)
+	}
+	for _, m := range last[1:] {
+		if strings.Contains(m.Content, "EvilBank") {
+			t.Fatalf("the forwarded message is still in the window: %q", m.Content)
+		}
+	}
+}
