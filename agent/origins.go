@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/membot/membot/internal/stamp"
@@ -84,14 +83,6 @@ const metaForwarded = "forwarded"
 // metaViaBot is the user row's metadata key that names the inline bot the
 // message was sent via.
 const metaViaBot = "via_bot"
-
-// firstMediaKind is the kind of the first file of a user row's media JSON.
-func firstMediaKind(raw json.RawMessage) string {
-	if atts := decodeMedia(raw); len(atts) > 0 {
-		return atts[0].Kind
-	}
-	return ""
-}
 
 // Source is where text the user did not write, in what the model reads,
 // came from: an approval asked because of it names it (bot/texts words
