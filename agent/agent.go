@@ -159,6 +159,9 @@ type Request struct {
 	// words): kept in the row's metadata, so the memory work never takes
 	// it for the user's own (origins.go).
 	Forwarded bool
+	// ViaBot is the username of the inline bot the message was sent via
+	// ("" for none): that bot wrote its text, not the user (origins.go).
+	ViaBot string
 	// Scheduled, when set, is the task whose run this turn is: the prompt
 	// is Text, and the user row's metadata says so ("scheduled").
 	Scheduled *queue.TaskRun
@@ -176,6 +179,10 @@ type Reply struct {
 	// Approvals, when Paused, are those still pending (the ones without a
 	// TelegramMessageID need their buttons sent).
 	Approvals []memory.Approval
+	// Outside, when Paused, is where the text the user did not write, in
+	// what the model read when it made the calls, came from (readOutside):
+	// why the calls ask first, for the prompts of Approvals.
+	Outside []Source
 	// Reasoning is the model's thinking behind the answer, apart from it.
 	Reasoning string
 	// Speak: the chat has its answers spoken too (/voice; Agent.Speak).
@@ -281,19 +288,21 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 		r.Speak = turn.VoiceReplies
 		return r, nil
 	}
+	info := TurnInfo{UserID: req.User.TelegramUserID, Chat: req.Chat, ConversationID: turn.ConversationID,
+		UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID, Forwarded: req.Forwarded}
 	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
 		// An earlier attempt paused this turn for approval and was cut short,
 		// perhaps before the buttons were sent.
-		return &Reply{Outcome: Paused, Approvals: pending(asked)}, nil
+		return &Reply{Outcome: Paused, Approvals: pending(asked), Outside: a.tools.readOutside(turn.History, turn.Recalled, &info)}, nil
 	}
 	t := &turnState{
-		info: TurnInfo{UserID: req.User.TelegramUserID, Chat: req.Chat, ConversationID: turn.ConversationID,
-			UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID, Forwarded: req.Forwarded},
-		system: a.systemPrompt(turn, req.Chat.ID != req.User.TelegramUserID, pending(turn.Approvals)),
-		sink:   withPartial(req.Sink),
-		model:  a.ModelFor(turn.Model),
-		lang:   req.User.LanguageCode,
-		fresh:  req.Attachments,
+		info:     info,
+		recalled: turn.Recalled,
+		system:   a.systemPrompt(turn, req.Chat.ID != req.User.TelegramUserID, pending(turn.Approvals)),
+		sink:     withPartial(req.Sink),
+		model:    a.ModelFor(turn.Model),
+		lang:     req.User.LanguageCode,
+		fresh:    req.Attachments,
 	}
 	r, err := a.loop(ctx, t, turn.History, nil)
 	if r != nil {
@@ -307,10 +316,12 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 type turnState struct {
 	info   TurnInfo
 	system string // the system prompt: the mode's, with facts
-	sink   Sink   // nil: not streamed
-	model  string
-	lang   string   // the user's language code, for the notes
-	notes  []string // told the user after the answer
+	// recalled are the older rows the system prompt quotes (auto-recall).
+	recalled []memory.Snippet
+	sink     Sink // nil: not streamed
+	model    string
+	lang     string   // the user's language code, for the notes
+	notes    []string // told the user after the answer
 	// toolCalls counts the calls the model made this turn, against
 	// maxCallsPerTurn.
 	toolCalls int
@@ -353,7 +364,8 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 		}
 		t.toolsAnnounced(msg.ToolCalls)
 		room := min(maxCallsPerAnswer, maxCallsPerTurn-t.toolCalls)
-		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, a.tools.readOutside(history, &t.info))
+		outside := a.tools.readOutside(history, t.recalled, &t.info)
+		rows, requests := a.runTools(ctx, &t.info, resp, meta, room, len(outside) > 0)
 		t.toolCalls += len(rows[0].ToolCalls)
 		for _, r := range rows[1:] {
 			used = appendOnce(used, r.ToolName)
@@ -367,7 +379,7 @@ func (a *Agent) loop(ctx context.Context, t *turnState, history []memory.Message
 			if err != nil {
 				return nil, err
 			}
-			return &Reply{Outcome: Paused, Approvals: approvals, ToolsUsed: used, Tokens: t.tokens}, nil
+			return &Reply{Outcome: Paused, Approvals: approvals, Outside: outside, ToolsUsed: used, Tokens: t.tokens}, nil
 		}
 		if _, err := a.store.SaveStep(ctx, t.info.ConversationID, step); err != nil {
 			if stopped(ctx) {

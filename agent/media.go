@@ -84,16 +84,20 @@ func mediaMeta(atts []Attachment) map[string]any {
 }
 
 // rowMeta is what the metadata of req's user row keeps besides its author:
-// its files, whether it was forwarded, and the task it is a run of.
+// its files, whether it was forwarded or sent via an inline bot, and the
+// task it is a run of.
 func rowMeta(req Request) map[string]any {
 	meta := mediaMeta(req.Attachments)
-	if req.Forwarded || req.Scheduled != nil {
+	if req.Forwarded || req.ViaBot != "" || req.Scheduled != nil {
 		if meta == nil {
 			meta = map[string]any{}
 		}
 	}
 	if req.Forwarded {
 		meta[metaForwarded] = true
+	}
+	if req.ViaBot != "" {
+		meta[metaViaBot] = Truncate(req.ViaBot, maxSourceName)
 	}
 	if r := req.Scheduled; r != nil {
 		run := map[string]any{"task_id": r.TaskID, "due_at": r.DueAt.UTC().Format(time.RFC3339)}

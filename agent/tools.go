@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,13 +40,21 @@ type Tool struct {
 	// autoApprove).
 	AskFirst bool
 	// Outside: the results are text nobody in the chat wrote (a web page,
-	// an MCP server's answer); after one, the tools marked
-	// ConfirmAfterOutside ask first.
+	// an MCP server's answer); while one is in what the model reads, the
+	// tools marked ConfirmAfterOutside ask first.
 	Outside bool
-	// ConfirmAfterOutside: after outside text entered the turn
+	// Source, when set, names where an Outside tool's result came from,
+	// from the call's arguments (fetch_url: the page's host); unset: the
+	// tool's MCP server, or the tool.
+	Source func(args json.RawMessage) Source
+	// DescribedOutside: its description was written by someone the operator has not marked trusted
+	DescribedOutside bool
+	// ConfirmAfterOutside: while outside text is in what the model reads
 	// (readOutside), a call waits for the user's confirmation. The tools
-	// that make something last (remember, forget) set it: a page must not
-	// plant a lasting instruction or erase what the user said.
+	// whose calls last or act outward (remember, forget, schedule_task,
+	// set_reminder, generate_image, fetch_url, cancel_task) set it: a page
+	// must not plant a lasting instruction, erase what the user said, or
+	// send their words anywhere.
 	ConfirmAfterOutside bool
 	// Server is the MCP server the tool comes from, and ServerTool its
 	// name there; "" for the built-in tools.
@@ -286,31 +295,84 @@ type toolPanic struct {
 
 func (p *toolPanic) Error() string { return fmt.Sprintf("the tool crashed: %v", p.value) }
 
-// readOutside tells whether text the user did not write entered the turn
-// (see origins.go): its user row is not the user's own words (forwarded,
-// as turn says, or a file), or a tool whose results are outside text
-// (Registry.Outside) gave a result in history's rows after the row (all of
-// them when the row has left the window, the turn being longer). Then
-// the calls of tools marked ConfirmAfterOutside need the user's confirmation.
-func (r *Registry) readOutside(history []memory.Message, turn *TurnInfo) bool {
-	if turn.Forwarded {
-		return true
+// maxSources bounds the sources of outside text an approval names.
+const maxSources = 3
+
+// readOutside returns where the text the user did not write, in what the
+// model reads this request, came from (origins.go), newest first, at most
+// maxSources; none when there is none. It reads every row of the window as
+// the request sends it (history, request.ValidWindow) — a user row that is
+// not the turn's user's own words, a result of a tool whose results are
+// outside text (Registry.Outside) — the older rows recalled into the
+// system prompt, and the offered tools whose descriptions are
+// (Tool.DescribedOutside). Text that left the window (and is not
+// recalled), or went with /new, no longer counts. While there is some,
+// the calls of the tools marked ConfirmAfterOutside need the user's
+// confirmation.
+func (r *Registry) readOutside(history []memory.Message, recalled []memory.Snippet, turn *TurnInfo) []Source {
+	var found []Source
+	add := func(s Source) {
+		if len(found) < maxSources && !slices.Contains(found, s) {
+			found = append(found, s)
+		}
 	}
-	start := 0
-	for i, m := range history {
-		if m.ID == turn.UserMessageID && m.Role == memory.RoleUser {
-			start = i + 1
-			if !OwnOrigin(UserRow{Media: firstMediaKind(m.Media)}.Origin()) {
-				return true
+	if turn.Forwarded {
+		add(Source{Kind: SourceForwarded})
+	}
+	rows := request.ValidWindow(history)
+	args := map[string]string{} // of each call in the window, by its id
+	for _, m := range rows {
+		for _, c := range m.ToolCalls {
+			args[c.ID] = c.Arguments
+		}
+	}
+	for _, m := range slices.Backward(rows) {
+		switch m.Role {
+		case memory.RoleUser:
+			if s, ok := userSource(m, turn); ok {
+				add(s)
+			}
+		case memory.RoleTool:
+			if r.Outside(m.ToolName) {
+				add(r.source(m.ToolName, args[m.ToolCallID]))
 			}
 		}
 	}
-	for _, m := range history[start:] {
-		if m.Role == memory.RoleTool && r.Outside(m.ToolName) {
-			return true
+	for _, s := range recalled {
+		if s.Role != memory.RoleUser {
+			continue
+		}
+		row := memory.Message{Role: s.Role, Content: s.Text, AuthorID: s.AuthorID, Forwarded: s.Forwarded, ViaBot: s.ViaBot, Media: s.Media}
+		if s, ok := userSource(row, turn); ok {
+			add(s)
 		}
 	}
-	return false
+	if r != nil {
+		for _, t := range r.List() {
+			if t.DescribedOutside {
+				add(Source{Kind: SourceDescribed, Name: Truncate(cmp.Or(t.Server, t.Name), maxSourceName)})
+			}
+		}
+	}
+	return found
+}
+
+// source is where a result of the tool called name, called with args,
+// came from.
+func (r *Registry) source(name, args string) Source {
+	t, ok := Tool{}, false
+	if r != nil {
+		t, ok = r.tool(name)
+	}
+	switch {
+	case ok && t.Source != nil:
+		s := t.Source(json.RawMessage(args))
+		s.Name = Truncate(s.Name, maxSourceName)
+		return s
+	case ok && t.Server != "":
+		return Source{Kind: SourceMCP, Name: Truncate(t.Server, maxSourceName)}
+	}
+	return Source{Kind: SourceTool, Name: Truncate(name, maxSourceName)}
 }
 
 // The bounds on what one turn may make tools do.
@@ -329,9 +391,10 @@ const (
 // first call past room is kept with an error result that says so, and the
 // others are not stored at all (the assistant row's metadata counts them).
 //
-// After outside text entered the turn (readOutside), calls that change the
-// user's long-term facts wait for the user's confirmation: a page must not
-// plant a lasting instruction or erase what the user said.
+// While outside text is in what the model reads (readOutside), calls that
+// last or act outward (Tool.ConfirmAfterOutside) wait for the user's
+// confirmation: a page must not plant a lasting instruction, erase what
+// the user said, or send their words anywhere.
 func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response, meta map[string]any, room int, readOutside bool) (rows []memory.Message, requests []memory.Approval) {
 	msg := resp.Message
 	asked := msg.ToolCalls

@@ -1,9 +1,11 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,7 +110,16 @@ func draftID(in *incoming) int64 {
 func (h *Handler) request(in *incoming, text string) agent.Request {
 	return agent.Request{User: in.user, Chat: in.conversation(), UpdateID: in.update.UpdateID,
 		MessageID: int64(in.msg.MessageID), Text: text, SentAt: sentAt(in), Attachments: in.attachments, Kind: in.kind,
-		Forwarded: in.query == nil && in.run == nil && telegram.Forwarded(in.msg, in.update.Payload), Scheduled: in.run}
+		Forwarded: in.query == nil && in.run == nil && telegram.Forwarded(in.msg, in.update.Payload), ViaBot: viaBot(in), Scheduled: in.run}
+}
+
+// viaBot is the username of the inline bot in's message was sent via
+// (Telegram's via_bot: that bot wrote its text), "" for none.
+func viaBot(in *incoming) string {
+	if in.query != nil || in.run != nil || in.msg.ViaBot == nil {
+		return ""
+	}
+	return cmp.Or(in.msg.ViaBot.UserName, "id "+strconv.FormatInt(in.msg.ViaBot.ID, 10))
 }
 
 // turnFailed decides what a failed turn comes to: a retry later when the
@@ -126,7 +137,7 @@ func (h *Handler) deliver(ctx context.Context, in *incoming, r *agent.Reply, str
 	in.tokens, in.paused = r.Tokens, r.Outcome == agent.Paused
 	switch r.Outcome {
 	case agent.Paused:
-		return nil, h.approvals().Ask(ctx, in.chat(), replyTo(in), in.lang(), r.Approvals)
+		return nil, h.approvals().Ask(ctx, in.chat(), replyTo(in), in.lang(), r.Approvals, r.Outside)
 	case agent.Delivered:
 		return nil, nil
 	}

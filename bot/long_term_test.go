@@ -504,8 +504,8 @@ func TestAFetchThatHidesItsTargetIsNeverAskedFor(t *testing.T) {
 	}
 }
 
-// A page that tells the model to plant a lasting instruction: once a page
-// has been read in a turn, remember (and forget) wait for the user's
+// A page that tells the model to plant a lasting instruction: while a page
+// is in what the model reads, remember (and forget) wait for the user's
 // confirmation, shown whole; rejected, nothing is saved.
 func TestAFactFromAFetchedPageNeedsTheUsersConfirmation(t *testing.T) {
 	t.Parallel()
@@ -539,7 +539,9 @@ func TestAFactFromAFetchedPageNeedsTheUsersConfirmation(t *testing.T) {
 		t.Fatalf("%d facts saved after the user rejected", n)
 	}
 
-	// Without a page in the turn, remember runs at once as before.
+	// Without a page in what the model reads (after /new), remember runs
+	// at once as before.
+	h.Say(jane, "/new")
 	h.LLM.Script(
 		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("r2", "remember", `{"fact":"Likes borscht"}`)}},
 		openaifake.Reply{Content: "Noted."},

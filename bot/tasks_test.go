@@ -356,13 +356,22 @@ func TestTheModelListsAndCancelsTheUsersTasks(t *testing.T) {
 	const group = -7301
 	mention := "@" + h.TG.Bot().Username + " "
 	// call makes the model call tool with args in the group for from, and
-	// returns the stored result.
+	// returns the stored result. Once the other member has spoken, their
+	// words are in the window: a lasting call asks first, and from
+	// approves it.
 	call := func(from telegramfake.User, callID, tool, args string) string {
 		t.Helper()
 		h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall(callID, tool, args)}},
 			openaifake.Reply{Content: "Done: " + callID})
-		if got := h.SayIn(group, "supergroup", from, mention+"please"); !strings.HasSuffix(got, "Done: "+callID) {
-			t.Fatalf("the answer = %q", got)
+		got := h.Expect(group, func() int64 { return h.TG.SendMessage(group, "supergroup", from, mention+"please") })
+		if b := got.Buttons(); len(b) == 2 && strings.HasPrefix(b[0].Data, "approve:") {
+			if !strings.Contains(got.Text, "another member") && !strings.Contains(got.Text, "другой участник") {
+				t.Fatalf("%s asked first without saying it follows another member's words: %q", tool, got.Text)
+			}
+			got = h.PressForReply(from, got, b[0].Data)
+		}
+		if !strings.HasSuffix(got.Text, "Done: "+callID) {
+			t.Fatalf("the answer = %q", got.Text)
 		}
 		var result string
 		if err := h.DB.QueryRow(context.Background(), `SELECT content FROM messages WHERE role = 'tool' AND tool_call_id = $1`, callID).Scan(&result); err != nil {

@@ -62,16 +62,40 @@ type Message struct {
 	// content, an image it cannot read), why: metadata's "refused". Read
 	// with a turn's history only.
 	Refused string `db:"-"`
+	// What a user row's metadata says of who wrote it: its author's
+	// Telegram id, whether Telegram marked it forwarded, and the inline
+	// bot it was sent via ("" for none). Read with a turn's history only
+	// (a resumed or retried turn's from its metadata: ReadOrigin).
+	AuthorID  int64  `db:"-"`
+	Forwarded bool   `db:"-"`
+	ViaBot    string `db:"-"`
+}
+
+// ReadOrigin sets m's AuthorID, Forwarded and ViaBot from its metadata,
+// for rows read with the whole of it.
+func (m *Message) ReadOrigin() {
+	if m.Role != RoleUser || m.Metadata == nil {
+		return
+	}
+	switch id := m.Metadata["author_id"].(type) {
+	case float64:
+		m.AuthorID = int64(id)
+	case json.Number:
+		m.AuthorID, _ = id.Int64()
+	}
+	m.Forwarded, _ = m.Metadata["forwarded"].(bool)
+	m.ViaBot, _ = m.Metadata["via_bot"].(string)
 }
 
 // scanHistoryRow reads a row of a turn's history (sql/turns.sql's turnHistory: a Message's
-// columns, then refused), in that order,
+// columns, then refused and who wrote it), in that order,
 // without its metadata: decoding every history row's JSON was a tenth of
 // the bot's CPU time per turn.
 func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 	var m Message
 	err := row.Scan(&m.ID, &m.ConversationID, &m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID, &m.ToolName,
-		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.WrittenAt, &m.ReasoningBack, &m.Media, &m.Refused)
+		&m.TelegramMessageID, &m.UpdateID, nil, &m.CreatedAt, &m.WrittenAt, &m.ReasoningBack, &m.Media, &m.Refused,
+		&m.AuthorID, &m.Forwarded, &m.ViaBot)
 	return m, err
 }
 

@@ -195,6 +195,9 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 	batch.Queue(retryHistorySQL, in.Chat.ID, in.HistoryLimit, in.Chat.Thread).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+		for i := range t.History {
+			t.History[i].ReadOrigin()
+		}
 		return err
 	})
 	queueAnswer(batch, in.UpdateID, &t.Answer)

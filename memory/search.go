@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -19,6 +20,13 @@ type Snippet struct {
 	Role      Role      `db:"role"`
 	WrittenAt time.Time `db:"written_at"` // Message.WrittenAt
 	Text      string    `db:"text"`       // the matching fragments, matches marked «like this»
+	// What a user row's metadata says of who wrote it, as Message's
+	// fields of the same names: its author, whether it was forwarded, the
+	// inline bot it was sent via, its files (JSON).
+	AuthorID  int64           `db:"author_id"`
+	Forwarded bool            `db:"forwarded"`
+	ViaBot    string          `db:"via_bot"`
+	Media     json.RawMessage `db:"media"`
 	// Hit is the row's rank among what the query found, 1 for the best;
 	// 0 for a row shown beside a hit (its neighbour).
 	Hit int `db:"-"`

@@ -21,10 +21,11 @@ type SummaryRow struct {
 	WrittenAt time.Time `db:"written_at"` // Message.WrittenAt
 	// Where a user row came from, as its metadata says: the kind of its
 	// first file, whether Telegram marked it forwarded, whether it is a
-	// scheduled task's run, its author.
+	// scheduled task's run, the inline bot it was sent via, its author.
 	Media     string `db:"media"`
 	Forwarded bool   `db:"forwarded"`
 	Scheduled bool   `db:"scheduled"`
+	ViaBot    string `db:"via_bot"` // the inline bot it was sent via; "" for none
 	AuthorID  int64  `db:"author_id"`
 }
 

@@ -233,6 +233,9 @@ func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
 	batch.Queue(resumeHistorySQL, in.ConversationID, in.HistoryLimit, in.AssistantMessageID).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, pgx.RowToStructByName[Message])
+		for i := range t.History {
+			t.History[i].ReadOrigin()
+		}
 		return err
 	})
 	batch.Queue(resumeUserRowSQL,

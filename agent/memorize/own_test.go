@@ -30,6 +30,7 @@ func TestOnlyTheUsersOwnWordsAreReadForFacts(t *testing.T) {
 		{"an MCP tool", jobs.Exchange{ChatID: 7, UserID: 7, Tools: []string{"calculator", "mcp_weather_forecast"}}, false},
 		{"earlier messages found", jobs.Exchange{ChatID: 7, UserID: 7, Tools: []string{"search_history"}}, false},
 		{"a tool no longer offered", jobs.Exchange{ChatID: 7, UserID: 7, Tools: []string{"mcp_gone_tool"}}, false},
+		{"a message sent via an inline bot", jobs.Exchange{ChatID: 7, UserID: 7, UserViaBot: "gif"}, false},
 		{"a group member", jobs.Exchange{ChatID: -100, UserID: 7}, false},
 		{"a scheduled task's run", jobs.Exchange{ChatID: 7, UserID: 7, UserScheduled: true}, false},
 	} {

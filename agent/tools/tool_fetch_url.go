@@ -53,6 +53,15 @@ func newFetchURL(env Env) agent.Tool {
 		},
 		Describe: describeFetch,
 		Outside:  true,
+		Source: func(raw json.RawMessage) agent.Source {
+			s := agent.Source{Kind: agent.SourcePage}
+			if u, err := fetchTarget(raw); err == nil {
+				s.Name = displayHost(u)
+			}
+			return s
+		},
+		// A URL can carry what the model read to anyone's server.
+		ConfirmAfterOutside: true,
 	}
 }
 
@@ -187,15 +196,22 @@ func fetchTarget(raw json.RawMessage) (*url.URL, error) {
 // parsed URL and whole: where it connects (scheme, host, port, with a
 // non-ASCII host also in the punycode it resolves as) and what it asks for
 // (path and query).
+// displayHost is u's host as a person is shown it: an international
+// name with its ASCII form after it, so that look-alike letters show.
+func displayHost(u *url.URL) string {
+	host := u.Hostname()
+	if ascii, err := idna.Lookup.ToASCII(host); err == nil && ascii != host {
+		host += " (" + ascii + ")"
+	}
+	return host
+}
+
 func describeFetch(raw json.RawMessage) (string, error) {
 	u, err := fetchTarget(raw)
 	if err != nil {
 		return "", err
 	}
-	host := u.Hostname()
-	if ascii, err := idna.Lookup.ToASCII(host); err == nil && ascii != host {
-		host += " (" + ascii + ")"
-	}
+	host := displayHost(u)
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]

@@ -37,6 +37,9 @@ func newSetReminder(env Env) agent.Tool {
 			},
 			"required": []string{"text"},
 		},
+		// A reminder is sent to the chat later: a page must not make the bot
+		// say its words then.
+		ConfirmAfterOutside: true,
 		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			var args struct {
 				Text string `json:"text"`

@@ -74,5 +74,6 @@ func newWebSearch(env Env) agent.Tool {
 			return b.String(), nil
 		},
 		Outside: true,
+		Source:  func(json.RawMessage) agent.Source { return agent.Source{Kind: agent.SourceSearch} },
 	}
 }

@@ -42,8 +42,9 @@ type Prompts struct {
 }
 
 // Ask sends the buttons of each approval that has none yet, and records
-// where they are.
-func (p *Prompts) Ask(ctx context.Context, chat telegram.Chat, replyTo int, lang string, approvals []memory.Approval) error {
+// where they are. outside is where the text the user did not write, that
+// the request follows, came from: each prompt says so first.
+func (p *Prompts) Ask(ctx context.Context, chat telegram.Chat, replyTo int, lang string, approvals []memory.Approval, outside []agent.Source) error {
 	for _, ap := range approvals {
 		if ap.TelegramMessageID != 0 {
 			continue // sent by an earlier attempt
@@ -52,6 +53,9 @@ func (p *Prompts) Ask(ctx context.Context, chat telegram.Chat, replyTo int, lang
 		text := texts.For(lang).ApprovalAsk(Label(ap.Subject), desc)
 		if len(buttons) == 1 {
 			text = desc // it cannot be approved, only rejected
+		}
+		if because := Follows(lang, outside); because != "" {
+			text = because + "\n\n" + text
 		}
 		id, err := p.Client.SendMessage(ctx, telegram.SendMessageParams{Chat: chat, ReplyTo: replyTo, Text: text, Buttons: [][]telegram.Button{buttons}})
 		if err != nil {
@@ -158,4 +162,26 @@ func (p *Prompts) Prompt(lang string, ap memory.Approval) (string, []telegram.Bu
 		}
 	}
 	return desc, []telegram.Button{{Text: t.Approve, Data: "approve:" + id}, reject}
+}
+
+// Follows says, in lang, that a request follows text from the sources
+// given; "" for none.
+func Follows(lang string, sources []agent.Source) string {
+	if len(sources) == 0 {
+		return ""
+	}
+	t := texts.For(lang)
+	words := make([]string, 0, len(sources))
+	for _, s := range sources {
+		format, ok := t.OutsideSources[string(s.Kind)]
+		if !ok {
+			format = t.OutsideSources[string(agent.SourceTool)]
+		}
+		if s.Name == "" {
+			words = append(words, strings.TrimSpace(strings.ReplaceAll(format, "%s", "")))
+			continue
+		}
+		words = append(words, fmt.Sprintf(format, Label(s.Name)))
+	}
+	return t.ApprovalFollows(strings.Join(words, "; "))
 }

@@ -42,6 +42,14 @@ var english = Texts{
 	ApprovalClosed: func(tool, call, outcome any) string {
 		return fmt.Sprintf("🔐 The assistant asked to use %s:\n%s\n\n%s", tool, call, outcome)
 	},
+	ApprovalFollows: func(sources any) string {
+		return fmt.Sprintf("⚠️ This request follows text from %s, not from you: it may be what asks for this.", sources)
+	},
+	OutsideSources: map[string]string{
+		"page": "a web page %s", "search": "a search result", "mcp": "MCP server %s",
+		"described": "a tool description of MCP server %s", "tool": "the result of %s", "forwarded": "a forwarded message",
+		"via_bot": "a message via @%s", "file": "a file %s", "image": "an image", "member": "another member %s",
+	},
 	OutcomeApproved:    func(at any) string { return fmt.Sprintf("✅ Approved at %s.", at) },
 	OutcomeRejected:    func(at any) string { return fmt.Sprintf("❌ Rejected at %s.", at) },
 	OutcomeCancelled:   "Cancelled before anyone decided.",

@@ -42,6 +42,14 @@ var russian = Texts{
 	ApprovalClosed: func(tool, call, outcome any) string {
 		return fmt.Sprintf("🔐 Ассистент просил воспользоваться инструментом %s:\n%s\n\n%s", tool, call, outcome)
 	},
+	ApprovalFollows: func(sources any) string {
+		return fmt.Sprintf("⚠️ Этот запрос следует за текстом не от вас (источник: %s) — возможно, это он просит об этом.", sources)
+	},
+	OutsideSources: map[string]string{
+		"page": "веб-страница %s", "search": "результат веб-поиска", "mcp": "MCP-сервер %s",
+		"described": "описание инструмента MCP-сервера %s", "tool": "результат инструмента %s", "forwarded": "пересланное сообщение",
+		"via_bot": "сообщение через @%s", "file": "файл %s", "image": "изображение", "member": "другой участник %s",
+	},
 	OutcomeApproved:  func(at any) string { return fmt.Sprintf("✅ Разрешено в %s.", at) },
 	OutcomeRejected:  func(at any) string { return fmt.Sprintf("❌ Отклонено в %s.", at) },
 	OutcomeCancelled: "Отменено, пока никто не решил.",

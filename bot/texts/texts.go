@@ -38,6 +38,11 @@ type Texts struct {
 	ApprovalsNone     string
 	ApprovalsList     string
 	ApprovalsCanceled func(a1 any) string
+	// ApprovalFollows says why a call asks first: the request follows
+	// text the user did not write, from the sources named by
+	// OutsideSources (agent.SourceKind: its words, %s the source's name).
+	ApprovalFollows func(sources any) string
+	OutsideSources  map[string]string
 	// cmd_tools.go
 	ToolsBuiltin   func(list any) string
 	ToolsServer    func(name, transport, state any) string

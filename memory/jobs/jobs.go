@@ -106,11 +106,12 @@ type Exchange struct {
 	At             time.Time `db:"at"` // when the user row was written (Message.WrittenAt); the answer's time without one
 	// Where the user row came from, as its metadata says: the kind of its
 	// first file ("" for none), whether Telegram marked it forwarded,
-	// whether it is a scheduled task's run; and the tools that ran in the
-	// turn.
+	// whether it is a scheduled task's run, the inline bot it was sent
+	// via; and the tools that ran in the turn.
 	UserMedia     string   `db:"user_media"`
 	UserForwarded bool     `db:"user_forwarded"`
 	UserScheduled bool     `db:"user_scheduled"`
+	UserViaBot    string   `db:"user_via_bot"` // the inline bot it was sent via; "" for none
 	Tools         []string `db:"tools"`
 }
 

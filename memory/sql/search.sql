@@ -187,6 +187,11 @@ fts AS (
 	GROUP BY h.id ORDER BY r LIMIT 20),
 fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= $4)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
+	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
+	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
+	CASE WHEN m.role = 'user' THEN coalesce(m.metadata->>'via_bot', '') ELSE '' END AS via_bot,
+	CASE WHEN m.role = 'user' THEN m.metadata->'media' END AS media,
+	
 	ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END) AS text
@@ -269,6 +274,11 @@ fused AS (
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
 	GROUP BY id ORDER BY score DESC, id DESC LIMIT $4)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
+	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
+	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
+	CASE WHEN m.role = 'user' THEN coalesce(m.metadata->>'via_bot', '') ELSE '' END AS via_bot,
+	CASE WHEN m.role = 'user' THEN m.metadata->'media' END AS media,
+	
 	ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END) AS text
@@ -288,15 +298,24 @@ ORDER BY f.score DESC, m.id DESC
 -- ("between c and c", as lastMessages says why), so that no plan walks the
 -- primary key across other conversations' rows. A row over 400 characters is
 -- cut to its first 300, as a fragment. A forgotten row is left out here
--- as in the searches.
-SELECT h.id AS hit, n.side, n.id, n.role, n.written_at,
+-- as in the searches. Each row comes with what a user row's metadata says
+-- of who wrote it, as the searches' rows do (memory.Snippet).
+SELECT h.id AS hit, n.side, n.id, n.role, n.written_at, n.author_id, n.forwarded, n.via_bot, n.media,
 	CASE WHEN length(n.text) <= 400 THEN n.text ELSE left(n.text, 300) || ' …' END AS text
 FROM unnest($2::bigint[]) h (id), LATERAL (
-	(SELECT -1 AS side, m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, membot_plain_text(m.content) AS text FROM messages m
+	(SELECT -1 AS side, m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
+	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
+	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
+	CASE WHEN m.role = 'user' THEN coalesce(m.metadata->>'via_bot', '') ELSE '' END AS via_bot,
+	CASE WHEN m.role = 'user' THEN m.metadata->'media' END AS media, membot_plain_text(m.content) AS text FROM messages m
 	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id < h.id AND m.role IN ('user', 'assistant') AND m.content <> '' AND NOT m.forgotten
 	ORDER BY m.conversation_id DESC, m.id DESC LIMIT 2)
 	UNION ALL
-	(SELECT 1, m.id, m.role, coalesce(m.written_at, m.created_at), membot_plain_text(m.content) FROM messages m
+	(SELECT 1, m.id, m.role, coalesce(m.written_at, m.created_at),
+	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END,
+	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false),
+	CASE WHEN m.role = 'user' THEN coalesce(m.metadata->>'via_bot', '') ELSE '' END,
+	CASE WHEN m.role = 'user' THEN m.metadata->'media' END, membot_plain_text(m.content) FROM messages m
 	WHERE m.conversation_id >= $1 AND m.conversation_id <= $1 AND m.id > h.id AND m.id < $3 AND m.role IN ('user', 'assistant') AND m.content <> '' AND NOT m.forgotten
 	ORDER BY m.conversation_id, m.id LIMIT 2)) n
 ORDER BY h.id, n.side, abs(n.id - h.id)

@@ -35,7 +35,8 @@ ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING
 
 -- name: turnHistory
 -- turnHistory is the newest $3 rows of the conversation of the turn's
--- user row (topic $4), forgotten ones left out.
+-- user row (topic $4), forgotten ones left out, with what a user row's
+-- metadata says of who wrote it (memory.Message.AuthorID and after).
 SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
 	coalesce(telegram_message_id, 0) AS telegram_message_id, coalesce(update_id, 0) AS update_id,
@@ -43,7 +44,10 @@ SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, conten
 	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
 		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
 	CASE WHEN role = 'user' THEN metadata->'media' END AS media,
-	CASE WHEN role = 'user' THEN coalesce(metadata->>'refused', '') ELSE '' END AS refused FROM messages m
+	CASE WHEN role = 'user' THEN coalesce(metadata->>'refused', '') ELSE '' END AS refused,
+	CASE WHEN role = 'user' THEN coalesce((metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
+	CASE WHEN role = 'user' THEN coalesce((metadata->>'forwarded')::boolean, false) ELSE false END AS forwarded,
+	CASE WHEN role = 'user' THEN coalesce(metadata->>'via_bot', '') ELSE '' END AS via_bot FROM messages m
 	WHERE m.conversation_id >= (SELECT conversation_id FROM (SELECT id, conversation_id FROM (
 	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
 	UNION ALL
@@ -148,7 +152,12 @@ fused AS (
 	SELECT id, sum(1.0 / (1 + r)) AS score
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
 	GROUP BY id ORDER BY score DESC, id DESC LIMIT $4)
-SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WHEN false OR length(m.content) > 400
+SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
+	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
+	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
+	CASE WHEN m.role = 'user' THEN coalesce(m.metadata->>'via_bot', '') ELSE '' END AS via_bot,
+	CASE WHEN m.role = 'user' THEN m.metadata->'media' END AS media,
+	 CASE WHEN false OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
@@ -261,7 +270,12 @@ fts AS (
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
 fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= $3)
-SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WHEN false OR length(m.content) > 400
+SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
+	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
+	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
+	CASE WHEN m.role = 'user' THEN coalesce(m.metadata->>'via_bot', '') ELSE '' END AS via_bot,
+	CASE WHEN m.role = 'user' THEN m.metadata->'media' END AS media,
+	 CASE WHEN false OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)
@@ -336,7 +350,12 @@ fused AS (
 	SELECT id, sum(1.0 / (1 + r)) AS score
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
 	GROUP BY id ORDER BY score DESC, id DESC LIMIT $3)
-SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at, CASE WHEN false OR length(m.content) > 400
+SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
+	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
+	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
+	CASE WHEN m.role = 'user' THEN coalesce(m.metadata->>'via_bot', '') ELSE '' END AS via_bot,
+	CASE WHEN m.role = 'user' THEN m.metadata->'media' END AS media,
+	 CASE WHEN false OR length(m.content) > 400
 	THEN ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END)

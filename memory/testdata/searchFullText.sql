@@ -58,6 +58,11 @@ fts AS (
 	GROUP BY h.id ORDER BY r LIMIT 20),
 fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= $4)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
+	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
+	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
+	CASE WHEN m.role = 'user' THEN coalesce(m.metadata->>'via_bot', '') ELSE '' END AS via_bot,
+	CASE WHEN m.role = 'user' THEN m.metadata->'media' END AS media,
+	
 	ts_headline(membot_ts_config(membot_plain_text(m.content)), membot_plain_text(m.content), (SELECT q FROM tq),
 		CASE WHEN length(m.content) <= 400 THEN 'HighlightAll=true, StartSel=«, StopSel=»'
 		ELSE 'MaxFragments=2, MaxWords=30, MinWords=10, StartSel=«, StopSel=», FragmentDelimiter=" … "' END) AS text

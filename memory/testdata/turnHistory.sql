@@ -5,7 +5,10 @@ SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, conten
 	CASE WHEN tool_calls IS NOT NULL AND metadata->>'reasoning_from' = 'reasoning_content'
 		THEN coalesce(metadata->>'reasoning', '') ELSE '' END AS reasoning_back,
 	CASE WHEN role = 'user' THEN metadata->'media' END AS media,
-	CASE WHEN role = 'user' THEN coalesce(metadata->>'refused', '') ELSE '' END AS refused FROM messages m
+	CASE WHEN role = 'user' THEN coalesce(metadata->>'refused', '') ELSE '' END AS refused,
+	CASE WHEN role = 'user' THEN coalesce((metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
+	CASE WHEN role = 'user' THEN coalesce((metadata->>'forwarded')::boolean, false) ELSE false END AS forwarded,
+	CASE WHEN role = 'user' THEN coalesce(metadata->>'via_bot', '') ELSE '' END AS via_bot FROM messages m
 	WHERE m.conversation_id >= (SELECT conversation_id FROM (SELECT id, conversation_id FROM (
 	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
 	UNION ALL
