@@ -24,7 +24,7 @@ type Approval struct {
 	ID                 int64      `db:"id"`
 	RequestID          string     `db:"request_id"` // the tool call id
 	Subject            string     `db:"subject"`    // the tool's name
-	Details            string     `db:"details"`    // the call's arguments, JSON
+	Details            string     `db:"details"`    // the call's arguments, canonical JSON: shown and run as they are
 	ConversationID     string     `db:"conversation_id"`
 	AssistantMessageID int64      `db:"assistant_message_id"`
 	UserID             int64      `db:"telegram_user_id"`
@@ -70,7 +70,7 @@ func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st 
 			return nil, fmt.Errorf("pause for approval: %w", err)
 		}
 		batch.Queue(requestApprovalSQL, r.RequestID, r.Subject, json.RawMessage(details), conversationID,
-			r.UserID, r.ChatID, r.UpdateID).Query(func(rows pgx.Rows) error {
+			r.UserID, r.ChatID, r.UpdateID, cleanText(r.Details)).Query(func(rows pgx.Rows) error {
 			a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Approval])
 			stored[i] = a
 			return err
