@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -217,8 +218,9 @@ func Visible(s string) string {
 	return b.String()
 }
 
-// VisibleCut is Visible(s) cut to at most limit characters shown, never
-// inside an escape, and how many of s's characters it leaves out.
+// VisibleCut is Visible(s) cut to at most limit UTF-16 code units
+// (Telegram's measure of a message), never inside an escape, and how many
+// of s's characters it leaves out.
 func VisibleCut(s string, limit int) (shown string, more int) {
 	var b strings.Builder
 	n := 0
@@ -227,13 +229,22 @@ func VisibleCut(s string, limit int) (shown string, more int) {
 		if hidden(r) {
 			e = escape(r)
 		}
-		n += utf8.RuneCountInString(e)
+		n += UTF16Len(e)
 		if n > limit {
 			return b.String(), utf8.RuneCountInString(s[i:])
 		}
 		b.WriteString(e)
 	}
 	return b.String(), 0
+}
+
+// UTF16Len is the length of s in UTF-16 code units.
+func UTF16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += max(utf16.RuneLen(r), 1)
+	}
+	return n
 }
 
 // hidden tells whether r is written as an escape by Visible.
