@@ -58,8 +58,10 @@ var english = Texts{
 	ApprovalsNone:     "Nothing is waiting for approval.",
 	ApprovalsList:     "Waiting for approval (the buttons decide by number):",
 	ApprovalsCanceled: func(a1 any) string { return fmt.Sprintf("Requests that waited for approval were cancelled: %d.", a1) },
-	MoreCharacters:    func(n any) string { return fmt.Sprintf("… (%v more %s)", n, pluralForm(n, "character", "characters")) },
-	ShowWhole:         "📄 Show whole",
+	MoreCharacters: func(n any) string {
+		return fmt.Sprintf("… (%v more %s)", n, pluralForm(n, "character", "characters"))
+	},
+	ShowWhole: "📄 Show whole",
 	WholeCall: func(tool any) string {
 		return fmt.Sprintf("The whole call of %s: its arguments exactly as they run.", tool)
 	},
