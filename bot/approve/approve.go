@@ -139,7 +139,7 @@ func (p *Prompts) List(ctx context.Context, chat telegram.Chat, replyTo int, lan
 	var b strings.Builder
 	b.WriteString(texts.For(lang).ApprovalsList)
 	var rows [][]telegram.Button
-	budget := max((maxShown-100*len(list))/len(list), 60) // one message shows them all
+	budget := max((maxShown-100*len(list))/max(len(list), 1), 60) // one message shows them all
 	for i, ap := range list {
 		n := strconv.Itoa(i + 1)
 		desc, buttons := p.prompt(lang, ap, budget)
