@@ -207,7 +207,9 @@ func (p *Prompts) prompt(lang string, ap memory.Approval, budget int) (string, [
 // show is the call of ap as Prompt shows it, within budget UTF-16 units
 // (Telegram's measure), and whether anything of it was cut.
 func (p *Prompts) show(lang string, ap memory.Approval, budget int) (string, bool, error) {
+	t := texts.For(lang)
 	var lines []line
+	cut := false
 	if desc, err := p.Agent.DescribeCall(ap.Subject, ap.Details); err == nil && desc != "" {
 		for _, l := range strings.Split(desc, "\n") {
 			lines = append(lines, line{value: l, limit: maxShownLine})
@@ -218,13 +220,16 @@ func (p *Prompts) show(lang string, ap memory.Approval, budget int) (string, boo
 			return "", false, err
 		}
 		for _, a := range args {
-			key, _ := agent.VisibleCut(a.Key, 64)
+			key, more := agent.VisibleCut(a.Key, 64)
+			if more > 0 {
+				key += t.MoreCharacters(more)
+				cut = true
+			}
 			lines = append(lines, line{key: key + ": ", value: a.Value, limit: maxShownValue})
 		}
 	}
-	t := texts.For(lang)
 	var b strings.Builder
-	used, cut := 0, false
+	used := 0
 	for i, l := range lines {
 		if i > 0 {
 			b.WriteByte('\n')
