@@ -10,6 +10,7 @@ import (
 
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/testkit"
 )
 
 // startWithMCP starts the bot with the stdio MCP fake as the server "local".
@@ -235,5 +236,24 @@ func TestAnApprovedCallWhoseToolIsGoneSaysItDidNotRun(t *testing.T) {
 	}
 	if content, _ := toolResult(h, "call_gone"); !strings.HasPrefix(content, `error: unknown tool "echo"`) {
 		t.Fatalf("the model read %q", content)
+	}
+}
+
+// A secret the model writes into a call is taken out of it, as out of
+// every row: the approval keeps, shows and runs the call without it.
+func TestASecretInACallIsNotKeptShownOrSent(t *testing.T) {
+	t.Parallel()
+	h := startWithMCP(t)
+	prompt, approve, _ := askTool(h, jane, "call_secret", "args", `{"key":"`+testkit.APIKey+`"}`)
+	if strings.Contains(prompt.Text, testkit.APIKey) || !strings.Contains(prompt.Text, "key: <redacted>") {
+		t.Fatalf("the request = %q", prompt.Text)
+	}
+	if n := h.Count(`SELECT count(*) FROM pending_approvals t WHERE strpos(t::text, $1) > 0`, testkit.APIKey); n != 0 {
+		t.Fatal("the approval keeps the secret")
+	}
+	h.LLM.Script(openaifake.Reply{Content: "Done."})
+	h.PressForReply(jane, prompt, approve)
+	if content, _ := toolResult(h, "call_secret"); content != `args: {"key":"<redacted>"}` {
+		t.Fatalf("the server received %q", content)
 	}
 }

@@ -65,12 +65,15 @@ func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st 
 	s.queueStep(batch, conversationID, st)
 	stored := make([]Approval, len(requests))
 	for i, r := range requests {
-		details, err := cleanJSON([]byte(r.Details))
+		// Without the secrets, as the assistant row keeps the call: what is
+		// shown is what runs.
+		arguments := s.storable(r.Details)
+		details, err := cleanJSON([]byte(arguments))
 		if err != nil {
 			return nil, fmt.Errorf("pause for approval: %w", err)
 		}
 		batch.Queue(requestApprovalSQL, r.RequestID, r.Subject, json.RawMessage(details), conversationID,
-			r.UserID, r.ChatID, r.UpdateID, cleanText(r.Details)).Query(func(rows pgx.Rows) error {
+			r.UserID, r.ChatID, r.UpdateID, arguments).Query(func(rows pgx.Rows) error {
 			a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Approval])
 			stored[i] = a
 			return err
