@@ -159,7 +159,7 @@ func (a *Agent) DescribeCall(name, arguments string) (string, error) {
 
 // CannotRun says why an approved call cannot run now, or nil: its tool is
 // not offered (ErrToolNotOffered; right after a start this waits for the
-// MCP servers, within ctx), or its arguments are not canonical-able.
+// MCP servers, within ctx), or its arguments have no canonical form.
 func (a *Agent) CannotRun(ctx context.Context, ap memory.Approval) error {
 	_, _, err := a.tools.runnable(ctx, memory.ToolCall{Name: ap.Subject, Arguments: ap.Details})
 	return err

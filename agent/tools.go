@@ -24,14 +24,15 @@ type Tool struct {
 	Name        string
 	Description string
 	Parameters  map[string]any // JSON Schema of the arguments object
-	// Run gets the turn the call belongs to and the model's arguments as
-	// JSON, and returns the text the model sees. An error is shown to the
+	// Run gets the turn the call belongs to and the call's arguments in
+	// their canonical form (CanonicalArgs), and returns the text the model
+	// sees. An error is shown to the
 	// model as the result, so it can recover.
 	Run func(ctx context.Context, turn *TurnInfo, args json.RawMessage) (string, error)
 	// Describe, when set, says what a call will do, for a person asked to
 	// approve it (APPROVAL_REQUIRED_TOOLS), from the strictly decoded
 	// arguments; an error refuses the call before anyone is asked. Tools
-	// without it are shown every argument whole.
+	// without it are shown by their arguments (Args).
 	Describe func(args json.RawMessage) (string, error)
 
 	// AskFirst: every call waits for a person's approval, whatever
@@ -266,7 +267,7 @@ var ErrToolNotOffered = errors.New("the tool is not offered")
 
 // runnable returns the tool call names and its canonical arguments, or why
 // it cannot run: the tool is not offered (after waiting for the tools still
-// due), or the arguments are not canonical-able.
+// due), or the arguments have no canonical form.
 func (r *Registry) runnable(ctx context.Context, call memory.ToolCall) (Tool, json.RawMessage, error) {
 	tool, ok := r.offered(ctx, call.Name)
 	if !ok {
