@@ -26,8 +26,8 @@ type Tool struct {
 	Parameters  map[string]any // JSON Schema of the arguments object
 	// Run gets the turn the call belongs to and the call's arguments in
 	// their canonical form (CanonicalArgs), and returns the text the model
-	// sees. An error is shown to the
-	// model as the result, so it can recover.
+	// sees. An error is shown to the model as the result, so it can
+	// recover.
 	Run func(ctx context.Context, turn *TurnInfo, args json.RawMessage) (string, error)
 	// Describe, when set, says what a call will do, for a person asked to
 	// approve it (APPROVAL_REQUIRED_TOOLS), from the strictly decoded
