@@ -37,7 +37,16 @@ func CanonicalArgs(raw string) (string, error) {
 	}
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
-	var out bytes.Buffer
+	var out, scratch bytes.Buffer
+	// Strings are escaped as encoding/json escapes them, without HTML
+	// escaping: the MCP client sends them as they are.
+	strs := json.NewEncoder(&scratch)
+	strs.SetEscapeHTML(false)
+	writeString := func(s string) {
+		scratch.Reset()
+		_ = strs.Encode(s) // a string always encodes
+		out.Write(bytes.TrimSuffix(scratch.Bytes(), []byte("\n")))
+	}
 	var stack []*level // the objects and arrays open at the token read
 	for {
 		tok, err := dec.Token()
@@ -73,7 +82,7 @@ func CanonicalArgs(raw string) (string, error) {
 			if len(top.keys) > 1 {
 				out.WriteByte(',')
 			}
-			writeString(&out, key)
+			writeString(key)
 			out.WriteByte(':')
 			top.wantKey, top.key = false, key
 			continue
@@ -97,7 +106,7 @@ func CanonicalArgs(raw string) (string, error) {
 			stack = append(stack, l)
 			out.WriteByte(byte(v))
 		case string:
-			writeString(&out, v)
+			writeString(v)
 		case json.Number:
 			out.WriteString(v.String())
 		case bool:
@@ -133,16 +142,6 @@ func (l *level) where() string {
 	}
 	slices.Reverse(path)
 	return " in " + strings.TrimPrefix(strings.Join(path, ""), ".")
-}
-
-// writeString writes s as a JSON string, escaped as encoding/json does
-// without HTML escaping (the MCP client sends the arguments as they are).
-func writeString(out *bytes.Buffer, s string) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	out.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
 // DecodeArgs decodes a tool call's arguments strictly into v, a tool's own

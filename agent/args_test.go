@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -145,5 +146,21 @@ func TestArgsAreTheCanonicalFieldsInOrder(t *testing.T) {
 	}
 	if _, err := Args(`{"cc":{"to":"a","to":"b"}}`); err == nil {
 		t.Error("Args read a duplicate key")
+	}
+}
+
+// BenchmarkCanonicalArgs: arguments near the 16 KiB bound, in many keys.
+func BenchmarkCanonicalArgs(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("{")
+	for i := 0; sb.Len() < maxArgumentBytes-200; i++ {
+		fmt.Fprintf(&sb, `"key%d": {"text": "%s", "n": [1, 2.5, true, null]},`, i, strings.Repeat("é", 40))
+	}
+	raw := strings.TrimSuffix(sb.String(), ",") + "}"
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if _, err := CanonicalArgs(raw); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
