@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/membot/membot/memory"
@@ -66,7 +65,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 		case s.Status == memory.ApprovalPending:
 			waiting = append(waiting, s)
 		case !answered[s.RequestID]:
-			rows = append(rows, a.settle(ctx, &info, asking, s))
+			rows = append(rows, a.settle(ctx, &info, s))
 		}
 		notRun[s.RequestID] = s.Status != memory.ApprovalApproved
 	}
@@ -90,13 +89,9 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 
 // settle returns the result row of a decided call: the tool's result when
 // it was approved, otherwise a note that it did not run.
-func (a *Agent) settle(ctx context.Context, info *TurnInfo, asking *memory.Message, ap memory.Approval) memory.Message {
+func (a *Agent) settle(ctx context.Context, info *TurnInfo, ap memory.Approval) memory.Message {
+	// The arguments exactly as the person was shown them.
 	call := memory.ToolCall{ID: ap.RequestID, Name: ap.Subject, Arguments: ap.Details}
-	for _, c := range asking.ToolCalls {
-		if c.ID == ap.RequestID {
-			call = c // the arguments exactly as the model wrote them
-		}
-	}
 	decision := map[string]any{"approval_id": ap.ID, "approval": ap.Status, "decided_by": ap.DecidedBy}
 	if ap.Status == memory.ApprovalApproved {
 		return a.runCall(ctx, info, call, decision)
@@ -111,10 +106,9 @@ func (a *Agent) settle(ctx context.Context, info *TurnInfo, asking *memory.Messa
 }
 
 // needsApproval reports whether a call must wait for a person's decision.
-// Calls that would fail anyway (bad JSON) are not put before anyone.
 func (a *Agent) needsApproval(call memory.ToolCall) bool {
 	tool, ok := a.tools.tool(call.Name)
-	return ok && a.AsksFirst(tool) && json.Valid([]byte(call.Arguments))
+	return ok && a.AsksFirst(tool)
 }
 
 // AsksFirst tells whether the tool's calls wait for a person's approval:
@@ -156,9 +150,17 @@ func findRow(rows []memory.Message, id int64) *memory.Message {
 	return nil
 }
 
-// DescribeCall says what a call waiting for approval will do, whole, as the
-// person deciding is shown it. A call that cannot be described (approvals
-// stored before the check) is shown as refused: it is never run blind.
+// DescribeCall says what a call waiting for approval will do in its
+// tool's own words (Registry.Describe), or "" when the call is to be shown
+// by its arguments (Args).
 func (a *Agent) DescribeCall(name, arguments string) (string, error) {
 	return a.tools.Describe(name, arguments)
+}
+
+// CannotRun says why an approved call cannot run now, or nil: its tool is
+// not offered (ErrToolNotOffered; right after a start this waits for the
+// MCP servers, within ctx), or its arguments have no canonical form.
+func (a *Agent) CannotRun(ctx context.Context, ap memory.Approval) error {
+	_, _, err := a.tools.runnable(ctx, memory.ToolCall{Name: ap.Subject, Arguments: ap.Details})
+	return err
 }

@@ -7,84 +7,273 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // maxArgumentBytes bounds one tool call's arguments, like its result.
 const maxArgumentBytes = 16 << 10
 
-// DecodeArgs decodes a tool call's arguments strictly into v, a tool's own
-// argument type: one JSON object within maxArgumentBytes, no field v does
-// not have, no key twice (a duplicate could show one value to the person
-// approving and hand the tool another), nothing after it.
-func DecodeArgs(raw json.RawMessage, v any) error {
-	if len(raw) > maxArgumentBytes {
-		return fmt.Errorf("bad arguments: longer than %d bytes", maxArgumentBytes)
+// maxArgumentDepth bounds how deeply the arguments nest.
+const maxArgumentDepth = 64
+
+// CanonicalArgs is the one form in which a tool call's arguments are
+// stored, shown for approval and run: raw ("" standing for {}) parsed once
+// and written again compact, keys in the model's order, every string in
+// encoding/json's escaping, numbers as written. Anything but one JSON
+// object within maxArgumentBytes, or an object anywhere in it holding a
+// key twice, is an error: with a duplicate, one reader (a person, a
+// jsonb copy) would take one value and another (the tool) the other. It
+// is idempotent: the canonical form of canonical arguments is themselves.
+func CanonicalArgs(raw string) (string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return "{}", nil
 	}
-	if _, err := objectKeys(raw); err != nil {
+	if len(raw) > maxArgumentBytes {
+		return "", fmt.Errorf("the arguments are longer than %d bytes", maxArgumentBytes)
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var out, scratch bytes.Buffer
+	// Strings are escaped as encoding/json escapes them, without HTML
+	// escaping: the MCP client sends them as they are.
+	strs := json.NewEncoder(&scratch)
+	strs.SetEscapeHTML(false)
+	writeString := func(s string) {
+		scratch.Reset()
+		_ = strs.Encode(s) // a string always encodes
+		out.Write(bytes.TrimSuffix(scratch.Bytes(), []byte("\n")))
+	}
+	var stack []*level // the objects and arrays open at the token read
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) && len(stack) == 0 && out.Len() > 0 {
+			return out.String(), nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("the arguments are not valid JSON: %w", err)
+		}
+		if len(stack) == 0 && out.Len() > 0 {
+			return "", errors.New("the arguments are not valid JSON: something follows the object")
+		}
+		if len(stack) == 0 && tok != json.Delim('{') {
+			return "", errors.New("the arguments are not a JSON object")
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if delim, ok := tok.(json.Delim); ok && (delim == '}' || delim == ']') {
+			out.WriteByte(byte(delim))
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		switch {
+		case top == nil:
+		case top.keys != nil && top.wantKey: // tok is a key (Token only gives strings here)
+			key := tok.(string)
+			if _, twice := top.keys[key]; twice {
+				return "", fmt.Errorf("the key %s comes twice%s; each key must come once", strconv.Quote(key), top.where())
+			}
+			top.keys[key] = struct{}{}
+			if len(top.keys) > 1 {
+				out.WriteByte(',')
+			}
+			writeString(key)
+			out.WriteByte(':')
+			top.wantKey, top.key = false, key
+			continue
+		case top.keys != nil: // a value of top's key
+			top.wantKey = true
+		default: // an element of the array top
+			if top.n > 0 {
+				out.WriteByte(',')
+			}
+			top.n++
+		}
+		switch v := tok.(type) {
+		case json.Delim: // '{' or '['
+			if len(stack) == maxArgumentDepth {
+				return "", fmt.Errorf("the arguments nest deeper than %d levels", maxArgumentDepth)
+			}
+			l := &level{parent: top, wantKey: true}
+			if v == '{' {
+				l.keys = map[string]struct{}{}
+			}
+			stack = append(stack, l)
+			out.WriteByte(byte(v))
+		case string:
+			writeString(v)
+		case json.Number:
+			out.WriteString(v.String())
+		case bool:
+			out.WriteString(strconv.FormatBool(v))
+		case nil:
+			out.WriteString("null")
+		}
+	}
+}
+
+// level is an object or array open while CanonicalArgs reads.
+type level struct {
+	parent  *level
+	keys    map[string]struct{} // an object's keys so far; nil for an array
+	wantKey bool                // an object's next token is a key
+	key     string              // an object's key whose value is read
+	n       int                 // an array's elements so far
+}
+
+// where says in which value of the arguments the level is, for an error:
+// "" at the top, " in cc.to" or " in cc[2]" below.
+func (l *level) where() string {
+	var path []string // innermost first
+	for p := l.parent; p != nil; p = p.parent {
+		if p.keys != nil {
+			path = append(path, "."+p.key)
+		} else {
+			path = append(path, fmt.Sprintf("[%d]", p.n-1))
+		}
+	}
+	if len(path) == 0 {
+		return ""
+	}
+	slices.Reverse(path)
+	return " in " + strings.TrimPrefix(strings.Join(path, ""), ".")
+}
+
+// DecodeArgs decodes a tool call's arguments strictly into v, a tool's own
+// argument type: canonical (CanonicalArgs: one JSON object within
+// maxArgumentBytes, no key twice at any depth), no field v does not have.
+func DecodeArgs(raw json.RawMessage, v any) error {
+	canonical, err := CanonicalArgs(string(raw))
+	if err != nil {
 		return fmt.Errorf("bad arguments: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(strings.NewReader(canonical))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("bad arguments: %w", err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("bad arguments: something follows the object")
-	}
 	return nil
 }
 
-// objectKeys returns the keys of the JSON object raw, in order, and fails
-// on anything but an object or on a key that comes twice.
-func objectKeys(raw json.RawMessage) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
+// Arg is one top-level field of a call's arguments, as a person is shown
+// it: a string's value decoded, any other value as its JSON.
+type Arg struct{ Key, Value string }
+
+// Args returns the top-level fields of the arguments, in their order. It
+// needs no schema: a call is shown even when its tool is not offered.
+func Args(arguments string) ([]Arg, error) {
+	canonical, err := CanonicalArgs(arguments)
+	if err != nil {
+		return nil, err
 	}
-	var keys []string
+	dec := json.NewDecoder(strings.NewReader(canonical))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil { // the '{'
+		return nil, err
+	}
+	var args []Arg
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, err
 		}
-		key, _ := tok.(string)
-		if slices.Contains(keys, key) {
-			return nil, fmt.Errorf("the key %q comes twice", key)
-		}
-		keys = append(keys, key)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
 			return nil, err
 		}
+		a := Arg{Key: tok.(string), Value: string(value)}
+		var s string
+		if json.Unmarshal(value, &s) == nil {
+			a.Value = s
+		}
+		args = append(args, a)
 	}
-	return keys, nil
+	return args, nil
 }
 
-// maxApprovalText bounds what a person is shown to approve: a call whose
-// description is longer is refused rather than shown cut.
-const maxApprovalText = 3000
-
-// describeArgs shows the arguments of a tool that has no Describe of its
-// own, for a person to approve: every key and its whole value, in the
-// order the model gave them.
-func describeArgs(raw json.RawMessage) (string, error) {
-	keys, err := objectKeys(raw)
-	if err != nil {
-		return "", fmt.Errorf("bad arguments: %w", err)
-	}
-	var values map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &values); err != nil {
-		return "", fmt.Errorf("bad arguments: %w", err)
+// Visible is s with every character a person could not see, or that could
+// change how the text around it reads, written as an escape: control
+// characters (a newline as \n), bidi overrides, isolates and marks,
+// zero-width and other format characters, line and paragraph separators,
+// variation selectors, fillers, private-use and unassigned characters.
+// What a value holds is then all on its line and in its order.
+func Visible(s string) string {
+	if strings.IndexFunc(s, hidden) < 0 {
+		return s
 	}
 	var b strings.Builder
-	for _, k := range keys {
-		v := string(values[k])
-		var s string
-		if json.Unmarshal(values[k], &s) == nil {
-			v = s
+	for _, r := range s {
+		if hidden(r) {
+			b.WriteString(escape(r))
+		} else {
+			b.WriteRune(r)
 		}
-		fmt.Fprintf(&b, "%s: %s\n", k, v)
 	}
-	return strings.TrimSpace(b.String()), nil
+	return b.String()
+}
+
+// VisibleCut is Visible(s) cut to at most limit UTF-16 code units
+// (Telegram's measure of a message), never inside an escape, and how many
+// of s's characters it leaves out.
+func VisibleCut(s string, limit int) (shown string, more int) {
+	var b strings.Builder
+	n := 0
+	for i, r := range s {
+		e := string(r)
+		if hidden(r) {
+			e = escape(r)
+		}
+		n += UTF16Len(e)
+		if n > limit {
+			return b.String(), utf8.RuneCountInString(s[i:])
+		}
+		b.WriteString(e)
+	}
+	return b.String(), 0
+}
+
+// UTF16Len is the length of s in UTF-16 code units.
+func UTF16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += max(utf16.RuneLen(r), 1)
+	}
+	return n
+}
+
+// hidden tells whether r is written as an escape by Visible.
+func hidden(r rune) bool {
+	switch {
+	case r == utf8.RuneError, r < ' ', r == 0x7f:
+		return true
+	case r < 0x80:
+		return false
+	case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zl, unicode.Zp, unicode.Variation_Selector):
+		return true
+	case r == 0x034f, r == 0x115f, r == 0x1160, r == 0x17b4, r == 0x17b5, r == 0x3164, r == 0xffa0, r == 0x2800,
+		r >= 0x180b && r <= 0x180f:
+		return true // invisible, yet not format characters: the combining grapheme joiner, fillers, blanks
+	}
+	return !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) // unassigned
+}
+
+// escape writes r as Visible shows it.
+func escape(r rune) string {
+	switch r {
+	case '\n':
+		return `\n`
+	case '\r':
+		return `\r`
+	case '\t':
+		return `\t`
+	}
+	if r > 0xffff {
+		return fmt.Sprintf(`\U%08x`, r)
+	}
+	return fmt.Sprintf(`\u%04x`, r)
 }

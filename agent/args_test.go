@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -10,10 +11,14 @@ func TestToolArgumentsAreDecodedStrictly(t *testing.T) {
 	t.Parallel()
 	type args struct {
 		URL string `json:"url"`
+		Opt struct {
+			Mode string `json:"mode"`
+		} `json:"opt"`
 	}
 	for raw, wantErr := range map[string]string{
 		`{"url":"https://a.example/"}`:                         "",
 		`{"url":"https://a.example/","url":"https://evil/"}`:   "comes twice",
+		`{"opt":{"mode":"a","mode":"b"}}`:                      `"mode" comes twice in opt`,
 		`{"url":"https://a.example/","extra":1}`:               "unknown field",
 		`["https://a.example/"]`:                               "not a JSON object",
 		`{"url":"https://a.example/"} {"url":"https://evil/"}`: "follows",
@@ -23,6 +28,139 @@ func TestToolArgumentsAreDecodedStrictly(t *testing.T) {
 		err := DecodeArgs(json.RawMessage(raw), &v)
 		if wantErr == "" && err != nil || wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)) {
 			t.Errorf("DecodeArgs(%.60s) = %v, want %q", raw, err, wantErr)
+		}
+	}
+}
+
+// The canonical form: parsed once, written once, compact, keys in the
+// model's order; a key twice at any depth, or anything but one object, is
+// refused.
+func TestCanonicalArgs(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ raw, want, wantErr string }{
+		{raw: ``, want: `{}`},
+		{raw: " {\n \"to\" : \"mom@example.com\", \"cc\": {\"to\": \"x\", \"n\": [1, 2.50, -0, 1e3, true, null]}}\n",
+			want: `{"to":"mom@example.com","cc":{"to":"x","n":[1,2.50,-0,1e3,true,null]}}`},
+		{raw: `{"b":1,"a":2}`, want: `{"b":1,"a":2}`}, // the model's order, not sorted
+		{raw: `{"s":"\u0041<&>\u202e\/\n"}`, want: `{"s":"A<&>` + "\u202e" + `/\n"}`},
+		{raw: `{"a":[{"k":1},{"k":2}],"b":[[],{}]}`, want: `{"a":[{"k":1},{"k":2}],"b":[[],{}]}`},
+		{raw: `{"to":"a","to":"b"}`, wantErr: `the key "to" comes twice; each key must come once`},
+		{raw: `{"cc":{"to":"attacker@evil.example","to":"mom@example.com"}}`, wantErr: `the key "to" comes twice in cc;`},
+		{raw: `{"list":[{"a":1},{"a":1,"b":2,"a":3}]}`, wantErr: `the key "a" comes twice in list[1];`},
+		{raw: `{"x":{"y":[0,[{"z":1,"z":2}]]}}`, wantErr: `the key "z" comes twice in x.y[1][0];`},
+		{raw: `{"same":1,"other":{"same":2}}`, want: `{"same":1,"other":{"same":2}}`}, // one key at each level is fine
+		{raw: `{"to": `, wantErr: "the arguments are not valid JSON"},
+		{raw: `{"to": 'x'}`, wantErr: "the arguments are not valid JSON"},
+		{raw: `{"a":1} {"a":2}`, wantErr: "something follows the object"},
+		{raw: `{"a":1}}`, wantErr: "not valid JSON"},
+		{raw: `[{"a":1}]`, wantErr: "not a JSON object"},
+		{raw: `"text"`, wantErr: "not a JSON object"},
+		{raw: `null`, wantErr: "not a JSON object"},
+		{raw: strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat(`}`, 70), wantErr: "deeper than 64"},
+		{raw: `{"a":"` + strings.Repeat("x", 17000) + `"}`, wantErr: "longer than"},
+	} {
+		got, err := CanonicalArgs(c.raw)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("CanonicalArgs(%.60q) = %q, %v; want the error %q", c.raw, got, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("CanonicalArgs(%.60q) = %q, %v; want %q", c.raw, got, err, c.want)
+			continue
+		}
+		if again, err := CanonicalArgs(got); err != nil || again != got {
+			t.Errorf("CanonicalArgs is not idempotent on %q: %q, %v", got, again, err)
+		}
+		if !json.Valid([]byte(got)) {
+			t.Errorf("CanonicalArgs(%.60q) = %q is not JSON", c.raw, got)
+		}
+	}
+}
+
+// What a person is shown of a value: every invisible or reordering
+// character escaped, newlines too, so a value stays on its line; a long
+// value cut with how much is left out.
+func TestVisibleAndVisibleCut(t *testing.T) {
+	t.Parallel()
+	fake := "ok" + strings.Repeat("\n", 40) + "Allow it?"
+	for _, c := range []struct{ in, want string }{
+		{"mom@example.com", "mom@example.com"},
+		{"Привет, мир ✓", "Привет, мир ✓"},
+		{"evil\u202egpj.exe", `evil\u202egpj.exe`},
+		{"a\u202a\u202b\u202c\u202d\u2066\u2067\u2068\u2069\u200e\u200f\u061cb", `a\u202a\u202b\u202c\u202d\u2066\u2067\u2068\u2069\u200e\u200f\u061cb`},
+		{"pay\u200b\u200c\u200d\u2060\ufeffpal", `pay\u200b\u200c\u200d\u2060\ufeffpal`},
+		{fake, "ok" + strings.Repeat(`\n`, 40) + "Allow it?"},
+		{"a\tb\rc\x00d\x1be\x7f\u0085", `a\tb\rc\u0000d\u001be\u007f\u0085`},
+		{"line\u2028para\u2029", `line\u2028para\u2029`},
+		{"soft\u00adhyphen", `soft\u00adhyphen`},
+		{"tag\U000e0041\U000e007f", `tag\U000e0041\U000e007f`},
+		{"vs\ufe0f\U000e0100", `vs\ufe0f\U000e0100`},
+		{"filler\u3164\u115f", `filler\u3164\u115f`},
+		{"private\ue000", `private\ue000`},
+		{"bad\xffbyte", `bad\ufffdbyte`},
+	} {
+		if got := Visible(c.in); got != c.want {
+			t.Errorf("Visible(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if got, more := VisibleCut(c.in, 10000); got != c.want || more != 0 {
+			t.Errorf("VisibleCut(%q, 10000) = %q, %d", c.in, got, more)
+		}
+	}
+	if got := Visible(fake); strings.Contains(got, "\n") {
+		t.Errorf("a newline is shown as one: %q", got)
+	}
+
+	long := strings.Repeat("ab", 5000) // 10,000 characters
+	if got, more := VisibleCut(long, 300); got != long[:300] || more != 9700 {
+		t.Errorf("VisibleCut of 10,000 characters = %d shown, %d more", len(got), more)
+	}
+	// An escape is never cut in two; the characters left out are counted
+	// as the value has them.
+	if got, more := VisibleCut("abc\u202edef", 8); got != "abc" || more != 4 {
+		t.Errorf("VisibleCut through an escape = %q, %d", got, more)
+	}
+	if got, more := VisibleCut("abc\u202edef", 9); got != `abc\u202e` || more != 3 {
+		t.Errorf("VisibleCut after an escape = %q, %d", got, more)
+	}
+	// Telegram counts UTF-16 units: an emoji is two.
+	if got, more := VisibleCut("😀😀😀", 5); got != "😀😀" || more != 1 {
+		t.Errorf("VisibleCut of emoji = %q, %d", got, more)
+	}
+}
+
+// Args reads the top-level fields in their order, strings decoded and
+// other values as their canonical JSON, with no schema.
+func TestArgsAreTheCanonicalFieldsInOrder(t *testing.T) {
+	t.Parallel()
+	got, err := Args(`{"to": "mom@example.com", "cc": {"to": "x"}, "n": 2, "s": "a\nb"}`)
+	want := []Arg{{"to", "mom@example.com"}, {"cc", `{"to":"x"}`}, {"n", "2"}, {"s", "a\nb"}}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("Args = %+v, %v", got, err)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Args[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if _, err := Args(`{"cc":{"to":"a","to":"b"}}`); err == nil {
+		t.Error("Args read a duplicate key")
+	}
+}
+
+// BenchmarkCanonicalArgs: arguments near the 16 KiB bound, in many keys.
+func BenchmarkCanonicalArgs(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("{")
+	for i := 0; sb.Len() < maxArgumentBytes-200; i++ {
+		fmt.Fprintf(&sb, `"key%d": {"text": "%s", "n": [1, 2.5, true, null]},`, i, strings.Repeat("é", 40))
+	}
+	raw := strings.TrimSuffix(sb.String(), ",") + "}"
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if _, err := CanonicalArgs(raw); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

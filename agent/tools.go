@@ -25,14 +25,15 @@ type Tool struct {
 	Name        string
 	Description string
 	Parameters  map[string]any // JSON Schema of the arguments object
-	// Run gets the turn the call belongs to and the model's arguments as
-	// JSON, and returns the text the model sees. An error is shown to the
-	// model as the result, so it can recover.
+	// Run gets the turn the call belongs to and the call's arguments in
+	// their canonical form (CanonicalArgs), and returns the text the model
+	// sees. An error is shown to the model as the result, so it can
+	// recover.
 	Run func(ctx context.Context, turn *TurnInfo, args json.RawMessage) (string, error)
 	// Describe, when set, says what a call will do, for a person asked to
 	// approve it (APPROVAL_REQUIRED_TOOLS), from the strictly decoded
 	// arguments; an error refuses the call before anyone is asked. Tools
-	// without it are shown every argument whole.
+	// without it are shown by their arguments (Args).
 	Describe func(args json.RawMessage) (string, error)
 
 	// AskFirst: every call waits for a person's approval, whatever
@@ -226,32 +227,20 @@ func (r *Registry) metricName(name string) string {
 	return name
 }
 
-// Describe says what a call of the named tool will do, for approval, whole:
-// a description longer than a person can be shown is an error.
+// Describe says what a call of the named tool will do, for approval, in
+// the tool's own words (Tool.Describe): an error refuses the call before
+// anyone is asked. It is "" for a tool without them, or not offered now:
+// such a call is shown by its arguments (Args).
 func (r *Registry) Describe(name, arguments string) (string, error) {
 	tool, ok := r.tool(name)
-	if !ok {
-		return "", fmt.Errorf("unknown tool %q", name)
+	if !ok || tool.Describe == nil {
+		return "", nil
 	}
-	raw := json.RawMessage(arguments)
-	if len(raw) == 0 {
-		raw = json.RawMessage(`{}`)
-	}
-	if len(raw) > maxArgumentBytes {
-		return "", fmt.Errorf("bad arguments: longer than %d bytes", maxArgumentBytes)
-	}
-	describe := describeArgs
-	if tool.Describe != nil {
-		describe = tool.Describe
-	}
-	text, err := describe(raw)
+	canonical, err := CanonicalArgs(arguments)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("bad arguments: %w", err)
 	}
-	if utf8.RuneCountInString(text) > maxApprovalText {
-		return "", fmt.Errorf("the call is too long to show a person for approval (over %d characters); make it shorter", maxApprovalText)
-	}
-	return text, nil
+	return tool.Describe(json.RawMessage(canonical))
 }
 
 // Definitions returns the tool schemas in the API's format, and their
@@ -264,19 +253,14 @@ func (r *Registry) Definitions() ([]openai.Tool, int) {
 // maxToolResult bounds what one tool result may add to the context and the row.
 const maxToolResult = 16 << 10
 
-// Call runs one tool call. It never fails: unknown tools, bad arguments,
-// errors and panics all become a result the model reads.
+// Call runs one tool call with its arguments in their canonical form
+// (CanonicalArgs), which calls stored since are already in. It never
+// fails: unknown tools, bad arguments, errors and panics all become a
+// result the model reads.
 func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCall) (result string, failure error) {
-	tool, ok := r.offered(ctx, call.Name)
-	if !ok {
-		return "", fmt.Errorf("unknown tool %q", call.Name)
-	}
-	args := json.RawMessage(call.Arguments)
-	if len(args) == 0 {
-		args = json.RawMessage(`{}`)
-	}
-	if !json.Valid(args) {
-		return "", fmt.Errorf("the arguments are not valid JSON: %s", Truncate(call.Arguments, 200))
+	tool, args, err := r.runnable(ctx, call)
+	if err != nil {
+		return "", err
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -284,6 +268,25 @@ func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCal
 		}
 	}()
 	return tool.Run(ctx, turn, args)
+}
+
+// ErrToolNotOffered means a call names a tool that is not offered (any
+// more, or yet after the bounded wait for the MCP servers).
+var ErrToolNotOffered = errors.New("the tool is not offered")
+
+// runnable returns the tool call names and its canonical arguments, or why
+// it cannot run: the tool is not offered (after waiting for the tools still
+// due), or the arguments have no canonical form.
+func (r *Registry) runnable(ctx context.Context, call memory.ToolCall) (Tool, json.RawMessage, error) {
+	tool, ok := r.offered(ctx, call.Name)
+	if !ok {
+		return Tool{}, nil, fmt.Errorf("unknown tool %q: %w", call.Name, ErrToolNotOffered)
+	}
+	args, err := CanonicalArgs(call.Arguments)
+	if err != nil {
+		return Tool{}, nil, err
+	}
+	return tool, json.RawMessage(args), nil
 }
 
 // toolPanic is a recovered panic of a tool. The model sees only its value;
@@ -405,8 +408,16 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 		meta["tool_calls_refused"] = refused
 	}
 	calls := make([]memory.ToolCall, len(asked))
+	badArgs := map[int]error{} // by index: refused, never shown to anyone nor run
 	for i, c := range asked {
 		calls[i] = memory.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
+		// Stored, shown and run in one form only: the model's text would
+		// let a person approve one reading and the tool run another.
+		if canonical, err := CanonicalArgs(c.Function.Arguments); err != nil {
+			badArgs[i] = err
+		} else if !resp.Oversized[c.ID] {
+			calls[i].Arguments = canonical
+		}
 		if len(c.Extra) > 0 {
 			calls[i].Extra, _ = json.Marshal(c.Extra) // sent back with the call (Gemini's thought signature)
 		}
@@ -430,7 +441,13 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 				Metadata: map[string]any{"error": "arguments over the size bound", "duration_ms": 0}})
 			continue
 		}
-		if a.needsApproval(call) || (readOutside && a.tools.confirmAfterOutside(call.Name) && json.Valid([]byte(call.Arguments))) {
+		if err := badArgs[i]; err != nil {
+			rows = append(rows, memory.Message{Role: memory.RoleTool, ToolCallID: call.ID, ToolName: call.Name, UpdateID: turn.UpdateID,
+				Content:  "error: " + err.Error() + "; the call did not run: call it again with valid arguments",
+				Metadata: map[string]any{"error": err.Error(), "arguments": Truncate(call.Arguments, 2000), "duration_ms": 0}})
+			continue
+		}
+		if a.needsApproval(call) || (readOutside && a.tools.confirmAfterOutside(call.Name)) {
 			if _, err := a.tools.Describe(call.Name, call.Arguments); err != nil {
 				// Refused before anyone is asked: a person never sees a call
 				// they cannot read whole.

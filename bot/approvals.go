@@ -26,37 +26,50 @@ func (h *Handler) approvals() *approve.Prompts {
 	return &approve.Prompts{Client: h.Client, Agent: h.Agent, Store: h.Memory, Clock: h.clock, Log: h.Log}
 }
 
+// pressed returns the approval a button under it was pressed for (its id
+// in arg), or nil when the presser may not press it (they are told): only
+// in its own chat, by who asked or an admin.
+func (h *Handler) pressed(ctx context.Context, in *incoming, arg string) (*memory.Approval, error) {
+	lang := in.lang()
+	id, _ := strconv.ParseInt(arg, 10, 64)
+	ap, err := h.Memory.Approval(ctx, id)
+	if errors.Is(err, memory.ErrNotFound) || err == nil && ap.ChatID != in.msg.Chat.ID {
+		h.notify(ctx, in, tr(lang).ApprovalUnknown)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if presser := in.user.TelegramUserID; presser != ap.UserID && !h.Access.IsAdmin(presser) {
+		h.notify(ctx, in, tr(lang).ApprovalNotYours)
+		return nil, nil
+	}
+	return ap, nil
+}
+
 // decide returns the handler of the Approve (or Reject) button: it records
 // the decision, if the presser may make it and nobody made it before, and
-// then goes on with the turn that waited for it.
+// then goes on with the turn that waited for it. The press is answered
+// before the message is rewritten: the rewrite of an approved call waits,
+// right after a start, for the MCP servers to say whether it can run.
 func decide(status string) callbackFunc {
 	return func(ctx context.Context, h *Handler, in *incoming, arg string) (*queue.Delivery, error) {
 		lang := in.lang()
-		id, _ := strconv.ParseInt(arg, 10, 64)
-		ap, err := h.Memory.Approval(ctx, id)
-		if errors.Is(err, memory.ErrNotFound) || err == nil && ap.ChatID != in.msg.Chat.ID {
-			h.notify(ctx, in, tr(lang).ApprovalUnknown)
-			return nil, nil
-		}
-		if err != nil {
+		ap, err := h.pressed(ctx, in, arg)
+		if ap == nil || err != nil {
 			return nil, err
 		}
-		presser := in.user.TelegramUserID
-		if presser != ap.UserID && !h.Access.IsAdmin(presser) {
-			h.notify(ctx, in, tr(lang).ApprovalNotYours)
-			return nil, nil
-		}
 		if ap.Status == memory.ApprovalPending {
-			if ap, _, err = h.Memory.Decide(ctx, approve.Decision(ap, status, presser, in.update.UpdateID)); err != nil {
+			if ap, _, err = h.Memory.Decide(ctx, approve.Decision(ap, status, in.user.TelegramUserID, in.update.UpdateID)); err != nil {
 				return nil, err
 			}
 		}
-		h.approvals().Close(ctx, lang, ap)
 		switch {
 		case ap.Status == memory.ApprovalCancelled:
+			h.approvals().Close(ctx, lang, ap)
 			h.notify(ctx, in, tr(lang).WasCancelled)
 			return nil, nil
-		case ap.DecisionUpdateID != in.update.UpdateID: // decided by an earlier press
+		case ap.DecisionUpdateID != in.update.UpdateID: // decided by an earlier press, which rewrote the message
 			was := tr(lang).WasRejected
 			if ap.Status == memory.ApprovalApproved {
 				was = tr(lang).WasApproved
@@ -68,10 +81,26 @@ func decide(status string) callbackFunc {
 		default:
 			h.notify(ctx, in, tr(lang).Rejected)
 		}
+		h.approvals().Close(ctx, lang, ap)
 
 		// This update decided it (now, or in an attempt a crash cut short).
 		return h.resume(ctx, in, ap)
 	}
+}
+
+// showWhole handles the ShowWhole button: it sends the call of the
+// approval whole, as a file, to the approval's chat, as a reply to it, for
+// who may decide it.
+func showWhole(ctx context.Context, h *Handler, in *incoming, arg string) (*queue.Delivery, error) {
+	ap, err := h.pressed(ctx, in, arg)
+	if ap == nil || err != nil {
+		return nil, err
+	}
+	h.notify(ctx, in, "")
+	name, data := approve.Whole(*ap)
+	_, err = h.Client.SendDocumentData(ctx, in.chat(), int(ap.TelegramMessageID), name, data,
+		tr(in.lang()).WholeCall(approve.Label(ap.Subject)))
+	return nil, err
 }
 
 // resume goes on with the turn that waited for ap, and delivers its answer.

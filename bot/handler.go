@@ -32,8 +32,9 @@ type Agent interface {
 	Reply(ctx context.Context, req agent.Request) (*agent.Reply, error)
 	Regenerate(ctx context.Context, req agent.Request) (*agent.Reply, error)
 	Resume(ctx context.Context, req agent.ResumeRequest) (*agent.Reply, error)
-	// DescribeCall says what a call waiting for approval will do, whole.
+	// DescribeCall and CannotRun: approve.Agent.
 	DescribeCall(name, arguments string) (string, error)
+	CannotRun(ctx context.Context, ap memory.Approval) error
 	// Tools are the tools the model is offered now (/tools), and
 	// AsksFirst tells whether a tool's calls wait for approval.
 	Tools() []agent.Tool

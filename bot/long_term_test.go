@@ -264,7 +264,7 @@ func TestAnApprovalSurvivesARestartAndTheToolRunsOnce(t *testing.T) {
 	if got := h.Say(jane, "meanwhile, hello"); got != "echo: meanwhile, hello" {
 		t.Fatalf("a message while the approval waits = %q", got)
 	}
-	if !strings.Contains(systemPrompt(h), "- fetch_url {\"url\": \""+url+"\"}") {
+	if !strings.Contains(systemPrompt(h), "- fetch_url {\"url\":\""+url+"\"}") {
 		t.Fatalf("the system prompt does not mention the waiting call:\n%s", systemPrompt(h))
 	}
 

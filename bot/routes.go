@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 
+	"github.com/membot/membot/bot/approve"
 	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -81,13 +82,14 @@ func newRoutes() *routes {
 			{name: "user", run: cmdUser, adminOnly: true},
 		},
 		callbacks: map[string]buttonSpec{
-			"approve":    {run: decide(memory.ApprovalApproved), callsModel: true},
-			"reject":     {run: decide(memory.ApprovalRejected), callsModel: true},
-			"mode":       {run: pressMode, groupAdmins: true},
-			"model":      {run: pressModel, groupAdmins: true},
-			"thread":     {run: pressNewThread},
-			"stop":       {run: pressStop},
-			tasks.Prefix: {run: pressTask}, // a member: their own (ownRowsOnly)
+			"approve":           {run: decide(memory.ApprovalApproved), callsModel: true},
+			"reject":            {run: decide(memory.ApprovalRejected), callsModel: true},
+			approve.WholePrefix: {run: showWhole},
+			"mode":              {run: pressMode, groupAdmins: true},
+			"model":             {run: pressModel, groupAdmins: true},
+			"thread":            {run: pressNewThread},
+			"stop":              {run: pressStop},
+			tasks.Prefix:        {run: pressTask}, // a member: their own (ownRowsOnly)
 		},
 	}
 }

@@ -122,9 +122,9 @@ func TestAStreamedToolCallWithFragmentedArgumentsRunsTheToolOnce(t *testing.T) {
 		t.Fatalf("%d calculator rows, want 1", n)
 	}
 	calls := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant'
-		AND tool_calls @> '[{"id": "call_frag", "name": "calculator", "arguments": "{\"expression\": \"(6 * 7) + 1000 - 1000\"}"}]'`)
+		AND tool_calls @> '[{"id": "call_frag", "name": "calculator", "arguments": "{\"expression\":\"(6 * 7) + 1000 - 1000\"}"}]'`) // stored canonical
 	if calls != 1 {
-		t.Fatal("the assembled tool call is not stored whole")
+		t.Fatal("the assembled tool call is not stored whole (in its canonical form)")
 	}
 	reqs := h.LLM.Requests()
 	if len(reqs) != 2 || !reqs[0].Stream || !reqs[1].Stream {

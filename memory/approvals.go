@@ -24,7 +24,7 @@ type Approval struct {
 	ID                 int64      `db:"id"`
 	RequestID          string     `db:"request_id"` // the tool call id
 	Subject            string     `db:"subject"`    // the tool's name
-	Details            string     `db:"details"`    // the call's arguments, JSON
+	Details            string     `db:"details"`    // the call's arguments, canonical JSON: shown and run as they are
 	ConversationID     string     `db:"conversation_id"`
 	AssistantMessageID int64      `db:"assistant_message_id"`
 	UserID             int64      `db:"telegram_user_id"`
@@ -65,12 +65,15 @@ func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st 
 	s.queueStep(batch, conversationID, st)
 	stored := make([]Approval, len(requests))
 	for i, r := range requests {
-		details, err := cleanJSON([]byte(r.Details))
+		// Without the secrets, as the assistant row keeps the call: what is
+		// shown is what runs.
+		arguments := s.storable(r.Details)
+		details, err := cleanJSON([]byte(arguments))
 		if err != nil {
 			return nil, fmt.Errorf("pause for approval: %w", err)
 		}
 		batch.Queue(requestApprovalSQL, r.RequestID, r.Subject, json.RawMessage(details), conversationID,
-			r.UserID, r.ChatID, r.UpdateID).Query(func(rows pgx.Rows) error {
+			r.UserID, r.ChatID, r.UpdateID, arguments).Query(func(rows pgx.Rows) error {
 			a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Approval])
 			stored[i] = a
 			return err

@@ -298,8 +298,24 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	}
 	ap := approvals[0]
 	if ap.Status != memory.ApprovalPending || ap.AssistantMessageID == 0 || ap.UpdateID != 10 || ap.UserID != 42 ||
-		ap.Details != `{"url": "http://x"}` || ap.ConversationID != turn.ConversationID {
+		ap.Details != calls[0].Arguments || ap.ConversationID != turn.ConversationID {
 		t.Fatalf("stored approval = %+v", ap)
+	}
+	// The arguments are kept as given (jsonb would respace and reorder
+	// them), and as jsonb for queries; a row asked before the text was
+	// kept is read from its jsonb.
+	var url string
+	if err := store.Pool().QueryRow(ctx, `SELECT details->>'url' FROM pending_approvals WHERE id = $1`, ap.ID).Scan(&url); err != nil || url != "http://x" {
+		t.Fatalf("details->>'url' = %q, %v", url, err)
+	}
+	if _, err := store.Pool().Exec(ctx, `UPDATE pending_approvals SET arguments = NULL WHERE id = $1`, ap.ID); err != nil {
+		t.Fatal(err)
+	}
+	if old, err := store.Approval(ctx, ap.ID); err != nil || old.Details != `{"url": "http://x"}` {
+		t.Fatalf("an approval without its text = %+v, %v", old, err)
+	}
+	if _, err := store.Pool().Exec(ctx, `UPDATE pending_approvals SET arguments = $2 WHERE id = $1`, ap.ID, ap.Details); err != nil {
+		t.Fatal(err)
 	}
 	// A retried turn of update 10 sees it asked for approval.
 	again, _ := store.StartTurn(ctx, memory.TurnStart{User: alice, Chat: memory.Chat{ID: 42}, UpdateID: 10, Content: "fetch it", HistoryLimit: 3})

@@ -131,8 +131,10 @@ func (s *server) offered(name string, t *mcp.Tool) agent.Tool {
 	}
 }
 
-// arguments decodes a call's arguments: one JSON object, nothing after it.
-func arguments(raw json.RawMessage) (map[string]json.RawMessage, error) {
+// arguments checks a call's arguments, one JSON object and nothing after
+// it, and returns them as they are: the server gets the very bytes a person
+// approved (agent.CanonicalArgs), not a re-encoding with its keys sorted.
+func arguments(raw json.RawMessage) (json.RawMessage, error) {
 	var args map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&args); err != nil || args == nil {
@@ -141,7 +143,7 @@ func arguments(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("bad arguments: something follows the object")
 	}
-	return args, nil
+	return raw, nil
 }
 
 // maxName is the longest tool name the chat completions API takes.

@@ -266,7 +266,7 @@ func (s *server) forget(live *session, err error) error {
 }
 
 // call calls the server's tool with the arguments, within the server's timeout.
-func (s *server) call(ctx context.Context, tool string, args map[string]json.RawMessage) (string, error) {
+func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	live, err := s.connected(ctx)

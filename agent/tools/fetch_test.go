@@ -157,11 +157,8 @@ func TestTheFetchPromptShowsTheRealTarget(t *testing.T) {
 			t.Errorf("prompt %q lacks %q", got, want)
 		}
 	}
-	// Tools without a Describe show every argument whole, or are refused.
-	if got, err := r.Describe("set_reminder", `{"text":"tea","in":"5m"}`); err != nil || got != "text: tea\nin: 5m" {
+	// Tools without a Describe are shown by their arguments (agent.Args), cut where long.
+	if got, err := r.Describe("set_reminder", `{"text":"tea","in":"5m"}`); err != nil || got != "" {
 		t.Errorf("set_reminder described as %q, %v", got, err)
-	}
-	if _, err := r.Describe("set_reminder", `{"text":"`+strings.Repeat("z", 4000)+`"}`); err == nil {
-		t.Error("a call too long to show whole was described")
 	}
 }

@@ -46,7 +46,7 @@ func newGenerateImage(env Env) agent.Tool {
 			if err != nil {
 				return "", err
 			}
-			return "Draw a picture of: " + prompt, nil
+			return "Draw a picture of: " + agent.Visible(prompt), nil
 		},
 		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			prompt, err := imagePrompt(raw)

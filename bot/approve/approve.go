@@ -7,11 +7,13 @@ package approve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
@@ -21,8 +23,11 @@ import (
 
 // Agent describes the calls that wait (agent.Agent).
 type Agent interface {
-	// DescribeCall says what a call waiting for approval will do, whole.
+	// DescribeCall says what a call waiting for approval will do in its
+	// tool's words, or "": it is shown by its arguments.
 	DescribeCall(name, arguments string) (string, error)
+	// CannotRun says why an approved call cannot run now, or nil.
+	CannotRun(ctx context.Context, ap memory.Approval) error
 	// Tools are the tools the model is offered now.
 	Tools() []agent.Tool
 }
@@ -51,7 +56,7 @@ func (p *Prompts) Ask(ctx context.Context, chat telegram.Chat, replyTo int, lang
 		}
 		desc, buttons := p.Prompt(lang, ap)
 		text := texts.For(lang).ApprovalAsk(Label(ap.Subject), desc)
-		if len(buttons) == 1 {
+		if !strings.HasPrefix(buttons[0].Data, "approve:") {
 			text = desc // it cannot be approved, only rejected
 		}
 		if because := Follows(lang, outside); because != "" {
@@ -83,10 +88,12 @@ func Decision(ap *memory.Approval, status string, presser, updateID int64) memor
 }
 
 // Close rewrites a decided approval's message: the same call, with what
-// was decided and when in place of the question, and no buttons (an edit
-// without them takes them off). Where the edit fails, the buttons are
-// taken off at least; a failure of that only leaves buttons that now do
-// nothing.
+// was decided and when in place of the question, and no buttons but
+// ShowWhole's (an edit without them takes them off). An approved call
+// that cannot run (its tool is gone; right after a start this waits for
+// the MCP servers) is said not to run, not to be approved. Where the edit
+// fails, the buttons are taken off at least; a failure of that only
+// leaves buttons that now do nothing.
 func (p *Prompts) Close(ctx context.Context, lang string, ap *memory.Approval) {
 	if ap.TelegramMessageID == 0 {
 		return
@@ -102,11 +109,21 @@ func (p *Prompts) Close(ctx context.Context, lang string, ap *memory.Approval) {
 		return
 	case memory.ApprovalApproved:
 		outcome = t.OutcomeApproved(p.Clock(at))
+		if err := p.Agent.CannotRun(ctx, *ap); errors.Is(err, agent.ErrToolNotOffered) {
+			outcome = t.OutcomeNotRun(t.ToolNotOffered(Label(ap.Subject)))
+		} else if err != nil {
+			outcome = t.OutcomeNotRun(err.Error())
+		}
 	case memory.ApprovalRejected:
 		outcome = t.OutcomeRejected(p.Clock(at))
 	}
-	desc, _ := p.Prompt(lang, *ap)
-	err := p.Client.EditMessageText(ctx, telegram.EditMessageTextParams{ChatID: ap.ChatID, MessageID: ap.TelegramMessageID, Text: t.ApprovalClosed(Label(ap.Subject), desc, outcome)})
+	desc, buttons := p.Prompt(lang, *ap)
+	var rows [][]telegram.Button
+	if whole := buttons[len(buttons)-1]; strings.HasPrefix(whole.Data, WholePrefix+":") {
+		rows = [][]telegram.Button{{whole}}
+	}
+	err := p.Client.EditMessageText(ctx, telegram.EditMessageTextParams{ChatID: ap.ChatID, MessageID: ap.TelegramMessageID,
+		Text: t.ApprovalClosed(Label(ap.Subject), desc, outcome), Buttons: rows})
 	if err != nil {
 		p.Log.Debug("rewriting a decided approval failed; taking its buttons off", "approval_id", ap.ID, "err", err)
 		err = p.Client.RemoveButtons(ctx, ap.ChatID, ap.TelegramMessageID)
@@ -126,9 +143,10 @@ func (p *Prompts) List(ctx context.Context, chat telegram.Chat, replyTo int, lan
 	var b strings.Builder
 	b.WriteString(texts.For(lang).ApprovalsList)
 	var rows [][]telegram.Button
+	budget := max((maxShown-100*len(list))/max(len(list), 1), 60) // one message shows them all
 	for i, ap := range list {
 		n := strconv.Itoa(i + 1)
-		desc, buttons := p.Prompt(lang, ap)
+		desc, buttons := p.prompt(lang, ap, budget)
 		fmt.Fprintf(&b, "\n\n%s. %s\n%s\n(%s)", n, Label(ap.Subject), desc, p.Clock(ap.CreatedAt))
 		for j := range buttons {
 			buttons[j].Text = buttons[j].Text[:strings.IndexByte(buttons[j].Text, ' ')] + " " + n
@@ -143,16 +161,38 @@ func (p *Prompts) List(ctx context.Context, chat telegram.Chat, replyTo int, lan
 // server names its tools itself.
 func Label(name string) string { return texts.Label(name, 64) }
 
+// WholePrefix begins the data of the button that sends a call whole.
+const WholePrefix = "whole"
+
+// The bounds of what a prompt shows of a call: each argument's value (or
+// line of the tool's own description), and all of them together. What is
+// cut is said, and the ShowWhole button sends the call whole.
+const (
+	maxShownValue = 300
+	maxShownLine  = 1000
+	maxShown      = 3000
+)
+
 // Prompt is what a person deciding on ap is shown of the call, and its
-// buttons: the call as the tool describes it, whole (the agent refuses a
-// call it cannot show whole before anyone is asked). A call that cannot
-// be shown (stored before that check) is said to be so, and can only be
-// rejected.
+// buttons. The call is shown from the arguments stored with ap, exactly
+// those that run, whether or not its tool is offered now: in the tool's
+// own words when it has them (agent.Tool.Describe), else each argument's
+// key and value. Every character that cannot be seen or that could change
+// how the text reads is shown escaped (agent.Visible), a newline included,
+// so a value cannot pass for the question; a long value is cut with how
+// many characters are left out, and the ShowWhole button (third) sends
+// the call whole. Arguments that cannot be read (never stored since the
+// check) are said to be so, and can only be rejected.
 func (p *Prompts) Prompt(lang string, ap memory.Approval) (string, []telegram.Button) {
+	return p.prompt(lang, ap, maxShown)
+}
+
+// prompt is Prompt within budget UTF-16 units.
+func (p *Prompts) prompt(lang string, ap memory.Approval, budget int) (string, []telegram.Button) {
 	t := texts.For(lang)
 	id := strconv.FormatInt(ap.ID, 10)
 	reject := telegram.Button{Text: t.Reject, Data: "reject:" + id}
-	desc, err := p.Agent.DescribeCall(ap.Subject, ap.Details)
+	desc, cut, err := p.show(lang, ap, budget)
 	if err != nil {
 		return t.ApprovalUnreadable(Label(ap.Subject), err.Error()), []telegram.Button{reject}
 	}
@@ -161,7 +201,74 @@ func (p *Prompts) Prompt(lang string, ap memory.Approval) (string, []telegram.Bu
 			desc = t.ToolOrigin(Label(tool.Server), Label(tool.ServerTool)) + "\n" + desc
 		}
 	}
-	return desc, []telegram.Button{{Text: t.Approve, Data: "approve:" + id}, reject}
+	buttons := []telegram.Button{{Text: t.Approve, Data: "approve:" + id}, reject}
+	if cut {
+		buttons = append(buttons, telegram.Button{Text: t.ShowWhole, Data: WholePrefix + ":" + id})
+	}
+	return desc, buttons
+}
+
+// show is the call of ap as Prompt shows it, within budget UTF-16 units
+// (Telegram's measure), and whether anything of it was cut.
+func (p *Prompts) show(lang string, ap memory.Approval, budget int) (string, bool, error) {
+	t := texts.For(lang)
+	var lines []line
+	cut := false
+	if desc, err := p.Agent.DescribeCall(ap.Subject, ap.Details); err == nil && desc != "" {
+		for _, l := range strings.Split(desc, "\n") {
+			lines = append(lines, line{value: l, limit: maxShownLine})
+		}
+	} else {
+		args, err := agent.Args(ap.Details)
+		if err != nil {
+			return "", false, err
+		}
+		for _, a := range args {
+			key, more := agent.VisibleCut(a.Key, 64)
+			if more > 0 {
+				key += t.MoreCharacters(more)
+				cut = true
+			}
+			lines = append(lines, line{key: key + ": ", value: a.Value, limit: maxShownValue})
+		}
+	}
+	var b strings.Builder
+	used := 0
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		room := budget - used - agent.UTF16Len(l.key)
+		if room <= 0 { // nothing more fits: what is left is counted
+			more := 0
+			for _, rest := range lines[i:] {
+				more += utf8.RuneCountInString(rest.key) + utf8.RuneCountInString(rest.value)
+			}
+			b.WriteString(t.MoreCharacters(more))
+			return b.String(), true, nil
+		}
+		value, more := agent.VisibleCut(l.value, min(l.limit, room))
+		b.WriteString(l.key + value)
+		used += agent.UTF16Len(l.key + value)
+		if more > 0 {
+			b.WriteString(t.MoreCharacters(more))
+			cut = true
+		}
+	}
+	return b.String(), cut, nil
+}
+
+// line is a line of a call as shown: a key (already visible), and a
+// value cut to limit characters.
+type line struct {
+	key, value string
+	limit      int
+}
+
+// Whole is the file that holds ap's call whole: its name and content, the
+// arguments exactly as they run (pretty-printing would be a second copy).
+func Whole(ap memory.Approval) (name string, data []byte) {
+	return "arguments.json", []byte(ap.Details)
 }
 
 // Follows says, in lang, that a request follows text from the sources

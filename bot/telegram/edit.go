@@ -65,6 +65,20 @@ func (c *Client) SendDocument(ctx context.Context, chat Chat, name, path, captio
 	return sentMessageID("sendDocument", raw, err)
 }
 
+// SendDocumentData sends data to a chat as a file named name, replying to
+// replyTo when not 0 (and sent anyway should that message be gone), and
+// returns the message's id.
+func (c *Client) SendDocumentData(ctx context.Context, chat Chat, replyTo int, name string, data []byte, caption string) (int64, error) {
+	doc := tgbotapi.NewDocument(chat.ID, tgbotapi.FileBytes{Name: name, Bytes: data})
+	doc.Caption = caption
+	if replyTo != 0 {
+		doc.ReplyToMessageID = replyTo
+		doc.AllowSendingWithoutReply = true
+	}
+	raw, err := c.sendIn(ctx, chat.Thread, doc)
+	return sentMessageID("sendDocument", raw, err)
+}
+
 // diskFile is a file on disk uploaded under another name. It is opened on
 // every attempt (the library closes it), so a retried upload sends it whole
 // again and its bytes never sit in memory at once.

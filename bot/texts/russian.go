@@ -68,6 +68,17 @@ var russian = Texts{
 	ApprovalsCanceled: func(a1 any) string {
 		return fmt.Sprintf("Отменены запросы, ждавшие разрешения: %d.", a1)
 	},
+	MoreCharacters: func(n any) string {
+		return fmt.Sprintf("… (ещё %s)", plural(n, "символ", "символа", "символов"))
+	},
+	ShowWhole: "📄 Показать целиком",
+	WholeCall: func(tool any) string {
+		return fmt.Sprintf("Вызов %s целиком: его аргументы ровно такими, какими он выполняется.", tool)
+	},
+	OutcomeNotRun: func(why any) string { return fmt.Sprintf("⛔ Не выполнено: %s.", why) },
+	ToolNotOffered: func(tool any) string {
+		return fmt.Sprintf("инструмент %s сейчас недоступен (его MCP-сервер не работает или больше его не предлагает)", tool)
+	},
 	ModelList: "Модели (✓ — та, что отвечает в этом чате). Нажмите на нужную или отправьте /model ИМЯ:",
 	ModelOnlyOne: func(a1 any) string {
 		return fmt.Sprintf("Модель — %s; других не настроено (MODELS).", a1)

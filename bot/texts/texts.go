@@ -43,6 +43,11 @@ type Texts struct {
 	// OutsideSources (agent.SourceKind: its words, %s the source's name).
 	ApprovalFollows func(sources any) string
 	OutsideSources  map[string]string
+	MoreCharacters  func(n any) string    // after a value cut short
+	ShowWhole       string                // the button that sends the whole call
+	WholeCall       func(tool any) string // the caption of the whole call's file
+	OutcomeNotRun   func(why any) string
+	ToolNotOffered  func(tool any) string // why an approved call does not run
 	// cmd_tools.go
 	ToolsBuiltin   func(list any) string
 	ToolsServer    func(name, transport, state any) string

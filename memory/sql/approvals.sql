@@ -5,11 +5,12 @@
 -- name: requestApproval
 -- requestApproval stores the request for call $1 of the newest assistant
 -- row of conversation $4 that asks for it (stored just before, in the same
--- batch), and logs approval_requested.
+-- batch), and logs approval_requested. $8 is the arguments' exact text,
+-- $3 their jsonb copy.
 WITH asked AS (
 	INSERT INTO pending_approvals
-		(request_id, subject, details, conversation_id, assistant_message_id, telegram_user_id, chat_id, update_id)
-	SELECT $1, $2, $3, $4::uuid,
+		(request_id, subject, details, arguments, conversation_id, assistant_message_id, telegram_user_id, chat_id, update_id)
+	SELECT $1, $2, $3, $8, $4::uuid,
 		(SELECT id FROM messages WHERE conversation_id = $4::uuid AND role = 'assistant'
 		   AND tool_calls @> jsonb_build_array(jsonb_build_object('id', $1::text)) ORDER BY id DESC LIMIT 1),
 		$5, $6, NULLIF($7::bigint, 0)
@@ -20,7 +21,7 @@ WITH asked AS (
 		jsonb_build_object('approval_id', id, 'tool', subject, 'request_id', request_id, 'arguments', details)
 	FROM asked
 )
-SELECT id, request_id, subject, details::text AS details,
+SELECT id, request_id, subject, coalesce(arguments, details::text) AS details,
 	coalesce(conversation_id::text, '') AS conversation_id, coalesce(assistant_message_id, 0) AS assistant_message_id,
 	telegram_user_id, chat_id, coalesce(update_id, 0) AS update_id, coalesce(telegram_message_id, 0) AS telegram_message_id,
 	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,
@@ -29,7 +30,7 @@ SELECT id, request_id, subject, details::text AS details,
 -- name: turnApprovals
 -- turnApprovals is chat $1's pending approvals and those asked by
 -- update $2 (a turn's, or a retried one's), oldest first.
-SELECT id, request_id, subject, details::text AS details,
+SELECT id, request_id, subject, coalesce(arguments, details::text) AS details,
 	coalesce(conversation_id::text, '') AS conversation_id, coalesce(assistant_message_id, 0) AS assistant_message_id,
 	telegram_user_id, chat_id, coalesce(update_id, 0) AS update_id, coalesce(telegram_message_id, 0) AS telegram_message_id,
 	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,
@@ -38,14 +39,14 @@ SELECT id, request_id, subject, details::text AS details,
 -- name: resumeApprovals
 -- resumeApprovals is the approvals of assistant row $1 and chat $2's
 -- pending ones, oldest first.
-SELECT id, request_id, subject, details::text AS details,
+SELECT id, request_id, subject, coalesce(arguments, details::text) AS details,
 	coalesce(conversation_id::text, '') AS conversation_id, coalesce(assistant_message_id, 0) AS assistant_message_id,
 	telegram_user_id, chat_id, coalesce(update_id, 0) AS update_id, coalesce(telegram_message_id, 0) AS telegram_message_id,
 	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,
 	coalesce(decision_update_id, 0) AS decision_update_id, coalesce(decision_reason, '') AS decision_reason FROM pending_approvals WHERE assistant_message_id = $1 OR (chat_id = $2 AND status = 'pending') ORDER BY id
 
 -- name: approvalByID
-SELECT id, request_id, subject, details::text AS details,
+SELECT id, request_id, subject, coalesce(arguments, details::text) AS details,
 	coalesce(conversation_id::text, '') AS conversation_id, coalesce(assistant_message_id, 0) AS assistant_message_id,
 	telegram_user_id, chat_id, coalesce(update_id, 0) AS update_id, coalesce(telegram_message_id, 0) AS telegram_message_id,
 	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,
@@ -62,7 +63,7 @@ WITH decided AS (
 		jsonb_build_object('approval_id', id, 'tool', subject, 'status', status, 'decided_by', decided_by,
 			'reason', decision_reason, 'waited_ms', (extract(epoch FROM decision_at - created_at) * 1000)::bigint)
 	FROM decided
-) SELECT id, request_id, subject, details::text AS details,
+) SELECT id, request_id, subject, coalesce(arguments, details::text) AS details,
 	coalesce(conversation_id::text, '') AS conversation_id, coalesce(assistant_message_id, 0) AS assistant_message_id,
 	telegram_user_id, chat_id, coalesce(update_id, 0) AS update_id, coalesce(telegram_message_id, 0) AS telegram_message_id,
 	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,
@@ -72,7 +73,7 @@ WITH decided AS (
 UPDATE pending_approvals SET telegram_message_id = $2 WHERE id = $1
 
 -- name: chatApprovals
-SELECT id, request_id, subject, details::text AS details,
+SELECT id, request_id, subject, coalesce(arguments, details::text) AS details,
 	coalesce(conversation_id::text, '') AS conversation_id, coalesce(assistant_message_id, 0) AS assistant_message_id,
 	telegram_user_id, chat_id, coalesce(update_id, 0) AS update_id, coalesce(telegram_message_id, 0) AS telegram_message_id,
 	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,
@@ -91,7 +92,7 @@ WITH decided AS (
 		jsonb_build_object('approval_id', id, 'tool', subject, 'status', status, 'decided_by', decided_by,
 			'reason', decision_reason, 'waited_ms', (extract(epoch FROM decision_at - created_at) * 1000)::bigint)
 	FROM decided
-) SELECT id, request_id, subject, details::text AS details,
+) SELECT id, request_id, subject, coalesce(arguments, details::text) AS details,
 	coalesce(conversation_id::text, '') AS conversation_id, coalesce(assistant_message_id, 0) AS assistant_message_id,
 	telegram_user_id, chat_id, coalesce(update_id, 0) AS update_id, coalesce(telegram_message_id, 0) AS telegram_message_id,
 	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,

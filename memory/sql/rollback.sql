@@ -23,7 +23,7 @@ WITH decided AS (
 		jsonb_build_object('approval_id', id, 'tool', subject, 'status', status, 'decided_by', decided_by,
 			'reason', decision_reason, 'waited_ms', (extract(epoch FROM decision_at - created_at) * 1000)::bigint)
 	FROM decided
-) SELECT id, request_id, subject, details::text AS details,
+) SELECT id, request_id, subject, coalesce(arguments, details::text) AS details,
 	coalesce(conversation_id::text, '') AS conversation_id, coalesce(assistant_message_id, 0) AS assistant_message_id,
 	telegram_user_id, chat_id, coalesce(update_id, 0) AS update_id, coalesce(telegram_message_id, 0) AS telegram_message_id,
 	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,

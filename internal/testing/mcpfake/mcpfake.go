@@ -12,6 +12,8 @@
 //   - pid {}: the server's process id
 //   - learn {name}: adds a tool of that name (an echo), so the server
 //     tells its client that its tools changed
+//   - args {...}: "args: " and the arguments exactly as they came over
+//     the wire (any object)
 package mcpfake
 
 import (
@@ -114,6 +116,10 @@ func New(opts Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: p + "pid", Description: "Says the server's process id."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return textResult(strconv.Itoa(os.Getpid())), nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: p + "args", Description: "Says the arguments exactly as received.", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("args: " + string(req.Params.Arguments)), nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: p + "learn", Description: "Adds a tool of the given name."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in name) (*mcp.CallToolResult, any, error) {
