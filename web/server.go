@@ -136,6 +136,22 @@ func (s *Server) NewSignInLink(ctx context.Context, userID int64) (string, error
 	return s.cfg.URL + "/signin?token=" + token, nil
 }
 
+// SignInTTL is how long a sign-in link may be used.
+func (s *Server) SignInTTL() time.Duration { return s.cfg.LinkTTL }
+
+// Where says how the pages are reached without a sign-in (a Local
+// interface's address), or why they are off; both empty when /web links
+// sign in.
+func (s *Server) Where() (localAddr, off string) {
+	switch access, why := s.cfg.Access(); access {
+	case Off:
+		return "", why
+	case Local:
+		return s.cfg.Addr, ""
+	}
+	return "", ""
+}
+
 // MiniAppURL is the address /memory opens as a Mini App, empty without one.
 func (s *Server) MiniAppURL() string {
 	if !s.cfg.MiniApp() {

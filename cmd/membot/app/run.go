@@ -257,7 +257,7 @@ func (m *membot) newHandler() error {
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
 	m.web = newWeb(cfg, store, users, mcpServers, log)
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Users: users, Log: log, Metrics: m.met,
-		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Config: cfg.Bot, Images: painter,
+		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
 	return nil
 }
