@@ -50,7 +50,7 @@ func (s *Server) secured(next http.Handler) http.Handler {
 			h.Set("X-Frame-Options", "DENY")
 		}
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Referrer-Policy", "same-origin") // no-referrer would make a form's Origin "null"
 		h.Set("Cache-Control", "no-store")
 		if s.access == Local && !loopback(r.Host) {
 			http.Error(w, "this interface answers on its loopback address only", http.StatusMisdirectedRequest)

@@ -272,10 +272,11 @@ const usageDays = 30
 func (s *Server) usage(w http.ResponseWriter, r *http.Request, v viewer) error {
 	ctx := r.Context()
 	since := s.dayStart(time.Now()).AddDate(0, 0, -(usageDays - 1))
-	days, err := s.deps.Console.UsageByDay(ctx, since, s.cfg.Location.String())
+	used, err := s.deps.Console.UsageByDay(ctx, since, s.cfg.Location.String())
 	if err != nil {
 		return err
 	}
+	days := everyDay(since, usageDays, used)
 	users, err := s.deps.Console.UsageByUser(ctx, since)
 	if err != nil {
 		return err
@@ -288,6 +289,26 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request, v viewer) error {
 		"since": since, "days": days, "users": users, "models": models,
 		"daily_token_limit": s.cfg.DailyTokenLimit,
 	})
+}
+
+// everyDay is the n days from since, each with its usage (none: zero),
+// so the chart's time axis is the period's and its table has every day.
+func everyDay(since time.Time, n int, used []console.DayUsage) []console.DayUsage {
+	byDay := map[string]console.DayUsage{}
+	for _, d := range used {
+		byDay[d.Day.Format(time.DateOnly)] = d
+	}
+	out := make([]console.DayUsage, 0, n)
+	for i := range n {
+		day := since.AddDate(0, 0, i)
+		d, ok := byDay[day.Format(time.DateOnly)]
+		if !ok {
+			d = console.DayUsage{}
+		}
+		d.Day = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
+		out = append(out, d)
+	}
+	return out
 }
 
 func (s *Server) waits(w http.ResponseWriter, r *http.Request, v viewer) error {
