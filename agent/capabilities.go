@@ -50,7 +50,9 @@ func ParseCapabilities(flags []string) (Capabilities, error) {
 	return c, nil
 }
 
-func (c Capabilities) maxTokensField(model string) string {
+// TokensField is where the answer's bound goes for model: MaxTokensField,
+// or else by the model's name.
+func (c Capabilities) TokensField(model string) string {
 	if c.MaxTokensField != "" {
 		return c.MaxTokensField
 	}

@@ -146,7 +146,7 @@ func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Ca
 		}
 	}
 	if n := a.cfg.MaxAnswerTokens; n > 0 {
-		if caps.maxTokensField(t.model) == "max_completion_tokens" {
+		if caps.TokensField(t.model) == "max_completion_tokens" {
 			req.MaxCompletionTokens = n
 		} else {
 			req.MaxTokens = n

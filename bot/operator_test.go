@@ -204,12 +204,13 @@ func TestReadyzReportsAModelThatFailsEveryCall(t *testing.T) {
 	}
 }
 
-// A start held up by a Telegram that does not answer says so (and where it
-// looks for it), instead of falling silent after the migrations.
+// A start held up by a Telegram that does not answer says so, where it
+// looks for it and why it gets no answer, instead of falling silent after
+// the migrations.
 func TestAStartWaitingForTelegramSaysSo(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.Env["TELEGRAM_API_URL"] = "http://127.0.0.1:1"
 	h.Start()
-	h.WaitLog(`level=WARN msg="still waiting for Telegram to answer getMe: check the network and TELEGRAM_API_URL" api=http://127.0.0.1:1`)
+	h.WaitLog(`level=WARN msg="still waiting for Telegram to answer getMe: nothing listens at 127.0.0.1:1 \(connection refused\): check TELEGRAM_API_URL and that the Bot API server runs" api=http://127.0.0.1:1`)
 }

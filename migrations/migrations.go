@@ -8,6 +8,7 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"io/fs"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,6 +52,40 @@ func WriteStatus(ctx context.Context, dsn string, w io.Writer) error {
 		}
 		return nil
 	})
+}
+
+// Pending counts the migrations applied and names those still pending. It
+// changes nothing: a database never migrated gets no version table from it.
+func Pending(ctx context.Context, dsn string) (applied int, pending []string, err error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return 0, nil, fmt.Errorf("migration status: %w", err)
+	}
+	var versioned bool
+	err = conn.QueryRow(ctx, "SELECT to_regclass('goose_db_version') IS NOT NULL").Scan(&versioned)
+	conn.Close(ctx)
+	if err != nil {
+		return 0, nil, fmt.Errorf("migration status: %w", err)
+	}
+	if !versioned {
+		names, err := fs.Glob(Files, "*.sql")
+		return 0, names, err
+	}
+	err = withProvider(dsn, func(p *goose.Provider) error {
+		statuses, err := p.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("migration status: %w", err)
+		}
+		for _, s := range statuses {
+			if s.State == goose.StatePending {
+				pending = append(pending, s.Source.Path)
+			} else {
+				applied++
+			}
+		}
+		return nil
+	})
+	return applied, pending, err
 }
 
 func withProvider(dsn string, fn func(*goose.Provider) error) error {

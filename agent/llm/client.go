@@ -72,6 +72,10 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("the model server answered %d: %s", e.Status, e.Message)
 }
 
+// HTTPStatus is the status and the server's message (internal/netcause);
+// 0 for an error sent inside a stream.
+func (e *APIError) HTTPStatus() (int, string) { return e.Status, e.Message }
+
 // Errors of calls that the server answered in a way that cannot be used.
 var (
 	ErrBodyTooLarge = errors.New("the model server's response is larger than allowed")

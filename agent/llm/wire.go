@@ -142,9 +142,12 @@ type StreamOptions struct {
 
 // Request is one chat completion request.
 type Request struct {
-	Model         string         `json:"model"`
-	Messages      []Message      `json:"messages"`
-	Tools         []openai.Tool  `json:"tools,omitempty"`
+	Model    string        `json:"model"`
+	Messages []Message     `json:"messages"`
+	Tools    []openai.Tool `json:"tools,omitempty"`
+	// ToolChoice is "auto" (the servers' default when left out),
+	// "required" or "none".
+	ToolChoice    string         `json:"tool_choice,omitempty"`
 	Stream        bool           `json:"stream,omitempty"`
 	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
 	// The answer's size bound: servers know one or the other (OpenAI's

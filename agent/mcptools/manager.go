@@ -184,3 +184,24 @@ func toolNames(reserved []string, all []found) []string {
 	}
 	return names
 }
+
+// Probe starts (or connects to) one server as the bot would, lists its
+// tools and stops it: the tools as they would be offered, under names other
+// than reserved, or why it did not start (`membot doctor`).
+func Probe(ctx context.Context, cfg Server, reserved []string, log *slog.Logger) ([]agent.Tool, error) {
+	s := newServer(ctx, cfg, log, func() {})
+	defer s.stop()
+	if _, err := s.connected(ctx); err != nil {
+		return nil, err
+	}
+	var all []found
+	for _, t := range s.listed() {
+		all = append(all, found{s, t})
+	}
+	names := toolNames(reserved, all)
+	tools := make([]agent.Tool, 0, len(all))
+	for i, f := range all {
+		tools = append(tools, s.offered(names[i], f.tool))
+	}
+	return tools, nil
+}

@@ -103,6 +103,21 @@ func New(cfg Config) *Searcher {
 	return nil
 }
 
+// StatusError is a provider's answer with a status other than 200 OK.
+type StatusError struct {
+	Provider string
+	Code     int
+	Status   string // "401 Unauthorized"
+	Body     string // the start of the answer, cleaned
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s answered %s: %s", e.Provider, e.Status, e.Body)
+}
+
+// HTTPStatus is the status and the provider's answer (internal/netcause).
+func (e *StatusError) HTTPStatus() (int, string) { return e.Code, e.Body }
+
 // Provider names the provider asked, for the log and the model.
 func (s *Searcher) Provider() string { return s.provider }
 
@@ -125,7 +140,7 @@ func (s *Searcher) Search(ctx context.Context, query string) ([]Result, error) {
 		return nil, fmt.Errorf("%s: read the answer: %w", s.provider, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered %s: %s", s.provider, resp.Status, clean(string(body), maxErrorBody))
+		return nil, &StatusError{Provider: s.provider, Code: resp.StatusCode, Status: resp.Status, Body: clean(string(body), maxErrorBody)}
 	}
 	if len(body) > maxBody {
 		return nil, fmt.Errorf("%s answered more than %d bytes", s.provider, maxBody)

@@ -34,10 +34,11 @@ type Client struct {
 	Self    tgbotapi.User
 	retry   SendRetry
 	metrics Metrics
-	lastOK  atomic.Int64 // unix nanoseconds of the last successful call
-	limit   *sendLimiter // nil when rate limiting is off
-	unknown unsupported  // methods the server answered 404 to
-	topics  bool         // getMe's has_topics_enabled
+	lastOK  atomic.Int64              // unix nanoseconds of the last successful call
+	failed  atomic.Pointer[CallError] // the last failed attempt of a call, nil after a success
+	limit   *sendLimiter              // nil when rate limiting is off
+	unknown unsupported               // methods the server answered 404 to
+	topics  bool                      // getMe's has_topics_enabled
 	// Downloads (files.go): {APIURL}/file/bot<token>/, their client and
 	// how long one may take.
 	fileURL     string
@@ -142,14 +143,9 @@ func (c ctxClient) Do(req *http.Request) (*http.Response, error) {
 func (c *Client) Connect(ctx context.Context) error {
 	b := backoff.New(5*time.Second, time.Minute)
 	for {
-		raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getMe", nil) })
+		err := c.getMe(ctx)
 		if err == nil {
-			var extra struct {
-				HasTopicsEnabled bool `json:"has_topics_enabled"`
-			}
-			json.Unmarshal(raw, &extra) // a field the library does not know
-			c.topics = extra.HasTopicsEnabled
-			return json.Unmarshal(raw, &c.Self)
+			return nil
 		}
 		// Telegram (or the network to it) being down is no reason to exit: a
 		// process manager would only restart the bot into the same wait.
@@ -157,6 +153,28 @@ func (c *Client) Connect(ctx context.Context) error {
 			return fmt.Errorf("getMe: %w", err)
 		}
 	}
+}
+
+// Me asks Telegram once who the bot is (with the call's own retries), and
+// fills Self: `membot doctor` checks the token with it.
+func (c *Client) Me(ctx context.Context) (tgbotapi.User, error) {
+	if err := c.getMe(ctx); err != nil {
+		return tgbotapi.User{}, fmt.Errorf("getMe: %w", err)
+	}
+	return c.Self, nil
+}
+
+func (c *Client) getMe(ctx context.Context) error {
+	raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getMe", nil) })
+	if err != nil {
+		return err
+	}
+	var extra struct {
+		HasTopicsEnabled bool `json:"has_topics_enabled"`
+	}
+	json.Unmarshal(raw, &extra) // a field the library does not know
+	c.topics = extra.HasTopicsEnabled
+	return json.Unmarshal(raw, &c.Self)
 }
 
 // send makes one call with c.api, outside any topic, with retries, and
@@ -184,6 +202,7 @@ func (c *Client) request(ctx context.Context, do func() (*tgbotapi.APIResponse, 
 		}
 		withCode(resp, err)
 		err = c.redact(err)
+		c.failed.Store(&CallError{err: err})
 		if attempt >= c.retry.Attempts || ctx.Err() != nil || !retryable(err) {
 			return nil, &CallError{err: err}
 		}
@@ -272,6 +291,24 @@ type CallError struct{ err error }
 func (e *CallError) Error() string { return e.err.Error() }
 func (e *CallError) Unwrap() error { return e.err }
 
+// HTTPStatus is the Bot API's error code and description, or 0 when the
+// call failed before Telegram answered (internal/netcause).
+func (e *CallError) HTTPStatus() (int, string) {
+	if apiErr, ok := APIError(e.err); ok {
+		return apiErr.Code, apiErr.Message
+	}
+	return 0, ""
+}
+
+// LastError is why the newest attempt of a call failed, while no call has
+// succeeded since; nil otherwise. A start that waits for Telegram says it.
+func (c *Client) LastError() error {
+	if e := c.failed.Load(); e != nil {
+		return e
+	}
+	return nil
+}
+
 // Transient reports whether err is a call to Telegram that failed but may
 // succeed later: network trouble, a server error, flood control.
 func Transient(err error) bool {
@@ -283,7 +320,10 @@ func Transient(err error) bool {
 func (c *Client) redact(err error) error { return redact.Error(err, redact.Mark, c.token) }
 
 // reached notes that Telegram answered just now.
-func (c *Client) reached() { c.lastOK.Store(time.Now().UnixNano()) }
+func (c *Client) reached() {
+	c.lastOK.Store(time.Now().UnixNano())
+	c.failed.Store(nil)
+}
 
 // Reachable reports whether Telegram answered within the last minute,
 // asking it (getMe, once, briefly) when it has not been called lately.

@@ -44,3 +44,25 @@ func (c *Client) AnswerCallback(ctx context.Context, queryID, text string) error
 	_, err := c.send(ctx, tgbotapi.NewCallback(queryID, text))
 	return err
 }
+
+// WebhookInfo is what getWebhookInfo says: the webhook set ("" when the
+// bot polls), and the last error Telegram met posting to it.
+type WebhookInfo struct {
+	URL                string `json:"url"`
+	PendingUpdateCount int    `json:"pending_update_count"`
+	LastErrorDate      int64  `json:"last_error_date"` // unix seconds; 0: none
+	LastErrorMessage   string `json:"last_error_message"`
+}
+
+// WebhookInfo asks Telegram where it delivers the bot's updates.
+func (c *Client) WebhookInfo(ctx context.Context) (WebhookInfo, error) {
+	var info WebhookInfo
+	raw, err := c.request(ctx, func() (*tgbotapi.APIResponse, error) { return c.api.MakeRequest("getWebhookInfo", nil) })
+	if err != nil {
+		return info, fmt.Errorf("getWebhookInfo: %w", err)
+	}
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return info, fmt.Errorf("getWebhookInfo: %w", err)
+	}
+	return info, nil
+}

@@ -18,7 +18,7 @@ func TestCLIUsage(t *testing.T) {
 	noEnv := testkit.Lookup(nil)
 	for _, args := range [][]string{
 		{"--help"}, {"-h"}, {"help"}, {"migrate", "--help"},
-		{"admin", "--help"}, {"admin", "help"}, {"admin", "stats", "--help"}, {"admin", "history", "-h"},
+		{"admin", "--help"}, {"admin", "help"}, {"doctor", "--help"}, {"doctor", "-h"}, {"admin", "stats", "--help"}, {"admin", "history", "-h"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), append([]string{"membot"}, args...), noEnv, &stdout, &stderr)
@@ -43,7 +43,7 @@ func TestCLIUsage(t *testing.T) {
 			t.Errorf("admin %s --help lists another command's flag: %q", sub, flags)
 		}
 	}
-	for _, args := range [][]string{{"frobnicate"}, {"admin", "frobnicate"}, {"admin"}} {
+	for _, args := range [][]string{{"frobnicate"}, {"admin", "frobnicate"}, {"admin"}, {"doctor", "frobnicate"}, {"doctor", "-timeout", "0s"}} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), append([]string{"membot"}, args...), noEnv, &stdout, &stderr)
 		var cfgErr *configError

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/membot/membot/internal/filetext"
+	"github.com/membot/membot/internal/testing/mcpfake"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/testkit"
 )
@@ -34,5 +35,6 @@ func runAdmin(h *harness, args ...string) (string, error) {
 // started as the parser of a PDF the bot under test reads, it is that.
 func TestMain(m *testing.M) {
 	filetext.RunIfChild()
+	mcpfake.ServeIfAsked() // started as a stdio MCP server of a test, it is that
 	os.Exit(openaifake.Main(m))
 }

@@ -4,6 +4,7 @@
 //	membot migrate [up]   apply the database migrations and exit
 //	membot migrate status list the migrations and whether they are applied
 //	membot admin ...      inspect the database, export or forget a user
+//	membot doctor         check each part the settings use, and say what to fix
 //	membot version        the version, commit and Go toolchain
 package main
 
@@ -55,6 +56,7 @@ const usage = `usage:
   membot migrate [up]     apply the database migrations and exit
   membot migrate status   list the migrations and whether they are applied
   membot admin stats|history|export|forget   inspection (membot admin for details)
+  membot doctor           check each part the settings use, and say what to fix
   membot version          print the version and exit
 
 Settings come from the environment and from .env (see .env.example).
@@ -82,6 +84,8 @@ func run(ctx context.Context, args []string, getenv app.Getenv, stdout, stderr i
 		return nil
 	case "admin":
 		return admin(ctx, getenv, args[2:], stdout, stderr)
+	case "doctor":
+		return runDoctor(ctx, getenv, args[2:], stdout, stderr)
 	case "run", "migrate":
 	default:
 		fmt.Fprint(stderr, usage)

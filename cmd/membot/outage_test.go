@@ -126,6 +126,9 @@ func TestTheBotWaitsForADatabaseThatIsDownAtStart(t *testing.T) {
 	if !h.Running() {
 		t.Fatal("the bot exited while the database was down")
 	}
+	if want := `cause="PostgreSQL closed the connection: check DATABASE_URL: its host, port and scheme"`; !strings.Contains(h.Logs.String(), want) {
+		t.Errorf("the wait does not say why: no %s", want)
+	}
 	proxy.Restore()
 	h.WaitShown(jane.ID, 1, wait.Timeout())
 	h.WaitIdle()

@@ -8,6 +8,7 @@ package redact
 
 import (
 	"io"
+	"net/url"
 	"strings"
 )
 
@@ -100,4 +101,19 @@ func (w *writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// URL is raw without what may be secret in it: the password of its user
+// and its query (some servers take the key as ?key=...). What is not a URL
+// is Mark.
+func URL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return Mark
+	}
+	if u.RawQuery != "" {
+		u.RawQuery = "<redacted>"
+	}
+	u.Fragment = ""
+	return u.Redacted()
 }

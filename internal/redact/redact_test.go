@@ -51,3 +51,17 @@ func TestSecretsHideEveryValueInTextAndInWhatIsWritten(t *testing.T) {
 		t.Fatal("no secrets changed the text")
 	}
 }
+
+func TestURLKeepsNoPasswordAndNoQuery(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		"https://api.example/v1":                     "https://api.example/v1",
+		"https://bob:s3cret-pass@api.example/v1":     "https://bob:xxxxx@api.example/v1",
+		"http://127.0.0.1:8888/search?key=s3cretkey": "http://127.0.0.1:8888/search?<redacted>",
+		"not a url": redact.Mark,
+	} {
+		if got := redact.URL(raw); got != want {
+			t.Errorf("URL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/embeddedpg"
+	"github.com/membot/membot/internal/netcause"
 	"github.com/membot/membot/memory"
 )
 
@@ -77,7 +78,7 @@ func untilDone(ctx context.Context, log *slog.Logger, what string, fn func() err
 		if !memory.IsUnavailable(err) {
 			return err // fn's error says what failed: wrapped again, it said so twice
 		}
-		log.Warn("database unreachable; retrying", "step", what, "err", err, "retry_in", wait.Peek())
+		log.Warn("database unreachable; retrying", "step", what, "cause", netcause.Explain(err, DatabaseService).String(), "err", err, "retry_in", wait.Peek())
 		if !wait.Sleep(ctx) {
 			return ctx.Err()
 		}

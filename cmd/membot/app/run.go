@@ -28,6 +28,7 @@ import (
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/internal/metrics"
+	"github.com/membot/membot/internal/netcause"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/console"
 	"github.com/membot/membot/memory/purge"
@@ -162,12 +163,17 @@ func (m *membot) connectTelegram() error {
 	tc := cfg.Telegram
 	tc.Metrics, tc.Transport = m.met, m.transport
 	m.client = telegram.NewClient(m.work, ctx, tc)
-	waiting := whileWaiting(log, "still waiting for Telegram to answer getMe: check the network and TELEGRAM_API_URL", "api", cfg.Telegram.APIURL)
+	waiting := whileWaiting(log, "still waiting for Telegram to answer getMe", func() string {
+		if err := m.client.LastError(); err != nil {
+			return netcause.Explain(err, TelegramService).String()
+		}
+		return "no answer yet: check the network and TELEGRAM_API_URL"
+	}, "api", cfg.Telegram.APIURL)
 	err := m.client.Connect(ctx)
 	waiting()
 	if err != nil {
-		if apiErr, ok := telegram.APIError(err); ok && apiErr.Code == http.StatusUnauthorized {
-			return &ConfigError{"TELEGRAM_BOT_TOKEN: Telegram rejected it (401 Unauthorized)"}
+		if cause := netcause.Explain(err, TelegramService); cause.Kind == netcause.Unauthorized {
+			return &ConfigError{"TELEGRAM_BOT_TOKEN: " + cause.What + ": copy it again from @BotFather"}
 		}
 		return startErr(ctx, fmt.Errorf("connect to Telegram: %w", err))
 	}

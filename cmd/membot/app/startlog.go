@@ -59,10 +59,11 @@ func databaseKind(cfg *Config) string {
 	return "embedded in " + cfg.Database.DataDir
 }
 
-// whileWaiting logs msg after 5 s and then every 30 s until the returned
-// function is called: a start held up by a service that does not answer
-// says so instead of falling silent.
-func whileWaiting(log *slog.Logger, msg string, args ...any) (done func()) {
+// whileWaiting logs "msg: cause" after 5 s and then every 30 s until the
+// returned function is called: a start held up by a service that does not
+// answer says so, and why (cause: the newest failure, in words), instead
+// of falling silent.
+func whileWaiting(log *slog.Logger, msg string, cause func() string, args ...any) (done func()) {
 	stop := make(chan struct{})
 	go func() {
 		wait := 5 * time.Second
@@ -71,7 +72,7 @@ func whileWaiting(log *slog.Logger, msg string, args ...any) (done func()) {
 			case <-stop:
 				return
 			case <-time.After(wait):
-				log.Warn(msg, args...)
+				log.Warn(msg+": "+cause(), args...)
 				wait = 30 * time.Second
 			}
 		}

@@ -69,6 +69,7 @@ type Server struct {
 	dialect        Dialect
 	expectBadRoles bool
 	refusals       int
+	access         access // the key and the models it asks for (models.go)
 	audio          audio  // the audio endpoints (audio.go)
 	images         images // the image endpoint (images.go)
 }
@@ -175,6 +176,9 @@ func ThinkingModel(req openai.ChatCompletionRequest) Reply {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.refuseKey(w, r) || s.serveModels(w, r) {
+		return
+	}
 	if s.serveAudio(w, r) || s.serveImages(w, r) {
 		return
 	}
@@ -189,6 +193,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req, wire, err := decodeRequest(r.Body)
 	if err != nil {
 		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
+	if s.unknownModel(w, req.Model) {
 		return
 	}
 	s.mu.Lock()
@@ -219,6 +226,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		reply = s.respond(req)
 	default:
 		reply = Echo(req)
+		if call, ok := requiredCall(req); ok { // as OpenAI does: tool_choice "required" gets a call
+			reply = Reply{ToolCalls: []openai.ToolCall{call}}
+		}
 	}
 	s.mu.Unlock()
 

@@ -27,6 +27,7 @@ type wireRequest struct {
 	StreamOptions       *openai.StreamOptions `json:"stream_options"`
 	MaxTokens           int                   `json:"max_tokens"`
 	MaxCompletionTokens int                   `json:"max_completion_tokens"`
+	ToolChoice          json.RawMessage       `json:"tool_choice"`
 }
 
 type wireMessage struct {
@@ -66,7 +67,7 @@ func decodeRequest(body io.Reader) (openai.ChatCompletionRequest, wireRequest, e
 	}
 	req := openai.ChatCompletionRequest{Model: w.Model, Stream: w.Stream, StreamOptions: w.StreamOptions,
 		//lint:ignore SA1019 the fake reads max_tokens as older clients still send it
-		MaxTokens: w.MaxTokens, MaxCompletionTokens: w.MaxCompletionTokens,
+		MaxTokens: w.MaxTokens, MaxCompletionTokens: w.MaxCompletionTokens, ToolChoice: toolChoice(w.ToolChoice),
 		Messages: make([]openai.ChatCompletionMessage, len(w.Messages))}
 	for i, m := range w.Messages {
 		msg := openai.ChatCompletionMessage{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID, ReasoningContent: m.ReasoningContent}

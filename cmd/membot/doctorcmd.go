@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/membot/membot/cmd/membot/app"
+	"github.com/membot/membot/cmd/membot/doctor"
+)
+
+// errChecksFailed is a doctor's run with a check that failed: exit 1.
+var errChecksFailed = errors.New("some checks failed (see above)")
+
+// runDoctor is `membot doctor`: every part the settings use, checked,
+// one line each on stdout; what the parts log goes to stderr.
+func runDoctor(ctx context.Context, getenv app.Getenv, args []string, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet("membot doctor", flag.ContinueOnError)
+	timeout := flags.Duration("timeout", doctor.DefaultTimeout, "the longest each call of a check may take")
+	flags.Usage = func() {
+		fmt.Fprintln(flags.Output(), "usage: membot doctor [-timeout 20s]\n\nChecks each part the settings use and says what to fix. Flags:")
+		flags.PrintDefaults()
+	}
+	if len(args) > 0 && isHelp(args[0]) {
+		flags.SetOutput(stdout)
+		flags.Usage()
+		return nil
+	}
+	flags.SetOutput(stderr)
+	if err := flags.Parse(args); err != nil || flags.NArg() > 0 || *timeout <= 0 {
+		if err == nil {
+			flags.Usage()
+		}
+		return app.NewConfigError("membot doctor takes only -timeout (a positive duration)")
+	}
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(cfg.Secrets().Writer(stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if doctor.Run(ctx, cfg, stdout, doctor.Options{Timeout: *timeout, Log: log}) > 0 {
+		return errChecksFailed
+	}
+	return nil
+}
