@@ -24,6 +24,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /signin", s.signIn)
 
 	s.operator("GET /{$}", s.overview)
+	s.operator("POST /checks", s.runChecks)
 	s.operator("GET /chats", s.chats)
 	s.operator("GET /chats/{id}", s.chat)
 	s.operator("GET /messages/{id}", s.wholeMessage)
@@ -61,15 +62,37 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request, v viewer) erro
 	if err != nil {
 		return err
 	}
-	var checks []Check
-	if s.deps.Checks != nil {
-		checkCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		checks = s.deps.Checks(checkCtx)
-		cancel()
-	}
+	s.checks.mu.Lock()
+	checks, checkedAt, checking := s.checks.lines, s.checks.at, s.checks.active
+	s.checks.mu.Unlock()
 	return s.render(w, r, v, "overview", "Overview", map[string]any{
-		"counts": counts, "failures": failures, "checks": checks,
+		"counts": counts, "failures": failures, "checks": checks, "checked_at": checkedAt,
+		"checking": checking, "can_check": s.deps.Checks != nil,
 	})
+}
+
+// runChecks runs membot doctor's checks, one run at a time: each makes
+// small real calls (a picture among them, when pictures are on), so they
+// run when an operator asks, not at every look at the overview.
+func (s *Server) runChecks(w http.ResponseWriter, r *http.Request, v viewer) error {
+	if s.deps.Checks == nil {
+		return errNotFound
+	}
+	s.checks.mu.Lock()
+	if s.checks.active {
+		s.checks.mu.Unlock()
+		return s.back(w, r, "/", map[string]any{"running": true})
+	}
+	s.checks.active = true
+	s.checks.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 2*time.Minute)
+	lines := s.deps.Checks(ctx)
+	cancel()
+	s.checks.mu.Lock()
+	s.checks.lines, s.checks.at, s.checks.active = lines, time.Now(), false
+	s.checks.mu.Unlock()
+	s.changed(r, v, 0, "run_checks", nil)
+	return s.back(w, r, "/", map[string]any{"checks": lines})
 }
 
 func (s *Server) chats(w http.ResponseWriter, r *http.Request, v viewer) error {

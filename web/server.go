@@ -14,6 +14,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/membot/membot/memory"
@@ -61,8 +62,17 @@ type Memory interface {
 // Check is one line of membot doctor's, for the overview.
 type Check struct {
 	Name   string `json:"name"`
+	Mark   string `json:"mark"` // ✓, ✗ or – (not set)
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+}
+
+// checkRun is the overview's last run of the checks.
+type checkRun struct {
+	mu     sync.Mutex
+	at     time.Time
+	lines  []Check
+	active bool
 }
 
 // ToolServer is an MCP server as /tools shows it.
@@ -103,6 +113,7 @@ type Server struct {
 	// cannot read it.
 	localCSRF string
 	mux       *http.ServeMux
+	checks    checkRun
 }
 
 // New is the interface with cfg's settings; Access tells whether it is

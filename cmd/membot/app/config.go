@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"net/url"
 	"regexp"
@@ -72,6 +73,9 @@ type Config struct {
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
 	ConfigurePool func(*pgxpool.Config)
+	// Checks is not a setting either: membot's command line gives the web
+	// interface membot doctor's checks, which it runs when asked.
+	Checks func(ctx context.Context) []web.Check
 }
 
 // DatabaseConfig is where the bot's database is.

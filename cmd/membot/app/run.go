@@ -280,6 +280,16 @@ func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers fun
 		MayUse:   func(userID int64) bool { return policy.Allows(userID, userID) },
 		BotToken: cfg.Telegram.Token, Log: log,
 	}
+	if cfg.Checks != nil {
+		secrets := cfg.Secrets()
+		deps.Checks = func(ctx context.Context) []web.Check {
+			lines := cfg.Checks(ctx)
+			for i := range lines { // no secret ever reaches a page
+				lines[i].Detail = secrets.String(lines[i].Detail)
+			}
+			return lines
+		}
+	}
 	if servers != nil {
 		deps.Servers = func() []web.ToolServer {
 			var out []web.ToolServer
