@@ -37,6 +37,7 @@ func (s *Server) routes() {
 	s.operator("GET /usage", s.usage)
 	s.operator("GET /waits", s.waits)
 	s.operator("POST /waits/{id}/cancel", s.cancelWait)
+	s.operator("POST /approvals/{id}/cancel", s.cancelApproval)
 	s.operator("GET /tools", s.tools)
 	s.operator("GET /sessions", s.sessions)
 	s.operator("POST /sessions/{id}/end", s.endSession)
@@ -357,6 +358,19 @@ func (s *Server) cancelWait(w http.ResponseWriter, r *http.Request, v viewer) er
 		return err
 	}
 	s.changed(r, v, 0, "cancel_reminder", map[string]any{"reminder_id": id, "chat_id": chatID})
+	return s.back(w, r, "/waits", map[string]any{"cancelled": id})
+}
+
+func (s *Server) cancelApproval(w http.ResponseWriter, r *http.Request, v viewer) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	chatID, err := s.deps.Console.CancelApproval(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	s.changed(r, v, 0, "cancel_approval", map[string]any{"approval_id": id, "chat_id": chatID})
 	return s.back(w, r, "/waits", map[string]any{"cancelled": id})
 }
 

@@ -47,6 +47,7 @@ type Console interface {
 	PendingApprovals(ctx context.Context) ([]console.Approval, error)
 	WaitingReminders(ctx context.Context) ([]console.Waiting, error)
 	CancelReminder(ctx context.Context, id, userID int64) (chatID int64, err error)
+	CancelApproval(ctx context.Context, id int64) (chatID int64, err error)
 }
 
 // Memory is what the pages change the way the bot does (memory.Store):

@@ -388,6 +388,10 @@ func TestTheMiniAppShowsEachUserTheirOwnMemoryOnly(t *testing.T) {
 func TestMemoryOffersTheMiniAppWithAnHTTPSAddress(t *testing.T) {
 	t.Parallel()
 	s := signedIn(t)
+	s.WaitUntil("the menu button is not set to the Mini App", func() bool {
+		calls := s.TG.Calls("setChatMenuButton")
+		return len(calls) == 1 && strings.Contains(calls[0].Params["menu_button"], `"url":"https://membot.example/app"`)
+	})
 	s.remember(jane, "Likes tea")
 	s.Say(jane, "/memory")
 	s.WaitUntil("no Mini App button after /memory", func() bool {
@@ -432,5 +436,46 @@ func TestHostileTextsRenderAsText(t *testing.T) {
 	}
 	if !regexp.MustCompile(`\(\d[\d,]* more characters\)`).MatchString(p.body) {
 		t.Error("the cut message does not say how much is left out")
+	}
+}
+
+func TestWhatTheBotWaitsOnCanBeCancelled(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	s.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{
+			openaifake.ToolCall("c1", "set_reminder", `{"text":"call mom","in":"2h"}`),
+			openaifake.ToolCall("c2", "fetch_url", `{"url":"https://example.com/"}`),
+		}},
+		openaifake.Reply{Content: "Set, and I asked about the page."},
+	)
+	s.Say(jane, "remind me to call mom in 2 hours and read example.com")
+	s.WaitCount(`SELECT count(*) FROM pending_approvals WHERE status = 'pending'`, 1)
+
+	waits := s.do("GET", "/waits", "", nil)
+	if !strings.Contains(waits.body, "call mom") || !strings.Contains(waits.body, "fetch_url") {
+		t.Fatalf("the waiting page:\n%s", waits.body)
+	}
+	token := csrf(t, waits)
+	var reminder, approval int64
+	if err := s.DB.QueryRow(context.Background(), `SELECT (SELECT id FROM reminders), (SELECT id FROM pending_approvals)`).Scan(&reminder, &approval); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fmt.Sprintf("/waits/%d/cancel", reminder), fmt.Sprintf("/approvals/%d/cancel", approval)} {
+		if p := s.do("POST", path, "", url.Values{"csrf": {token}}); p.status != http.StatusSeeOther {
+			t.Fatalf("POST %s: %d\n%s", path, p.status, p.body)
+		}
+	}
+	if n := s.Count(`SELECT count(*) FROM reminders WHERE status = 'cancelled'`); n != 1 {
+		t.Error("the reminder was not cancelled")
+	}
+	if n := s.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'cancelled'`); n != 1 {
+		t.Error("the approval was not cancelled")
+	}
+	if n := s.Count(`SELECT count(*) FROM events WHERE type = 'web_change' AND payload->>'action' LIKE 'cancel_%'`); n != 2 {
+		t.Errorf("%d cancellations written to the events table", n)
+	}
+	if p := s.do("POST", fmt.Sprintf("/waits/%d/cancel", reminder), "", url.Values{"csrf": {token}}); p.status != http.StatusNotFound {
+		t.Errorf("cancelling twice was answered %d", p.status)
 	}
 }

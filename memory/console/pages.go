@@ -25,6 +25,7 @@ var (
 	pendingApprovalsSQL      = statement("pendingApprovals")
 	waitingRemindersSQL      = statement("waitingReminders")
 	cancelReminderSQL        = statement("cancelReminder")
+	cancelApprovalSQL        = statement("cancelApproval")
 	userRemindersSQL         = statement("userReminders")
 	privateConversationsSQL  = statement("privateConversations")
 	messageTextSQL           = statement("messageText")
@@ -324,6 +325,19 @@ func (s *Store) CancelReminder(ctx context.Context, id, userID int64) (chatID in
 	}
 	if err != nil {
 		return 0, fmt.Errorf("cancel reminder: %w", translate(err))
+	}
+	return chatID, nil
+}
+
+// CancelApproval cancels an approval that waits for a press and tells its
+// chat; ErrNotFound when none such waits.
+func (s *Store) CancelApproval(ctx context.Context, id int64) (chatID int64, err error) {
+	err = s.pool.QueryRow(ctx, cancelApprovalSQL, id).Scan(&chatID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cancel approval: %w", translate(err))
 	}
 	return chatID, nil
 }

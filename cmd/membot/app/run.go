@@ -324,6 +324,11 @@ func (m *membot) serveWeb() error {
 	} else {
 		m.log.Info("web interface: " + m.cfg.Web.URL + " (sign in with /web)")
 	}
+	if app := m.web.MiniAppURL(); app != "" {
+		if err := m.client.SetMenuWebApp(m.intake, "Memory", app); err != nil {
+			m.log.Warn("the menu button does not open the Mini App: Telegram refused it; /memory still offers it", "err", err)
+		}
+	}
 	return nil
 }
 

@@ -115,6 +115,14 @@ WHERE status = 'pending'
 ORDER BY created_at
 LIMIT 200
 
+-- name: cancelApproval
+-- An approval the operator cancels on the web page: its buttons then
+-- answer that it was cancelled, as after /new.
+UPDATE pending_approvals
+SET status = 'cancelled', decision_at = now(), decision_reason = 'cancelled on the web page'
+WHERE id = $1 AND status = 'pending'
+RETURNING chat_id
+
 -- name: waitingReminders
 -- Reminders and scheduled tasks that still wait to run.
 SELECT id, kind, telegram_user_id, chat_id, text, due_at, coalesce(schedule, ''), status
