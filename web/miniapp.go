@@ -36,7 +36,7 @@ func (s *Server) miniApp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pages["app"].Execute(w, view{Title: "My memory"}); err != nil {
+	if err := s.pages["app"].Execute(w, view{Title: "My memory"}); err != nil {
 		s.deps.Log.Error("web: render the Mini App", "err", err)
 	}
 }

@@ -22,10 +22,24 @@ var templateFiles embed.FS
 //go:embed static
 var staticFiles embed.FS
 
-// pages are the templates by page name, each with the layout.
-var pages = parsePages()
-
-func parsePages() map[string]*template.Template {
+// parsePages is the templates by page name, each with the layout, their
+// times shown in loc.
+func parsePages(loc *time.Location) map[string]*template.Template {
+	funcs := template.FuncMap{
+		"when": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.In(loc).Format("2006-01-02 15:04")
+		},
+		"cut":     cut,
+		"more":    more,
+		"visible": visible,
+		"json": func(v any) (template.JS, error) {
+			b, err := json.Marshal(v)
+			return template.JS(b), err
+		},
+	}
 	names, err := fs.Glob(templateFiles, "templates/*.html")
 	if err != nil {
 		panic(err)
@@ -45,24 +59,8 @@ func parsePages() map[string]*template.Template {
 // characters)" and a link to the whole.
 const shownChars = 2000
 
-// funcs are the templates' helpers. Every stored text goes through
-// html/template's escaping; visible also shows the characters that would
-// hide or reorder text.
-var funcs = template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.Format("2006-01-02 15:04")
-	},
-	"cut":     cut,
-	"more":    more,
-	"visible": visible,
-	"json": func(v any) (template.JS, error) {
-		b, err := json.Marshal(v)
-		return template.JS(b), err
-	},
-}
+// Every stored text goes through html/template's escaping; visible also
+// shows the characters that would hide or reorder text.
 
 // cut is the first shownChars characters of s, made visible.
 func cut(s string) string {
@@ -111,7 +109,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, v viewer, name, 
 	if wantsJSON(r) {
 		return writeJSON(w, http.StatusOK, data)
 	}
-	t, ok := pages[name]
+	t, ok := s.pages[name]
 	if !ok {
 		return fmt.Errorf("no page %s", name)
 	}
@@ -156,7 +154,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, text s
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_ = pages["message"].Execute(w, view{Title: http.StatusText(status), Data: text})
+	_ = s.pages["message"].Execute(w, view{Title: http.StatusText(status), Data: text})
 }
 
 // staticHandler serves the embedded scripts and styles.

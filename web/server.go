@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"html/template"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -114,6 +115,7 @@ type Server struct {
 	// cannot read it.
 	localCSRF string
 	mux       *http.ServeMux
+	pages     map[string]*template.Template
 	checks    checkRun
 }
 
@@ -127,7 +129,8 @@ func New(cfg Config, deps Deps) *Server {
 		deps.Log = slog.Default()
 	}
 	access, _ := cfg.Access()
-	s := &Server{cfg: cfg, deps: deps, access: access, localCSRF: randomToken(), mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, deps: deps, access: access, localCSRF: randomToken(), mux: http.NewServeMux(),
+		pages: parsePages(cfg.Location)}
 	s.routes()
 	return s
 }

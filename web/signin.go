@@ -20,7 +20,7 @@ func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) {
 		token = ""
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pages["signin"].Execute(w, view{Title: "Sign in", Data: token}); err != nil {
+	if err := s.pages["signin"].Execute(w, view{Title: "Sign in", Data: token}); err != nil {
 		s.deps.Log.Error("web: render sign-in", "err", err)
 	}
 }
@@ -71,5 +71,5 @@ func (s *Server) needSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusUnauthorized)
-	_ = pages["signin"].Execute(w, view{Title: "Sign in"})
+	_ = s.pages["signin"].Execute(w, view{Title: "Sign in"})
 }
