@@ -12,7 +12,10 @@ func cmdMemory(ctx context.Context, h *Handler, in *incoming) error {
 	if !in.msg.Chat.IsPrivate() {
 		return h.reply(ctx, in, tr(in.lang()).FactsPrivate)
 	}
-	return h.replyWith(ctx, in)(facts.List(ctx, h.Memory, in.user.TelegramUserID, in.lang()))
+	if err := h.replyWith(ctx, in)(facts.List(ctx, h.Memory, in.user.TelegramUserID, in.lang())); err != nil {
+		return err
+	}
+	return h.offerMemoryApp(ctx, in)
 }
 
 // cmdForget deletes one fact by its /memory number, or all of them

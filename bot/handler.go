@@ -104,6 +104,8 @@ type Handler struct {
 	Images *images.Painter
 	// MCPServers, when set, says what each MCP server is doing (/tools).
 	MCPServers func() []mcptools.Status
+	// Web is the web interface (/web, /memory's Mini App); nil: none.
+	Web WebPages
 	// Config is the settings: access, how answers are shown, media.
 	Config
 

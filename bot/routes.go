@@ -80,6 +80,7 @@ func newRoutes() *routes {
 			{name: "image", run: cmdImage, callsModel: true},
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
+			{name: "web", run: cmdWeb, adminOnly: true},
 		},
 		callbacks: map[string]buttonSpec{
 			"approve":           {run: decide(memory.ApprovalApproved), callsModel: true},

@@ -36,6 +36,16 @@ var english = Texts{
 	},
 	UserUsage:   "Usage: /user <Telegram id or @username>, for example /user 123456789 or /user @ivan",
 	UserUnknown: func(a1 any) string { return fmt.Sprintf("I know no user %v.", a1) },
+	WebSignIn: func(link, minutes any) string {
+		return fmt.Sprintf("Your sign-in link to the web pages, for you alone: it works once, within %v minutes. Don't forward it.\n%v", minutes, link)
+	},
+	WebLocal: func(addr any) string {
+		return fmt.Sprintf("The web pages are at http://%v on the machine I run on, without a sign-in. To reach them from elsewhere, set WEB_URL (an HTTPS address) and send /web again.", addr)
+	},
+	WebOff:         func(why any) string { return fmt.Sprintf("The web pages are off: %v.", why) },
+	WebFailed:      "I could not make a sign-in link just now; the log says why. Try again in a minute.",
+	MemoryAppIntro: "See where each fact came from, correct or forget it, and search what we said:",
+	MemoryAppOpen:  "Open my memory",
 	ApprovalAsk: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 The assistant wants to use %s:\n%s\n\nAllow it?", a1, a2)
 	},
@@ -220,6 +230,7 @@ var english = Texts{
 		"tools":           "the tools I can use, and which ask you first",
 		"stop":            "stop the answer being written",
 		"stats":           "admins: users, activity and tokens today",
+		"web":             "admins: a sign-in link to the web pages",
 		"user":            "admins: a summary of one user: /user ID or /user @name",
 		"approvals":       "actions waiting for your approval",
 		"model":           "the model that answers in this chat; /model NAME switches",

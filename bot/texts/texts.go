@@ -19,6 +19,13 @@ type Texts struct {
 	User        func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13 any) string
 	UserUsage   string
 	UserUnknown func(a1 any) string
+	// cmd_web.go (/web) and bot/facts (/memory's Mini App)
+	WebSignIn      func(link, minutes any) string
+	WebLocal       func(addr any) string
+	WebOff         func(why any) string
+	WebFailed      string
+	MemoryAppIntro string
+	MemoryAppOpen  string
 	// approvals.go and bot/approve
 	ApprovalAsk       func(a1, a2 any) string
 	ApprovalClosed    func(tool, call, outcome any) string

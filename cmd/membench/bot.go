@@ -38,6 +38,7 @@ func (s botSettings) env() []string {
 		"HISTORY_LIMIT="+strconv.Itoa(s.HistoryLimit),
 		"WORKERS="+strconv.Itoa(s.Workers),
 		"LOG_LEVEL=warn",
+		"WEB_ADDR=", // the pages are not what is measured
 		// The memory work after turns (facts, summaries) runs in the
 		// background, off the turn's path; cmd/recallbench measures it.
 		"AUTO_MEMORY=off",

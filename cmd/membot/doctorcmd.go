@@ -10,6 +10,7 @@ import (
 
 	"github.com/membot/membot/cmd/membot/app"
 	"github.com/membot/membot/cmd/membot/doctor"
+	"github.com/membot/membot/web"
 )
 
 // errChecksFailed is a doctor's run with a check that failed: exit 1.
@@ -45,4 +46,20 @@ func runDoctor(ctx context.Context, getenv app.Getenv, args []string, stdout, st
 		return errChecksFailed
 	}
 	return nil
+}
+
+// webChecks are membot doctor's checks for the web interface's overview,
+// which runs them when an operator asks.
+func webChecks(cfg *app.Config) func(ctx context.Context) []web.Check {
+	return func(ctx context.Context) []web.Check {
+		var out []web.Check
+		for _, l := range doctor.Lines(ctx, cfg, doctor.Options{}) {
+			detail := l.Text
+			if l.Fix != "" {
+				detail += " — fix: " + l.Fix
+			}
+			out = append(out, web.Check{Name: l.Part, Mark: l.Mark(), OK: !l.Failed(), Detail: detail})
+		}
+		return out
+	}
 }

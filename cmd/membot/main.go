@@ -108,6 +108,7 @@ func run(ctx context.Context, args []string, getenv app.Getenv, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	cfg.Checks = webChecks(cfg)
 	return app.Run(ctx, cfg, app.NewLogger(cfg, stderr))
 }
 

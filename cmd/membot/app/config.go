@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"net/url"
 	"regexp"
@@ -22,6 +23,7 @@ import (
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/redact"
+	"github.com/membot/membot/web"
 )
 
 // Config is every setting, each in the Config of the package it belongs
@@ -66,10 +68,14 @@ type Config struct {
 		// (METRICS_ADDR); "" keeps the listener off.
 		Addr string
 	}
+	Web web.Config // the web interface and the Mini App
 
 	// ConfigurePool is not a setting: a program that embeds the bot
 	// (cmd/membench) sets it to watch the database traffic.
 	ConfigurePool func(*pgxpool.Config)
+	// Checks is not a setting either: membot's command line gives the web
+	// interface membot doctor's checks, which it runs when asked.
+	Checks func(ctx context.Context) []web.Check
 }
 
 // DatabaseConfig is where the bot's database is.
@@ -118,6 +124,7 @@ func defaultConfig() *Config {
 		Memory:          memorize.DefaultConfig(),
 		Images:          images.DefaultConfig(),
 		Bot:             bot.DefaultConfig(),
+		Web:             web.DefaultConfig(),
 		Retention:       90 * 24 * time.Hour,
 		ShutdownTimeout: 30 * time.Second,
 	}
@@ -239,6 +246,12 @@ func (c *Config) settings() []setting {
 		{"LOG_LEVEL", c.readLogLevel},
 		{"LOG_FORMAT", oneOf(&c.Log.Format, "text", "json")},
 		{"METRICS_ADDR", listenAddr(&c.Metrics.Addr)},
+
+		// The web interface and the Mini App (web: web.Config)
+		{"WEB_ADDR", optionalAddr(&c.Web.Addr)},
+		{"WEB_URL", c.readWebURL},
+		{"WEB_LINK_TTL", duration(&c.Web.LinkTTL)},
+		{"WEB_SESSION_TTL", duration(&c.Web.SessionTTL)},
 	}
 }
 
@@ -320,6 +333,15 @@ func (c *Config) readRetention(e *env, key string) {
 		e.fail(key, "must be 0 (keep for ever) or at least 35 (a month of /usage), got %d", days)
 	}
 	c.Retention = time.Duration(days) * 24 * time.Hour
+}
+
+// readWebURL reads WEB_URL, the address people reach the web interface at.
+func (c *Config) readWebURL(e *env, key string) {
+	optional(&c.Web.URL)(e, key)
+	c.Web.URL = strings.TrimRight(c.Web.URL, "/")
+	if err := c.Web.Check(); err != nil {
+		e.fail(key, "%v", err)
+	}
 }
 
 // readMCPServers reads the MCP servers of the file MCP_SERVERS names.

@@ -179,6 +179,16 @@ func optionalURL(p *string) reader {
 // listenAddr reads a listen address; empty when unset with no default.
 func listenAddr(p *string) reader { return func(e *env, key string) { *p = e.addr(key, *p) } }
 
+// optionalAddr reads a listen address whose empty value means "off".
+func optionalAddr(p *string) reader {
+	return func(e *env, key string) {
+		optional(p)(e, key)
+		if *p != "" {
+			*p = e.addr(key, *p)
+		}
+	}
+}
+
 // idSet reads Telegram ids separated by commas or spaces.
 func idSet(p *map[int64]bool) reader { return func(e *env, key string) { *p = e.ids(key) } }
 

@@ -30,10 +30,12 @@ import (
 	"github.com/membot/membot/internal/metrics"
 	"github.com/membot/membot/internal/netcause"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/console"
 	"github.com/membot/membot/memory/purge"
 	"github.com/membot/membot/memory/queue"
 	"github.com/membot/membot/memory/userdata"
 	"github.com/membot/membot/migrations"
+	"github.com/membot/membot/web"
 )
 
 // Run wires the bot together and runs it until ctx ends, then shuts down:
@@ -43,7 +45,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	logStart(cfg, log)
 	m := &membot{cfg: cfg, log: log, met: metrics.New(), intake: ctx}
 	defer m.close()
-	for _, step := range []func() error{m.openStore, m.connectTelegram, m.serveMetrics, m.newHandler, m.startIntake} {
+	for _, step := range []func() error{m.openStore, m.connectTelegram, m.serveMetrics, m.newHandler, m.serveWeb, m.startIntake} {
 		if err := step(); errors.Is(err, errStopped) {
 			return nil
 		} else if err != nil {
@@ -77,6 +79,7 @@ type membot struct {
 	memorizer *memorize.Memorizer
 	reminders *remind.Scheduler
 	purger    *purge.Purger
+	web       *web.Server
 	running   sync.WaitGroup // what startIntake started
 }
 
@@ -258,9 +261,74 @@ func (m *membot) newHandler() error {
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
+	m.web = newWeb(cfg, store, users, mcpServers, log)
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Users: users, Log: log, Metrics: m.met,
-		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Config: cfg.Bot, Images: painter,
+		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
+	return nil
+}
+
+// newWeb is the web interface over the store: the operator's pages and
+// the Mini App.
+func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers func() []mcptools.Status, log *slog.Logger) *web.Server {
+	wc := cfg.Web
+	wc.Location, wc.DailyTokenLimit = cfg.Location, cfg.Bot.Access.DailyTokenLimit
+	policy := &cfg.Bot.Access
+	deps := web.Deps{
+		Console: console.New(store.Pool()), Memory: store, Export: users.Export,
+		IsAdmin:  policy.IsAdmin,
+		MayUse:   func(userID int64) bool { return policy.Allows(userID, userID) },
+		BotToken: cfg.Telegram.Token, Log: log,
+	}
+	if cfg.Checks != nil {
+		secrets := cfg.Secrets()
+		deps.Checks = func(ctx context.Context) []web.Check {
+			lines := cfg.Checks(ctx)
+			for i := range lines { // no secret ever reaches a page
+				lines[i].Detail = secrets.String(lines[i].Detail)
+			}
+			return lines
+		}
+	}
+	if servers != nil {
+		deps.Servers = func() []web.ToolServer {
+			var out []web.ToolServer
+			for _, st := range servers() {
+				out = append(out, web.ToolServer{Name: st.Name, Transport: st.Transport, State: st.State, Tools: st.Tools})
+			}
+			return out
+		}
+	}
+	return web.New(wc, deps)
+}
+
+// serveWeb serves the web interface on WEB_ADDR. Its failure to listen
+// (the port is taken) or its settings' refusal (a public address without
+// WEB_URL) costs the pages, never the bot: one line says why.
+func (m *membot) serveWeb() error {
+	access, why := m.cfg.Web.Access()
+	if access == web.Off {
+		if m.cfg.Web.Addr != "" {
+			m.log.Warn("the web interface is off: " + why)
+		}
+		return nil
+	}
+	srv, err := startServer(m.log, "web", m.cfg.Web.Addr, m.web.Handler(), "", "")
+	if err != nil {
+		m.log.Warn("the web interface is off: WEB_ADDR "+m.cfg.Web.Addr+" cannot be listened on (is the port taken?); the bot runs without it", "err", err)
+		return nil
+	}
+	m.undo = append(m.undo, srv.stop)
+	if access == web.Local {
+		m.log.Info("web interface: http://" + srv.addr() + " (loopback, no sign-in)")
+	} else {
+		m.log.Info("web interface: " + m.cfg.Web.URL + " (sign in with /web)")
+	}
+	if app := m.web.MiniAppURL(); app != "" {
+		if err := m.client.SetMenuWebApp(m.intake, "Memory", app); err != nil {
+			m.log.Warn("the menu button does not open the Mini App: Telegram refused it; /memory still offers it", "err", err)
+		}
+	}
 	return nil
 }
 

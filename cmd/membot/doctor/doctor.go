@@ -82,9 +82,9 @@ type check struct {
 	run   func(ctx context.Context) []Line
 }
 
-// Run checks every part cfg uses and writes a line each to w, with every
-// secret of cfg taken out; it returns how many failed.
-func Run(ctx context.Context, cfg *app.Config, w io.Writer, opts Options) int {
+// Lines checks every part cfg uses and returns a line each, in the
+// report's order (the web interface's overview shows them).
+func Lines(ctx context.Context, cfg *app.Config, opts Options) []Line {
 	d := &doctor{cfg: cfg, timeout: opts.Timeout, log: opts.Log}
 	if d.timeout <= 0 {
 		d.timeout = DefaultTimeout
@@ -92,7 +92,19 @@ func Run(ctx context.Context, cfg *app.Config, w io.Writer, opts Options) int {
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
-	lines := d.runAll(ctx, d.checks())
+	return d.runAll(ctx, d.checks())
+}
+
+// Failed tells whether the line's part does not work.
+func (l Line) Failed() bool { return l.Status == Failed }
+
+// Mark is the line's ✓, ✗ or –.
+func (l Line) Mark() string { return l.Status.mark() }
+
+// Run checks every part cfg uses and writes a line each to w, with every
+// secret of cfg taken out; it returns how many failed.
+func Run(ctx context.Context, cfg *app.Config, w io.Writer, opts Options) int {
+	lines := Lines(ctx, cfg, opts)
 	w = cfg.Secrets().Writer(w)
 	failures := 0
 	for _, l := range lines {

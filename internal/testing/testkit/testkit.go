@@ -90,6 +90,9 @@ func New(t *testing.T) *Harness {
 		// The tests of that work turn it on.
 		"AUTO_MEMORY": "off",
 		"SUMMARIES":   "off",
+		// Tests run side by side: the tests of the web interface listen
+		// on a port of their own (WEB_ADDR=127.0.0.1:0).
+		"WEB_ADDR": "",
 	}
 	h.checkLogsAtCleanup()
 	return h

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/internal/testing/testkit"
+	"github.com/membot/membot/internal/testing/wait"
+)
+
+// TestTheOverviewRunsTheDoctorsChecks: the command line gives the web
+// interface membot doctor's checks; the overview runs them when asked,
+// never on its own, and shows no secret.
+func TestTheOverviewRunsTheDoctorsChecks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["WEB_ADDR"] = "127.0.0.1:0"
+	var logs syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"membot"}, testkit.Lookup(h.Env), io.Discard, &logs) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	var base string
+	re := regexp.MustCompile(`web server listening" addr=(\S+)`)
+	if !wait.Until(10*time.Millisecond, func() bool {
+		m := re.FindStringSubmatch(logs.String())
+		if m != nil {
+			base = "http://" + m[1]
+		}
+		return m != nil
+	}) {
+		t.Fatalf("the web interface did not start:\n%s", logs.String())
+	}
+	get := func() string {
+		resp, err := http.Get(base + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	home := get()
+	if !strings.Contains(home, "have not run since the bot started") || !strings.Contains(home, `id="run-checks"`) {
+		t.Fatalf("the overview ran the checks unasked, or offers no button:\n%s", home)
+	}
+	token := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(home)
+	resp, err := http.PostForm(base+"/checks", url.Values{"csrf": {token[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	home = get()
+	for _, want := range []string{`id="checks"`, "database", "telegram", "✓"} {
+		if !strings.Contains(home, want) {
+			t.Errorf("the overview after the checks lacks %q:\n%s", want, home)
+		}
+	}
+	if strings.Contains(home, testkit.Token) || strings.Contains(home, testkit.APIKey) {
+		t.Error("the checks show a secret")
+	}
+}

@@ -1,0 +1,150 @@
+package web
+
+import (
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/membot/membot/memory/console"
+)
+
+// sessionCookie holds a signed-in admin's session token.
+const sessionCookie = "membot_session"
+
+// maxForm bounds a change's request body: forms of a few fields.
+const maxForm = 64 << 10
+
+// viewer is who a page is shown to.
+type viewer struct {
+	// UserID is the admin signed in; 0 on a Local interface.
+	UserID int64
+	// SessionID is the session the page was asked in; 0 on a Local one.
+	SessionID int64
+	// CSRF is the token every change must carry.
+	CSRF string
+}
+
+// page is a handler of the operator's pages.
+type page func(w http.ResponseWriter, r *http.Request, v viewer) error
+
+// operatorCSP keeps a page to its own scripts, styles and data.
+const operatorCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// miniAppCSP lets Telegram's web clients show the Mini App in a frame.
+const miniAppCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors https://web.telegram.org https://*.telegram.org"
+
+// secured sets every response's security headers, bounds request bodies,
+// and on a Local interface answers only requests addressed to the
+// loopback host (a page of another site cannot reach it by DNS rebinding).
+func (s *Server) secured(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		if strings.HasPrefix(r.URL.Path, "/app") {
+			h.Set("Content-Security-Policy", miniAppCSP)
+		} else {
+			h.Set("Content-Security-Policy", operatorCSP)
+			h.Set("X-Frame-Options", "DENY")
+		}
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin") // no-referrer would make a form's Origin "null"
+		h.Set("Cache-Control", "no-store")
+		if s.access == Local && !loopback(r.Host) {
+			http.Error(w, "this interface answers on its loopback address only", http.StatusMisdirectedRequest)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// operator registers an operator's page: shown to whoever may (a Local
+// interface's visitor, else a signed-in admin), its changes only with the
+// page's CSRF token and from the interface's own origin.
+func (s *Server) operator(pattern string, p page) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		v, ok := s.viewer(r)
+		if !ok {
+			s.needSignIn(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if !s.sameOrigin(r) || !validCSRF(r, v.CSRF) {
+				s.fail(w, r, http.StatusForbidden, "This change was refused: the page it came from is not this interface's, or is too old. Reload the page and try again.")
+				return
+			}
+		}
+		if err := p(w, r, v); err != nil {
+			s.failed(w, r, err)
+		}
+	})
+}
+
+// viewer is who asks: anyone on a Local interface, else the admin of a
+// live session.
+func (s *Server) viewer(r *http.Request) (viewer, bool) {
+	if s.access == Local {
+		return viewer{CSRF: s.localCSRF}, true
+	}
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" || len(c.Value) > 100 {
+		return viewer{}, false
+	}
+	sess, err := s.deps.Console.Session(r.Context(), c.Value)
+	if err != nil {
+		if !errors.Is(err, console.ErrNoSession) {
+			s.deps.Log.Error("web: read session", "err", err)
+		}
+		return viewer{}, false
+	}
+	if s.deps.IsAdmin != nil && !s.deps.IsAdmin(sess.UserID) {
+		return viewer{}, false // no longer an admin: the session is worth nothing
+	}
+	return viewer{UserID: sess.UserID, SessionID: sess.ID, CSRF: sess.CSRF}, true
+}
+
+// validCSRF tells whether the request carries the page's token.
+func validCSRF(r *http.Request, want string) bool {
+	got := r.Header.Get("X-CSRF-Token")
+	if got == "" {
+		got = r.PostFormValue("csrf")
+	}
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// sameOrigin tells whether a change comes from a page of this interface:
+// its Origin (or, without one, its Referer) names the address it was
+// asked at.
+func (s *Server) sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		origin = r.Header.Get("Referer")
+	}
+	if origin == "" {
+		return true // not a browser: the CSRF token alone decides
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if u.Host == r.Host {
+		return true
+	}
+	if s.cfg.URL != "" {
+		if own, err := url.Parse(s.cfg.URL); err == nil && own.Host == u.Host {
+			return true
+		}
+	}
+	return false
+}
+
+// setSessionCookie gives the browser its session.
+func (s *Server) setSessionCookie(w http.ResponseWriter, token string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: token, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, Secure: true, SameSite: http.SameSiteLaxMode,
+	})
+}

@@ -1,0 +1,161 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/console"
+)
+
+// userPage is a handler of the Mini App's API: u is the user Telegram
+// signed the launch data for.
+type userPage func(w http.ResponseWriter, r *http.Request, u TelegramUser) error
+
+// miniAppRoutes are the Mini App and its API. The page needs no session:
+// every call of its API carries Telegram's signed launch data, which
+// names the user; nothing the page says of who it is counts.
+func (s *Server) miniAppRoutes() {
+	s.mux.HandleFunc("GET /app", s.miniApp)
+	s.userAPI("GET /app/api/me", s.myMemory)
+	s.userAPI("GET /app/api/search", s.mySearch)
+	s.userAPI("GET /app/api/export", func(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
+		return s.export(w, r, u.ID)
+	})
+	s.userAPI("POST /app/api/facts/{id}", s.myFactEdit)
+	s.userAPI("POST /app/api/facts/{id}/forget", s.myFactForget)
+	s.userAPI("POST /app/api/forget", s.myForgetAll)
+	s.userAPI("POST /app/api/reminders/{id}/cancel", s.myReminderCancel)
+}
+
+func (s *Server) miniApp(w http.ResponseWriter, r *http.Request) {
+	if !s.cfg.MiniApp() && s.access != Local {
+		s.fail(w, r, http.StatusNotFound, "The Mini App needs WEB_URL, an HTTPS address.")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := s.pages["app"].Execute(w, view{Title: "My memory"}); err != nil {
+		s.deps.Log.Error("web: render the Mini App", "err", err)
+	}
+}
+
+// userAPI registers a call of the Mini App's API, for the user of the
+// launch data in its Authorization header ("tma <initData>").
+func (s *Server) userAPI(pattern string, p userPage) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "tma ")
+		if !ok {
+			_ = writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "open this page from the bot in Telegram"})
+			return
+		}
+		u, err := CheckInitData(raw, s.deps.BotToken, s.cfg.InitDataTTL, time.Now())
+		if err != nil {
+			s.deps.Log.Info("web: Mini App launch data refused", "err", err)
+			_ = writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "Telegram's signature on this page does not hold or is too old: open it again from the bot"})
+			return
+		}
+		if s.deps.MayUse != nil && !s.deps.MayUse(u.ID) {
+			_ = writeJSON(w, http.StatusForbidden, map[string]string{"error": "this bot does not serve you"})
+			return
+		}
+		if err := p(w, r, u); err != nil {
+			if errors.Is(err, errNotFound) || errors.Is(err, memory.ErrNotFound) {
+				_ = writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found"})
+				return
+			}
+			s.deps.Log.Error("web: Mini App call failed", "path", r.URL.Path, "err", err)
+			_ = writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "something went wrong"})
+		}
+	})
+}
+
+// myMemory is what the bot keeps of the user; a user the bot has never
+// seen has nothing yet.
+func (s *Server) myMemory(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
+	m, err := s.userMemory(r.Context(), u.ID)
+	if errors.Is(err, console.ErrNotFound) {
+		return writeJSON(w, http.StatusOK, userMemory{})
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, m)
+}
+
+// mySearch searches the user's own private conversations, never a group's.
+func (s *Server) mySearch(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if q == "" {
+		return writeJSON(w, http.StatusOK, []memory.Snippet{})
+	}
+	if len(q) > maxQuery {
+		q = q[:maxQuery]
+	}
+	ids, err := s.deps.Console.PrivateConversations(r.Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	hits := []memory.Snippet{}
+	for _, id := range ids {
+		found, err := s.deps.Memory.SearchMessages(r.Context(), memory.Search{ConversationID: id, Text: q, Limit: 10})
+		if err != nil {
+			return err
+		}
+		hits = append(hits, found...)
+	}
+	return writeJSON(w, http.StatusOK, hits)
+}
+
+func (s *Server) myFactEdit(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	text, problem := factText(r.PostFormValue("content"))
+	if problem != "" {
+		return writeJSON(w, http.StatusBadRequest, map[string]string{"error": problem})
+	}
+	f, err := s.deps.Memory.Remember(r.Context(), u.ID, id, text, 0)
+	if err != nil {
+		return err
+	}
+	s.changed(r, viewer{UserID: u.ID}, u.ID, "edit_fact", map[string]any{"fact_id": id, "new_fact_id": f.ID, "via": "mini_app"})
+	return writeJSON(w, http.StatusOK, map[string]any{"fact": f})
+}
+
+func (s *Server) myFactForget(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	f, err := s.deps.Memory.ForgetFact(r.Context(), u.ID, id)
+	if err != nil {
+		return err
+	}
+	s.changed(r, viewer{UserID: u.ID}, u.ID, "forget_fact", map[string]any{"fact_id": f.ID, "via": "mini_app"})
+	return writeJSON(w, http.StatusOK, map[string]any{"forgotten": f.ID})
+}
+
+func (s *Server) myForgetAll(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
+	n, err := s.deps.Memory.ForgetAllFacts(r.Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	s.changed(r, viewer{UserID: u.ID}, u.ID, "forget_all_facts", map[string]any{"facts": n, "via": "mini_app"})
+	return writeJSON(w, http.StatusOK, map[string]any{"forgotten": n})
+}
+
+func (s *Server) myReminderCancel(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	chatID, err := s.deps.Console.CancelReminder(r.Context(), id, u.ID)
+	if err != nil {
+		return err
+	}
+	s.changed(r, viewer{UserID: u.ID}, u.ID, "cancel_reminder", map[string]any{"reminder_id": id, "chat_id": chatID, "via": "mini_app"})
+	return writeJSON(w, http.StatusOK, map[string]any{"cancelled": id})
+}

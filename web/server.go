@@ -1,0 +1,185 @@
+// Package web is membot's web interface, served by the bot itself: the
+// operator's pages (what the bot remembers and why, conversations, usage,
+// what it waits on, tool servers, sessions) and each user's own memory as a
+// Telegram Mini App. Pages are rendered on the server with html/template;
+// the two client libraries (htmx, uPlot) and the page's own script are
+// embedded. Every page also answers JSON (Accept: application/json).
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/console"
+)
+
+// Console is what the pages read of the database, and the sign-ins
+// (memory/console.Store).
+type Console interface {
+	AddSignInLink(ctx context.Context, token string, userID int64, ttl time.Duration) error
+	SignIn(ctx context.Context, link string, st console.SessionStart) (console.Session, error)
+	Session(ctx context.Context, token string) (console.Session, error)
+	Sessions(ctx context.Context) ([]console.Session, error)
+	EndSession(ctx context.Context, id int64) error
+	Overview(ctx context.Context, dayStart time.Time) (console.Overview, error)
+	RecentFailures(ctx context.Context, since time.Time) ([]console.Failure, error)
+	UsageByDay(ctx context.Context, since time.Time, zone string) ([]console.DayUsage, error)
+	UsageByUser(ctx context.Context, since time.Time) ([]console.UserUsage, error)
+	UsageByModel(ctx context.Context, since time.Time) ([]console.ModelUsage, error)
+	Users(ctx context.Context) ([]console.User, error)
+	User(ctx context.Context, id int64) (console.User, error)
+	UserFacts(ctx context.Context, userID int64) ([]console.Fact, error)
+	UserSummaries(ctx context.Context, userID int64) ([]console.Summary, error)
+	UserReminders(ctx context.Context, userID int64) ([]console.Waiting, error)
+	PrivateConversations(ctx context.Context, userID int64) ([]string, error)
+	Chats(ctx context.Context) ([]console.Chat, error)
+	ConversationMessages(ctx context.Context, conversationID string, limit int) ([]console.Message, error)
+	MessageText(ctx context.Context, id int64) (string, error)
+	ConversationApprovals(ctx context.Context, conversationID string) ([]console.Approval, error)
+	PendingApprovals(ctx context.Context) ([]console.Approval, error)
+	WaitingReminders(ctx context.Context) ([]console.Waiting, error)
+	CancelReminder(ctx context.Context, id, userID int64) (chatID int64, err error)
+	CancelApproval(ctx context.Context, id int64) (chatID int64, err error)
+}
+
+// Memory is what the pages change the way the bot does (memory.Store):
+// forgetting here is /forget's forgetting.
+type Memory interface {
+	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)
+	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
+	ForgetAllFacts(ctx context.Context, userID int64) (int64, error)
+	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
+	AddEvents(ctx context.Context, events ...memory.Event) error
+}
+
+// Check is one line of membot doctor's, for the overview.
+type Check struct {
+	Name   string `json:"name"`
+	Mark   string `json:"mark"` // ✓, ✗ or – (not set)
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// checkRun is the overview's last run of the checks.
+type checkRun struct {
+	mu     sync.Mutex
+	at     time.Time
+	lines  []Check
+	active bool
+}
+
+// ToolServer is an MCP server as /tools shows it.
+type ToolServer struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	State     string `json:"state"`
+	Why       string `json:"why,omitempty"`
+	Tools     int    `json:"tools"`
+}
+
+// Deps are the parts the pages use. Checks, Servers and Export may be nil.
+type Deps struct {
+	Console Console
+	Memory  Memory
+	// Export is every row of a user as JSON (userdata.Store.Export).
+	Export func(ctx context.Context, userID int64) (map[string]json.RawMessage, error)
+	// Checks runs the setup's checks for the overview.
+	Checks func(ctx context.Context) []Check
+	// Servers is the MCP servers' state now.
+	Servers func() []ToolServer
+	// IsAdmin tells who may sign in.
+	IsAdmin func(userID int64) bool
+	// MayUse tells who the bot serves: only they open the Mini App.
+	MayUse func(userID int64) bool
+	// BotToken verifies the Mini App's launch data; it is never rendered.
+	BotToken string
+	Log      *slog.Logger
+}
+
+// Server is the web interface.
+type Server struct {
+	cfg    Config
+	deps   Deps
+	access Access
+	// localCSRF guards the changes of a Local interface, which has no
+	// sessions to keep a token in: the pages carry it, other sites
+	// cannot read it.
+	localCSRF string
+	mux       *http.ServeMux
+	pages     map[string]*template.Template
+	checks    checkRun
+}
+
+// New is the interface with cfg's settings; Access tells whether it is
+// to be served at all.
+func New(cfg Config, deps Deps) *Server {
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	access, _ := cfg.Access()
+	s := &Server{cfg: cfg, deps: deps, access: access, localCSRF: randomToken(), mux: http.NewServeMux(),
+		pages: parsePages(cfg.Location)}
+	s.routes()
+	return s
+}
+
+// Handler is the interface's handler, every response with its security
+// headers and every request checked for whom it is from.
+func (s *Server) Handler() http.Handler { return s.secured(s.mux) }
+
+// NewSignInLink makes a one-time sign-in link for an admin's /web.
+func (s *Server) NewSignInLink(ctx context.Context, userID int64) (string, error) {
+	if s.access != SignedIn {
+		return "", errors.New("the web interface has no sign-in: WEB_URL is not set")
+	}
+	token := randomToken()
+	if err := s.deps.Console.AddSignInLink(ctx, token, userID, s.cfg.LinkTTL); err != nil {
+		return "", err
+	}
+	return s.cfg.URL + "/signin?token=" + token, nil
+}
+
+// SignInTTL is how long a sign-in link may be used.
+func (s *Server) SignInTTL() time.Duration { return s.cfg.LinkTTL }
+
+// Where says how the pages are reached without a sign-in (a Local
+// interface's address), or why they are off; both empty when /web links
+// sign in.
+func (s *Server) Where() (localAddr, off string) {
+	switch access, why := s.cfg.Access(); access {
+	case Off:
+		return "", why
+	case Local:
+		return s.cfg.Addr, ""
+	}
+	return "", ""
+}
+
+// MiniAppURL is the address /memory opens as a Mini App, empty without one.
+func (s *Server) MiniAppURL() string {
+	if !s.cfg.MiniApp() {
+		return ""
+	}
+	return s.cfg.URL + "/app"
+}
+
+// randomToken is 32 random bytes, URL-safe.
+func randomToken() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported systems
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}

@@ -1,0 +1,75 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/membot/membot/memory/console"
+)
+
+// signInForm shows the button that uses a /web link. The link itself
+// changes nothing when fetched, so a link preview (Telegram fetches
+// links to show them) cannot use it up.
+func (s *Server) signInForm(w http.ResponseWriter, r *http.Request) {
+	token := r.URL.Query().Get("token")
+	if s.access != SignedIn {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if len(token) > 100 {
+		token = ""
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := s.pages["signin"].Execute(w, view{Title: "Sign in", Data: token}); err != nil {
+		s.deps.Log.Error("web: render sign-in", "err", err)
+	}
+}
+
+// signIn uses a /web link once and opens a session for its admin.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	if s.access != SignedIn {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if !s.sameOrigin(r) {
+		s.fail(w, r, http.StatusForbidden, "This sign-in did not come from this interface's page.")
+		return
+	}
+	link := r.PostFormValue("token")
+	if link == "" || len(link) > 100 {
+		s.fail(w, r, http.StatusBadRequest, "This sign-in link is incomplete: send /web to the bot for a new one.")
+		return
+	}
+	token := randomToken()
+	ua := r.UserAgent()
+	sess, err := s.deps.Console.SignIn(r.Context(), link, console.SessionStart{
+		Token: token, CSRF: randomToken(), UserAgent: ua, TTL: s.cfg.SessionTTL,
+	})
+	if errors.Is(err, console.ErrNoSession) {
+		s.fail(w, r, http.StatusForbidden, "This sign-in link was used already or has expired: send /web to the bot for a new one.")
+		return
+	}
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	if s.deps.IsAdmin != nil && !s.deps.IsAdmin(sess.UserID) {
+		_ = s.deps.Console.EndSession(r.Context(), sess.ID)
+		s.fail(w, r, http.StatusForbidden, "This link's admin is no longer an admin of the bot.")
+		return
+	}
+	s.setSessionCookie(w, token, int(s.cfg.SessionTTL.Seconds()))
+	s.changed(r, viewer{UserID: sess.UserID, SessionID: sess.ID}, 0, "sign_in", nil)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// needSignIn answers a page asked without a session.
+func (s *Server) needSignIn(w http.ResponseWriter, r *http.Request) {
+	if wantsJSON(r) || r.Method != http.MethodGet {
+		s.fail(w, r, http.StatusUnauthorized, "Sign in first: send /web to the bot for a link.")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusUnauthorized)
+	_ = s.pages["signin"].Execute(w, view{Title: "Sign in"})
+}

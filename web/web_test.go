@@ -1,0 +1,481 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/membot/membot/internal/testing/openaifake"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/internal/testing/testkit"
+	"github.com/membot/membot/web"
+)
+
+var (
+	jane = testkit.Jane // an admin in these tests
+	ivan = testkit.Ivan
+)
+
+// site is the bot under test and its web interface's address.
+type site struct {
+	*testkit.Harness
+	base string
+}
+
+// setup starts the bot with its web interface on a port of its own and
+// the settings given.
+func setup(t *testing.T, settings ...string) *site {
+	t.Helper()
+	h := testkit.New(t)
+	h.Env["WEB_ADDR"] = "127.0.0.1:0"
+	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(jane.ID)
+	for i := 0; i+1 < len(settings); i += 2 {
+		h.Env[settings[i]] = settings[i+1]
+	}
+	h.Start()
+	m := h.WaitLog(`web server listening" addr=(\S+)`)
+	return &site{Harness: h, base: "http://" + m[1]}
+}
+
+// remember has the model save fact for user, through the remember tool,
+// as a turn of the bot.
+func (s *site) remember(user telegramfake.User, fact string) {
+	s.T.Helper()
+	s.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_r", "remember", `{"fact":`+quote(fact)+`}`)}},
+		openaifake.Reply{Content: "Noted."},
+	)
+	if got := s.Say(user, "please remember: "+fact); got != "Noted." {
+		s.T.Fatalf("the bot answered %q", got)
+	}
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// page is a response, read whole.
+type page struct {
+	status int
+	body   string
+	header http.Header
+}
+
+// do sends a request to the web interface, with the session cookie when
+// one is given, and reads the answer.
+func (s *site) do(method, path, cookie string, form url.Values, header ...string) page {
+	s.T.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, s.base+path, body)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if cookie != "" {
+		req.AddCookie(&http.Cookie{Name: "membot_session", Value: cookie})
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
+		req.Header.Set(header[i], header[i+1])
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		s.T.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return page{status: resp.StatusCode, body: string(b), header: resp.Header}
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// csrf is the token a page's forms carry.
+func csrf(t *testing.T, p page) string {
+	t.Helper()
+	m := csrfField.FindStringSubmatch(p.body)
+	if m == nil {
+		t.Fatalf("the page has no CSRF token:\n%s", p.body)
+	}
+	return m[1]
+}
+
+func TestLoopbackPagesShowAndForgetWhatTheBotRemembers(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	s.remember(jane, "Lives in Tallinn")
+
+	home := s.do("GET", "/", "", nil)
+	if home.status != http.StatusOK || !strings.Contains(home.body, "users") {
+		t.Fatalf("the overview: %d\n%s", home.status, home.body)
+	}
+	if csp := home.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+		t.Errorf("Content-Security-Policy is %q", csp)
+	}
+	mem := s.do("GET", fmt.Sprintf("/memory/%d", jane.ID), "", nil)
+	if !strings.Contains(mem.body, "Lives in Tallinn") || !strings.Contains(mem.body, "the exchange it came from") {
+		t.Fatalf("Jane's memory page does not show her fact with its source:\n%s", mem.body)
+	}
+
+	var asJSON struct {
+		Facts []struct {
+			ID      int64  `json:"id"`
+			Content string `json:"content"`
+			Source  *struct {
+				Content string `json:"content"`
+			} `json:"source"`
+		} `json:"facts"`
+	}
+	raw := s.do("GET", fmt.Sprintf("/memory/%d", jane.ID), "", nil, "Accept", "application/json")
+	if err := json.Unmarshal([]byte(raw.body), &asJSON); err != nil || len(asJSON.Facts) != 1 || asJSON.Facts[0].Source == nil ||
+		!strings.Contains(asJSON.Facts[0].Source.Content, "please remember") {
+		t.Fatalf("the page's JSON: %v\n%s", err, raw.body)
+	}
+	id := asJSON.Facts[0].ID
+	forget := fmt.Sprintf("/memory/%d/facts/%d/forget", jane.ID, id)
+
+	if p := s.do("POST", forget, "", url.Values{}); p.status != http.StatusForbidden {
+		t.Fatalf("a change without the page's CSRF token was answered %d", p.status)
+	}
+	if p := s.do("POST", forget, "", url.Values{"csrf": {csrf(t, mem)}}, "Origin", "http://evil.example"); p.status != http.StatusForbidden {
+		t.Fatalf("a change from another site's page was answered %d", p.status)
+	}
+	if p := s.do("POST", forget, "", url.Values{"csrf": {csrf(t, mem)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("forget: %d\n%s", p.status, p.body)
+	}
+	s.WaitCount(`SELECT count(*) FROM events WHERE type = 'web_change' AND payload->>'action' = 'forget_fact'`, 1)
+
+	// The same forget as /forget: the fact is in no later request.
+	s.LLM.Script(openaifake.Reply{Content: "Hello."})
+	s.Say(jane, "hi")
+	reqs := s.LLM.Requests()
+	if body, _ := json.Marshal(reqs[len(reqs)-1]); strings.Contains(string(body), "Tallinn") {
+		t.Errorf("the forgotten fact reached the model: %s", body)
+	}
+	if p := s.do("GET", fmt.Sprintf("/memory/%d", jane.ID), "", nil); strings.Contains(p.body, "Lives in Tallinn</bdi></div>\n<div class=\"meta\">#") {
+		t.Errorf("the fact is still shown as current:\n%s", p.body)
+	}
+}
+
+func TestTheLoopbackInterfaceAnswersOnlyItsLoopbackHost(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	// A page of another site that renamed itself to 127.0.0.1 (DNS
+	// rebinding) still says its own name in Host.
+	p := s.do("GET", "/", "", nil, "Host", "evil.example")
+	if p.status != http.StatusMisdirectedRequest {
+		t.Fatalf("a request for host evil.example was answered %d", p.status)
+	}
+}
+
+func TestAPublicAddressWithoutWebURLKeepsThePagesOff(t *testing.T) {
+	t.Parallel()
+	h := testkit.New(t)
+	h.Env["WEB_ADDR"] = "0.0.0.0:0"
+	h.Start()
+	h.WaitLog(`the web interface is off: WEB_ADDR 0.0.0.0:0 is not a loopback address and WEB_URL is not set`)
+	if got := h.Say(jane, "still there?"); got == "" {
+		t.Fatal("the bot does not answer")
+	}
+	if strings.Contains(h.Logs.String(), "web server listening") {
+		t.Error("the web interface listens on a public address without a login")
+	}
+}
+
+func TestATakenPortStopsThePagesNotTheBot(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	h := testkit.New(t)
+	h.Env["WEB_ADDR"] = ln.Addr().String()
+	h.Start()
+	h.WaitLog(`the web interface is off: WEB_ADDR \S+ cannot be listened on`)
+	if got := h.Say(jane, "still there?"); got == "" {
+		t.Fatal("the bot does not answer")
+	}
+}
+
+// signedIn starts the bot with WEB_URL set, so that pages need a session.
+func signedIn(t *testing.T, settings ...string) *site {
+	return setup(t, append([]string{"WEB_URL", "https://membot.example"}, settings...)...)
+}
+
+var linkToken = regexp.MustCompile(`https://membot\.example/signin\?token=([A-Za-z0-9_-]+)`)
+
+// link has jane send /web and returns the token of the link she gets.
+func (s *site) link() string {
+	s.T.Helper()
+	answer := s.Say(jane, "/web")
+	m := linkToken.FindStringSubmatch(answer)
+	if m == nil {
+		s.T.Fatalf("/web answered %q", answer)
+	}
+	return m[1]
+}
+
+// signIn uses a link's token and returns the session cookie it gives.
+func (s *site) signIn(token string) (string, page) {
+	s.T.Helper()
+	p := s.do("POST", "/signin", "", url.Values{"token": {token}})
+	for _, c := range (&http.Response{Header: p.header}).Cookies() {
+		if c.Name == "membot_session" {
+			if !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteLaxMode {
+				s.T.Errorf("the session cookie is not HttpOnly, Secure and SameSite: %+v", c)
+			}
+			return c.Value, p
+		}
+	}
+	return "", p
+}
+
+func TestASignInLinkWorksOnceForItsAdmin(t *testing.T) {
+	t.Parallel()
+	s := signedIn(t)
+	if p := s.do("GET", "/", "", nil); p.status != http.StatusUnauthorized || !strings.Contains(p.body, "/web") {
+		t.Fatalf("a page without a session was answered %d:\n%s", p.status, p.body)
+	}
+	if got := s.Say(ivan, "/web"); linkToken.MatchString(got) {
+		t.Fatalf("a user who is no admin got a sign-in link: %q", got)
+	}
+	token := s.link()
+	// Fetching the link (as Telegram's link preview does) uses nothing.
+	if p := s.do("GET", "/signin?token="+token, "", nil); p.status != http.StatusOK || !strings.Contains(p.body, token) {
+		t.Fatalf("the link's page: %d\n%s", p.status, p.body)
+	}
+	cookie, p := s.signIn(token)
+	if cookie == "" || p.status != http.StatusSeeOther {
+		t.Fatalf("signing in: %d\n%s", p.status, p.body)
+	}
+	if again, p := s.signIn(token); again != "" || p.status != http.StatusForbidden {
+		t.Fatalf("the link signed in twice: %d", p.status)
+	}
+	home := s.do("GET", "/", cookie, nil)
+	if home.status != http.StatusOK {
+		t.Fatalf("the overview with a session: %d\n%s", home.status, home.body)
+	}
+	if strings.Contains(home.body, testkit.Token) || strings.Contains(home.body, testkit.APIKey) {
+		t.Error("a page shows a secret")
+	}
+	if n := s.Count(`SELECT count(*) FROM web_sessions WHERE telegram_user_id = $1`, jane.ID); n != 1 {
+		t.Errorf("%d sessions stored for jane", n)
+	}
+	if n := s.Count(`SELECT count(*) FROM web_sessions WHERE token_hash = convert_to($1, 'UTF8')`, cookie); n != 0 {
+		t.Error("the session's token is stored as it is, not as a hash")
+	}
+
+	// Ended from the page, the session opens nothing.
+	sessions := s.do("GET", "/sessions", cookie, nil)
+	var id int64
+	if err := s.DB.QueryRow(context.Background(), `SELECT id FROM web_sessions WHERE telegram_user_id = $1`, jane.ID).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if p := s.do("POST", fmt.Sprintf("/sessions/%d/end", id), cookie, url.Values{"csrf": {"not-the-token"}}); p.status != http.StatusForbidden {
+		t.Fatalf("ending a session without the CSRF token: %d", p.status)
+	}
+	if p := s.do("POST", fmt.Sprintf("/sessions/%d/end", id), cookie, url.Values{"csrf": {csrf(t, sessions)}}); p.status != http.StatusSeeOther {
+		t.Fatalf("ending the session: %d\n%s", p.status, p.body)
+	}
+	if p := s.do("GET", "/", cookie, nil); p.status != http.StatusUnauthorized {
+		t.Fatalf("an ended session still opens pages: %d", p.status)
+	}
+}
+
+func TestLinksAndSessionsExpire(t *testing.T) {
+	t.Parallel()
+	s := signedIn(t)
+	expired := s.link()
+	if _, err := s.DB.Exec(context.Background(), `UPDATE web_signin_links SET expires_at = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	if cookie, p := s.signIn(expired); cookie != "" || p.status != http.StatusForbidden || !strings.Contains(p.body, "expired") {
+		t.Fatalf("an expired link signed in: %d\n%s", p.status, p.body)
+	}
+	cookie, _ := s.signIn(s.link())
+	if p := s.do("GET", "/", cookie, nil); p.status != http.StatusOK {
+		t.Fatalf("a fresh session: %d", p.status)
+	}
+	if _, err := s.DB.Exec(context.Background(), `UPDATE web_sessions SET expires_at = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	if p := s.do("GET", "/", cookie, nil); p.status != http.StatusUnauthorized {
+		t.Fatalf("an expired session still opens pages: %d", p.status)
+	}
+}
+
+// miniApp calls the Mini App's API with launch data signed as Telegram
+// signs it (or with any other).
+func (s *site) miniApp(method, path, initData string, form url.Values) page {
+	return s.do(method, path, "", form, "Authorization", "tma "+initData, "Accept", "application/json")
+}
+
+func TestTheMiniAppShowsEachUserTheirOwnMemoryOnly(t *testing.T) {
+	t.Parallel()
+	s := signedIn(t)
+	s.remember(jane, "Has a cat called Murka")
+	s.remember(ivan, "Играет на виолончели")
+	now := time.Now()
+	asJane := web.SignInitData(web.TelegramUser{ID: jane.ID, FirstName: jane.FirstName}, testkit.Token, now)
+
+	me := s.miniApp("GET", "/app/api/me", asJane, nil)
+	if me.status != http.StatusOK || !strings.Contains(me.body, "Murka") || strings.Contains(me.body, "виолончели") {
+		t.Fatalf("jane's Mini App: %d\n%s", me.status, me.body)
+	}
+	for name, initData := range map[string]string{
+		"a wrong signature": web.SignInitData(web.TelegramUser{ID: jane.ID}, "654321:another-bot", now),
+		"an old auth_date":  web.SignInitData(web.TelegramUser{ID: jane.ID}, testkit.Token, now.Add(-48*time.Hour)),
+		"another user's id": strings.Replace(asJane, fmt.Sprintf("%%22id%%22%%3A%d", jane.ID), fmt.Sprintf("%%22id%%22%%3A%d", ivan.ID), 1),
+		"nothing":           "",
+	} {
+		if p := s.miniApp("GET", "/app/api/me", initData, nil); p.status != http.StatusUnauthorized || strings.Contains(p.body, "Murka") || strings.Contains(p.body, "виолончели") {
+			t.Errorf("launch data with %s was answered %d:\n%s", name, p.status, p.body)
+		}
+	}
+
+	var mine struct {
+		Facts []struct {
+			ID int64 `json:"id"`
+		} `json:"facts"`
+	}
+	if err := json.Unmarshal([]byte(me.body), &mine); err != nil || len(mine.Facts) != 1 {
+		t.Fatalf("%v: %s", err, me.body)
+	}
+	var ivansFact int64
+	if err := s.DB.QueryRow(context.Background(), `SELECT id FROM memories WHERE telegram_user_id = $1`, ivan.ID).Scan(&ivansFact); err != nil {
+		t.Fatal(err)
+	}
+	if p := s.miniApp("POST", fmt.Sprintf("/app/api/facts/%d/forget", ivansFact), asJane, url.Values{}); p.status != http.StatusNotFound {
+		t.Errorf("jane forgetting ivan's fact was answered %d", p.status)
+	}
+	if p := s.miniApp("POST", fmt.Sprintf("/app/api/facts/%d", mine.Facts[0].ID), asJane, url.Values{"content": {"Has two cats, Murka and Barsik"}}); p.status != http.StatusOK {
+		t.Fatalf("correcting a fact: %d\n%s", p.status, p.body)
+	}
+	if p := s.miniApp("GET", "/app/api/search?q=Murka", asJane, nil); p.status != http.StatusOK || !strings.Contains(p.body, "Murka") {
+		t.Errorf("searching her history: %d\n%s", p.status, p.body)
+	}
+	if p := s.miniApp("POST", "/app/api/forget", asJane, url.Values{}); p.status != http.StatusOK {
+		t.Fatalf("forget everything: %d", p.status)
+	}
+	if n := s.Count(`SELECT count(*) FROM memories WHERE telegram_user_id = $1`, ivan.ID); n != 1 {
+		t.Errorf("ivan has %d facts after jane forgot hers", n)
+	}
+	if n := s.Count(`SELECT count(*) FROM memories WHERE telegram_user_id = $1`, jane.ID); n != 0 {
+		t.Errorf("jane still has %d facts", n)
+	}
+}
+
+func TestMemoryOffersTheMiniAppWithAnHTTPSAddress(t *testing.T) {
+	t.Parallel()
+	s := signedIn(t)
+	s.WaitUntil("the menu button is not set to the Mini App", func() bool {
+		calls := s.TG.Calls("setChatMenuButton")
+		return len(calls) == 1 && strings.Contains(calls[0].Params["menu_button"], `"url":"https://membot.example/app"`)
+	})
+	s.remember(jane, "Likes tea")
+	s.Say(jane, "/memory")
+	s.WaitUntil("no Mini App button after /memory", func() bool {
+		for _, m := range s.TG.Messages(jane.ID) {
+			if strings.Contains(m.ReplyMarkup, `"web_app":{"url":"https://membot.example/app"}`) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func TestHostileTextsRenderAsText(t *testing.T) {
+	t.Parallel()
+	s := setup(t, "CONTEXT_TOKENS", "1000000", "MAX_ANSWER_TOKENS", "300000", "STREAMING", "false")
+	script := `<script>alert("x")</script><img src=x onerror=alert(1)>` + "\u202egnp.exe\u200b"
+	huge := strings.Repeat("lorem ipsum ", 90_000) // over a megabyte
+	s.LLM.Script(openaifake.Reply{Content: script + huge})
+	s.Say(jane, script)
+
+	chats := s.do("GET", "/chats", "", nil, "Accept", "application/json")
+	var list struct {
+		Chats []struct {
+			ConversationID string `json:"conversation_id"`
+		} `json:"chats"`
+	}
+	if err := json.Unmarshal([]byte(chats.body), &list); err != nil || len(list.Chats) == 0 {
+		t.Fatalf("%v: %s", err, chats.body)
+	}
+	p := s.do("GET", "/chats/"+list.Chats[0].ConversationID, "", nil)
+	if p.status != http.StatusOK {
+		t.Fatalf("the conversation's page: %d", p.status)
+	}
+	if strings.Contains(p.body, "<script>alert") || strings.Contains(p.body, "<img src=x") {
+		t.Error("a stored text is rendered as HTML")
+	}
+	if strings.Contains(p.body, "\u202e") || !strings.Contains(p.body, `\u202e`) {
+		t.Error("the right-to-left override is not shown escaped")
+	}
+	if len(p.body) > 200_000 {
+		t.Errorf("the page is %d bytes: a megabyte message is not cut", len(p.body))
+	}
+	if !regexp.MustCompile(`\(\d[\d,]* more characters\)`).MatchString(p.body) {
+		t.Error("the cut message does not say how much is left out")
+	}
+}
+
+func TestWhatTheBotWaitsOnCanBeCancelled(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	s.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{
+			openaifake.ToolCall("c1", "set_reminder", `{"text":"call mom","in":"2h"}`),
+			openaifake.ToolCall("c2", "fetch_url", `{"url":"https://example.com/"}`),
+		}},
+		openaifake.Reply{Content: "Set, and I asked about the page."},
+	)
+	s.Say(jane, "remind me to call mom in 2 hours and read example.com")
+	s.WaitCount(`SELECT count(*) FROM pending_approvals WHERE status = 'pending'`, 1)
+
+	waits := s.do("GET", "/waits", "", nil)
+	if !strings.Contains(waits.body, "call mom") || !strings.Contains(waits.body, "fetch_url") {
+		t.Fatalf("the waiting page:\n%s", waits.body)
+	}
+	token := csrf(t, waits)
+	var reminder, approval int64
+	if err := s.DB.QueryRow(context.Background(), `SELECT (SELECT id FROM reminders), (SELECT id FROM pending_approvals)`).Scan(&reminder, &approval); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fmt.Sprintf("/waits/%d/cancel", reminder), fmt.Sprintf("/approvals/%d/cancel", approval)} {
+		if p := s.do("POST", path, "", url.Values{"csrf": {token}}); p.status != http.StatusSeeOther {
+			t.Fatalf("POST %s: %d\n%s", path, p.status, p.body)
+		}
+	}
+	if n := s.Count(`SELECT count(*) FROM reminders WHERE status = 'cancelled'`); n != 1 {
+		t.Error("the reminder was not cancelled")
+	}
+	if n := s.Count(`SELECT count(*) FROM pending_approvals WHERE status = 'cancelled'`); n != 1 {
+		t.Error("the approval was not cancelled")
+	}
+	if n := s.Count(`SELECT count(*) FROM events WHERE type = 'web_change' AND payload->>'action' LIKE 'cancel_%'`); n != 2 {
+		t.Errorf("%d cancellations written to the events table", n)
+	}
+	if p := s.do("POST", fmt.Sprintf("/waits/%d/cancel", reminder), "", url.Values{"csrf": {token}}); p.status != http.StatusNotFound {
+		t.Errorf("cancelling twice was answered %d", p.status)
+	}
+}
