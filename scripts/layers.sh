@@ -57,6 +57,8 @@ rule "./bot/stop/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \
 	"intake sees Telegram only as raw updates and knows nothing of the handler"
 rule "./agent/modes/..." DIRECT "^($tg|$oa|$pgx)|^$mod/" "the modes are settings and their rules: they import none of the program"
+rule "./web/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(bot|agent|cmd)" \
+	"the web interface reads and changes through memory: no Telegram, no model, no database driver, no bot"
 rule "./migrations/..." DIRECT "^$mod/" "migrations import none of the program"
 
 # only PACKAGES (an awk regex on import paths) may import REGEX; go list's
