@@ -113,8 +113,8 @@ func (m *membot) openStore() error {
 	// than crash-loop (in docker compose it often starts a moment later).
 	if err := untilDone(ctx, log, "apply migrations", func() error {
 		applied, err := migrations.Up(ctx, dsn)
-		for _, name := range applied {
-			log.Info("migration applied", "file", name)
+		if line := migrations.Summary(applied); line != "" {
+			log.Info(line)
 		}
 		return err
 	}); err != nil {
