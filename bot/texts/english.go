@@ -165,6 +165,9 @@ var english = Texts{
 	ApprovalUnreadable: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 The assistant asked to use the tool %s, but the call cannot be shown whole (%s), so it cannot be approved.", a1, a2)
 	},
+	AdminsOnly: func(a1 any) string {
+		return fmt.Sprintf("%s is for the bot's admins only. /help lists the commands you can use.", a1)
+	},
 	Undeliverable: func(a1 any) string {
 		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)
 	},

@@ -181,6 +181,9 @@ var russian = Texts{
 	ApprovalUnreadable: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 Ассистент просил воспользоваться инструментом %s, но этот вызов нельзя показать целиком (%s), поэтому разрешить его нельзя.", a1, a2)
 	},
+	AdminsOnly: func(a1 any) string {
+		return fmt.Sprintf("Команда %s — только для администраторов бота. /help покажет команды, доступные вам.", a1)
+	},
 	Undeliverable: func(a1 any) string {
 		return fmt.Sprintf("Telegram не принял (часть) моего ответа (%s), поэтому он дошёл до вас не целиком. Спросите, пожалуйста, ещё раз — может быть, попросив ответить короче.", a1)
 	},

@@ -121,6 +121,7 @@ type Texts struct {
 
 	// access.go (groups)
 	GroupAdminsOnly       func(a1 any) string
+	AdminsOnly            func(a1 any) string
 	GroupAdminsOnlyButton string
 	FactsPrivate          string
 	ApprovalUnreadable    func(a1, a2 any) string

@@ -108,7 +108,7 @@ func TestViewsAndAdminBotCommandsAnswerTheAdminsQuestions(t *testing.T) {
 	if strings.Join(got, " ") != "calculator:1/0 no_such_tool:1/1" {
 		t.Fatalf("tool_usage = %v", got)
 	}
-	// In Telegram: /stats and /user for admins, unknown to others.
+	// In Telegram: /stats and /user for admins; others are told so.
 	if got := h.Say(jane, "/stats"); !strings.Contains(got, "Users: 2, active today: 2") || !strings.Contains(got, "Messages today: 8") { // /stats itself counts
 		t.Fatalf("/stats = %q", got)
 	}
@@ -118,8 +118,11 @@ func TestViewsAndAdminBotCommandsAnswerTheAdminsQuestions(t *testing.T) {
 	if got := h.Say(jane, "/user 12345"); !strings.Contains(got, "no user 12345") {
 		t.Fatalf("/user of a stranger = %q", got)
 	}
-	if got := h.Say(forgetMe, "/stats"); !strings.Contains(got, "не знаю") {
+	if got := h.Say(forgetMe, "/stats"); !strings.Contains(got, "/stats — только для администраторов бота") {
 		t.Fatalf("/stats for a non-admin = %q", got)
+	}
+	if got := h.Say(forgetMe, "/user 1"); !strings.Contains(got, "/user — только для администраторов бота") {
+		t.Fatalf("/user for a non-admin = %q", got)
 	}
 
 	// The reset and the delivered answers are in the event log.
