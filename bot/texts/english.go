@@ -148,6 +148,9 @@ var english = Texts{
 	ExportLimit: func(perHour, again any) string {
 		return fmt.Sprintf("/export sends at most %s an hour, and you have had them. The next one is possible at %s.", plural(perHour, "export", "exports"), again)
 	},
+	ExportRefused: func(reason any) string {
+		return fmt.Sprintf("The export failed: Telegram refused to take its file (%s). Nothing is lost; the bot's admin can export everything with `membot admin export`.", reason)
+	},
 	ModeList:          "Modes (✓ is the current one). Tap one, or send /mode NAME:",
 	ModeUnknown:       func(a1 any) string { return fmt.Sprintf("There is no mode “%s”. /mode lists them.", a1) },
 	ModeAlready:       func(a1 any) string { return fmt.Sprintf("The assistant is in mode %s already.", a1) },

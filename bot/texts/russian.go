@@ -160,6 +160,9 @@ var russian = Texts{
 	ExportLimit: func(perHour, again any) string {
 		return fmt.Sprintf("/export отправляет не больше %s в час, и вы их уже получили. Следующий будет возможен в %s.", plural(perHour, "экспорта", "экспортов", "экспортов"), again)
 	},
+	ExportRefused: func(reason any) string {
+		return fmt.Sprintf("Экспорт не удался: Telegram не принял его файл (%s). Ничего не потеряно; администратор бота может выгрузить всё командой `membot admin export`.", reason)
+	},
 	ModeList: "Режимы (✓ — текущий). Нажмите на нужный или отправьте /mode ИМЯ:",
 	ModeUnknown: func(a1 any) string {
 		return fmt.Sprintf("Режима «%s» нет. /mode покажет список.", a1)

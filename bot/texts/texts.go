@@ -110,6 +110,7 @@ type Texts struct {
 	ExportPart        func(part, parts any) string
 	ExportCut         func(shown, total, parts, size any) string
 	ExportLimit       func(perHour, again any) string
+	ExportRefused     func(reason any) string
 	ModeList          string
 	ModeUnknown       func(a1 any) string
 	ModeAlready       func(a1 any) string
