@@ -86,8 +86,11 @@ vector_tests() {
 }
 
 # The folder with pgvector, built when it is missing and the tools are here.
+# Missing tools (exit 2) are told by the warning below, with how to get them.
 if [ -z "${TEST_DATABASE_URL:-}" ] && [ ! -f "$pgvector_dir/READY" ]; then
-	scripts/pgvector.sh >/dev/null || log "no pgvector folder (see the line above)"
+	rc=0
+	why=$(scripts/pgvector.sh 2>&1 >/dev/null) || rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 2 ] || log "could not build $pgvector_dir: $(echo "$why" | tail -1)"
 fi
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
