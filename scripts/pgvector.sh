@@ -12,8 +12,8 @@
 # no pgvector), so nothing under /etc/apt or /var/lib/apt changes; the script
 # checks that it did not.
 #
-# Needs what Debian packages from the machine's own sources give (README,
-# "Tests"): postgresql, postgresql-server-dev-NN, gcc, make. Without them it
+# Needs what Debian packages from the machine's own sources give (README):
+# postgresql, postgresql-server-dev-NN, gcc, make. Without them it
 # says what is missing and exits 2. Prints the folder on success.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -111,7 +111,7 @@ else
 fi
 
 if [ -n "${TEST_DATABASE_URL:-}" ] && command -v psql >/dev/null && ! has_vector; then
-	how="scripts/pgvector.sh builds it into $pgvector_dir from the Debian packages postgresql-server-dev-NN, gcc and make (see README, Tests)"
+	how="scripts/pgvector.sh builds it into $pgvector_dir from the Debian packages postgresql-server-dev-NN, gcc and make (see README)"
 	if ci; then
 		log "the server has no pgvector (CI=true, so this fails): $how"
 		exit 1

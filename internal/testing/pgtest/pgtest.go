@@ -181,7 +181,7 @@ func ReadOnlyURL(t testing.TB, dsn string) string {
 
 // HowToGetVectors says how to get a test server with pgvector.
 const HowToGetVectors = "scripts/pgvector.sh builds it into .cache/pgvector, where scripts/test.sh finds it " +
-	"(needs the Debian packages postgresql-server-dev-NN, gcc and make; see README, Tests), " +
+	"(needs the Debian packages postgresql-server-dev-NN, gcc and make; see README), " +
 	"or set TEST_DATABASE_URL to a server that has it"
 
 // RequireVectors stops a test that needs pgvector on a server without it:
