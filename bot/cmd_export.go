@@ -76,7 +76,7 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 		return err
 	})
 	if err != nil {
-		return err
+		return refusalTold{fmt.Errorf("send the export: %w", err), tr(lang).ExportRefused}
 	}
 	sent := memory.Event{Type: memory.EventExportSent, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"documents": documents, "messages": e.Shown}}

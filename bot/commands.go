@@ -28,7 +28,7 @@ func (h *Handler) command(ctx context.Context, in *incoming, name string) error 
 		return h.reply(ctx, in, tr(in.lang()).Unknown)
 	}
 	if spec.adminOnly && !h.Access.IsAdmin(in.user.TelegramUserID) {
-		return h.reply(ctx, in, tr(in.lang()).Unknown)
+		return h.reply(ctx, in, tr(in.lang()).AdminsOnly("/"+name))
 	}
 	if spec.groupAdmins {
 		if ok, err := h.groupAdmin(ctx, in); !ok {

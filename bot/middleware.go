@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -117,6 +118,16 @@ func (h *Handler) measured(next step) step {
 	}
 }
 
+// refusalTold is an error whose refusal by Telegram is told in its own
+// words (what failed), not as a reply that did not arrive.
+type refusalTold struct {
+	err  error
+	text func(reason any) string
+}
+
+func (e refusalTold) Error() string { return e.err.Error() }
+func (e refusalTold) Unwrap() error { return e.err }
+
 func (h *Handler) refusalsTold(next step) step {
 	return func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 		delivery, err := next(ctx, in)
@@ -126,7 +137,12 @@ func (h *Handler) refusalsTold(next step) step {
 		}
 		h.Log.Warn("Telegram refused a reply; telling the user", "update_id", in.update.UpdateID,
 			"chat_id", in.msg.Chat.ID, "err", err)
-		if _, sendErr := h.send(ctx, in, tr(in.lang()).Undeliverable(apiErr.Message)); sendErr != nil {
+		told := tr(in.lang()).Undeliverable
+		var own refusalTold
+		if errors.As(err, &own) {
+			told = own.text
+		}
+		if _, sendErr := h.send(ctx, in, told(apiErr.Message)); sendErr != nil {
 			h.Log.Warn("telling the user of a refused reply failed too", "chat_id", in.msg.Chat.ID, "err", sendErr)
 		}
 		return delivery, err

@@ -2,6 +2,8 @@ package bot_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -145,6 +147,21 @@ func TestTheFixedOverheadOfATurn(t *testing.T) {
 	t.Logf("system prompt: %d characters (%d bytes); %d tools: %d bytes of JSON schema; fixed overhead %d bytes "+
 		"= about %d tokens at 4 bytes a token (OpenAI's tokenizers on English and JSON), %d by membot's own budget estimate (3 bytes a token)",
 		utf8.RuneCountInString(system), len(system), len(req.Tools), len(tools), fixed, fixed/4, (fixed+2)/3)
+	// The operator's docs give these numbers.
+	doc, err := os.ReadFile("../docs/OPERATIONS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{
+		fmt.Sprintf("| system prompt | %s characters (%s bytes) |", thousands(utf8.RuneCountInString(system)), thousands(len(system))),
+		fmt.Sprintf("| %d tool schemas | %s bytes of JSON |", len(req.Tools), thousands(len(tools))),
+		fmt.Sprintf("| together | %s bytes ≈ %s tokens (", thousands(fixed), thousands(fixed/4)),
+		fmt.Sprintf("membot's own budget counts %s, at 3 bytes a token) |", thousands((fixed+2)/3)),
+	} {
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/OPERATIONS.md (What a turn costs) lacks %q: put the numbers above in its table", row)
+		}
+	}
 	// A guard, not a result: the fixed part must leave most of the default
 	// CONTEXT_TOKENS (16,000) to the conversation.
 	if fixed/3 > 16000/4 {
@@ -213,4 +230,13 @@ func TestAStartWaitingForTelegramSaysSo(t *testing.T) {
 	h.Env["TELEGRAM_API_URL"] = "http://127.0.0.1:1"
 	h.Start()
 	h.WaitLog(`level=WARN msg="still waiting for Telegram to answer getMe: nothing listens at 127.0.0.1:1 \(connection refused\): check TELEGRAM_API_URL and that the Bot API server runs" api=http://127.0.0.1:1`)
+}
+
+// thousands writes n with commas between the thousands, as the docs do.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

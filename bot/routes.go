@@ -23,8 +23,9 @@ type callbackFunc func(ctx context.Context, h *Handler, in *incoming, arg string
 type commandSpec struct {
 	name string
 	run  commandFunc
-	// adminOnly commands answer ADMIN_USER_IDS only (to anyone else they are
-	// unknown), are listed in admins' /help only and never in the menu.
+	// adminOnly commands answer ADMIN_USER_IDS only (anyone else is told
+	// they are for admins), are listed in admins' /help only and never in
+	// the menu.
 	adminOnly bool
 	// callsModel commands spend tokens: DAILY_TOKEN_LIMIT stops them as it
 	// stops a message.

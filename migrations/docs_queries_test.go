@@ -258,6 +258,9 @@ func seedDocsFixture(t *testing.T, db *pgx.Conn) *docsFixture {
 		  VALUES ($1, $2, 'undo', 15, 99, 2, $3)`, []any{c1, ann, t1}},
 		{`INSERT INTO memories (id, telegram_user_id, content, source_message_id, created_at, updated_at) OVERRIDING SYSTEM VALUE VALUES
 			(1, $1, 'Lives in Kazan', 2, $2, $2), (2, $1, 'Likes tea', NULL, $3, $3)`, []any{ann, t1, yest}},
+		// A fact corrected since: no longer what the model sees.
+		{`INSERT INTO memories (id, telegram_user_id, content, source_message_id, created_at, updated_at, superseded_by, valid_until)
+			OVERRIDING SYSTEM VALUE VALUES (3, $1, 'Lives in Samara', NULL, $2, $2, 1, $3)`, []any{ann, old, t1}},
 		{`INSERT INTO reminders (id, telegram_user_id, chat_id, text, due_at, status, sent_at, late, attempts, error) OVERRIDING SYSTEM VALUE VALUES
 			(1, $1, $1, 'call mum', $2, 'pending', NULL, false, 0, NULL),
 			(2, $1, $1, 'stretch', $3, 'sent', $4, true, 1, NULL),

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,6 +35,19 @@ func Up(ctx context.Context, dsn string) ([]string, error) {
 		return applied, fmt.Errorf("apply migrations: %w", err)
 	}
 	return applied, nil
+}
+
+// Summary is the one line that says which migrations Up applied
+// ("applied 37 migrations (00001..00037)"), or "" when none.
+func Summary(applied []string) string {
+	number := func(file string) string { n, _, _ := strings.Cut(file, "_"); return n }
+	switch len(applied) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("applied 1 migration (%s)", number(applied[0]))
+	}
+	return fmt.Sprintf("applied %d migrations (%s..%s)", len(applied), number(applied[0]), number(applied[len(applied)-1]))
 }
 
 // WriteStatus prints one line per migration: applied (with when) or pending.

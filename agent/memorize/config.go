@@ -1,5 +1,7 @@
 package memorize
 
+import "time"
+
 // Config is the settings of the memory work that follows turns
 // (Memorizer). DefaultConfig has the defaults.
 type Config struct {
@@ -18,13 +20,28 @@ type Config struct {
 	// EmbeddingsModel is the model of the Embedder that makes recall
 	// semantic too (EMBEDDINGS_MODEL); empty: full-text search alone.
 	EmbeddingsModel string
+	// Settle is how old a row must be before it is worked on (see
+	// memory/jobs/sql/jobs.sql); Every is how often the database is looked
+	// at when nobody wakes the work. Not settings of the environment: tests
+	// shorten them.
+	Settle time.Duration
+	Every  time.Duration
 }
 
 // DefaultConfig is the settings' defaults; Model is empty, for the
 // caller to default to the chat model.
 func DefaultConfig() Config {
-	return Config{AutoMemory: true, Summaries: true, CallsPerMinute: defaultPerMinute, EmbedPerMinute: defaultPerMinute}
+	return Config{AutoMemory: true, Summaries: true, CallsPerMinute: defaultPerMinute, EmbedPerMinute: defaultPerMinute,
+		Settle: DefaultSettle, Every: DefaultEvery}
 }
+
+// The memory work's timers by default: a turn's rows commit within
+// milliseconds of their ids being handed out; an idle look every 10 s
+// finds the work of another process.
+const (
+	DefaultSettle = 2 * time.Second
+	DefaultEvery  = 10 * time.Second
+)
 
 // defaultPerMinute bounds each kind of the memory work's calls, and is
 // what a zero bound means too.

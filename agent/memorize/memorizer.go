@@ -61,11 +61,6 @@ type Memorizer struct {
 	Tools *agent.Registry
 	// Config is the settings: what it does, with which model, how fast.
 	Config
-	// Settle is how old a row must be before it is worked on (see
-	// memory/jobs/sql/jobs.sql); Every how often the database is looked at when
-	// nobody wakes the loops.
-	Settle   time.Duration
-	Every    time.Duration
 	Location *time.Location
 	Log      *slog.Logger
 
@@ -90,7 +85,7 @@ func (m *Memorizer) Wake() {
 // Run works until ctx ends.
 func (m *Memorizer) Run(ctx context.Context) {
 	if m.Every <= 0 {
-		m.Every = 10 * time.Second
+		m.Every = DefaultEvery
 	}
 	if m.Location == nil {
 		m.Location = time.UTC

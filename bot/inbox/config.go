@@ -38,10 +38,16 @@ type Config struct {
 	// before it is given up with an apology (GIVE_UP_AFTER_CRASHES,
 	// Dispatcher.GiveUpAfter).
 	GiveUpAfterCrashes int
+	// Sweep is how often the inbox is scanned for work nobody announced
+	// (Dispatcher.Sweep). Not a setting of the environment: tests shorten it.
+	Sweep time.Duration
 }
 
 // DefaultConfig is the settings' defaults.
 func DefaultConfig() Config {
 	return Config{Mode: ModePolling, WebhookListen: ":8443", Workers: 16, BlockedAfter: DefaultBlockedAfter,
-		GiveUpAfterCrashes: DefaultGiveUpAfter}
+		GiveUpAfterCrashes: DefaultGiveUpAfter, Sweep: DefaultSweep}
 }
+
+// DefaultSweep is how often the inbox is scanned by default.
+const DefaultSweep = 5 * time.Second

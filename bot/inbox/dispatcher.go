@@ -6,6 +6,7 @@
 package inbox
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -49,7 +50,8 @@ type Dispatcher struct {
 	Owner   int32
 	Workers int
 	// Sweep is how often the inbox is scanned for work this process was not
-	// told about: updates left by a crash, or stored by another process.
+	// told about: updates left by a crash, or stored by another process;
+	// DefaultSweep when zero.
 	Sweep time.Duration
 	Log   *slog.Logger
 	// Transient tells a failure that may pass (the database or Telegram is
@@ -86,7 +88,7 @@ func (d *Dispatcher) Run(intake, work context.Context) {
 	d.slots = make(chan struct{}, max(d.Workers, 1))
 	d.mu.Unlock()
 
-	tick := time.NewTicker(d.Sweep)
+	tick := time.NewTicker(cmp.Or(d.Sweep, DefaultSweep))
 	defer tick.Stop()
 	for {
 		d.sweep()

@@ -5,6 +5,7 @@
 package remind
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -27,6 +28,22 @@ type ReminderQueue interface {
 	NextReminderDue(ctx context.Context) (time.Time, bool, error)
 	RunDueTasks(ctx context.Context, limit int, plan memory.RunPlan) ([]queue.TaskRun, error)
 }
+
+// Config is how often the scheduler looks at the table by itself.
+// DefaultConfig has the defaults.
+type Config struct {
+	// Poll is the longest sleep between two looks at the table, so that
+	// reminders and tasks set through another process (or by hand) are
+	// noticed; DefaultPoll when zero. Not a setting of the environment:
+	// tests shorten it.
+	Poll time.Duration
+}
+
+// DefaultPoll is how often the table is looked at by default.
+const DefaultPoll = 30 * time.Second
+
+// DefaultConfig is the settings' defaults.
+func DefaultConfig() Config { return Config{Poll: DefaultPoll} }
 
 // lateAfter is how long after its due time a reminder sent by a running
 // scheduler counts as late (it sends on time, to the moment; a reminder
@@ -52,14 +69,12 @@ const claimBatch = 20
 // down come to one run, late. A reminder with a schedule likewise waits
 // for its next occurrence once sent.
 type Scheduler struct {
+	Config
 	Queue    ReminderQueue
 	Client   *telegram.Client
 	Owner    int32
 	Location *time.Location // for the due time of a late reminder
 	Log      *slog.Logger
-	// Poll is the longest sleep between two looks at the table, so that
-	// reminders set through another process are noticed; 30 s when zero.
-	Poll time.Duration
 	// RunQueued, when set, is told the chat of each task's run put in the
 	// inbox (inbox.Dispatcher.Notify), so it starts at once.
 	RunQueued func(chats []int64)
@@ -75,10 +90,7 @@ func (s *Scheduler) Wake(time.Time) { s.wake.Wake() }
 // one in flight at shutdown is finished and marked.
 func (s *Scheduler) Run(intake, work context.Context) {
 	s.started = time.Now()
-	poll := s.Poll
-	if poll <= 0 {
-		poll = 30 * time.Second
-	}
+	poll := cmp.Or(s.Poll, DefaultPoll)
 	b := backoff.New(time.Second, time.Minute)
 	for intake.Err() == nil {
 		wait, err := s.sendDue(intake, work, poll)

@@ -177,6 +177,9 @@ var english = Texts{
 	ExportLimit: func(perHour, again any) string {
 		return fmt.Sprintf("/export sends at most %s an hour, and you have had them. The next one is possible at %s.", plural(perHour, "export", "exports"), again)
 	},
+	ExportRefused: func(reason any) string {
+		return fmt.Sprintf("The export failed: Telegram refused to take its file (%s). Nothing is lost; the bot's admin can export everything with `membot admin export`.", reason)
+	},
 	ModeList:          "Modes (✓ is the current one). Tap one, or send /mode NAME:",
 	ModeUnknown:       func(a1 any) string { return fmt.Sprintf("There is no mode “%s”. /mode lists them.", a1) },
 	ModeAlready:       func(a1 any) string { return fmt.Sprintf("The assistant is in mode %s already.", a1) },
@@ -193,6 +196,9 @@ var english = Texts{
 	FactsPrivate:          "What I remember about you is yours: I keep it, show it and change it only in our private chat, never in a group.",
 	ApprovalUnreadable: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 The assistant asked to use the tool %s, but the call cannot be shown whole (%s), so it cannot be approved.", a1, a2)
+	},
+	AdminsOnly: func(a1 any) string {
+		return fmt.Sprintf("%s is for the bot's admins only. /help lists the commands you can use.", a1)
 	},
 	Undeliverable: func(a1 any) string {
 		return fmt.Sprintf("Telegram refused (part of) my reply (%s), so it did not reach you whole. Please ask again, perhaps for a shorter answer.", a1)

@@ -189,6 +189,9 @@ var russian = Texts{
 	ExportLimit: func(perHour, again any) string {
 		return fmt.Sprintf("/export отправляет не больше %s в час, и вы их уже получили. Следующий будет возможен в %s.", plural(perHour, "экспорта", "экспортов", "экспортов"), again)
 	},
+	ExportRefused: func(reason any) string {
+		return fmt.Sprintf("Экспорт не удался: Telegram не принял его файл (%s). Ничего не потеряно; администратор бота может выгрузить всё командой `membot admin export`.", reason)
+	},
 	ModeList: "Режимы (✓ — текущий). Нажмите на нужный или отправьте /mode ИМЯ:",
 	ModeUnknown: func(a1 any) string {
 		return fmt.Sprintf("Режима «%s» нет. /mode покажет список.", a1)
@@ -209,6 +212,9 @@ var russian = Texts{
 	FactsPrivate:          "То, что я помню о вас, — только ваше: я храню, показываю и меняю это лишь в нашем личном чате, никогда в группе.",
 	ApprovalUnreadable: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 Ассистент просил воспользоваться инструментом %s, но этот вызов нельзя показать целиком (%s), поэтому разрешить его нельзя.", a1, a2)
+	},
+	AdminsOnly: func(a1 any) string {
+		return fmt.Sprintf("Команда %s — только для администраторов бота. /help покажет команды, доступные вам.", a1)
 	},
 	Undeliverable: func(a1 any) string {
 		return fmt.Sprintf("Telegram не принял (часть) моего ответа (%s), поэтому он дошёл до вас не целиком. Спросите, пожалуйста, ещё раз — может быть, попросив ответить короче.", a1)

@@ -127,6 +127,7 @@ type Texts struct {
 	ExportPart        func(part, parts any) string
 	ExportCut         func(shown, total, parts, size any) string
 	ExportLimit       func(perHour, again any) string
+	ExportRefused     func(reason any) string
 	ModeList          string
 	ModeUnknown       func(a1 any) string
 	ModeAlready       func(a1 any) string
@@ -138,6 +139,7 @@ type Texts struct {
 
 	// access.go (groups)
 	GroupAdminsOnly       func(a1 any) string
+	AdminsOnly            func(a1 any) string
 	GroupAdminsOnlyButton string
 	FactsPrivate          string
 	ApprovalUnreadable    func(a1, a2 any) string

@@ -108,7 +108,7 @@ func TestViewsAndAdminBotCommandsAnswerTheAdminsQuestions(t *testing.T) {
 	if strings.Join(got, " ") != "calculator:1/0 no_such_tool:1/1" {
 		t.Fatalf("tool_usage = %v", got)
 	}
-	// In Telegram: /stats and /user for admins, unknown to others.
+	// In Telegram: /stats and /user for admins; others are told so.
 	if got := h.Say(jane, "/stats"); !strings.Contains(got, "Users: 2, active today: 2") || !strings.Contains(got, "Messages today: 8") { // /stats itself counts
 		t.Fatalf("/stats = %q", got)
 	}
@@ -118,8 +118,11 @@ func TestViewsAndAdminBotCommandsAnswerTheAdminsQuestions(t *testing.T) {
 	if got := h.Say(jane, "/user 12345"); !strings.Contains(got, "no user 12345") {
 		t.Fatalf("/user of a stranger = %q", got)
 	}
-	if got := h.Say(forgetMe, "/stats"); !strings.Contains(got, "не знаю") {
+	if got := h.Say(forgetMe, "/stats"); !strings.Contains(got, "/stats — только для администраторов бота") {
 		t.Fatalf("/stats for a non-admin = %q", got)
+	}
+	if got := h.Say(forgetMe, "/user 1"); !strings.Contains(got, "/user — только для администраторов бота") {
+		t.Fatalf("/user for a non-admin = %q", got)
 	}
 
 	// The reset and the delivered answers are in the event log.
@@ -279,13 +282,39 @@ func rowsOf(t *testing.T, h *harness, query string) []string {
 	return out
 }
 
+// moveHouse has the model save a fact about forgetMe and then correct it,
+// as the remember tool does: the old fact stays, superseded.
+func moveHouse(t *testing.T, h *harness) {
+	t.Helper()
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("m1", "remember", `{"fact":"Lives in Kazan"}`)}},
+		openaifake.Reply{Content: "Запомнил."},
+	)
+	h.Say(forgetMe, "я живу в Казани")
+	var id int64
+	if err := h.DB.QueryRow(context.Background(), `SELECT id FROM memories WHERE telegram_user_id = $1`, forgetMe.ID).Scan(&id); err != nil {
+		t.Fatalf("the fact was not saved: %v", err)
+	}
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("m2", "remember", fmt.Sprintf(`{"fact":"Lives in Tallinn","id":%d}`, id))}},
+		openaifake.Reply{Content: "Поправил."},
+	)
+	h.Say(forgetMe, "я переехал в Таллин")
+	if n := h.Count(`SELECT count(*) FROM memories WHERE telegram_user_id = $1 AND superseded_by IS NOT NULL`, forgetMe.ID); n != 1 {
+		t.Fatalf("%d superseded facts, want the one of Kazan", n)
+	}
+}
+
 // Every ready query of docs/ADMIN.md runs, as the read-only role, on a
-// database that has seen real use.
+// database the bot filled, with the guide's example id (123456789) that
+// of a user who used it; the one of a user's facts gives what the model
+// sees: the current facts only.
 func TestTheAdminGuideQueriesRunAsTheReadOnlyRole(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.Start()
 	chatOnce(t, h)
+	moveHouse(t, h)
 	doc, err := os.ReadFile("../../docs/ADMIN.md")
 	if err != nil {
 		t.Fatal(err)
@@ -313,22 +342,40 @@ func TestTheAdminGuideQueriesRunAsTheReadOnlyRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close(context.Background())
-	rowsSeen := 0
+	rowsSeen, factsChecked := 0, false
 	for _, q := range queries {
+		q = strings.ReplaceAll(q, "123456789", fmt.Sprint(forgetMe.ID))
 		rows, err := ro.Query(context.Background(), q)
 		if err != nil {
 			t.Errorf("%v\n%s", err, q)
 			continue
 		}
+		var contents []string
 		for rows.Next() {
 			rowsSeen++
+			values, err := rows.Values()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(values) > 1 {
+				contents = append(contents, fmt.Sprint(values[1]))
+			}
 		}
 		if err := rows.Err(); err != nil {
 			t.Errorf("%v\n%s", err, q)
 		}
+		if strings.Contains(q, "FROM memories WHERE telegram_user_id") {
+			factsChecked = true
+			if strings.Join(contents, "|") != "Lives in Tallinn" {
+				t.Errorf("the user's facts by the guide's query: %q, want the current one only\n%s", contents, q)
+			}
+		}
 	}
 	if rowsSeen == 0 {
 		t.Error("the ready queries found nothing in a used database")
+	}
+	if !factsChecked {
+		t.Error("the guide has no query of a user's facts")
 	}
 }
 

@@ -31,8 +31,8 @@ func dataDir(t *testing.T) string {
 	return filepath.Join(base, "data")
 }
 
-// binaries are the PostgreSQL binaries of this machine. scripts/test.sh
-// installs PostgreSQL where it is missing, so with CI=true their absence is
+// binaries are the PostgreSQL binaries of this machine. .ci/run installs
+// PostgreSQL where it is missing, so with CI=true their absence is
 // a failure; a developer without them is told what to install.
 func binaries(t *testing.T) Binaries {
 	t.Helper()

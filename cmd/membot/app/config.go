@@ -21,6 +21,7 @@ import (
 	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/inbox"
+	"github.com/membot/membot/bot/remind"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/internal/redact"
 	"github.com/membot/membot/web"
@@ -36,6 +37,8 @@ type Config struct {
 	LLM      LLMConfig       // where the models are
 	Agent    agent.Config    // the assistant: model, prompt, window, media, recall, approvals
 	Tools    tools.Env       // reminders' lead, fetch_url's reach
+	// Reminders is how often reminders and tasks are looked for (bot/remind).
+	Reminders remind.Config
 	// MCPServers are the MCP servers whose tools the model is offered, as
 	// the file MCP_SERVERS names them (agent/mcptools).
 	MCPServers []mcptools.Server
@@ -120,6 +123,7 @@ func defaultConfig() *Config {
 		LLM:             LLMConfig{Chat: llm.Server{BaseURL: llm.DefaultBaseURL}, Idle: llm.DefaultIdle},
 		Agent:           agent.DefaultConfig(),
 		Tools:           tools.DefaultEnv(),
+		Reminders:       remind.DefaultConfig(),
 		WebSearch:       websearch.DefaultConfig(),
 		Memory:          memorize.DefaultConfig(),
 		Images:          images.DefaultConfig(),

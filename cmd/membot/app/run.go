@@ -117,8 +117,8 @@ func (m *membot) openStore() error {
 	// than crash-loop (in docker compose it often starts a moment later).
 	if err := untilDone(ctx, log, "apply migrations", func() error {
 		applied, err := migrations.Up(ctx, dsn)
-		for _, name := range applied {
-			log.Info("migration applied", "file", name)
+		if line := migrations.Summary(applied); line != "" {
+			log.Info(line)
 		}
 		return err
 	}); err != nil {
@@ -218,7 +218,7 @@ func (m *membot) newHandler() error {
 	cfg, log, store := m.cfg, m.log, m.store
 	llmHTTP := &http.Client{Transport: m.transport}
 	embedder := startRecall(m.intake, cfg, store, llmHTTP, log)
-	m.reminders = &remind.Scheduler{Queue: store, Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
+	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store, Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
 	m.purger = &purge.Purger{Queue: purge.NewStore(store.Pool()), Log: log, Retention: cfg.Retention}
 	toolEnv := cfg.Tools
 	toolEnv.Store, toolEnv.ReminderAdded, toolEnv.Embedder = store, m.reminders.Wake, embedder
@@ -254,7 +254,7 @@ func (m *membot) newHandler() error {
 		models = append(models, agent.Model{Name: model.Name, LLM: newClient(model.BaseURL), Caps: model.Caps})
 	}
 	m.memorizer = &memorize.Memorizer{Store: store, Jobs: store.Jobs(), LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, Config: cfg.Memory,
-		HistoryLimit: cfg.Agent.HistoryLimit, Tools: registry, Settle: 2 * time.Second, Location: cfg.Location, Log: log}
+		HistoryLimit: cfg.Agent.HistoryLimit, Tools: registry, Location: cfg.Location, Log: log}
 	ac := cfg.Agent
 	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}
 	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}
@@ -341,7 +341,7 @@ func (m *membot) startIntake() error {
 		Handler:   m.handler,
 		Owner:     m.owner.ID,
 		Workers:   cfg.Intake.Workers,
-		Sweep:     5 * time.Second,
+		Sweep:     cfg.Intake.Sweep,
 		Log:       m.log,
 		Transient: bot.Transient,
 		Stuck:     m.stuck,

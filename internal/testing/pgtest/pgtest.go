@@ -104,8 +104,8 @@ func migratedTemplate(ctx context.Context, admin *pgx.Conn) (string, error) {
 	if err := admin.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')`).Scan(&vectors); err != nil {
 		return "", err
 	}
-	if !vectors && os.Getenv("CI") == "true" && !vectorsUnavailable() {
-		return "", errors.New("the server has no pgvector extension (CI=true, so this fails; scripts/test.sh installs postgresql-NN-pgvector)")
+	if !vectors && os.Getenv("CI") == "true" {
+		return "", errors.New("the server has no pgvector extension (CI=true, so this fails): " + HowToGetVectors)
 	}
 	name := "membot_template_" + migrationsHash()
 	if vectors { // a template built before pgvector was installed lacks its table
@@ -179,14 +179,14 @@ func ReadOnlyURL(t testing.TB, dsn string) string {
 	return u.String()
 }
 
-// vectorsUnavailable: scripts/test.sh could neither install nor build pgvector for this
-// machine's PostgreSQL in its apt sources (Debian bookworm has none), so a
-// server without the extension is expected rather than a setup mistake.
-func vectorsUnavailable() bool { return os.Getenv("MEMBOT_TEST_PGVECTOR") == "unavailable" }
+// HowToGetVectors says how to get a test server with pgvector.
+const HowToGetVectors = "scripts/pgvector.sh builds it into .cache/pgvector, where scripts/test.sh finds it " +
+	"(needs the Debian packages postgresql-server-dev-NN, gcc and make; see README), " +
+	"or set TEST_DATABASE_URL to a server that has it"
 
 // RequireVectors stops a test that needs pgvector on a server without it:
-// a skip, named in the output, only where scripts/test.sh found no package
-// to install (MEMBOT_TEST_PGVECTOR=unavailable); a failure everywhere else.
+// a skip, named in the output with how to get pgvector, except with
+// CI=true, where it is a failure.
 func RequireVectors(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -199,9 +199,9 @@ func RequireVectors(t testing.TB) {
 	}
 	switch {
 	case vectors:
-	case vectorsUnavailable():
-		t.Skip("pgvector: this machine's apt sources have no package for its PostgreSQL (scripts/test.sh said so); semantic recall untested here")
+	case os.Getenv("CI") == "true":
+		t.Fatal("pgtest: the server has no pgvector extension (CI=true, so this fails): " + HowToGetVectors)
 	default:
-		t.Fatal("pgtest: the server has no pgvector extension (scripts/test.sh installs postgresql-NN-pgvector)")
+		t.Skip("pgtest: the server has no pgvector extension, so this test is skipped: " + HowToGetVectors)
 	}
 }

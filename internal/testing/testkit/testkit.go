@@ -93,6 +93,10 @@ func New(t *testing.T) *Harness {
 		// Tests run side by side: the tests of the web interface listen
 		// on a port of their own (WEB_ADDR=127.0.0.1:0).
 		"WEB_ADDR": "",
+		// The memory work's bound (30 calls a minute) would hold the tests
+		// that turn it on for minutes; the bound has a test of its own.
+		"MEMORY_CALLS_PER_MINUTE": "100000",
+		"EMBEDDINGS_PER_MINUTE":   "100000",
 	}
 	h.checkLogsAtCleanup()
 	return h
@@ -375,13 +379,27 @@ func (s *SyncBuffer) String() string {
 	return s.b.String()
 }
 
-// run is what `membot run` does: the settings from getenv, then the bot.
+// run is what `membot run` does: the settings from getenv, then the bot,
+// with the timers of its background work short (ShortTimers).
 func run(ctx context.Context, getenv app.Getenv, logs io.Writer) error {
 	cfg, err := app.LoadConfig(getenv)
 	if err != nil {
 		return err
 	}
+	ShortTimers(cfg)
 	return app.Run(ctx, cfg, app.NewLogger(cfg, logs))
+}
+
+// ShortTimers shortens the timers of the bot's background work, which
+// wait for what nobody announces (a row written by hand or by another
+// process): at their defaults (seconds to half a minute) a test would
+// wait on them longer than its patience on a slow machine.
+func ShortTimers(cfg *app.Config) {
+	const short = 200 * time.Millisecond
+	cfg.Reminders.Poll = short // reminders and tasks
+	cfg.Intake.Sweep = short   // the inbox
+	cfg.Memory.Settle = 100 * time.Millisecond
+	cfg.Memory.Every = short
 }
 
 // Get fetches url and returns the status and the body.
