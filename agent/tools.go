@@ -47,9 +47,22 @@ type Tool struct {
 	// that make something last (remember, forget) set it: a page must not
 	// plant a lasting instruction or erase what the user said.
 	ConfirmAfterOutside bool
+	// DescribedOutside: the tool's description was written by someone the
+	// operator has not trusted (an MCP server not marked "trusted"): what
+	// the model reads of it is outside text, as its results are (Outside).
+	DescribedOutside bool
 	// Server is the MCP server the tool comes from, and ServerTool its
 	// name there; "" for the built-in tools.
 	Server, ServerTool string
+	// Identity, of an MCP server's tool, is the name and version its
+	// server announced at initialize in the session it has now ("" when
+	// it has none): an approved call is pinned to it (Pin).
+	Identity func() string
+	// AutoApproveUsers, of an MCP server's tool that runs without asking
+	// (AskFirst false), are the only users for whom it does; when nil, it
+	// does in private chats and, in groups, for the bot's admins
+	// (Config.IsAdmin).
+	AutoApproveUsers []int64
 }
 
 // TurnInfo is whose turn a tool call belongs to: tools that store or look
@@ -367,7 +380,7 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 				Metadata: map[string]any{"error": "arguments over the size bound", "duration_ms": 0}})
 			continue
 		}
-		if a.needsApproval(call) || (readOutside && a.tools.confirmAfterOutside(call.Name) && json.Valid([]byte(call.Arguments))) {
+		if a.needsApproval(call, turn) || (readOutside && a.tools.confirmAfterOutside(call.Name) && json.Valid([]byte(call.Arguments))) {
 			if _, err := a.tools.Describe(call.Name, call.Arguments); err != nil {
 				// Refused before anyone is asked: a person never sees a call
 				// they cannot read whole.
@@ -376,7 +389,7 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 				continue
 			}
 			requests = append(requests, memory.Approval{RequestID: call.ID, Subject: call.Name, Details: call.Arguments,
-				UserID: turn.UserID, ChatID: turn.Chat.ID, UpdateID: turn.UpdateID})
+				UserID: turn.UserID, ChatID: turn.Chat.ID, UpdateID: turn.UpdateID, Pin: a.pin(call.Name)})
 			continue
 		}
 		rows = append(rows, a.runCall(ctx, turn, call, nil))

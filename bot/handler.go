@@ -35,9 +35,10 @@ type Agent interface {
 	// DescribeCall says what a call waiting for approval will do, whole.
 	DescribeCall(name, arguments string) (string, error)
 	// Tools are the tools the model is offered now (/tools), and
-	// AsksFirst tells whether a tool's calls wait for approval.
+	// AsksFirstIn tells whether a tool's calls by a user, in a private
+	// chat or a group, wait for approval.
 	Tools() []agent.Tool
-	AsksFirst(tool agent.Tool) bool
+	AsksFirstIn(tool agent.Tool, user int64, private bool) bool
 	// Transcribe turns a recording into text; Keep stores a message
 	// without answering it (an album's photos before its last).
 	Transcribe(ctx context.Context, req agent.TranscribeRequest) (string, error)

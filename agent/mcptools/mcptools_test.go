@@ -79,7 +79,7 @@ func start(t *testing.T, servers []mcptools.Server, reserved ...string) (*offere
 	logs := &testkit.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	o := &offered{}
-	m := mcptools.Start(ctx, servers, reserved, o.set, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	m := mcptools.Start(ctx, servers, reserved, mcptools.DefaultBudget, o.set, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	t.Cleanup(func() {
 		cancel()
 		m.Wait()
@@ -355,7 +355,7 @@ func TestStdioServersStopWithTheBot(t *testing.T) {
 	logs := &testkit.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	o := &offered{}
-	m := mcptools.Start(ctx, []mcptools.Server{stdio("local")}, nil, o.set, slog.New(slog.NewTextHandler(logs, nil)))
+	m := mcptools.Start(ctx, []mcptools.Server{stdio("local")}, nil, mcptools.DefaultBudget, o.set, slog.New(slog.NewTextHandler(logs, nil)))
 	out, err := run(t, o.find(t, "pid"), `{}`)
 	if err != nil {
 		cancel()
