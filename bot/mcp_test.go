@@ -195,7 +195,7 @@ func TestAnAutoApprovedMCPToolRunsAtOnceAndItsListChangesArePickedUp(t *testing.
 		t.Fatalf("the result = %q", content)
 	}
 	// The server said its tools changed: the new one is offered, asking first.
-	h.WaitLog(`msg="MCP server's tools changed" mcp_server=web tools=9`)
+	h.WaitLog(`msg="MCP server's tools changed" mcp_server=web tools=10`)
 	if got := h.Say(jane, "/tools"); !strings.Contains(got, "• fresh_tool — asks first") || !strings.Contains(got, "• learn — runs without asking") {
 		t.Fatalf("/tools = %q", got)
 	}
@@ -261,7 +261,7 @@ func TestADeadMCPServerIsAClearToolErrorAndTheChatGoesOn(t *testing.T) {
 	}
 	h.WaitLog(`msg="MCP server stopped; it is started again at the next call of one of its tools" mcp_server=flaky`)
 	got := h.Say(jane, "/tools")
-	for _, want := range []string{"MCP server missing (stdio), down (it is tried again at the next use):", "MCP server flaky (stdio), down",
+	for _, want := range []string{"MCP server missing (stdio), down (fork/exec /nonexistent/mcp-server: no such file or directory; it is tried again at the next use):", "MCP server flaky (stdio), down",
 		"MCP server slow (stdio), ready:", "• sleep (as slow_sleep) — runs without asking"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("/tools = %q, without %q", got, want)
