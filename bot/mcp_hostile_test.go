@@ -1,8 +1,13 @@
 package bot_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +16,8 @@ import (
 	"github.com/membot/membot/internal/testing/mcpfake"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/queue"
 )
 
 // hostileServer is a Streamable HTTP MCP server (mcpfake) that misbehaves
@@ -189,7 +196,9 @@ func TestAutoApproveHoldsOnlyForItsUsers(t *testing.T) {
 		}
 		return h.SayIn(chat, kind, from, "@"+h.TG.Bot().Username+" use "+tool)
 	}
-	asked := func(got string) bool { return strings.Contains(got, "Allow it?") || strings.Contains(got, "Разрешить?") }
+	asked := func(got string) bool {
+		return strings.Contains(got, "Allow it?") || strings.Contains(got, "Разрешить?")
+	}
 	for _, c := range []struct {
 		who  telegramfake.User
 		chat int64
@@ -239,5 +248,42 @@ func TestMCPToolsOverTheBudgetAreLeftOut(t *testing.T) {
 	}
 	if len(offered) == 0 || len(offered) >= 2*9 || len(offered) != listed {
 		t.Fatalf("the request offers the MCP tools %v; /tools lists %d", offered, listed)
+	}
+}
+
+// An update stored before the bot started (a run that stopped left it) is
+// handled with the MCP servers' tools offered: start-up waits for the
+// servers before it dispatches, here for one that starts slowly.
+func TestAnUpdateTakenOverAtStartUpIsAnsweredWithTheMCPTools(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dir := t.TempDir()
+	gate, started := filepath.Join(dir, "gate"), filepath.Join(dir, "started")
+	withMCPServers(t, h, map[string]any{"local": stdioServer(t, nil, mcpfake.GateEnv, gate, mcpfake.StartedEnv, started)})
+	payload, _ := json.Marshal(map[string]any{"update_id": 9001, "message": telegramfake.TextMessage(jane.ID, "private", jane, "a question left over")})
+	if err := memory.NewStore(h.DB).Inbox().SaveUpdates(context.Background(), []queue.Update{{UpdateID: 9001, ChatID: jane.ID, Payload: payload}}); err != nil {
+		t.Fatal(err)
+	}
+	h.Start()
+	// The server is let answer once the bot waits for it, or once the
+	// model was asked without waiting.
+	h.WaitUntil("the MCP server was not started", func() bool { _, err := os.Stat(started); return err == nil })
+	h.WaitUntil("neither a wait for the MCP servers nor a model call", func() bool {
+		return strings.Contains(h.Logs.String(), "waiting for the MCP servers to start before handling updates") || len(h.LLM.Requests()) > 0
+	})
+	if err := os.WriteFile(gate, nil, 0o600); err != nil { // the server answers from now on
+		t.Fatal(err)
+	}
+	h.WaitDone(9001)
+	reqs := h.LLM.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the model was not asked")
+	}
+	var offered []string
+	for _, tool := range reqs[0].Tools {
+		offered = append(offered, tool.Function.Name)
+	}
+	if !slices.Contains(offered, "echo") || !slices.Contains(offered, "calculator") {
+		t.Fatalf("the turn taken over was offered %v", offered)
 	}
 }

@@ -269,6 +269,7 @@ func (m *membot) startIntake() error {
 	// is waited for here, within a bound (a server slow to start is not
 	// waited for longer).
 	if m.mcpTried != nil {
+		m.log.Info("waiting for the MCP servers to start before handling updates", "at_most", mcptools.ConnectWait)
 		select {
 		case <-m.mcpTried:
 		case <-time.After(mcptools.ConnectWait):

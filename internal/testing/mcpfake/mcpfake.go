@@ -57,6 +57,9 @@ const (
 	// GateEnv names a file: the server answers nothing until it exists (a
 	// server slow to start, for as long as the test wants).
 	GateEnv = "MCPFAKE_GATE"
+	// StartedEnv names a file the server creates as it starts, before it
+	// waits at the gate.
+	StartedEnv = "MCPFAKE_STARTED"
 )
 
 // Options change what a server offers.
@@ -181,6 +184,11 @@ func ServeStdio() error {
 		if _, err := os.Stat(once); err == nil {
 			mode = "crash-on-start"
 		} else if err := os.WriteFile(once, nil, 0o600); err != nil {
+			return err
+		}
+	}
+	if started := os.Getenv(StartedEnv); started != "" {
+		if err := os.WriteFile(started, nil, 0o600); err != nil {
 			return err
 		}
 	}
