@@ -118,7 +118,7 @@ func (a *Agent) settle(ctx context.Context, info *TurnInfo, asking *memory.Messa
 		why, pin := pinBroken(stored, tool, ok)
 		if why == "" {
 			if stored != "" {
-				ctx = withPin(ctx, pin)
+				ctx = WithPin(ctx, pin)
 			}
 			return a.runCall(ctx, info, call, decision), "", nil
 		}

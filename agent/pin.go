@@ -69,9 +69,9 @@ func pinNote(lang, tool string, p Pin, why string) string {
 
 type pinKey struct{}
 
-// withPin gives an approved call's context its pin, for the tool to hold
+// WithPin gives an approved call's context its pin, for the tool to hold
 // its server to at the moment it calls it (PinOf).
-func withPin(ctx context.Context, p Pin) context.Context { return context.WithValue(ctx, pinKey{}, p) }
+func WithPin(ctx context.Context, p Pin) context.Context { return context.WithValue(ctx, pinKey{}, p) }
 
 // PinOf is the pin of the approved call ctx runs, if it has one: an MCP
 // tool refuses the call when its server's session announced another

@@ -46,7 +46,8 @@ const (
 	ServeEnv = "MCPFAKE_SERVE"
 	// ModeEnv chooses a misbehaviour: "crash-on-start" (a line on
 	// stderr, exit 3 before answering anything), "hang-on-start" (reads
-	// nothing, answers nothing).
+	// nothing, answers nothing), "flood" (writes log notifications without
+	// end, as fast as they are read).
 	ModeEnv = "MCPFAKE_MODE"
 	// VersionsEnv restricts the protocol versions served (comma-separated).
 	VersionsEnv = "MCPFAKE_VERSIONS"
@@ -203,6 +204,13 @@ func ServeStdio() error {
 		os.Exit(3)
 	case "hang-on-start":
 		select {}
+	case "flood":
+		line := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 1000) + `"}}` + "\n")
+		for {
+			if _, err := os.Stdout.Write(line); err != nil {
+				return nil
+			}
+		}
 	}
 	var opts Options
 	if v := os.Getenv(VersionsEnv); v != "" {
