@@ -270,8 +270,14 @@ const (
 // NewHTTP serves a fake over Streamable HTTP at URL() until Close.
 func NewHTTP(opts Options) *HTTP {
 	h := &HTTP{Server: New(opts)}
+	h.srv = httptest.NewServer(h.Handler())
+	return h
+}
+
+// Handler is the server's HTTP handler: the SDK's, and the misbehaviour.
+func (h *HTTP) Handler() http.Handler {
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.Server }, nil)
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		h.header = r.Header.Clone()
 		want, mode := h.want, h.mode
@@ -284,8 +290,7 @@ func NewHTTP(opts Options) *HTTP {
 			return
 		}
 		handler.ServeHTTP(w, r)
-	}))
-	return h
+	})
 }
 
 // Misbehave makes the server answer as m says from now on.

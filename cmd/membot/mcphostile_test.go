@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/membot/membot/internal/testing/mcpfake"
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/internal/testing/telegramfake"
@@ -129,5 +131,73 @@ func runAsNobody(t *testing.T, cmd *exec.Cmd, dir string) {
 		return os.Lchown(path, nobody, nobody)
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The real binary against two hostile HTTP MCP servers: one sends an
+// endless line on the stream it keeps open, one answers a call with an
+// event of 128 MiB. Each is disconnected; the bot answers on, and its
+// peak memory stays far below what they sent.
+func TestHostileMCPServersCostTheBotLittleMemory(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the peak memory is read from /proc/<pid>/status")
+	}
+	bin := buildBinary(t)
+	endless := mcpfake.NewHTTP(mcpfake.Options{Versions: []string{"2025-06-18"}})
+	t.Cleanup(endless.Close)
+	endless.Misbehave(mcpfake.EndlessLine)
+	huge := mcpfake.NewHTTP(mcpfake.Options{Versions: []string{"2025-06-18"}})
+	t.Cleanup(huge.Close)
+	servers, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"endless": map[string]any{"url": endless.URL()}, "huge": map[string]any{"url": huge.URL(), "autoApprove": []string{"echo"}}}})
+	serversFile := filepath.Join(t.TempDir(), "servers.json")
+	if err := os.WriteFile(serversFile, servers, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dsn := pgtest.New(t)
+	tg, llm := telegramfake.New(testToken), openaifake.New()
+	t.Cleanup(tg.Close)
+	t.Cleanup(llm.Close)
+	logs := &syncBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("bot logs:\n%s", logs.String())
+		}
+	})
+	p := startBinary(t, bin, binaryEnv(tg, llm, dsn, "MCP_SERVERS="+serversFile), logs)
+	waitLog := func(what string) {
+		t.Helper()
+		if !wait.Until(20*time.Millisecond, func() bool { return strings.Contains(logs.String(), what) }) {
+			t.Fatalf("the log never said %s", what)
+		}
+	}
+	waitLog(`msg="the MCP server broke a bound; it is disconnected" mcp_server=endless err="disconnected: it sent an event longer than 4 MiB"`)
+	waitLog(`msg="MCP server ready" mcp_server=huge`)
+	huge.Misbehave(mcpfake.HugeEvent)
+	llm.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_huge", "huge_echo", `{"text":"hi"}`)}},
+		openaifake.Reply{Content: "The server failed."})
+	for i, text := range []string{"call it", "still there?"} {
+		tg.SendText(jane, text)
+		if !wait.Until(20*time.Millisecond, func() bool { return len(tg.Messages(jane.ID)) > i }) {
+			t.Fatalf("no answer to %q: %+v", text, tg.Messages(jane.ID))
+		}
+	}
+	if got := tg.Messages(jane.ID); got[0].Text != "The server failed." || got[1].Text != "echo: still there?" {
+		t.Fatalf("the chat shows %+v", got)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peak int
+	for _, line := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			fmt.Sscanf(strings.TrimPrefix(line, "VmHWM:"), "%d", &peak)
+		}
+	}
+	t.Logf("the servers' clients took %d and %d MiB; the bot's peak resident memory: %d MiB", endless.Sent()>>20, huge.Sent()>>20, peak>>10)
+	if peak == 0 || peak > 160<<10 {
+		t.Fatalf("the bot's peak resident memory was %d MiB", peak>>10)
 	}
 }
