@@ -57,6 +57,9 @@ type Server struct {
 	// Timeout bounds one call of a tool, and the server's start (at least
 	// minStart).
 	Timeout time.Duration
+	// perMinute bounds what a stdio server writes in a minute;
+	// maxBytesPerMinute when 0 (tests set less).
+	perMinute int
 }
 
 // Transport is "stdio" or "http".

@@ -420,15 +420,16 @@ func TestAStdioServerGetsNothingItWasNotGiven(t *testing.T) {
 // it may write in a minute, and is down with that reason.
 func TestAStdioServerThatFloodsIsStopped(t *testing.T) {
 	t.Parallel()
-	_, m, logs := start(t, []mcptools.Server{stdio("flood", mcpfake.ModeEnv, "flood")})
+	// The bound is 64 MiB a minute; 2 MiB here, not to wait for a slow reader.
+	_, m, logs := start(t, []mcptools.Server{mcptools.WithOutputBound(stdio("flood", mcpfake.ModeEnv, "flood"), 2<<20)})
 	if !wait.Until(10*time.Millisecond, func() bool {
-		return strings.Contains(logs.String(), `msg="the MCP server broke a bound; it is disconnected" mcp_server=flood err="disconnected: it wrote more than 64 MiB in a minute"`)
+		return strings.Contains(logs.String(), `msg="the MCP server broke a bound; it is disconnected" mcp_server=flood err="disconnected: it wrote more than 2 MiB in a minute"`)
 	}) {
 		t.Fatal("the flood was not stopped")
 	}
 	if !wait.Until(10*time.Millisecond, func() bool {
 		s := m.Statuses()[0]
-		return s.State == mcptools.StateDown && s.Why == "disconnected: it wrote more than 64 MiB in a minute"
+		return s.State == mcptools.StateDown && s.Why == "disconnected: it wrote more than 2 MiB in a minute"
 	}) {
 		t.Fatalf("statuses = %+v", m.Statuses())
 	}

@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,11 +103,11 @@ func startProcess(ctx context.Context, cfg Server, dir string, log *slog.Logger,
 		case <-p.done:
 		}
 	}()
-	out := &metered{r: outR, limit: rate.NewLimiter(maxBytesPerMinute/60, maxBytesPerMinute), breach: breach}
+	perMinute := cmp.Or(cfg.perMinute, maxBytesPerMinute)
+	out := &metered{r: outR, limit: rate.NewLimiter(rate.Limit(perMinute)/60, perMinute), breach: breach,
+		err: fmt.Errorf("it wrote more than %d MiB in a minute", perMinute>>20)}
 	return p, &mcp.IOTransport{Reader: out, Writer: inW, MaxLineLength: maxLineBytes}, nil
 }
-
-var errTooMuchOutput = fmt.Errorf("it wrote more than %d MiB in a minute", maxBytesPerMinute>>20)
 
 // metered is a stdio server's output, read within a rate: a server that
 // writes without end is stopped rather than read for ever.
@@ -114,13 +115,14 @@ type metered struct {
 	r      io.ReadCloser
 	limit  *rate.Limiter
 	breach func(error)
+	err    error // what a breach is
 }
 
 func (m *metered) Read(p []byte) (int, error) {
 	n, err := m.r.Read(p)
 	if n > 0 && !m.limit.AllowN(time.Now(), n) {
-		m.breach(errTooMuchOutput)
-		return 0, errTooMuchOutput
+		m.breach(m.err)
+		return 0, m.err
 	}
 	return n, err
 }
