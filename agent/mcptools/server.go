@@ -187,6 +187,9 @@ func (live *session) end(err error) error {
 // connect starts (or reaches) the server, opens a session and lists its
 // tools; the session is the server's from then on.
 func (s *server) connect(ctx context.Context) (*session, []*mcp.Tool, error) {
+	s.mu.Lock()
+	s.breached = nil // a bound broken from now on is this session's
+	s.mu.Unlock()
 	var transport mcp.Transport
 	var proc *process
 	if s.cfg.URL != "" {
@@ -224,7 +227,11 @@ func (s *server) connect(ctx context.Context) (*session, []*mcp.Tool, error) {
 		return nil, nil, live.end(err)
 	}
 	s.mu.Lock()
-	s.session, s.tools, s.state, s.down, s.breached = live, tools, StateReady, nil, nil
+	if why := s.breached; why != nil { // while it started (the stream it keeps open, say)
+		s.mu.Unlock()
+		return nil, nil, live.end(why)
+	}
+	s.session, s.tools, s.state, s.down = live, tools, StateReady, nil
 	s.identity = identity(cs.InitializeResult())
 	s.mu.Unlock()
 	go s.watch(live)
