@@ -31,6 +31,9 @@ type Store interface {
 	ResumeTurn(ctx context.Context, in memory.ResumeStart) (*memory.Turn, error)
 	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
 	PauseForApproval(ctx context.Context, conversationID string, st memory.Step, requests []memory.Approval) ([]memory.Approval, error)
+	// ApprovalPin is the pin stored with an approval (Pin, as JSON), ""
+	// when it has none.
+	ApprovalPin(ctx context.Context, id int64) (string, error)
 }
 
 // Metrics is what a turn reports for monitoring; nil reports nothing.
@@ -64,6 +67,11 @@ type Config struct {
 	// MaxAnswerTokens bounds an answer (MAX_ANSWER_TOKENS), sent to the
 	// server as it expects it; 0 sends none.
 	MaxAnswerTokens int
+
+	// IsAdmin tells whether a user is one of the bot's admins: in groups,
+	// an MCP tool marked autoApprove runs without asking only for them
+	// (unless its server names its own AutoApproveUsers). nil: nobody.
+	IsAdmin func(userID int64) bool
 
 	// What people send besides text (media.go).
 	// Vision: VisionAuto ("" too), VisionOn or VisionOff (VISION).

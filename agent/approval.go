@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/membot/membot/memory"
 )
@@ -55,6 +56,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 	var rows []memory.Message
 	var waiting, others []memory.Approval
 	notRun := map[string]bool{} // calls that were rejected or cancelled
+	var notes []string          // for the user: approved calls refused as their pin broke
 	for _, s := range turn.Approvals {
 		switch {
 		case s.AssistantMessageID != ap.AssistantMessageID:
@@ -65,7 +67,12 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 		case s.Status == memory.ApprovalPending:
 			waiting = append(waiting, s)
 		case !answered[s.RequestID]:
-			rows = append(rows, a.settle(ctx, &info, s))
+			row, note, err := a.settle(ctx, &info, s, req.Lang)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
+			notes = appendOnce(notes, note)
 		}
 		notRun[s.RequestID] = s.Status != memory.ApprovalApproved
 	}
@@ -83,38 +90,73 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 			used = appendOnce(used, c.Name)
 		}
 	}
-	t := &turnState{info: info, system: a.systemPrompt(turn, !info.Private(), others), model: a.ModelFor(turn.Model), lang: req.Lang}
+	t := &turnState{info: info, system: a.systemPrompt(turn, !info.Private(), others), model: a.ModelFor(turn.Model), lang: req.Lang,
+		notes: slices.DeleteFunc(notes, func(n string) bool { return n == "" })}
 	return a.loop(ctx, t, append(turn.History, rows...), used)
 }
 
 // settle returns the result row of a decided call: the tool's result when
-// it was approved, otherwise a note that it did not run.
-func (a *Agent) settle(ctx context.Context, info *TurnInfo, ap memory.Approval) memory.Message {
+// it was approved, otherwise a note that it did not run. An approved call
+// of an MCP tool whose name now leads to another server or tool, or whose
+// server announces another identity (Pin), is refused too, with note for
+// the user saying so.
+func (a *Agent) settle(ctx context.Context, info *TurnInfo, ap memory.Approval, lang string) (row memory.Message, note string, err error) {
 	// The arguments exactly as the person was shown them.
 	call := memory.ToolCall{ID: ap.RequestID, Name: ap.Subject, Arguments: ap.Details}
 	decision := map[string]any{"approval_id": ap.ID, "approval": ap.Status, "decided_by": ap.DecidedBy}
 	if ap.Status == memory.ApprovalApproved {
-		return a.runCall(ctx, info, call, decision)
+		stored, err := a.store.ApprovalPin(ctx, ap.ID)
+		if err != nil {
+			return row, "", err
+		}
+		tool, ok := a.tools.offered(ctx, call.Name)
+		why, pin := pinBroken(stored, tool, ok)
+		if why == "" {
+			if stored != "" {
+				ctx = WithPin(ctx, pin)
+			}
+			return a.runCall(ctx, info, call, decision), "", nil
+		}
+		decision["arguments"], decision["error"] = call.Arguments, "pin broken: "+why
+		refused := memory.Message{Role: memory.RoleTool, ToolCallID: call.ID, ToolName: call.Name, UpdateID: info.UpdateID, Metadata: decision,
+			Content: "Not run: " + why + " since the user approved it, so it would not go where they approved. Tell the user; do not call it again unless they ask."}
+		return refused, pinNote(lang, call.Name, pin, why), nil
 	}
 	decision["arguments"] = call.Arguments
-	note := "Not run: the user rejected this call. Do not call it again unless the user asks you to."
+	note = "Not run: the user rejected this call. Do not call it again unless the user asks you to."
 	if ap.Status != memory.ApprovalRejected {
 		note = "Not run: the request was " + ap.Status + " before anyone approved it."
 	}
 	return memory.Message{Role: memory.RoleTool, Content: note, ToolCallID: call.ID, ToolName: call.Name,
-		UpdateID: info.UpdateID, Metadata: decision}
+		UpdateID: info.UpdateID, Metadata: decision}, "", nil
 }
 
 // needsApproval reports whether a call must wait for a person's decision.
-func (a *Agent) needsApproval(call memory.ToolCall) bool {
+func (a *Agent) needsApproval(call memory.ToolCall, turn *TurnInfo) bool {
 	tool, ok := a.tools.tool(call.Name)
-	return ok && a.AsksFirst(tool)
+	return ok && a.AsksFirstIn(tool, turn.UserID, turn.Private())
 }
 
 // AsksFirst tells whether the tool's calls wait for a person's approval:
 // APPROVAL_REQUIRED_TOOLS names it, or it asks first itself (an MCP
 // server's tool not marked autoApprove).
 func (a *Agent) AsksFirst(tool Tool) bool { return a.cfg.NeedsApproval[tool.Name] || tool.AskFirst }
+
+// AsksFirstIn tells whether the tool's calls by user wait for approval,
+// in a private chat or a group: besides AsksFirst, an MCP server's tool
+// marked autoApprove runs without asking only for its AutoApproveUsers,
+// or, without them, in private chats and for the bot's admins.
+func (a *Agent) AsksFirstIn(tool Tool, user int64, private bool) bool {
+	switch {
+	case a.AsksFirst(tool):
+		return true
+	case tool.Server == "":
+		return false
+	case tool.AutoApproveUsers != nil:
+		return !slices.Contains(tool.AutoApproveUsers, user)
+	}
+	return !private && (a.cfg.IsAdmin == nil || !a.cfg.IsAdmin(user))
+}
 
 // Tools returns the tools the model is offered now, by name.
 func (a *Agent) Tools() []Tool { return a.tools.List() }

@@ -48,8 +48,6 @@ type Tool struct {
 	// from the call's arguments (fetch_url: the page's host); unset: the
 	// tool's MCP server, or the tool.
 	Source func(args json.RawMessage) Source
-	// DescribedOutside: its description was written by someone the operator has not marked trusted
-	DescribedOutside bool
 	// ConfirmAfterOutside: while outside text is in what the model reads
 	// (readOutside), a call waits for the user's confirmation. The tools
 	// whose calls last or act outward (remember, forget, schedule_task,
@@ -57,9 +55,22 @@ type Tool struct {
 	// must not plant a lasting instruction, erase what the user said, or
 	// send their words anywhere.
 	ConfirmAfterOutside bool
+	// DescribedOutside: the tool's description was written by someone the
+	// operator has not trusted (an MCP server not marked "trusted"): what
+	// the model reads of it is outside text, as its results are (Outside).
+	DescribedOutside bool
 	// Server is the MCP server the tool comes from, and ServerTool its
 	// name there; "" for the built-in tools.
 	Server, ServerTool string
+	// Identity, of an MCP server's tool, is the name and version its
+	// server announced at initialize in the session it has now ("" when
+	// it has none): an approved call is pinned to it (Pin).
+	Identity func() string
+	// AutoApproveUsers, of an MCP server's tool that runs without asking
+	// (AskFirst false), are the only users for whom it does; when nil, it
+	// does in private chats and, in groups, for the bot's admins
+	// (Config.IsAdmin).
+	AutoApproveUsers []int64
 }
 
 // TurnInfo is whose turn a tool call belongs to: tools that store or look
@@ -447,7 +458,7 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 				Metadata: map[string]any{"error": err.Error(), "arguments": Truncate(call.Arguments, 2000), "duration_ms": 0}})
 			continue
 		}
-		if a.needsApproval(call) || (readOutside && a.tools.confirmAfterOutside(call.Name)) {
+		if a.needsApproval(call, turn) || (readOutside && a.tools.confirmAfterOutside(call.Name)) {
 			if _, err := a.tools.Describe(call.Name, call.Arguments); err != nil {
 				// Refused before anyone is asked: a person never sees a call
 				// they cannot read whole.
@@ -456,7 +467,7 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 				continue
 			}
 			requests = append(requests, memory.Approval{RequestID: call.ID, Subject: call.Name, Details: call.Arguments,
-				UserID: turn.UserID, ChatID: turn.Chat.ID, UpdateID: turn.UpdateID})
+				UserID: turn.UserID, ChatID: turn.Chat.ID, UpdateID: turn.UpdateID, Pin: a.pin(call.Name)})
 			continue
 		}
 		rows = append(rows, a.runCall(ctx, turn, call, nil))

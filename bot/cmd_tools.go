@@ -11,12 +11,15 @@ import (
 )
 
 // cmdTools lists the tools the model may use now: the built-in ones, and
-// each MCP server's with whether a call asks first, and the servers that
-// are starting or down.
+// each MCP server's with whether a call (by whoever asks, where they ask)
+// asks first, the servers that are starting or down and why, and the
+// tools left out of the budget.
 func cmdTools(ctx context.Context, h *Handler, in *incoming) error {
 	t := tr(in.lang())
+	user, private := in.user.TelegramUserID, in.msg.Chat.ID == in.user.TelegramUserID
+	asksFirst := func(tool agent.Tool) bool { return h.Agent.AsksFirstIn(tool, user, private) }
 	asks := func(tool agent.Tool) string {
-		if h.Agent.AsksFirst(tool) {
+		if asksFirst(tool) {
 			return t.ToolAsksFirst
 		}
 		return t.ToolRunsFreely
@@ -29,7 +32,7 @@ func cmdTools(ctx context.Context, h *Handler, in *incoming) error {
 			continue
 		}
 		name := tool.Name
-		if h.Agent.AsksFirst(tool) {
+		if asksFirst(tool) {
 			name += " (" + t.ToolAsksFirst + ")"
 		}
 		builtin = append(builtin, name)
@@ -41,7 +44,14 @@ func cmdTools(ctx context.Context, h *Handler, in *incoming) error {
 		servers = h.MCPServers()
 	}
 	for _, s := range servers {
-		b.WriteString("\n\n" + t.ToolsServer(approve.Label(s.Name), s.Transport, t.ToolStates[s.State]))
+		state := t.ToolStates[s.State]
+		if s.Why != "" {
+			state = t.ToolStateDown(approve.Label(s.Why))
+		}
+		if s.Trusted {
+			state += ", " + t.ToolTrusted
+		}
+		b.WriteString("\n\n" + t.ToolsServer(approve.Label(s.Name), s.Transport, state))
 		tools := byServer[s.Name]
 		slices.SortFunc(tools, func(a, b agent.Tool) int { return strings.Compare(a.ServerTool, b.ServerTool) })
 		for _, tool := range tools {
@@ -50,6 +60,13 @@ func cmdTools(ctx context.Context, h *Handler, in *incoming) error {
 				b.WriteString(" " + t.ToolOfferedAs(tool.Name))
 			}
 			b.WriteString(" — " + asks(tool))
+		}
+		if len(s.LeftOut) > 0 {
+			labels := make([]string, len(s.LeftOut))
+			for i, name := range s.LeftOut {
+				labels[i] = approve.Label(name)
+			}
+			b.WriteString("\n" + t.ToolsLeftOut(strings.Join(labels, ", ")))
 		}
 	}
 	if len(servers) == 0 {

@@ -261,7 +261,7 @@ func TestADeadMCPServerIsAClearToolErrorAndTheChatGoesOn(t *testing.T) {
 	}
 	h.WaitLog(`msg="MCP server stopped; it is started again at the next call of one of its tools" mcp_server=flaky`)
 	got := h.Say(jane, "/tools")
-	for _, want := range []string{"MCP server missing (stdio), down (it is tried again at the next use):", "MCP server flaky (stdio), down",
+	for _, want := range []string{"MCP server missing (stdio), down (fork/exec /nonexistent/mcp-server: no such file or directory; it is tried again at the next use):", "MCP server flaky (stdio), down",
 		"MCP server slow (stdio), ready:", "• sleep (as slow_sleep) — runs without asking"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("/tools = %q, without %q", got, want)

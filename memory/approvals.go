@@ -37,6 +37,9 @@ type Approval struct {
 	DecidedBy          int64      `db:"decided_by"`
 	DecisionUpdateID   int64      `db:"decision_update_id"`
 	DecisionReason     string     `db:"decision_reason"`
+	// Pin is what a call of an MCP server's tool is pinned to (JSON, the
+	// pin column): stored by PauseForApproval, read by ApprovalPin.
+	Pin string `db:"-"`
 }
 
 func collectApprovals(rows pgx.Rows, err error) ([]Approval, error) {
@@ -78,6 +81,9 @@ func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st 
 			stored[i] = a
 			return err
 		})
+		if r.Pin != "" {
+			batch.Queue(setApprovalPinSQL, r.RequestID, conversationID, json.RawMessage(r.Pin))
+		}
 	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("pause for approval: %w", translate(err))
@@ -92,6 +98,15 @@ func (s *Store) Approval(ctx context.Context, id int64) (*Approval, error) {
 		return nil, fmt.Errorf("approval: %w", err)
 	}
 	return a, nil
+}
+
+// ApprovalPin returns the pin stored with an approval, "" when it has none.
+func (s *Store) ApprovalPin(ctx context.Context, id int64) (string, error) {
+	var pin string
+	if err := s.pool.QueryRow(ctx, approvalPinSQL, id).Scan(&pin); err != nil {
+		return "", fmt.Errorf("approval pin: %w", translate(err))
+	}
+	return pin, nil
 }
 
 // Decision is what a person decided about an approval.
@@ -165,4 +180,6 @@ var (
 	setApprovalMessageSQL = statement("setApprovalMessage")
 	chatApprovalsSQL      = statement("chatApprovals")
 	cancelApprovalsSQL    = statement("cancelApprovals")
+	setApprovalPinSQL     = statement("setApprovalPin")
+	approvalPinSQL        = statement("approvalPin")
 )

@@ -35,21 +35,31 @@ const (
 type Server struct {
 	Name string
 	// Command, Args and Env start a stdio server. The process gets Env and
-	// a few harmless variables of the bot's (PATH, HOME, ...), never the
-	// bot's own settings: the token and API keys stay in the bot.
+	// PATH, HOME and LANG of the bot's, never the bot's own settings: the
+	// token and API keys stay in the bot.
 	Command string
 	Args    []string
 	Env     map[string]string
-	Dir     string // the working directory ("cwd"); the bot's when empty
+	Dir     string // the working directory ("cwd"); a directory of its own when empty
 	// URL and Headers reach a Streamable HTTP server (MCP 2025-06-18 or later).
 	URL     string
 	Headers map[string]string
 	// AutoApprove names the server's tools (as the server names them) that
 	// run without asking; every other call waits for a person's approval.
 	AutoApprove []string
+	// AutoApproveUsers, when set, are the only users for whom AutoApprove
+	// holds; when nil, it holds in private chats and, in groups, for the
+	// bot's admins.
+	AutoApproveUsers []int64
+	// Trusted: the operator trusts what the server writes, its tools'
+	// descriptions and results; otherwise they are outside text.
+	Trusted bool
 	// Timeout bounds one call of a tool, and the server's start (at least
 	// minStart).
 	Timeout time.Duration
+	// perMinute bounds what a stdio server writes in a minute;
+	// maxBytesPerMinute when 0 (tests set less).
+	perMinute int
 }
 
 // Transport is "stdio" or "http".
@@ -71,7 +81,10 @@ type entry struct {
 	Type        string            `json:"type"`     // other clients' "stdio", "http", "streamable-http"
 	Disabled    bool              `json:"disabled"` // other clients' way to keep an entry off
 	AutoApprove []string          `json:"autoApprove"`
-	Timeout     string            `json:"timeout"` // a Go duration: "30s", "2m"
+	// AutoApproveUsers are Telegram user ids; null or absent: the default.
+	AutoApproveUsers []int64 `json:"autoApproveUsers"`
+	Trusted          bool    `json:"trusted"`
+	Timeout          string  `json:"timeout"` // a Go duration: "30s", "2m"
 }
 
 // serverName is what a server may be called: its tools' names may carry it.
@@ -137,7 +150,7 @@ func parseEntry(name string, raw json.RawMessage) (*Server, error) {
 		return nil, nil
 	}
 	s := &Server{Name: name, Command: e.Command, Args: e.Args, Env: e.Env, Dir: e.Cwd, URL: e.URL, Headers: e.Headers,
-		AutoApprove: e.AutoApprove, Timeout: defaultTimeout}
+		AutoApprove: e.AutoApprove, AutoApproveUsers: e.AutoApproveUsers, Trusted: e.Trusted, Timeout: defaultTimeout}
 	switch {
 	case (e.Command == "") == (e.URL == ""):
 		return nil, errors.New(`give either "command" (a stdio server) or "url" (a Streamable HTTP server)`)
@@ -161,6 +174,9 @@ func parseEntry(name string, raw json.RawMessage) (*Server, error) {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return nil, fmt.Errorf("the env name %q is not valid", k)
 		}
+	}
+	if e.AutoApproveUsers != nil && len(e.AutoApprove) == 0 {
+		return nil, errors.New(`"autoApproveUsers" names who may run the "autoApprove" tools without asking: give "autoApprove" too`)
 	}
 	if e.Timeout != "" {
 		d, err := time.ParseDuration(e.Timeout)

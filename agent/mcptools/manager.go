@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/internal/backoff"
 )
 
@@ -26,20 +27,28 @@ type Manager struct {
 	servers  []*server
 	offer    func([]agent.Tool)
 	reserved []string // the names taken already (the built-in tools)
+	budget   int      // the estimated tokens all tools offered may take together
 	mu       sync.Mutex
+	leftOut  map[string][]string // by server: its tools over the budget, by their names there
 	wg       sync.WaitGroup
 	ready    chan struct{} // closed once every server was tried once
+	log      *slog.Logger
 }
+
+// DefaultBudget is the estimated tokens the definitions of all servers'
+// tools may take together (MCP_TOOLS_BUDGET): they go into every request.
+const DefaultBudget = 16000
 
 // Start starts every server in the background: each is started (or
 // connected to) and its tools listed, then offered through offer
 // (agent.Registry.SetExtra), again whenever a server's list changes, under
-// names other than reserved. A server that fails to start is tried again,
+// names other than reserved, as many as budget (estimated tokens, for all
+// together) holds. A server that fails to start is tried again,
 // backing off, until it starts; one that stops later is started again at
 // the next call of one of its tools. The servers stop when ctx ends; Wait
 // waits for that.
-func Start(ctx context.Context, servers []Server, reserved []string, offer func([]agent.Tool), log *slog.Logger) *Manager {
-	m := &Manager{offer: offer, reserved: reserved, ready: make(chan struct{})}
+func Start(ctx context.Context, servers []Server, reserved []string, budget int, offer func([]agent.Tool), log *slog.Logger) *Manager {
+	m := &Manager{offer: offer, reserved: reserved, budget: budget, ready: make(chan struct{}), log: log}
 	for _, cfg := range servers {
 		m.servers = append(m.servers, newServer(ctx, cfg, log, m.changed))
 	}
@@ -81,7 +90,11 @@ func (m *Manager) Tried() <-chan struct{} { return m.ready }
 func (m *Manager) Statuses() []Status {
 	var out []Status
 	for _, s := range m.servers {
-		out = append(out, s.status())
+		st := s.status()
+		m.mu.Lock()
+		st.LeftOut = slices.Clone(m.leftOut[s.cfg.Name])
+		m.mu.Unlock()
+		out = append(out, st)
 	}
 	return out
 }
@@ -92,25 +105,72 @@ type found struct {
 	tool   *mcp.Tool
 }
 
-// changed offers the servers' tools as they are now.
+// changed offers the servers' tools as they are now, within the budget.
 func (m *Manager) changed() {
 	m.mu.Lock() // one offer at a time, each of the newest lists
 	defer m.mu.Unlock()
+	lists := make([][]*mcp.Tool, len(m.servers))
 	var all []found
-	for _, s := range m.servers {
-		for _, t := range s.listed() {
+	for i, s := range m.servers {
+		lists[i] = s.listed()
+		for _, t := range lists[i] {
 			all = append(all, found{s, t})
 		}
 	}
-	names := toolNames(m.reserved, all)
+	names := toolNames(m.reserved, all) // of every tool, so that none's name depends on the budget
+	kept := m.withinBudget(lists)
 	tools := make([]agent.Tool, 0, len(all))
+	m.leftOut = map[string][]string{}
+	left := 0
 	for i, f := range all {
-		tools = append(tools, f.server.offered(names[i], f.tool))
+		if kept[f.tool] {
+			tools = append(tools, f.server.offered(names[i], f.tool))
+		} else {
+			m.leftOut[f.server.cfg.Name] = append(m.leftOut[f.server.cfg.Name], f.tool.Name)
+			left++
+		}
+	}
+	if left > 0 {
+		m.log.Warn("the MCP servers' tools are over MCP_TOOLS_BUDGET; some are left out (see /tools)", "budget", m.budget, "left_out", left, "offered", len(tools))
 	}
 	m.offer(tools)
 }
 
+// withinBudget picks the tools offered: each server's in the order it
+// listed them, a tool of each server in turn (so that one server's many
+// tools leave the others' first ones in), as long as their estimated
+// tokens together fit the budget.
+func (m *Manager) withinBudget(lists [][]*mcp.Tool) map[*mcp.Tool]bool {
+	kept := map[*mcp.Tool]bool{}
+	used := 0
+	for i := 0; ; i++ {
+		more := false
+		for _, list := range lists {
+			if i >= len(list) {
+				continue
+			}
+			more = true
+			if cost := toolTokens(list[i]); used+cost <= m.budget {
+				used += cost
+				kept[list[i]] = true
+			}
+		}
+		if !more {
+			return kept
+		}
+	}
+}
+
+// toolTokens is the estimated size of a tool's definition in a request:
+// its name, description (with the line saying its server) and schema.
+func toolTokens(t *mcp.Tool) int {
+	schema, _ := json.Marshal(t.InputSchema)
+	return request.EstimateTokens(t.Name+t.Description+string(schema)) + 30
+}
+
 // offered is the agent's tool of the server's tool t, offered under name.
+// What an untrusted server writes, its tools' descriptions and results, is
+// outside text.
 func (s *server) offered(name string, t *mcp.Tool) agent.Tool {
 	params, _ := t.InputSchema.(map[string]any) // bounded made it so
 	return agent.Tool{
@@ -124,10 +184,13 @@ func (s *server) offered(name string, t *mcp.Tool) agent.Tool {
 			}
 			return s.call(ctx, t.Name, args)
 		},
-		AskFirst:   !slices.Contains(s.cfg.AutoApprove, t.Name),
-		Outside:    true,
-		Server:     s.cfg.Name,
-		ServerTool: t.Name,
+		AskFirst:         !slices.Contains(s.cfg.AutoApprove, t.Name),
+		AutoApproveUsers: s.cfg.AutoApproveUsers,
+		Outside:          !s.cfg.Trusted,
+		DescribedOutside: !s.cfg.Trusted,
+		Server:           s.cfg.Name,
+		ServerTool:       t.Name,
+		Identity:         s.announced,
 	}
 }
 

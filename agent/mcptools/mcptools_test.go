@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ const botSecret = "sk-bot-secret-never-passed"
 func TestMain(m *testing.M) {
 	mcpfake.ServeIfAsked()
 	os.Setenv("OPENAI_API_KEY", botSecret) // the bot's own environment, which servers must not get
+	os.Setenv("SHELL", "/bin/the-bots-shell")
 	os.Exit(m.Run())
 }
 
@@ -79,7 +81,7 @@ func start(t *testing.T, servers []mcptools.Server, reserved ...string) (*offere
 	logs := &testkit.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	o := &offered{}
-	m := mcptools.Start(ctx, servers, reserved, o.set, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	m := mcptools.Start(ctx, servers, reserved, mcptools.DefaultBudget, o.set, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	t.Cleanup(func() {
 		cancel()
 		m.Wait()
@@ -355,7 +357,7 @@ func TestStdioServersStopWithTheBot(t *testing.T) {
 	logs := &testkit.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	o := &offered{}
-	m := mcptools.Start(ctx, []mcptools.Server{stdio("local")}, nil, o.set, slog.New(slog.NewTextHandler(logs, nil)))
+	m := mcptools.Start(ctx, []mcptools.Server{stdio("local")}, nil, mcptools.DefaultBudget, o.set, slog.New(slog.NewTextHandler(logs, nil)))
 	out, err := run(t, o.find(t, "pid"), `{}`)
 	if err != nil {
 		cancel()
@@ -370,5 +372,105 @@ func TestStdioServersStopWithTheBot(t *testing.T) {
 	m.Wait() // the process is reaped: its pid names nothing
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Fatalf("the server (pid %d) still runs after the bot stopped: %v", pid, err)
+	}
+}
+
+// An untrusted server's tools are outside text, their descriptions too
+// (the ask-first rule reads DescribedOutside); a trusted one's are not.
+func TestUntrustedServersToolsAreDescribedOutside(t *testing.T) {
+	t.Parallel()
+	trusted := stdio("trusted")
+	trusted.Trusted = true
+	o, m, _ := start(t, []mcptools.Server{stdio("stranger"), trusted})
+	if tool := o.find(t, "stranger_echo"); !tool.DescribedOutside || !tool.Outside {
+		t.Fatalf("an untrusted server's tool: %+v", tool)
+	}
+	if tool := o.find(t, "trusted_echo"); tool.DescribedOutside || tool.Outside {
+		t.Fatalf("a trusted server's tool: %+v", tool)
+	}
+	for _, s := range m.Statuses() {
+		if s.Trusted != (s.Name == "trusted") {
+			t.Fatalf("statuses = %+v", m.Statuses())
+		}
+	}
+}
+
+// A stdio server gets PATH, HOME, LANG and its own env, and runs in a
+// directory of its own, not the bot's.
+func TestAStdioServerGetsNothingItWasNotGiven(t *testing.T) {
+	t.Parallel()
+	o, _, _ := start(t, []mcptools.Server{stdio("local", "GIVEN", "given")})
+	found, err := run(t, o.find(t, "secrets"), `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _, _ := strings.Cut(strings.TrimPrefix(found, "env: "), "\n")
+	for _, v := range strings.Fields(env) {
+		if name, _, _ := strings.Cut(v, "="); !slices.Contains([]string{"PATH", "HOME", "LANG", "GIVEN", mcpfake.ServeEnv}, name) {
+			t.Errorf("the server got %s", v)
+		}
+	}
+	wd, _ := os.Getwd()
+	if !strings.Contains(found, "cwd: "+os.TempDir()+"/membot-mcp-local-") || strings.Contains(found, "cwd: "+wd+"\n") {
+		t.Errorf("the server runs in the wrong directory:\n%s", found)
+	}
+}
+
+// A stdio server that writes without end is stopped at the bound of what
+// it may write in a minute, and is down with that reason.
+func TestAStdioServerThatFloodsIsStopped(t *testing.T) {
+	t.Parallel()
+	// The bound is 64 MiB a minute; 2 MiB here, not to wait for a slow reader.
+	_, m, logs := start(t, []mcptools.Server{mcptools.WithOutputBound(stdio("flood", mcpfake.ModeEnv, "flood"), 2<<20)})
+	if !wait.Until(10*time.Millisecond, func() bool {
+		return strings.Contains(logs.String(), `msg="the MCP server broke a bound; it is disconnected" mcp_server=flood err="disconnected: it wrote more than 2 MiB in a minute"`)
+	}) {
+		t.Fatal("the flood was not stopped")
+	}
+	if !wait.Until(10*time.Millisecond, func() bool {
+		s := m.Statuses()[0]
+		return s.State == mcptools.StateDown && s.Why == "disconnected: it wrote more than 2 MiB in a minute"
+	}) {
+		t.Fatalf("statuses = %+v", m.Statuses())
+	}
+}
+
+// A call approved for a server that announced itself one way is refused
+// when the server's session now announces another identity.
+func TestAPinnedCallRefusesAServerOfAnotherIdentity(t *testing.T) {
+	t.Parallel()
+	o, _, _ := start(t, []mcptools.Server{stdio("local")})
+	echo := o.find(t, "echo")
+	if got := echo.Identity(); got != "mcpfake 1" {
+		t.Fatalf("the identity = %q", got)
+	}
+	call := func(identity string) (string, error) {
+		ctx := agent.WithPin(context.Background(), agent.Pin{Server: "local", Identity: identity, Tool: "echo"})
+		return echo.Run(ctx, &agent.TurnInfo{}, json.RawMessage(`{"text":"x"}`))
+	}
+	if got, err := call("mcpfake 1"); err != nil || got != "echo: x" {
+		t.Fatalf("the pinned call = %q, %v", got, err)
+	}
+	if got, err := call("mcpfake 0.9"); err == nil || !strings.Contains(err.Error(), `now announces itself as "mcpfake 1", not "mcpfake 0.9"`) {
+		t.Fatalf("the call pinned to another identity = %q, %v", got, err)
+	}
+}
+
+func TestTrustAndAutoApproveUsersAreRead(t *testing.T) {
+	t.Parallel()
+	servers, err := mcptools.Parse([]byte(`{"mcpServers": {
+		"a": {"command": "x", "trusted": true, "autoApprove": ["t"], "autoApproveUsers": [12, 13]},
+		"b": {"url": "https://x", "autoApprove": ["t"], "autoApproveUsers": []},
+		"c": {"command": "y", "autoApprove": ["t"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !servers[0].Trusted || !slices.Equal(servers[0].AutoApproveUsers, []int64{12, 13}) || servers[1].Trusted ||
+		servers[1].AutoApproveUsers == nil || len(servers[1].AutoApproveUsers) != 0 || servers[2].AutoApproveUsers != nil {
+		t.Fatalf("servers = %+v", servers)
+	}
+	if _, err := mcptools.Parse([]byte(`{"mcpServers": {"a": {"command": "x", "autoApproveUsers": [12]}}}`)); err == nil ||
+		!strings.Contains(err.Error(), `"autoApproveUsers" names who may run the "autoApprove" tools`) {
+		t.Fatalf("autoApproveUsers without autoApprove: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/membot/membot/agent"
 	"github.com/membot/membot/internal/backoff"
 	"github.com/membot/membot/internal/redact"
 )
@@ -29,11 +31,24 @@ const (
 // The bounds on what a server may send and take.
 const (
 	maxLineBytes = 4 << 20 // one message of a stdio server
-	maxBodyBytes = 4 << 20 // one JSON response of an HTTP server
+	maxBodyBytes = 4 << 20 // one response of an HTTP server that is not an event stream
+	// One event of an HTTP server's event stream, and the bytes and events
+	// of one stream (a call's answer, or the stream the server may keep
+	// open to send what it wants): past them the server is disconnected.
+	maxEventBytes   = 4 << 20
+	maxStreamBytes  = 16 << 20
+	maxStreamEvents = 1000
+	// maxBytesPerMinute bounds what a stdio server writes: past it (in a
+	// minute, or in one burst) it is stopped.
+	maxBytesPerMinute = 64 << 20
 	// minStart is the least a server's start (its process, the handshake,
 	// the listing) is given, whatever its timeout: a short timeout for calls
 	// must not keep a server that starts slowly from ever starting.
 	minStart = 10 * time.Second
+	// ConnectWait is how long the bot waits at start-up for its servers to
+	// be tried once before it handles updates (a turn taken over from a
+	// run that stopped is to see their tools).
+	ConnectWait = minStart
 	// relistEvery spaces the listings a server's "my tools changed" asks
 	// for: a server sending it in a loop costs one listing a second.
 	relistEvery = time.Second
@@ -50,14 +65,17 @@ type server struct {
 
 	start chan struct{} // held while connecting: one start at a time
 
-	mu      sync.Mutex
-	session *session
-	state   string
-	tools   []*mcp.Tool
-	down    error            // why it is down
-	retryAt time.Time        // not started again before
-	wait    *backoff.Backoff // the delays between failed starts
-	crashes int              // the sessions lost since a call last went through
+	mu       sync.Mutex
+	session  *session
+	state    string
+	tools    []*mcp.Tool
+	down     error            // why it is down
+	retryAt  time.Time        // not started again before
+	wait     *backoff.Backoff // the delays between failed starts
+	crashes  int              // the sessions lost since a call last went through
+	breached error            // the bound the server broke, while it is disconnected for it
+	identity string           // the name and version it announced at initialize
+	dir      string           // a stdio server's working directory when its entry names none; made at its first start
 
 	relist chan struct{}
 	http   *http.Client // of a Streamable HTTP server: one for every session, so connections are reused
@@ -66,7 +84,8 @@ type server struct {
 func newServer(bot context.Context, cfg Server, log *slog.Logger, changed func()) *server {
 	s := &server{cfg: cfg, log: log.With("mcp_server", cfg.Name), changed: changed, bot: bot,
 		start: make(chan struct{}, 1), state: StateStarting, wait: backoff.New(time.Second, 5*time.Minute),
-		relist: make(chan struct{}, 1), http: httpClient(cfg.Headers)}
+		relist: make(chan struct{}, 1)}
+	s.http = httpClient(cfg.Headers, s.misbehaved)
 	s.secrets = cfg.Secrets()
 	return s
 }
@@ -129,6 +148,9 @@ func (s *server) connected(ctx context.Context) (*session, error) {
 		}
 		err = s.clean(err)
 		s.mu.Lock()
+		if s.breached != nil {
+			err = s.breached
+		}
 		delay := s.wait.Next()
 		first := s.state != StateDown
 		s.state, s.down, s.retryAt = StateDown, err, time.Now().Add(delay)
@@ -165,13 +187,21 @@ func (live *session) end(err error) error {
 // connect starts (or reaches) the server, opens a session and lists its
 // tools; the session is the server's from then on.
 func (s *server) connect(ctx context.Context) (*session, []*mcp.Tool, error) {
+	s.mu.Lock()
+	s.breached = nil // a bound broken from now on is this session's
+	s.mu.Unlock()
 	var transport mcp.Transport
 	var proc *process
 	if s.cfg.URL != "" {
-		transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.http, MaxRetries: 2}
+		// The SDK reads a zero MaxEventSize as no bound at all: it is set,
+		// besides the bounds of the client's bodies.
+		transport = &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.http, MaxRetries: 2, MaxEventSize: maxEventBytes}
 	} else {
-		var err error
-		if proc, transport, err = startProcess(s.bot, s.cfg, s.log, s.cleanText); err != nil {
+		dir, err := s.workDir()
+		if err != nil {
+			return nil, nil, err
+		}
+		if proc, transport, err = startProcess(s.bot, s.cfg, dir, s.log, s.cleanText, s.misbehaved); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -197,7 +227,12 @@ func (s *server) connect(ctx context.Context) (*session, []*mcp.Tool, error) {
 		return nil, nil, live.end(err)
 	}
 	s.mu.Lock()
+	if why := s.breached; why != nil { // while it started (the stream it keeps open, say)
+		s.mu.Unlock()
+		return nil, nil, live.end(why)
+	}
 	s.session, s.tools, s.state, s.down = live, tools, StateReady, nil
+	s.identity = identity(cs.InitializeResult())
 	s.mu.Unlock()
 	go s.watch(live)
 	return live, tools, nil
@@ -242,6 +277,9 @@ func (s *server) watch(live *session) {
 func (s *server) forget(live *session, err error) error {
 	s.mu.Lock()
 	current := s.session == live
+	if s.breached != nil {
+		err = s.breached // the cause; what the SDK saw is a consequence
+	}
 	if current {
 		s.session, s.state = nil, StateDown
 		// The first restart is at the next call; one that stops again
@@ -273,6 +311,11 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (s
 	if err != nil {
 		return "", s.timedOut(ctx, err)
 	}
+	if pin, ok := agent.PinOf(ctx); ok && pin.Identity != "" {
+		if now := identity(live.cs.InitializeResult()); now != pin.Identity {
+			return "", fmt.Errorf("not run: the MCP server %s now announces itself as %q, not %q as when the call was approved", s.cfg.Name, now, pin.Identity)
+		}
+	}
 	res, err := live.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	var rpcErr *jsonrpc.Error
 	switch {
@@ -303,14 +346,37 @@ func (s *server) timedOut(ctx context.Context, err error) error {
 	return err
 }
 
-// stop closes the session and stops the server's process, for the bot's end.
+// stop closes the session and stops the server's process, for the bot's
+// end, and removes the working directory made for it.
 func (s *server) stop() {
 	s.mu.Lock()
-	live := s.session
+	live, dir := s.session, s.dir
 	s.mu.Unlock()
 	if live != nil {
 		live.end(nil)
 	}
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
+
+// workDir is where a stdio server runs: its entry's "cwd", else a
+// directory of its own, made at its first start, never the bot's (where
+// the bot's .env may lie).
+func (s *server) workDir() (string, error) {
+	if s.cfg.Dir != "" {
+		return s.cfg.Dir, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir == "" {
+		dir, err := os.MkdirTemp("", "membot-mcp-"+s.cfg.Name+"-")
+		if err != nil {
+			return "", fmt.Errorf("a working directory: %w", err)
+		}
+		s.dir = dir
+	}
+	return s.dir, nil
 }
 
 // Status is a server as /tools shows it.
@@ -318,13 +384,45 @@ type Status struct {
 	Name      string
 	Transport string // "stdio" or "http"
 	State     string // StateStarting, StateReady or StateDown
+	Why       string // why it is down, in a line ("" when not down)
 	Tools     int    // the tools it listed last
+	Trusted   bool   // the operator trusts what it writes ("trusted": true)
+	// LeftOut are the names (the server's) of its tools not offered: all
+	// tools together were over the budget (MCP_TOOLS_BUDGET).
+	LeftOut []string
 }
+
+// maxWhy bounds the reason /tools shows: a server's error may be long.
+const maxWhy = 200
 
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Status{Name: s.cfg.Name, Transport: s.cfg.Transport(), State: s.state, Tools: len(s.tools)}
+	st := Status{Name: s.cfg.Name, Transport: s.cfg.Transport(), State: s.state, Tools: len(s.tools), Trusted: s.cfg.Trusted}
+	if s.state == StateDown && s.down != nil {
+		st.Why = printable(s.down.Error())
+		if r := []rune(st.Why); len(r) > maxWhy {
+			st.Why = string(r[:maxWhy]) + "…"
+		}
+	}
+	return st
+}
+
+// identity is what a server announced itself as at initialize: its name
+// and version ("" when it said nothing).
+func identity(res *mcp.InitializeResult) string {
+	if res == nil || res.ServerInfo == nil {
+		return ""
+	}
+	return printable(res.ServerInfo.Name + " " + res.ServerInfo.Version)
+}
+
+// announced returns the identity of the server's live session, "" when it
+// has none.
+func (s *server) announced() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.identity
 }
 
 // listed returns the tools the server listed last.
@@ -335,12 +433,27 @@ func (s *server) listed() []*mcp.Tool {
 }
 
 // httpClient is the client of a Streamable HTTP server: it sends the
-// configured headers with every request and bounds JSON responses (an
-// event stream's events are bounded by the SDK).
-func httpClient(headers map[string]string) *http.Client {
+// configured headers with every request and bounds every response, telling
+// breach when one breaks a bound.
+func httpClient(headers map[string]string, breach func(error)) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.ResponseHeaderTimeout = 30 * time.Second
-	return &http.Client{Transport: &withHeaders{base: base, headers: headers}}
+	return &http.Client{Transport: &withHeaders{base: base, headers: headers, breach: breach}}
+}
+
+// misbehaved disconnects the server, which broke a bound (why): its
+// session ends, the call waiting on it fails, and /tools shows it down
+// with why until it is started again at the next call.
+func (s *server) misbehaved(why error) {
+	why = fmt.Errorf("disconnected: %w", why)
+	s.mu.Lock()
+	live := s.session
+	s.breached = why
+	s.mu.Unlock()
+	s.log.Warn("the MCP server broke a bound; it is disconnected", "err", why)
+	if live != nil {
+		go s.forget(live, why) // not from within a read of the session
+	}
 }
 
 // retryTime is when the server may be started again after a failure.

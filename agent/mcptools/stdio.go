@@ -2,6 +2,7 @@ package mcptools
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,9 +19,10 @@ import (
 )
 
 // passedEnv are the variables of the bot's environment a stdio server
-// gets besides its own "env": what programs need to run, nothing of the
-// bot's settings (the bot token and the API keys stay in the bot).
-var passedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ"}
+// gets besides its own "env": what programs need to find themselves,
+// nothing else (the bot token, the API keys and every other setting stay
+// in the bot).
+var passedEnv = []string{"PATH", "HOME", "LANG"}
 
 // The bounds of a server's stderr in the log.
 const (
@@ -39,12 +41,14 @@ type process struct {
 	once sync.Once
 }
 
-// startProcess starts the server's command with its stdin and stdout as
-// the session's transport, and its stderr going to the log. The bot's
-// end (ctx) stops it.
-func startProcess(ctx context.Context, cfg Server, log *slog.Logger, clean func(string) string) (*process, mcp.Transport, error) {
+// startProcess starts the server's command in dir (its entry's "cwd"
+// when set) with its stdin and stdout as the session's transport, and its
+// stderr going to the log. The bot's end (ctx) stops it. What it writes
+// is bounded (maxBytesPerMinute): past that, breach is told.
+func startProcess(ctx context.Context, cfg Server, dir string, log *slog.Logger, clean func(string) string, breach func(error)) (*process, mcp.Transport, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
-	cmd.Dir = cfg.Dir
+	cmd.Dir = dir
+	cmd.Env = []string{} // not nil: nil is the bot's whole environment
 	for _, k := range passedEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			cmd.Env = append(cmd.Env, k+"="+v)
@@ -99,8 +103,31 @@ func startProcess(ctx context.Context, cfg Server, log *slog.Logger, clean func(
 		case <-p.done:
 		}
 	}()
-	return p, &mcp.IOTransport{Reader: outR, Writer: inW, MaxLineLength: maxLineBytes}, nil
+	perMinute := cmp.Or(cfg.perMinute, maxBytesPerMinute)
+	out := &metered{r: outR, limit: rate.NewLimiter(rate.Limit(perMinute)/60, perMinute), breach: breach,
+		err: fmt.Errorf("it wrote more than %d MiB in a minute", perMinute>>20)}
+	return p, &mcp.IOTransport{Reader: out, Writer: inW, MaxLineLength: maxLineBytes}, nil
 }
+
+// metered is a stdio server's output, read within a rate: a server that
+// writes without end is stopped rather than read for ever.
+type metered struct {
+	r      io.ReadCloser
+	limit  *rate.Limiter
+	breach func(error)
+	err    error // what a breach is
+}
+
+func (m *metered) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	if n > 0 && !m.limit.AllowN(time.Now(), n) {
+		m.breach(m.err)
+		return 0, m.err
+	}
+	return n, err
+}
+
+func (m *metered) Close() error { return m.r.Close() }
 
 // stop asks the server to exit by closing its stdin, then signals its
 // process group: SIGTERM after a second, SIGKILL after another.

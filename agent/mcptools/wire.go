@@ -158,11 +158,15 @@ func resultText(res *mcp.CallToolResult) (string, error) {
 	return text, nil
 }
 
-// withHeaders sends a server's headers with every request, and cuts a
-// JSON response off past maxBodyBytes (an error, not a shorter answer).
+// withHeaders sends a server's headers with every request, and bounds
+// every response: an event stream's events (their size and count) and its
+// bytes, any other body's bytes. A breach is an error for whoever reads
+// the body, and is told to breach (the server is disconnected as
+// misbehaving).
 type withHeaders struct {
 	base    http.RoundTripper
 	headers map[string]string
+	breach  func(error)
 }
 
 func (t *withHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -174,19 +178,22 @@ func (t *withHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-		resp.Body = &boundedBody{r: resp.Body, left: maxBodyBytes}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+		resp.Body = &eventStream{r: resp.Body, breach: t.breach}
+	} else {
+		resp.Body = &boundedBody{r: resp.Body, left: maxBodyBytes, breach: t.breach}
 	}
 	return resp, nil
 }
 
 // boundedBody fails once more than left bytes were read.
 type boundedBody struct {
-	r    io.ReadCloser
-	left int64
+	r      io.ReadCloser
+	left   int64
+	breach func(error)
 }
 
-var errBodyTooLong = fmt.Errorf("the server's response is longer than %d bytes", maxBodyBytes)
+var errBodyTooLong = fmt.Errorf("it sent a response longer than %d MiB", maxBodyBytes>>20)
 
 func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.left < 0 {
@@ -198,9 +205,76 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.left -= int64(n)
 	if b.left < 0 {
+		b.breach(errBodyTooLong)
 		return 0, errBodyTooLong
 	}
 	return n, err
 }
 
 func (b *boundedBody) Close() error { return b.r.Close() }
+
+// The errors of an event stream past its bounds.
+var (
+	errEventTooLong  = fmt.Errorf("it sent an event longer than %d MiB", maxEventBytes>>20)
+	errStreamTooLong = fmt.Errorf("it sent a stream longer than %d MiB", maxStreamBytes>>20)
+	errTooManyEvents = fmt.Errorf("it sent more than %d events in one stream", maxStreamEvents)
+)
+
+// eventStream reads an SSE body within the bounds: an event (the lines up
+// to a blank one) at most maxEventBytes, the stream at most maxStreamBytes
+// and maxStreamEvents events (comment lines, such as keep-alives, count
+// only as bytes). It watches the bytes go by; the SDK parses them.
+type eventStream struct {
+	r      io.ReadCloser
+	breach func(error)
+	err    error // the bound broken, once one was
+
+	total, event, events int
+	line                 int  // bytes of the line so far, "\r" left out
+	fields               bool // the event has a line that is not a comment
+	comment              bool // the line so far begins with ":"
+}
+
+func (e *eventStream) Read(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.r.Read(p)
+	for _, c := range p[:n] {
+		e.total++
+		e.event++
+		switch c {
+		case '\r':
+		case '\n':
+			if e.line == 0 { // a blank line ends the event
+				if e.fields {
+					e.events++
+				}
+				e.event, e.fields = 0, false
+			} else if !e.comment {
+				e.fields = true
+			}
+			e.line, e.comment = 0, false
+		default:
+			if e.line == 0 {
+				e.comment = c == ':'
+			}
+			e.line++
+		}
+		switch {
+		case e.event > maxEventBytes:
+			e.err = errEventTooLong
+		case e.total > maxStreamBytes:
+			e.err = errStreamTooLong
+		case e.events > maxStreamEvents:
+			e.err = errTooManyEvents
+		}
+		if e.err != nil {
+			e.breach(e.err)
+			return 0, e.err
+		}
+	}
+	return n, err
+}
+
+func (e *eventStream) Close() error { return e.r.Close() }

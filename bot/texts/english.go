@@ -226,7 +226,14 @@ var english = Texts{
 	ToolsServer: func(name, transport, state any) string {
 		return fmt.Sprintf("MCP server %s (%s), %s:", name, transport, state)
 	},
-	ToolStates:     map[string]string{"starting": "starting", "ready": "ready", "down": "down (it is tried again at the next use)"},
+	ToolStates: map[string]string{"starting": "starting", "ready": "ready", "down": "down (it is tried again at the next use)"},
+	ToolStateDown: func(why any) string {
+		return fmt.Sprintf("down (%s; it is tried again at the next use)", why)
+	},
+	ToolTrusted: "trusted",
+	ToolsLeftOut: func(list any) string {
+		return fmt.Sprintf("⚠️ Left out, over MCP_TOOLS_BUDGET (all tools' descriptions together): %s", list)
+	},
 	ToolOfferedAs:  func(name any) string { return fmt.Sprintf("(as %s)", name) },
 	ToolAsksFirst:  "asks first",
 	ToolRunsFreely: "runs without asking",

@@ -244,7 +244,14 @@ var russian = Texts{
 	ToolsServer: func(name, transport, state any) string {
 		return fmt.Sprintf("MCP-сервер %s (%s), %s:", name, transport, state)
 	},
-	ToolStates:     map[string]string{"starting": "запускается", "ready": "работает", "down": "недоступен (попробую снова при следующем вызове)"},
+	ToolStates: map[string]string{"starting": "запускается", "ready": "работает", "down": "недоступен (попробую снова при следующем вызове)"},
+	ToolStateDown: func(why any) string {
+		return fmt.Sprintf("недоступен (%s; попробую снова при следующем вызове)", why)
+	},
+	ToolTrusted: "доверенный",
+	ToolsLeftOut: func(list any) string {
+		return fmt.Sprintf("⚠️ Не предложены модели, сверх MCP_TOOLS_BUDGET (описания всех инструментов вместе): %s", list)
+	},
 	ToolOfferedAs:  func(name any) string { return fmt.Sprintf("(под именем %s)", name) },
 	ToolAsksFirst:  "спрашивает разрешения",
 	ToolRunsFreely: "без вопросов",

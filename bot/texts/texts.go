@@ -59,6 +59,9 @@ type Texts struct {
 	ToolsBuiltin   func(list any) string
 	ToolsServer    func(name, transport, state any) string
 	ToolStates     map[string]string // an MCP server's state (mcptools.State...)
+	ToolStateDown  func(why any) string
+	ToolTrusted    string
+	ToolsLeftOut   func(list any) string
 	ToolOfferedAs  func(name any) string
 	ToolAsksFirst  string
 	ToolRunsFreely string

@@ -26,6 +26,9 @@ import (
 
 func main() {
 	filetext.RunIfChild() // membot parse-file: the parser process of a PDF, not in the usage
+	if err := harden(); err != nil {
+		fmt.Fprintln(os.Stderr, "membot: marking the process not dumpable failed; processes of the same user may read its secrets:", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args, os.LookupEnv, os.Stdout, os.Stderr); err != nil {

@@ -98,3 +98,11 @@ WITH decided AS (
 	status, created_at, decision_at, coalesce(decided_by, 0) AS decided_by,
 	coalesce(decision_update_id, 0) AS decision_update_id, coalesce(decision_reason, '') AS decision_reason FROM decided ORDER BY id
 
+
+-- name: setApprovalPin
+-- setApprovalPin stores pin $3 with the pending request for call $1 of
+-- conversation $2 (asked just before, in the same batch).
+UPDATE pending_approvals SET pin = $3 WHERE request_id = $1 AND conversation_id = $2::uuid AND status = 'pending'
+
+-- name: approvalPin
+SELECT coalesce(pin::text, '') FROM pending_approvals WHERE id = $1

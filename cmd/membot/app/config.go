@@ -42,6 +42,9 @@ type Config struct {
 	// MCPServers are the MCP servers whose tools the model is offered, as
 	// the file MCP_SERVERS names them (agent/mcptools).
 	MCPServers []mcptools.Server
+	// MCPToolsBudget bounds the estimated tokens of all MCP tools' definitions
+	// together (MCP_TOOLS_BUDGET): they go into every request.
+	MCPToolsBudget int
 	// WebSearch is the provider web_search asks (agent/websearch); none
 	// configured: the tool is not offered.
 	WebSearch websearch.Config
@@ -130,6 +133,7 @@ func defaultConfig() *Config {
 		Bot:             bot.DefaultConfig(),
 		Web:             web.DefaultConfig(),
 		Retention:       90 * 24 * time.Hour,
+		MCPToolsBudget:  mcptools.DefaultBudget,
 		ShutdownTimeout: 30 * time.Second,
 	}
 	c.Log.Level, c.Log.Format = slog.LevelInfo, "text"
@@ -190,6 +194,7 @@ func (c *Config) settings() []setting {
 		{"MIN_TASK_INTERVAL", duration(&c.Tools.MinTaskInterval)},
 		{"FETCH_ALLOW_PRIVATE", boolean(&c.Tools.FetchAllowPrivate)},
 		{"MCP_SERVERS", c.readMCPServers},
+		{"MCP_TOOLS_BUDGET", intIn(&c.MCPToolsBudget, 0, 1000000)},
 		{"SEARXNG_URL", optionalURL(&c.WebSearch.SearXNGURL)},
 		{"BRAVE_API_KEY", text(&c.WebSearch.BraveAPIKey)},
 		{"TAVILY_API_KEY", text(&c.WebSearch.TavilyAPIKey)},

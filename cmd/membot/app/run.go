@@ -80,7 +80,8 @@ type membot struct {
 	reminders *remind.Scheduler
 	purger    *purge.Purger
 	web       *web.Server
-	running   sync.WaitGroup // what startIntake started
+	mcpTried  <-chan struct{} // closed once every MCP server was tried once; nil without servers
+	running   sync.WaitGroup  // what startIntake started
 }
 
 // errStopped is a step of start-up that failed because a stop was asked
@@ -240,10 +241,10 @@ func (m *membot) newHandler() error {
 	var mcpServers func() []mcptools.Status
 	if len(cfg.MCPServers) > 0 {
 		// They serve turns in flight: they stop with the work, at the end.
-		servers := mcptools.Start(m.work, cfg.MCPServers, tools.Names(), registry.SetExtra, log)
+		servers := mcptools.Start(m.work, cfg.MCPServers, tools.Names(), cfg.MCPToolsBudget, registry.SetExtra, log)
 		registry.AwaitExtra(servers.Tried())
 		m.undo = append(m.undo, func() { m.abandon(); servers.Wait() })
-		mcpServers = servers.Statuses
+		mcpServers, m.mcpTried = servers.Statuses, servers.Tried()
 	}
 	newClient := func(baseURL string) *llm.Client {
 		return &llm.Client{BaseURL: baseURL, APIKey: cfg.LLM.Chat.APIKey, HTTP: llmHTTP, Limits: llm.Limits{
@@ -260,6 +261,7 @@ func (m *membot) newHandler() error {
 	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
+	ac.IsAdmin = cfg.Bot.Access.IsAdmin
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
 	m.web = newWeb(cfg, store, users, mcpServers, log)
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Users: users, Log: log, Metrics: m.met,
@@ -336,6 +338,20 @@ func (m *membot) serveWeb() error {
 // work behind them: the dispatcher, the memory work, reminders, the purger.
 func (m *membot) startIntake() error {
 	ctx, cfg := m.intake, m.cfg
+	// A turn taken over from a run that stopped is answered with the tools
+	// its model saw: the MCP servers' are offered once they are tried, which
+	// is waited for here, within a bound (a server slow to start is not
+	// waited for longer).
+	if m.mcpTried != nil {
+		m.log.Info("waiting for the MCP servers to start before handling updates", "at_most", mcptools.ConnectWait)
+		select {
+		case <-m.mcpTried:
+		case <-time.After(mcptools.ConnectWait):
+			m.log.Warn("MCP servers still starting; updates are handled meanwhile, without their tools", "waited", mcptools.ConnectWait)
+		case <-ctx.Done():
+			return errStopped
+		}
+	}
 	dispatcher := &inbox.Dispatcher{
 		Queue:     m.store.Inbox(),
 		Handler:   m.handler,

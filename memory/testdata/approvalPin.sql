@@ -1,0 +1,1 @@
+SELECT coalesce(pin::text, '') FROM pending_approvals WHERE id = $1
