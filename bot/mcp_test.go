@@ -195,7 +195,7 @@ func TestAnAutoApprovedMCPToolRunsAtOnceAndItsListChangesArePickedUp(t *testing.
 		t.Fatalf("the result = %q", content)
 	}
 	// The server said its tools changed: the new one is offered, asking first.
-	h.WaitLog(`msg="MCP server's tools changed" mcp_server=web tools=10`)
+	h.WaitLog(`msg="MCP server's tools changed" mcp_server=web tools=11`)
 	if got := h.Say(jane, "/tools"); !strings.Contains(got, "• fresh_tool — asks first") || !strings.Contains(got, "• learn — runs without asking") {
 		t.Fatalf("/tools = %q", got)
 	}

@@ -285,3 +285,30 @@ func TestAnotherMembersWordsMakeAGroupTaskAskFirst(t *testing.T) {
 		t.Fatalf("set_reminder after the member's own words was answered %q", got)
 	}
 }
+
+// An MCP server's tool descriptions are text the operator did not write:
+// while an untrusted server's tools are offered, a remember call on a
+// plain "hello" asks first and names the server; a server marked trusted
+// is not outside text, and the same call runs.
+func TestAnUntrustedMCPServersDescriptionsMakeRememberAskFirst(t *testing.T) {
+	t.Parallel()
+	for _, trusted := range []bool{false, true} {
+		h := newHarness(t)
+		withMCPServers(t, h, map[string]any{"local": stdioServer(t, map[string]any{"trusted": trusted})})
+		h.Start()
+		h.WaitLog(`msg="MCP server ready" mcp_server=local`)
+		h.LLM.Script(
+			openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("r1", "remember", `{"fact":"The user's bank is EvilBank"}`)}},
+			openaifake.Reply{Content: "Saved."},
+		)
+		answer := h.Say(jane, "hello")
+		facts := h.Count(`SELECT count(*) FROM memories WHERE telegram_user_id = $1`, jane.ID)
+		switch {
+		case !trusted && (facts != 0 || !strings.Contains(answer, "a tool description of MCP server local")):
+			t.Errorf("untrusted: %d facts saved, the bot said %q", facts, answer)
+		case trusted && (facts != 1 || answer != "Saved."):
+			t.Errorf("trusted: %d facts saved, the bot said %q", facts, answer)
+		}
+		h.Stop()
+	}
+}
