@@ -79,11 +79,13 @@ type checkRun struct {
 
 // ToolServer is an MCP server as /tools shows it.
 type ToolServer struct {
-	Name      string `json:"name"`
-	Transport string `json:"transport"`
-	State     string `json:"state"`
-	Why       string `json:"why,omitempty"`
-	Tools     int    `json:"tools"`
+	Name      string   `json:"name"`
+	Transport string   `json:"transport"`
+	State     string   `json:"state"`
+	Why       string   `json:"why,omitempty"`
+	Tools     int      `json:"tools"`
+	Trusted   bool     `json:"trusted"`
+	LeftOut   []string `json:"left_out,omitempty"` // over MCP_TOOLS_BUDGET
 }
 
 // Deps are the parts the pages use. Checks, Servers and Export may be nil.

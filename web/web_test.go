@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -477,5 +478,33 @@ func TestWhatTheBotWaitsOnCanBeCancelled(t *testing.T) {
 	}
 	if p := s.do("POST", fmt.Sprintf("/waits/%d/cancel", reminder), "", url.Values{"csrf": {token}}); p.status != http.StatusNotFound {
 		t.Errorf("cancelling twice was answered %d", p.status)
+	}
+}
+
+func TestTheToolsPageShowsEachMCPServerAndWhy(t *testing.T) {
+	t.Parallel()
+	h := testkit.New(t)
+	h.Env["WEB_ADDR"] = "127.0.0.1:0"
+	servers := `{"mcpServers": {"broken": {"command": "/nonexistent/mcp-server-<b>x</b>"}}}`
+	path := t.TempDir() + "/servers.json"
+	if err := os.WriteFile(path, []byte(servers), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.Env["MCP_SERVERS"] = path
+	h.Start()
+	s := &site{Harness: h, base: "http://" + h.WaitLog(`web server listening" addr=(\S+)`)[1]}
+	s.WaitUntil("the server is not down", func() bool {
+		return strings.Contains(s.do("GET", "/tools", "", nil).body, "down")
+	})
+	p := s.do("GET", "/tools", "", nil)
+	if !strings.Contains(p.body, "broken") || !strings.Contains(p.body, "outside text") || strings.Contains(p.body, "<b>x</b>") {
+		t.Fatalf("the tools page:\n%s", p.body)
+	}
+	var asJSON struct {
+		Servers []web.ToolServer `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(s.do("GET", "/tools", "", nil, "Accept", "application/json").body), &asJSON); err != nil ||
+		len(asJSON.Servers) != 1 || asJSON.Servers[0].Why == "" {
+		t.Fatalf("the tools page's JSON: %v %+v", err, asJSON)
 	}
 }

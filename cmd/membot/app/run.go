@@ -296,7 +296,8 @@ func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers fun
 		deps.Servers = func() []web.ToolServer {
 			var out []web.ToolServer
 			for _, st := range servers() {
-				out = append(out, web.ToolServer{Name: st.Name, Transport: st.Transport, State: st.State, Tools: st.Tools})
+				out = append(out, web.ToolServer{Name: st.Name, Transport: st.Transport, State: st.State, Why: st.Why,
+					Tools: st.Tools, Trusted: st.Trusted, LeftOut: st.LeftOut})
 			}
 			return out
 		}
