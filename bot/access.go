@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/userdata"
 )
@@ -86,10 +87,11 @@ func (h *Handler) spendsTokens(in *incoming) bool {
 		b, ok := h.routes().callbacks[prefix]
 		return ok && b.callsModel
 	}
-	if !in.msg.IsCommand() {
+	name, _, isCommand := telegram.CommandOf(in.msg) // the library's Command panics on a hostile entity
+	if !isCommand {
 		return true
 	}
-	c, ok := h.routes().command(in.msg.Command())
+	c, ok := h.routes().command(strings.ToLower(name))
 	return ok && c.callsModel
 }
 

@@ -122,6 +122,7 @@ type Texts struct {
 	// access.go (groups)
 	GroupAdminsOnly       func(a1 any) string
 	GroupAdminsOnlyButton string
+	NotYourButton         string
 	FactsPrivate          string
 	ApprovalUnreadable    func(a1, a2 any) string
 	// middleware.go
