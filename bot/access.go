@@ -135,8 +135,8 @@ func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell 
 func (h *Handler) admitButton(ctx context.Context, in *incoming) (bool, error) {
 	q := in.query
 	chatID := q.From.ID
-	if q.Message != nil {
-		chatID = q.Message.Chat.ID
+	if chat := telegram.ChatOf(in.decoded); chat != nil {
+		chatID = chat.ID
 	}
 	if h.Access.Allows(q.From.ID, chatID) {
 		return true, nil
