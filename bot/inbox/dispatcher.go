@@ -25,8 +25,9 @@ type Queue interface {
 	Complete(ctx context.Context, updateID int64, d *queue.Delivery, errText string) error
 	UnfinishedChats(ctx context.Context) ([]int64, error)
 	HandBack(ctx context.Context, owner int32) error
-	// NotePanic counts a panic against the update alone (Update.Crashes).
-	NotePanic(ctx context.Context, updateID int64, owner int32) (int, error)
+	// NotePanic counts a panic against the update alone (Update.Crashes)
+	// and reads what its answer was shown in so far (Update.Shown).
+	NotePanic(ctx context.Context, updateID int64, owner int32) (crashes int, shown []int64, err error)
 	// The two calls below each do two of the above in one round trip.
 	SaveAndClaim(ctx context.Context, updates []queue.Update, owner int32, claim []int64) ([]*queue.Update, error)
 	CompleteAndClaimNext(ctx context.Context, updateID int64, d *queue.Delivery, errText string, chatID int64, owner int32) (*queue.Update, error)
@@ -291,12 +292,15 @@ func cut(s string, n int) string {
 
 // notePanic counts a panic against u alone (Update.Crashes), in the inbox
 // so that it adds to the runs that died with u in hand; should the
-// database be away, it is counted in this run only.
+// database be away, it is counted in this run only. The next attempt
+// goes on from the messages the panicked one showed (Update.Shown), as a
+// run taking the update over after a crash does: nothing is sent twice.
 func (d *Dispatcher) notePanic(work context.Context, u *queue.Update, p *panicked) {
-	crashes, err := d.Queue.NotePanic(work, u.UpdateID, d.Owner)
+	crashes, shown, err := d.Queue.NotePanic(work, u.UpdateID, d.Owner)
 	if err != nil {
 		d.Log.Warn("counting a panic in the inbox failed; counted in this run only", "update_id", u.UpdateID, "err", err)
-		crashes = u.Crashes + 1
+	} else {
+		u.Shown = shown
 	}
 	u.Crashes = max(crashes, u.Crashes+1)
 	d.Stuck.failed(u.ChatID, p)

@@ -339,3 +339,57 @@ func TestAPanickingUpdateIsQuarantinedAfterItsAttemptsWhileOtherChatsGoOn(t *tes
 		}
 	}
 }
+
+// showsThenPanics notes that its answer was shown in message 77, then
+// panics, the first time; then it succeeds, noting what it was handed.
+type showsThenPanics struct {
+	store *memory.Store
+	mu    sync.Mutex
+	runs  int
+	shown []int64 // what the second attempt was handed
+}
+
+func (s *showsThenPanics) Handle(ctx context.Context, u *queue.Update) (*queue.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs++
+	if s.runs == 1 {
+		if err := s.store.Inbox().NoteShown(ctx, u.UpdateID, []int64{77}); err != nil {
+			return nil, err
+		}
+		panic("after the answer was shown")
+	}
+	s.shown = u.Shown
+	return nil, nil
+}
+
+func (s *showsThenPanics) GiveUp(context.Context, *queue.Update) error { return nil }
+
+// The attempt after a panic goes on from the messages the panicked one
+// showed, as a run taking the update over after a crash does, so the
+// answer is edited into them rather than sent twice.
+func TestTheAttemptAfterAPanicGoesOnFromWhatWasShown(t *testing.T) {
+	t.Parallel()
+	store, err := memory.Open(context.Background(), pgtest.New(t), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	h := &showsThenPanics{store: store}
+	d := startDispatcher(t, store, h)
+	if err := d.SaveUpdates(context.Background(), []queue.Update{{UpdateID: 401, ChatID: 4, Payload: []byte(`{"update_id":401}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if !wait.Until(10*time.Millisecond, func() bool {
+		var n int
+		store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM updates WHERE update_id = 401 AND state = 'done' AND crashes = 1 AND error IS NULL`).Scan(&n)
+		return n == 1
+	}) {
+		t.Fatal("the update was not done at its second attempt")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.runs != 2 || fmt.Sprint(h.shown) != "[77]" {
+		t.Fatalf("%d attempts; the second was handed shown %v, want [77]", h.runs, h.shown)
+	}
+}

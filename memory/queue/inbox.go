@@ -172,13 +172,14 @@ func (s *Store) queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, err
 }
 
 // NotePanic counts a panic recovered while owner handled the update
-// against that update (Update.Crashes), and returns its count now.
-func (s *Store) NotePanic(ctx context.Context, updateID int64, owner int32) (int, error) {
-	var crashes int
-	if err := s.pool.QueryRow(ctx, notePanicSQL, updateID, owner).Scan(&crashes); err != nil {
-		return 0, fmt.Errorf("note a panic: %w", translate(err))
+// against that update (Update.Crashes), and returns its count now and
+// the messages its answer was shown in so far (Update.Shown), which the
+// next attempt goes on from.
+func (s *Store) NotePanic(ctx context.Context, updateID int64, owner int32) (crashes int, shown []int64, err error) {
+	if err := s.pool.QueryRow(ctx, notePanicSQL, updateID, owner).Scan(&crashes, &shown); err != nil {
+		return 0, nil, fmt.Errorf("note a panic: %w", translate(err))
 	}
-	return crashes, nil
+	return crashes, shown, nil
 }
 
 // HandBack returns the updates owner holds to the inbox, when its run

@@ -144,5 +144,7 @@ SELECT count(*), coalesce(extract(epoch FROM now() - min(received_at)), 0)::floa
 -- name: notePanic
 -- notePanic counts a panic recovered while owner $2 handled update $1
 -- against that update alone, as a run that died with it in hand would
--- be, and returns how many it has now.
-UPDATE updates SET crashes = crashes + 1 WHERE update_id = $1 AND owner_id = $2 RETURNING crashes
+-- be, and returns how many it has now and the messages its answer was
+-- shown in so far (the next attempt goes on from them, as a takeover does).
+UPDATE updates SET crashes = crashes + 1 WHERE update_id = $1 AND owner_id = $2
+RETURNING crashes, coalesce(shown_message_ids, '{}')
