@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -219,5 +220,32 @@ func TestAPressOnAButtonOfSomeoneElsesPrivateChatIsRefused(t *testing.T) {
 	// Ivan's own press still works.
 	if got := h.Press(ivan, list, "task:pause:1"); got != "Приостановлена." {
 		t.Fatalf("Ivan's own press: %q", got)
+	}
+}
+
+// An update of a shape Telegram never sends (a forged or broken one) is
+// given up at its first attempt with why, and the bot goes on: no panic,
+// no retry.
+func TestAnUpdateOfAShapeTelegramNeverSendsIsGivenUpAtOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	for _, raw := range []string{
+		`{"update_id": %d, "message": {"message_id": 1, "date": 1764300000, "from": {"id": 600, "is_bot": false, "first_name": "Olga"}, "text": "no chat"}}`,
+		`{"update_id": %d, "message": {"message_id": 2, "date": 1764300000, "chat": null, "from": {"id": 600, "is_bot": false, "first_name": "Olga"}, "text": "null chat"}}`,
+		`{"update_id": %d, "callback_query": {"id": "cbq-nobody", "chat_instance": "1", "data": "legacy:1",
+			"message": {"message_id": 3, "date": 1764300000, "chat": {"id": 600, "type": "private"}}}}`,
+		`{"update_id": %d, "edited_message": "not an object"}`,
+	} {
+		id, _ := h.TG.NewUpdate("message", map[string]any{}) // the next id, in Telegram's order
+		h.TG.AddRawUpdate(fmt.Sprintf(raw, id))
+		h.WaitDone(id)
+		if n := h.Count(`SELECT count(*) FROM updates WHERE update_id = $1 AND attempts = 1 AND crashes = 0 AND error LIKE 'decode update: %'`, id); n != 1 {
+			t.Errorf("update %d was not given up at its first attempt with why", id)
+		}
+		ping := fmt.Sprintf("ping after update %d", id)
+		if got := h.Say(jane, ping); got != "echo: "+ping {
+			t.Fatalf("update %d: Jane's message got %q", id, got)
+		}
 	}
 }
