@@ -66,12 +66,13 @@ type Dispatcher struct {
 	// tracks none.
 	Stuck   *Stuck
 	Metrics Metrics
-	// GiveUpAfter is how many runs may die with an update in hand before it
-	// is given up (DefaultGiveUpAfter when 0): an update whose handling
-	// kills the process (a fatal error, the OOM killer) would otherwise be
-	// taken over by every next run and kill it too, and its chat would never
-	// go on. A failure that may pass (Transient) is retried within the run
-	// and counts nothing.
+	// GiveUpAfter is how many runs may die with an update in hand, or its
+	// handling panic (recovered: see run), before it is given up
+	// (DefaultGiveUpAfter when 0): an update whose handling kills the
+	// process (a fatal error, the OOM killer) would otherwise be taken over
+	// by every next run and kill it too, and its chat would never go on. A
+	// failure that may pass (Transient) is retried within the run and
+	// counts nothing.
 	GiveUpAfter int
 
 	mu     sync.Mutex
