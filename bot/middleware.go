@@ -42,14 +42,18 @@ func (h *Handler) routed(next step) step {
 		r := routeUpdate(upd, &h.Client.Self)
 		switch r.action {
 		case ignore:
+			kind := telegram.KindOf(u.Payload)
+			if kind == telegram.StoppedGeneration {
+				return nil, nil // served already: the answer it stops read it (bot/stop)
+			}
 			h.Log.Debug("update ignored", "update_id", u.UpdateID, "chat_id", u.ChatID, "reason", r.reason)
-			return dropped(u, r.reason), nil
+			return dropped(kind, r.reason), nil
 		case answerCallback:
 			q := upd.CallbackQuery
 			if q.Message == nil {
 				// A button of an inline message (inline mode, which the bot
 				// does not serve): answered so the client stops its spinner.
-				return dropped(u, "a button of an inline message"), h.Client.AnswerCallback(ctx, q.ID, "")
+				return dropped(telegram.KindOf(u.Payload), "a button of an inline message"), h.Client.AnswerCallback(ctx, q.ID, "")
 			}
 			in.msg, in.user, in.query = q.Message, userOf(telegram.SenderOf(upd)), q
 		default:
@@ -60,11 +64,10 @@ func (h *Handler) routed(next step) step {
 	}
 }
 
-// dropped is the delivery of an update the bot does not serve: nothing
-// was sent, and the inbox keeps why (updates.dropped), with the update's
-// kind.
-func dropped(u *queue.Update, why string) *queue.Delivery {
-	return &queue.Delivery{Dropped: telegram.KindOf(u.Payload) + ": " + why}
+// dropped is the delivery of an update of kind the bot does not serve:
+// nothing was sent, and the inbox keeps why (updates.dropped).
+func dropped(kind, why string) *queue.Delivery {
+	return &queue.Delivery{Dropped: kind + ": " + why}
 }
 
 func (h *Handler) gated(next step) step {

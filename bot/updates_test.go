@@ -18,7 +18,8 @@ var writer = telegramfake.User{ID: 600, FirstName: "Olga", Username: "olga", Lan
 // documents, as Telegram sends it, and one of a kind newer than the bot:
 // field is the update's field, body its value; served says what the bot
 // does ("answer": a message to Olga's chat, "press": the press answered,
-// "": nothing), and a dropped update's row says its kind.
+// "stop": a Stop press, read by the answer it stops, "": nothing), and a
+// dropped update's row says its kind.
 var everyUpdate = []struct {
 	field, body string
 	served      string
@@ -93,6 +94,8 @@ var everyUpdate = []struct {
 			"source": {"source": "premium", "user": {"id": 600, "is_bot": false, "first_name": "Olga"}}}}`, ""},
 	{"removed_chat_boost", `{"chat": {"id": -1001600, "type": "channel", "title": "Olga's news"}, "boost_id": "boost-1", "remove_date": 1766900000,
 		"source": {"source": "gift_code", "user": {"id": 600, "is_bot": false, "first_name": "Olga"}}}`, ""},
+	// The Stop button of a draft that is no longer shown: read by no answer, nothing to do.
+	{"stopped_message_generation", `{"chat": {"id": 600, "type": "private", "first_name": "Olga"}, "draft_id": 7}`, "stop"},
 	// A kind of update newer than the bot.
 	{"guest_message_of_the_future", `{"message_id": 1, "date": 1764300000, "chat": {"id": 600, "type": "private"}, "text": "from the future"}`, ""},
 }
@@ -177,6 +180,10 @@ func checkUpdateRow(h *harness, i int, field, served string, id int64, before in
 		}
 		if _, inline := body["inline_message_id"]; inline != strings.HasPrefix(dropped, "callback_query: ") {
 			t.Errorf("row %d (%s): dropped %q; want it said of a button of an inline message only", i, field, dropped)
+		}
+	case "stop":
+		if dropped != "" {
+			t.Errorf("row %d (%s): a Stop press is the bot's own kind, but dropped %q", i, field, dropped)
 		}
 	default:
 		if !strings.HasPrefix(dropped, field+": ") {
