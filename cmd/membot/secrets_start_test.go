@@ -80,3 +80,25 @@ func TestAStartUpErrorNeverShowsASecret(t *testing.T) {
 		}
 	}
 }
+
+// A URL setting that holds a secret in its credentials and is well
+// formed, so the bot starts, keeps it out of the logs and the store: the
+// start line shows the model server's URL redacted.
+func TestTheCredentialsOfAURLSettingAreNeverLogged(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const password = "sk-url-password-never-logged"
+	h.Env["OPENAI_BASE_URL"] = strings.Replace(h.LLM.URL(), "://", "://user:"+password+"@", 1)
+	h.Start()
+	if got := h.Say(testkit.Jane, "hello"); got != "echo: hello" {
+		t.Fatalf("reply = %q", got)
+	}
+	h.WaitLog(`msg="membot starting".* llm=`)
+	logs := h.Logs.String()
+	if strings.Contains(logs, password) {
+		t.Errorf("the password is in the logs:\n%s", logs)
+	}
+	if !strings.Contains(logs, "llm=http://<redacted>@127.0.0.1") {
+		t.Errorf("the start line does not show the model server redacted:\n%s", logs)
+	}
+}
