@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/userdata"
 )
@@ -86,10 +87,11 @@ func (h *Handler) spendsTokens(in *incoming) bool {
 		b, ok := h.routes().callbacks[prefix]
 		return ok && b.callsModel
 	}
-	if !in.msg.IsCommand() {
+	name, _, isCommand := telegram.CommandOf(in.msg) // the library's Command panics on a hostile entity
+	if !isCommand {
 		return true
 	}
-	c, ok := h.routes().command(in.msg.Command())
+	c, ok := h.routes().command(strings.ToLower(name))
 	return ok && c.callsModel
 }
 
@@ -133,8 +135,8 @@ func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell 
 func (h *Handler) admitButton(ctx context.Context, in *incoming) (bool, error) {
 	q := in.query
 	chatID := q.From.ID
-	if q.Message != nil {
-		chatID = q.Message.Chat.ID
+	if chat := telegram.ChatOf(in.decoded); chat != nil {
+		chatID = chat.ID
 	}
 	if h.Access.Allows(q.From.ID, chatID) {
 		return true, nil

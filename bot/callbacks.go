@@ -8,8 +8,16 @@ import (
 )
 
 // callback routes a button press; unknown (say, outdated) buttons are
-// answered so the user's client stops its spinner.
+// answered so the user's client stops its spinner. Every press passes
+// here first: a press on a button of someone else's private chat (which
+// Telegram never sends: only a forged update can) is refused.
 func (h *Handler) callback(ctx context.Context, in *incoming) (*queue.Delivery, error) {
+	if chat := in.msg.Chat; chat.IsPrivate() && chat.ID != in.user.TelegramUserID {
+		h.Log.Warn("a press on a button of someone else's private chat refused", "update_id", in.update.UpdateID,
+			"chat_id", chat.ID, "user_id", in.user.TelegramUserID)
+		h.notify(ctx, in, tr(in.lang()).NotYourButton)
+		return nil, nil
+	}
 	prefix, arg, _ := strings.Cut(in.query.Data, ":")
 	if b, ok := h.routes().callbacks[prefix]; ok {
 		if b.groupAdmins {

@@ -233,10 +233,20 @@ func menuPage(t *testing.T) (url string, hits *atomic.Int32) {
 // returns the message with the Approve and Reject buttons, and their data.
 func askToFetch(h *harness, user telegramfake.User, url, callID string) (prompt telegramfake.Message, approve, reject string) {
 	h.T.Helper()
+	return askToFetchIn(h, user.ID, user, url, callID)
+}
+
+// askToFetchIn is askToFetch in any chat (a group's message mentions the bot).
+func askToFetchIn(h *harness, chatID int64, user telegramfake.User, url, callID string) (prompt telegramfake.Message, approve, reject string) {
+	h.T.Helper()
 	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall(callID, "fetch_url", `{"url":"`+url+`"}`)}})
-	before := len(h.TG.SentTo(user.ID))
-	h.TG.SendText(user, "what is on "+url+"?")
-	prompt = h.NextTo(user.ID, before, "the fetch request")
+	before := len(h.TG.SentTo(chatID))
+	if chatID == user.ID {
+		h.TG.SendText(user, "what is on "+url+"?")
+	} else {
+		h.TG.SendMessage(chatID, "group", user, "@"+h.TG.Username+" what is on "+url+"?")
+	}
+	prompt = h.NextTo(chatID, before, "the fetch request")
 	buttons := prompt.Buttons()
 	if len(buttons) != 2 || !strings.HasPrefix(buttons[0].Data, "approve:") || !strings.HasPrefix(buttons[1].Data, "reject:") {
 		h.T.Fatalf("the request %q has buttons %+v", prompt.Text, buttons)
@@ -368,7 +378,9 @@ func TestOnlyTheAskerOrAnAdminCanDecide(t *testing.T) {
 	h.Env["FETCH_ALLOW_PRIVATE"] = "1"
 	url, hits := menuPage(t)
 	h.Start()
-	prompt, approve, reject := askToFetch(h, jane, url, "call_m")
+	// In a group, where others see the buttons (in a private chat only its
+	// owner does: a stranger's press there is refused before, as forged).
+	prompt, approve, reject := askToFetchIn(h, -100777, jane, url, "call_m")
 	if got := h.Press(mallory, prompt, reject); got != "Only the person who asked (or an admin) can decide this." {
 		t.Fatalf("a stranger's press = %q", got)
 	}

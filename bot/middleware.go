@@ -3,9 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"runtime/debug"
 	"time"
 
 	"github.com/membot/membot/bot/telegram"
@@ -17,42 +15,23 @@ type step func(ctx context.Context, in *incoming) (*queue.Delivery, error)
 
 // chain is what every update goes through before the step that answers
 // it, outermost first:
-//   - recovered: a panic is logged and answered with the apology;
 //   - routed: the update is decoded and routeUpdate decides whether it is
 //     for the bot at all (routing.go);
 //   - refusalsTold: a reply Telegram refused for good is not silence: the
 //     user is told, in a short plain message, and the chat goes on;
 //   - gated: the allowlist and the rate and token limits (access.go);
 //   - measured: the outcome of a turn of the model, for the metrics.
+//
+// A panic is not recovered here: the dispatcher recovers it, counts it
+// against the update's attempts and, after them, gives the update up with
+// the apology (inbox.Dispatcher, Handler.GiveUp).
 func (h *Handler) chain(final step) step {
-	wrap := []func(step) step{h.recovered, h.routed, h.refusalsTold, h.gated, h.measured}
+	wrap := []func(step) step{h.routed, h.refusalsTold, h.gated, h.measured}
 	s := final
 	for i := len(wrap) - 1; i >= 0; i-- {
 		s = wrap[i](s)
 	}
 	return s
-}
-
-func (h *Handler) recovered(next step) step {
-	return func(ctx context.Context, in *incoming) (delivery *queue.Delivery, err error) {
-		defer func() {
-			p := recover()
-			if p == nil {
-				return
-			}
-			h.Log.Error("panic while handling an update", "update_id", in.update.UpdateID, "panic", p, "stack", string(debug.Stack()))
-			delivery, err = nil, fmt.Errorf("panic: %v", p)
-			if in.msg == nil {
-				return // not known yet where to apologise
-			}
-			if sendErr := h.reply(ctx, in, tr(in.lang()).Apology); sendErr != nil {
-				err = sendErr
-			} else {
-				err = fmt.Errorf("panic: %v (apology sent)", p)
-			}
-		}()
-		return next(ctx, in)
-	}
 }
 
 func (h *Handler) routed(next step) step {
@@ -64,20 +43,32 @@ func (h *Handler) routed(next step) step {
 		r := routeUpdate(upd, &h.Client.Self)
 		switch r.action {
 		case ignore:
+			kind := telegram.KindOf(u.Payload)
+			if kind == telegram.StoppedGeneration {
+				return nil, nil // served already: the answer it stops read it (bot/stop)
+			}
 			h.Log.Debug("update ignored", "update_id", u.UpdateID, "chat_id", u.ChatID, "reason", r.reason)
-			return nil, nil
+			return dropped(kind, r.reason), nil
 		case answerCallback:
 			q := upd.CallbackQuery
-			if q.Message == nil || q.From == nil {
-				return nil, h.Client.AnswerCallback(ctx, q.ID, "") // not a button of a message of this bot
+			if q.Message == nil {
+				// A button of an inline message (inline mode, which the bot
+				// does not serve): answered so the client stops its spinner.
+				return dropped(telegram.KindOf(u.Payload), "a button of an inline message"), h.Client.AnswerCallback(ctx, q.ID, "")
 			}
-			in.msg, in.user, in.query = q.Message, userOf(q.From), q
+			in.msg, in.user, in.query = q.Message, userOf(telegram.SenderOf(upd)), q
 		default:
-			in.msg, in.edited, in.user = r.msg, r.edited, userOf(r.msg.From)
+			in.msg, in.edited, in.user = r.msg, r.edited, userOf(telegram.SenderOf(upd))
 		}
 		in.route = r
 		return next(ctx, in)
 	}
+}
+
+// dropped is the delivery of an update of kind the bot does not serve:
+// nothing was sent, and the inbox keeps why (updates.dropped).
+func dropped(kind, why string) *queue.Delivery {
+	return &queue.Delivery{Dropped: kind + ": " + why}
 }
 
 func (h *Handler) gated(next step) step {

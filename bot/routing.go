@@ -64,7 +64,7 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 	}
 	switch {
 	case msg == nil:
-		return route{action: ignore, reason: "not a message to the bot (channel post, membership change, ...)"}
+		return route{action: ignore, reason: "a kind of update the bot does not serve"}
 	case msg.From == nil || msg.SenderChat != nil:
 		return route{action: ignore, reason: "sent on behalf of a chat or channel"}
 	case msg.From.IsBot:

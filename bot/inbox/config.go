@@ -34,9 +34,9 @@ type Config struct {
 	// BlockedAfter is how long a chat's update may be in hand before the
 	// chat counts as blocked (CHAT_BLOCKED_AFTER, Stuck.After).
 	BlockedAfter time.Duration
-	// GiveUpAfterCrashes is how many runs may die with an update in hand
-	// before it is given up with an apology (GIVE_UP_AFTER_CRASHES,
-	// Dispatcher.GiveUpAfter).
+	// GiveUpAfterCrashes is how many runs may die with an update in hand,
+	// or its handling panic, before it is given up with an apology
+	// (GIVE_UP_AFTER_CRASHES, Dispatcher.GiveUpAfter).
 	GiveUpAfterCrashes int
 	// Sweep is how often the inbox is scanned for work nobody announced
 	// (Dispatcher.Sweep). Not a setting of the environment: tests shorten it.

@@ -8,8 +8,11 @@ package inbox
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +26,9 @@ type Queue interface {
 	Complete(ctx context.Context, updateID int64, d *queue.Delivery, errText string) error
 	UnfinishedChats(ctx context.Context) ([]int64, error)
 	HandBack(ctx context.Context, owner int32) error
+	// NotePanic counts a panic against the update alone (Update.Crashes)
+	// and reads what its answer was shown in so far (Update.Shown).
+	NotePanic(ctx context.Context, updateID int64, owner int32) (crashes int, shown []int64, err error)
 	// The two calls below each do two of the above in one round trip.
 	SaveAndClaim(ctx context.Context, updates []queue.Update, owner int32, claim []int64) ([]*queue.Update, error)
 	CompleteAndClaimNext(ctx context.Context, updateID int64, d *queue.Delivery, errText string, chatID int64, owner int32) (*queue.Update, error)
@@ -62,12 +68,13 @@ type Dispatcher struct {
 	// tracks none.
 	Stuck   *Stuck
 	Metrics Metrics
-	// GiveUpAfter is how many runs may die with an update in hand before it
-	// is given up (DefaultGiveUpAfter when 0): an update whose handling
-	// kills the process (a fatal error, the OOM killer) would otherwise be
-	// taken over by every next run and kill it too, and its chat would never
-	// go on. A failure that may pass (Transient) is retried within the run
-	// and counts nothing.
+	// GiveUpAfter is how many runs may die with an update in hand, or its
+	// handling panic (recovered: see run), before it is given up
+	// (DefaultGiveUpAfter when 0): an update whose handling kills the
+	// process (a fatal error, the OOM killer) would otherwise be taken over
+	// by every next run and kill it too, and its chat would never go on. A
+	// failure that may pass (Transient) is retried within the run and
+	// counts nothing.
 	GiveUpAfter int
 
 	mu     sync.Mutex
@@ -197,17 +204,13 @@ func (d *Dispatcher) drain(chat int64, u *queue.Update) (handled int64) {
 }
 
 // handle runs the handler on one claimed update until it is done: passing
-// failures are retried with backoff for as long as work lasts. It returns
-// the chat's next update, claimed with the completion, or nil.
+// failures are retried with backoff for as long as work lasts, and so is a
+// panic, counted against the update (quarantine). It returns the chat's
+// next update, claimed with the completion, or nil.
 func (d *Dispatcher) handle(work context.Context, u *queue.Update) *queue.Update {
 	if u.Attempts > 1 { // claimed before by a run that did not finish it
 		d.Log.Info("taking over an update a stopped or crashed run left unfinished", "update_id", u.UpdateID, "chat_id", u.ChatID,
 			"attempt", u.Attempts, "crashes", u.Crashes)
-	}
-	poisoned := u.Crashes >= d.giveUpAfter()
-	if poisoned {
-		d.Log.Error("update given up: the process died each time it was in hand", "update_id", u.UpdateID, "chat_id", u.ChatID, "crashes", u.Crashes)
-		orNone(d.Metrics).UpdatePoisoned()
 	}
 	b := backoff.New(500*time.Millisecond, 30*time.Second)
 	d.Stuck.begin(u.ChatID)
@@ -216,8 +219,22 @@ func (d *Dispatcher) handle(work context.Context, u *queue.Update) *queue.Update
 			d.Log.Info("a blocked chat goes on", "update_id", u.UpdateID, "chat_id", u.ChatID, "after", took.Round(time.Second))
 		}
 	}()
+	told, lastPanic := false, ""
 	for {
+		quarantined := d.quarantined(u, &told)
 		delivery, err := d.run(work, u)
+		var p *panicked
+		if errors.As(err, &p) && work.Err() == nil {
+			d.notePanic(work, u, p)
+			lastPanic = p.value
+			if u.Crashes <= d.giveUpAfter() { // handled again, or given up with the apology
+				if !b.Sleep(work) {
+					return nil
+				}
+				continue
+			}
+			quarantined, err = true, nil // the apology panicked too: the chat is not told
+		}
 		if err != nil && (work.Err() != nil || (d.Transient != nil && d.Transient(err))) {
 			d.Log.Warn("handling an update failed; retrying", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err, "retry_in", b.Peek())
 			d.Stuck.failed(u.ChatID, err)
@@ -228,8 +245,11 @@ func (d *Dispatcher) handle(work context.Context, u *queue.Update) *queue.Update
 		}
 		errText := ""
 		switch {
-		case poisoned:
-			errText = fmt.Sprintf("given up: the process died %d times with it in hand", u.Crashes)
+		case quarantined:
+			errText = fmt.Sprintf("given up: it was in hand when the process died or the handler panicked, %d times", u.Crashes)
+			if lastPanic != "" {
+				errText += "; last panic: " + lastPanic
+			}
 			if err != nil {
 				d.Log.Warn("telling the chat its update was given up failed", "update_id", u.UpdateID, "chat_id", u.ChatID, "err", err)
 			}
@@ -241,10 +261,68 @@ func (d *Dispatcher) handle(work context.Context, u *queue.Update) *queue.Update
 	}
 }
 
-// run handles u or, when runs died with it in hand GiveUpAfter times,
-// tells its chat it is given up. Once more (the apology itself may be
-// what killed the last run), the chat is not told.
-func (d *Dispatcher) run(work context.Context, u *queue.Update) (*queue.Delivery, error) {
+// quarantined tells whether u is given up rather than handled: runs died
+// with it in hand, or its handling panicked, GiveUpAfter times. It says
+// so the first time, when *told is false.
+func (d *Dispatcher) quarantined(u *queue.Update, told *bool) bool {
+	if u.Crashes < d.giveUpAfter() {
+		return false
+	}
+	if !*told {
+		*told = true
+		d.Log.Error("update given up: the process died or the handler panicked each time it was in hand", "update_id", u.UpdateID,
+			"chat_id", u.ChatID, "crashes", u.Crashes)
+		orNone(d.Metrics).UpdatePoisoned()
+	}
+	return true
+}
+
+// panicked is a panic recovered while an update was handled.
+type panicked struct{ value string }
+
+func (p *panicked) Error() string { return "panic: " + p.value }
+
+// maxPanicText bounds what updates.error keeps of a panic's value.
+const maxPanicText = 500
+
+// cut is s cut to at most n bytes, whole characters.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// notePanic counts a panic against u alone (Update.Crashes), in the inbox
+// so that it adds to the runs that died with u in hand; should the
+// database be away, it is counted in this run only. The next attempt
+// goes on from the messages the panicked one showed (Update.Shown), as a
+// run taking the update over after a crash does: nothing is sent twice.
+func (d *Dispatcher) notePanic(work context.Context, u *queue.Update, p *panicked) {
+	crashes, shown, err := d.Queue.NotePanic(work, u.UpdateID, d.Owner)
+	if err != nil {
+		d.Log.Warn("counting a panic in the inbox failed; counted in this run only", "update_id", u.UpdateID, "err", err)
+	} else {
+		u.Shown = shown
+	}
+	u.Crashes = max(crashes, u.Crashes+1)
+	d.Stuck.failed(u.ChatID, p)
+}
+
+// run handles u or, when runs died with it in hand (or its handling
+// panicked) GiveUpAfter times, tells its chat it is given up. Once more
+// (the apology itself may be what killed the last run), the chat is not
+// told. A panic is recovered, logged with its stack and returned as a
+// *panicked: it costs this update an attempt, never the process, and so
+// never another chat's update in hand.
+func (d *Dispatcher) run(work context.Context, u *queue.Update) (delivery *queue.Delivery, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			d.Log.Error("panic while handling an update", "update_id", u.UpdateID, "chat_id", u.ChatID, "crashes", u.Crashes,
+				"panic", v, "stack", string(debug.Stack()))
+			delivery, err = nil, &panicked{value: cut(fmt.Sprint(v), maxPanicText)}
+		}
+	}()
 	switch {
 	case u.Crashes < d.giveUpAfter():
 		return d.Handler.Handle(work, u)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -240,5 +241,155 @@ func TestConcurrentIntakeHandlesEachUpdateOnce(t *testing.T) {
 	}
 	if len(seen) != len(sent) || r.overlaps > 0 {
 		t.Errorf("%d updates handled for %d sent; a chat handled twice at once %d times", len(seen), len(sent), r.overlaps)
+	}
+}
+
+// panicky panics on its poisoned updates (and, on those of sorry, in
+// GiveUp too), and notes what it handled and when.
+type panicky struct {
+	poisoned, sorry map[int64]bool
+	mu              sync.Mutex
+	handles         map[int64]int // by update id
+	giveUps         map[int64]int
+	handledAt       map[int64]time.Time
+}
+
+func (p *panicky) Handle(ctx context.Context, u *queue.Update) (*queue.Delivery, error) {
+	p.mu.Lock()
+	p.handles[u.UpdateID]++
+	p.mu.Unlock()
+	if p.poisoned[u.UpdateID] {
+		var seen []int64
+		_ = seen[len(u.Payload)] // a runtime panic, as a bug would raise
+	}
+	p.mu.Lock()
+	p.handledAt[u.UpdateID] = time.Now()
+	p.mu.Unlock()
+	return nil, nil
+}
+
+func (p *panicky) GiveUp(ctx context.Context, u *queue.Update) error {
+	p.mu.Lock()
+	p.giveUps[u.UpdateID]++
+	p.mu.Unlock()
+	if p.sorry[u.UpdateID] {
+		panic("the apology panics too")
+	}
+	return nil
+}
+
+// A handler that panics on one update costs that update its attempts and
+// nothing else: the process goes on, other chats' updates are handled
+// meanwhile, the update is given up (quarantined) after GiveUpAfter
+// panics, with the apology, and its chat goes on with the next one. An
+// apology that panics too ends it without another try.
+func TestAPanickingUpdateIsQuarantinedAfterItsAttemptsWhileOtherChatsGoOn(t *testing.T) {
+	t.Parallel()
+	store, err := memory.Open(context.Background(), pgtest.New(t), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	p := &panicky{poisoned: map[int64]bool{101: true, 301: true}, sorry: map[int64]bool{301: true},
+		handles: map[int64]int{}, giveUps: map[int64]int{}, handledAt: map[int64]time.Time{}}
+	d := startDispatcher(t, store, p)
+	update := func(id, chat int64) queue.Update {
+		return queue.Update{UpdateID: id, ChatID: chat, Payload: []byte(fmt.Sprintf(`{"update_id":%d}`, id))}
+	}
+	ctx := context.Background()
+	if err := d.SaveUpdates(ctx, []queue.Update{update(101, 1), update(301, 3)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SaveUpdates(ctx, []queue.Update{update(201, 2), update(102, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	done := func(id int64) (crashes int, errText string, doneAt time.Time, ok bool) {
+		err := store.Pool().QueryRow(ctx, `SELECT crashes, coalesce(error, ''), done_at FROM updates WHERE update_id = $1 AND state = 'done'`, id).
+			Scan(&crashes, &errText, &doneAt)
+		return crashes, errText, doneAt, err == nil
+	}
+	if !wait.Until(10*time.Millisecond, func() bool {
+		_, _, _, a := done(102)
+		_, _, _, b := done(301)
+		return a && b
+	}) {
+		t.Fatal("the chats after the panicking updates did not go on")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	crashes, errText, quarantinedAt, _ := done(101)
+	if p.handles[101] != 3 || p.giveUps[101] != 1 || crashes != 3 ||
+		!strings.Contains(errText, "given up") || !strings.Contains(errText, "index out of range") {
+		t.Errorf("update 101: handled %d times, given up %d times, crashes %d, error %q; want 3, 1, 3 and the panic",
+			p.handles[101], p.giveUps[101], crashes, errText)
+	}
+	if at, ok := p.handledAt[201]; !ok || !at.Before(quarantinedAt) {
+		t.Errorf("chat 2 waited for chat 1's panicking update (handled %v, the update given up %v)", at, quarantinedAt)
+	}
+	if p.handles[102] != 1 || p.handledAt[102].Before(quarantinedAt) {
+		t.Errorf("chat 1's next update: handled %d times, at %v (the panicking one given up at %v)", p.handles[102], p.handledAt[102], quarantinedAt)
+	}
+	if crashes, errText, _, _ := done(301); p.handles[301] != 3 || p.giveUps[301] != 1 || crashes != 4 || !strings.Contains(errText, "the apology panics too") {
+		t.Errorf("update 301: handled %d times, given up %d times, crashes %d, error %q; want 3, 1 (which panicked), 4",
+			p.handles[301], p.giveUps[301], crashes, errText)
+	}
+	for _, id := range []int64{102, 201} {
+		if crashes, errText, _, _ := done(id); crashes != 0 || errText != "" {
+			t.Errorf("update %d, of another chat or after, has crashes %d, error %q", id, crashes, errText)
+		}
+	}
+}
+
+// showsThenPanics notes that its answer was shown in message 77, then
+// panics, the first time; then it succeeds, noting what it was handed.
+type showsThenPanics struct {
+	store *memory.Store
+	mu    sync.Mutex
+	runs  int
+	shown []int64 // what the second attempt was handed
+}
+
+func (s *showsThenPanics) Handle(ctx context.Context, u *queue.Update) (*queue.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs++
+	if s.runs == 1 {
+		if err := s.store.Inbox().NoteShown(ctx, u.UpdateID, []int64{77}); err != nil {
+			return nil, err
+		}
+		panic("after the answer was shown")
+	}
+	s.shown = u.Shown
+	return nil, nil
+}
+
+func (s *showsThenPanics) GiveUp(context.Context, *queue.Update) error { return nil }
+
+// The attempt after a panic goes on from the messages the panicked one
+// showed, as a run taking the update over after a crash does, so the
+// answer is edited into them rather than sent twice.
+func TestTheAttemptAfterAPanicGoesOnFromWhatWasShown(t *testing.T) {
+	t.Parallel()
+	store, err := memory.Open(context.Background(), pgtest.New(t), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	h := &showsThenPanics{store: store}
+	d := startDispatcher(t, store, h)
+	if err := d.SaveUpdates(context.Background(), []queue.Update{{UpdateID: 401, ChatID: 4, Payload: []byte(`{"update_id":401}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if !wait.Until(10*time.Millisecond, func() bool {
+		var n int
+		store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM updates WHERE update_id = 401 AND state = 'done' AND crashes = 1 AND error IS NULL`).Scan(&n)
+		return n == 1
+	}) {
+		t.Fatal("the update was not done at its second attempt")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.runs != 2 || fmt.Sprint(h.shown) != "[77]" {
+		t.Fatalf("%d attempts; the second was handed shown %v, want [77]", h.runs, h.shown)
 	}
 }

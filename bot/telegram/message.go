@@ -12,21 +12,6 @@ import (
 // say unsafely (entities are counted in UTF-16 units, and an entity longer
 // than its text makes the library's Message.Command panic).
 
-// DecodeUpdate reads an update's payload: the update, and the topic it
-// belongs to (0 when none, or in a private chat when the bot has no
-// topics), which the library does not know.
-func (c *Client) DecodeUpdate(payload []byte) (*tgbotapi.Update, int64, error) {
-	var upd tgbotapi.Update
-	if err := json.Unmarshal(payload, &upd); err != nil {
-		return nil, 0, err
-	}
-	thread := ThreadOf(payload)
-	if chat := upd.FromChat(); chat != nil && chat.IsPrivate() && !c.TopicsEnabled() {
-		thread = 0
-	}
-	return &upd, thread, nil
-}
-
 // ThreadOf is the topic an update's payload belongs to (its
 // message_thread_id, which the library does not know): of a private chat
 // with topics, or of a forum supergroup (is_topic_message: a reply thread

@@ -13,7 +13,11 @@ import (
 // Leaving the list out would mean Telegram's default, which predates
 // stopped_message_generation (Bot API 10.3): the Stop button of a draft.
 var AllowedUpdates = []string{"message", "edited_message", "channel_post", "callback_query", "my_chat_member",
-	"stopped_message_generation"}
+	StoppedGeneration}
+
+// StoppedGeneration is the kind of update the Stop button of a draft
+// sends (Bot API 10.3); the answer it stops reads it (bot/stop).
+const StoppedGeneration = "stopped_message_generation"
 
 // SetWebhook asks Telegram to post updates to url with the secret token.
 func (c *Client) SetWebhook(ctx context.Context, url, secret string) error {

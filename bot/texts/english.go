@@ -193,6 +193,7 @@ var english = Texts{
 		return fmt.Sprintf("In a group, %s is for the group's admins: it changes or shows what everyone here shares.", a1)
 	},
 	GroupAdminsOnlyButton: "Only the group's admins may change this.",
+	NotYourButton:         "This button is not yours.",
 	FactsPrivate:          "What I remember about you is yours: I keep it, show it and change it only in our private chat, never in a group.",
 	ApprovalUnreadable: func(a1, a2 any) string {
 		return fmt.Sprintf("🔐 The assistant asked to use the tool %s, but the call cannot be shown whole (%s), so it cannot be approved.", a1, a2)

@@ -144,6 +144,7 @@ type Texts struct {
 	GroupAdminsOnly       func(a1 any) string
 	AdminsOnly            func(a1 any) string
 	GroupAdminsOnlyButton string
+	NotYourButton         string
 	FactsPrivate          string
 	ApprovalUnreadable    func(a1, a2 any) string
 	// middleware.go

@@ -38,9 +38,11 @@ func main() {
 
 // fatal reports the error that stopped membot, as one JSON log line when
 // LOG_FORMAT=json (so a log collector reads it like every other line),
-// otherwise as "membot: <error>"; it returns the exit code: 2 for a bad
+// otherwise as "membot: <error>", with no secret of the settings in it;
+// it returns the exit code: 2 for a bad
 // setting or command line, 1 otherwise.
 func fatal(stderr io.Writer, getenv app.Getenv, err error) int {
+	err = app.Redact(getenv, err) // what stopped start-up may quote a setting that holds a secret
 	code := 1
 	var cfgErr *configError
 	if errors.As(err, &cfgErr) {

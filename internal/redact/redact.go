@@ -103,17 +103,83 @@ func (w *writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// URL is raw without what may be secret in it: the password of its user
-// and its query (some servers take the key as ?key=...). What is not a URL
-// is Mark.
-func URL(raw string) string {
+// URLs is s with the credentials and the query of every URL in it
+// replaced by Mark: "https://user:sk-key@host/v1?key=sk-key" reads
+// "https://<redacted>@host/v1?<redacted>". It needs no list of secrets,
+// so it serves where none is known yet (a setting that failed to parse),
+// and it reads malformed URLs too: everything between "://" and the last
+// "@" of the URL, and everything after its first "?" or "#", is taken out.
+// A URL ends at a space, a quote or an angle bracket.
+func URLs(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		end := strings.IndexFunc(s, endsURL)
+		if end < 0 {
+			end = len(s)
+		}
+		b.WriteString(urlTail(s[:end]))
+		s = s[end:]
+	}
+}
+
+// URL is one URL as set, however malformed, with its credentials and
+// query taken out as URLs does; without "://" ("https//key@host") the
+// whole value is read as what follows it.
+func URL(value string) string {
+	if i := strings.Index(value, "://"); i >= 0 {
+		return value[:i+3] + urlTail(value[i+3:])
+	}
+	return urlTail(value)
+}
+
+// urlTail is what follows "://" in a URL, its credentials and query taken out.
+func urlTail(rest string) string {
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		rest = Mark + rest[at:]
+	}
+	if q := strings.IndexAny(rest, "?#"); q >= 0 && q+1 < len(rest) {
+		rest = rest[:q+1] + Mark
+	}
+	return rest
+}
+
+func endsURL(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '"', '\'', '`', '<', '>':
+		return true
+	}
+	return false
+}
+
+// URLSecrets are the parts of a URL that may hold a secret, for Secrets:
+// its password (or its user, when it has no password), its query and
+// each value of the query. None when
+// the URL has none, or cannot be read.
+func URLSecrets(raw string) []string {
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return Mark
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			out = append(out, p)
+		} else {
+			out = append(out, u.User.Username()) // https://sk-key@host: the user is the key
+		}
 	}
 	if u.RawQuery != "" {
-		u.RawQuery = "<redacted>"
+		out = append(out, u.RawQuery)
+		for _, values := range u.Query() {
+			out = append(out, values...)
+		}
 	}
-	u.Fragment = ""
-	return u.Redacted()
+	return out
 }

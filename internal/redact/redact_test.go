@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,12 +57,37 @@ func TestURLKeepsNoPasswordAndNoQuery(t *testing.T) {
 	t.Parallel()
 	for raw, want := range map[string]string{
 		"https://api.example/v1":                     "https://api.example/v1",
-		"https://bob:s3cret-pass@api.example/v1":     "https://bob:xxxxx@api.example/v1",
+		"https://bob:s3cret-pass@api.example/v1":     "https://<redacted>@api.example/v1",
 		"http://127.0.0.1:8888/search?key=s3cretkey": "http://127.0.0.1:8888/search?<redacted>",
-		"not a url": redact.Mark,
+		"not a url": "not a url",
 	} {
 		if got := redact.URL(raw); got != want {
 			t.Errorf("URL(%q) = %q, want %q", raw, got, want)
 		}
+	}
+}
+
+func TestURLsTakeCredentialsAndQueriesOutOfWellFormedAndMalformedURLs(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{`must be an http(s) URL, got "htps://user:sk-secret@api.example.com/v1"`, `must be an http(s) URL, got "htps://<redacted>@api.example.com/v1"`},
+		{`got "https://sk-secret@api.example.com"`, `got "https://<redacted>@api.example.com"`},
+		{`got "https://api.example.com/v1?key=sk-secret&v=2" and "http://x/#frag-secret"`, `got "https://api.example.com/v1?<redacted>" and "http://x/#<redacted>"`},
+		{`"https://u:p@ss:w/rd@host:99999/v1?key=a b"`, `"https://<redacted>@host:99999/v1?<redacted> b"`},
+		{"https://u:sk-secret@host%zz/ then https://plain.example/v1", "https://<redacted>@host%zz/ then https://plain.example/v1"},
+		{"no URL here: user:pass@host?key=1", "no URL here: user:pass@host?key=1"},
+		{"https://api.example.com/v1", "https://api.example.com/v1"},
+	} {
+		if got := redact.URLs(c.in); got != c.want {
+			t.Errorf("URLs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	got := redact.URLSecrets("https://user:sk-password@host/v1?key=sk-query-key&x=1")
+	slices.Sort(got)
+	if want := []string{"1", "key=sk-query-key&x=1", "sk-password", "sk-query-key"}; !slices.Equal(got, want) {
+		t.Errorf("URLSecrets = %q, want %q", got, want)
+	}
+	if got := redact.URLSecrets("https://sk-user-key@host"); len(got) != 1 || got[0] != "sk-user-key" {
+		t.Errorf("URLSecrets of a URL whose user is the key = %q", got)
 	}
 }

@@ -38,6 +38,9 @@ type Delivery struct {
 	// ShownAs is how it was shown: "rich" (a rich message) or "html"
 	// (Telegram HTML, or its plain text); kept in metadata.shown_as.
 	ShownAs string
+	// Dropped, when set, says the update was not served, and why (its
+	// kind and the reason): kept in updates.dropped.
+	Dropped string
 }
 
 // SaveUpdates stores updates in the inbox, atomically. Updates already there
@@ -160,8 +163,23 @@ func (s *Store) queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, err
 			d.MessageID, d.TelegramMessageIDs[0], d.TelegramMessageIDs, d.ShownAs)
 		batch.Queue(replySentSQL, d.MessageID, updateID, d.TelegramMessageIDs)
 	}
+	dropped := ""
+	if d != nil {
+		dropped = d.Dropped
+	}
 	batch.Queue(completeUpdateSQL,
-		updateID, s.secrets.Storable(errText))
+		updateID, s.secrets.Storable(errText), s.secrets.Storable(dropped))
+}
+
+// NotePanic counts a panic recovered while owner handled the update
+// against that update (Update.Crashes), and returns its count now and
+// the messages its answer was shown in so far (Update.Shown), which the
+// next attempt goes on from.
+func (s *Store) NotePanic(ctx context.Context, updateID int64, owner int32) (crashes int, shown []int64, err error) {
+	if err := s.pool.QueryRow(ctx, notePanicSQL, updateID, owner).Scan(&crashes, &shown); err != nil {
+		return 0, nil, fmt.Errorf("note a panic: %w", translate(err))
+	}
+	return crashes, shown, nil
 }
 
 // HandBack returns the updates owner holds to the inbox, when its run
@@ -220,6 +238,7 @@ var (
 	recordDeliverySQL  = statement("recordDelivery")
 	handBackSQL        = statement("handBack")
 	completeUpdateSQL  = statement("completeUpdate")
+	notePanicSQL       = statement("notePanic")
 	unfinishedChatsSQL = statement("unfinishedChats")
 	inboxBacklogSQL    = statement("inboxBacklog")
 )

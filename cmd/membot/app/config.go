@@ -408,7 +408,7 @@ func (c *Config) checkWebhook(e *env) {
 	selfHosted := !strings.HasPrefix(c.Telegram.APIURL, telegram.DefaultAPIURL)
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && !(selfHosted && u.Scheme == "http")) {
-		e.fail("WEBHOOK_URL", "must be a public https URL such as https://bot.example.com/telegram (http only with a self-hosted Bot API server, TELEGRAM_API_URL), got %q", raw)
+		e.fail("WEBHOOK_URL", "must be a public https URL such as https://bot.example.com/telegram (http only with a self-hosted Bot API server, TELEGRAM_API_URL), got %q", redact.URL(raw))
 		return
 	}
 	if c.Intake.WebhookSecret != "" && !webhookSecretChars.MatchString(c.Intake.WebhookSecret) {
@@ -453,7 +453,7 @@ func (c *Config) readModels(e *env, key string) {
 			if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
 				u, err := url.Parse(f)
 				if err != nil || u.Host == "" {
-					e.fail(key, "%q: %q is not a URL", entry, f)
+					e.fail(key, "%q: %q is not a URL", redact.URLs(entry), redact.URL(f))
 				}
 				m.BaseURL = strings.TrimRight(f, "/")
 				continue
@@ -462,7 +462,7 @@ func (c *Config) readModels(e *env, key string) {
 		}
 		caps, err := agent.ParseCapabilities(flags)
 		if err != nil {
-			e.fail(key, "%q: %v", entry, err)
+			e.fail(key, "%q: %v", redact.URLs(entry), err)
 		}
 		m.Caps = caps
 		if i := slices.IndexFunc(models, func(x ModelSetting) bool { return x.Name == m.Name }); i >= 0 {
@@ -476,7 +476,7 @@ func (c *Config) readModels(e *env, key string) {
 
 // Secrets is every secret among the settings: the bot token, the model
 // servers' and the web search providers' keys, the webhook's secret, the MCP servers' headers,
-// environment and URLs. The log's writer and the store take them out of
+// environment and URLs, and the credentials and query of every URL setting. The log's writer and the store take them out of
 // whatever they write; a new setting that holds a secret is added here.
 // (The database's password is not: it never reaches an error of a server,
 // and a short one, "membot", would blank out ordinary words.)
@@ -486,6 +486,14 @@ func (c *Config) Secrets() *redact.Secrets {
 		c.WebSearch.BraveAPIKey, c.WebSearch.TavilyAPIKey}
 	for _, s := range c.MCPServers {
 		values = append(values, s.Secrets()...)
+	}
+	urls := []string{c.Telegram.APIURL, c.Intake.WebhookURL, c.LLM.Chat.BaseURL, c.LLM.Transcription.BaseURL, c.LLM.Speech.BaseURL,
+		c.LLM.Embeddings.BaseURL, c.LLM.Images.BaseURL, c.WebSearch.SearXNGURL, c.WebSearch.BraveURL, c.WebSearch.TavilyURL}
+	for _, m := range c.LLM.Models {
+		urls = append(urls, m.BaseURL)
+	}
+	for _, u := range urls {
+		values = append(values, redact.URLSecrets(u)...)
 	}
 	return redact.New(values...)
 }

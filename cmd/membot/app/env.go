@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/joho/godotenv"
+
+	"github.com/membot/membot/internal/redact"
 )
 
 // ConfigError is a missing or malformed setting; main exits with code 2.
@@ -44,12 +46,17 @@ func newEnv(getenv Getenv) (*env, error) {
 		path = ".env"
 	}
 	file, err := godotenv.Read(path)
+	var pathErr *fs.PathError
 	switch {
 	case err == nil:
 		e.file = file
 	case errors.Is(err, fs.ErrNotExist) && envFile == "":
-	default:
+	case errors.As(err, &pathErr):
 		return nil, &ConfigError{fmt.Sprintf("cannot read %s: %v", path, err)}
+	default:
+		// The parser's error quotes the rest of the file, keys and all.
+		return nil, &ConfigError{fmt.Sprintf("cannot read %s: it is not lines of NAME=value (a name with a character other than "+
+			"letters, digits, _ and ., or a quoted value left open); the line is not shown, as it may hold a secret", path)}
 	}
 	return e, nil
 }
@@ -71,10 +78,54 @@ func (e *env) lookup(key string) string {
 	return e.file[key]
 }
 
+// fail records the first bad setting. The message may quote what was
+// set, so the secrets of the settings are taken out of it (e.secrets).
 func (e *env) fail(key, format string, args ...any) {
 	if e.err == nil {
-		e.err = &ConfigError{key + ": " + fmt.Sprintf(format, args...)}
+		e.err = &ConfigError{e.secrets().String(key + ": " + fmt.Sprintf(format, args...))}
 	}
+}
+
+// secretSettings are the settings whose whole value is a secret. The
+// URL settings may hold one too, in their credentials or query
+// (redact.URLs takes those out by their place in the URL).
+var secretSettings = []string{"TELEGRAM_BOT_TOKEN", "WEBHOOK_SECRET", "OPENAI_API_KEY", "TRANSCRIPTION_API_KEY",
+	"TTS_API_KEY", "EMBEDDINGS_API_KEY", "IMAGE_API_KEY", "BRAVE_API_KEY", "TAVILY_API_KEY"}
+
+// shownSecrets takes secrets out of text meant for the operator's eyes
+// before the settings are read whole: the values of secretSettings as
+// set, and every URL's credentials and query.
+type shownSecrets struct{ values *redact.Secrets }
+
+// String is s without the secrets.
+func (s shownSecrets) String(text string) string { return s.values.String(redact.URLs(text)) }
+
+// secrets is what e's settings hold secret, for its error messages.
+func (e *env) secrets() shownSecrets {
+	values := make([]string, 0, len(secretSettings))
+	for _, name := range secretSettings {
+		values = append(values, strings.TrimSpace(e.lookup(name)))
+	}
+	return shownSecrets{redact.New(values...)}
+}
+
+// Redact is err as start-up shows it (main's fatal): without the secrets
+// the settings of getenv hold (see env.secrets), whatever failed.
+func Redact(getenv Getenv, err error) error {
+	e, envErr := newEnv(getenv)
+	if envErr != nil {
+		e = &env{getenv: getenv, file: map[string]string{}} // the environment's own settings still count
+	}
+	msg := err.Error()
+	clean := e.secrets().String(msg)
+	if clean == msg {
+		return err
+	}
+	var cfgErr *ConfigError
+	if errors.As(err, &cfgErr) {
+		return &ConfigError{clean} // still a bad setting, for the exit code
+	}
+	return errors.New(clean)
 }
 
 // A reader reads one setting into its field, which holds the default
@@ -299,7 +350,7 @@ func (e *env) url(key, def string) string {
 	s := strings.TrimRight(e.str(key, def), "/")
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		e.fail(key, "must be an http(s) URL, got %q", s)
+		e.fail(key, "must be an http(s) URL, got %q", redact.URL(s))
 	}
 	return s
 }

@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/membot/membot/internal/redact"
 )
 
 // logStart logs the start line, with what an operator checks first, and
 // warns when the bot is open to everyone.
 func logStart(cfg *Config, log *slog.Logger) {
-	log.Info("membot starting", append([]any{"mode", cfg.Intake.Mode, "model", cfg.Agent.Model, "llm", cfg.LLM.Chat.BaseURL, "timezone", cfg.Location.String(),
+	log.Info("membot starting", append([]any{"mode", cfg.Intake.Mode, "model", cfg.Agent.Model, "llm", redact.URLs(cfg.LLM.Chat.BaseURL), "timezone", cfg.Location.String(),
 		"history_limit", cfg.Agent.HistoryLimit, "context_tokens", cfg.Agent.ContextTokens, "max_answer_tokens", cfg.Agent.MaxAnswerTokens,
 		"models", len(cfg.LLM.Models), "workers", cfg.Intake.Workers, "streaming", cfg.Bot.Streaming, "assistant_modes", len(cfg.Agent.Modes.List()),
 		"database", databaseKind(cfg), "mcp_servers", len(cfg.MCPServers)}, accessAttrs(cfg)...)...)

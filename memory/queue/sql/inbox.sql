@@ -127,7 +127,9 @@ UPDATE messages SET telegram_message_id = $2,
 UPDATE updates SET state = 'pending' WHERE owner_id = $1 AND state = 'processing'
 
 -- name: completeUpdate
-UPDATE updates SET state = 'done', done_at = now(), error = NULLIF($2, '') WHERE update_id = $1
+-- completeUpdate marks update $1 done, with why it was given up ($2) or
+-- not served ($3), each NULL when empty.
+UPDATE updates SET state = 'done', done_at = now(), error = NULLIF($2, ''), dropped = NULLIF($3, '') WHERE update_id = $1
 
 -- name: unfinishedChats
 SELECT DISTINCT chat_id FROM updates WHERE state <> 'done'
@@ -138,3 +140,11 @@ SELECT count(*), coalesce(extract(epoch FROM now() - min(received_at)), 0)::floa
 		(SELECT coalesce(extract(epoch FROM now() - min(reset_at)), 0)::float8 FROM conversations WHERE reset_at IS NOT NULL)
 		FROM updates WHERE state <> 'done'
 
+
+-- name: notePanic
+-- notePanic counts a panic recovered while owner $2 handled update $1
+-- against that update alone, as a run that died with it in hand would
+-- be, and returns how many it has now and the messages its answer was
+-- shown in so far (the next attempt goes on from them, as a takeover does).
+UPDATE updates SET crashes = crashes + 1 WHERE update_id = $1 AND owner_id = $2
+RETURNING crashes, coalesce(shown_message_ids, '{}')
