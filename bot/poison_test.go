@@ -192,6 +192,7 @@ func TestAForgottenSecretIsInNoLaterRequest(t *testing.T) {
 	h.Env["SUMMARIES"] = "on"
 	h.Env["HISTORY_LIMIT"] = "4"
 	h.Env["AUTO_RECALL"] = "3"
+	h.Env["MEMORY_CALLS_PER_MINUTE"] = "100000"
 	secret := "4711-ZEBRA"
 	h.LLM.RespondWith(gullible(map[string]string{secret: "Locker code is " + secret}))
 	h.Start()
@@ -331,13 +332,23 @@ func TestAForgottenSecretRepeatedByTheBotIsInNoLaterRequest(t *testing.T) {
 	h.Env["SUMMARIES"] = "on"
 	h.Env["HISTORY_LIMIT"] = "4"
 	h.Env["AUTO_RECALL"] = "3"
+	h.Env["MEMORY_CALLS_PER_MINUTE"] = "100000"
 	secret := "4321"
 	model := gullible(map[string]string{"PIN is " + secret: "Bank PIN is " + secret})
+	// Asked for the PIN, the model tells any PIN it reads anywhere in
+	// the request: whatever reaches it, it repeats.
+	pin := regexp.MustCompile(`PIN is (\d+)`)
 	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
-		if strings.Contains(openaifake.LastUserContent(req), "what is my PIN") && !strings.HasPrefix(req.Messages[0].Content, "You keep") && !strings.HasPrefix(req.Messages[0].Content, "You write") {
-			return openaifake.Reply{Content: "Your bank PIN is " + secret + "."}
+		system := req.Messages[0].Content
+		if !strings.Contains(openaifake.LastUserContent(req), "my PIN") || strings.HasPrefix(system, "You keep") || strings.HasPrefix(system, "You write") {
+			return model(req)
 		}
-		return model(req)
+		for _, m := range req.Messages {
+			if found := pin.FindStringSubmatch(m.Content); found != nil {
+				return openaifake.Reply{Content: "Your bank PIN is " + found[1] + "."}
+			}
+		}
+		return openaifake.Reply{Content: "I do not know your PIN."}
 	})
 	h.Start()
 
@@ -361,7 +372,7 @@ func TestAForgottenSecretRepeatedByTheBotIsInNoLaterRequest(t *testing.T) {
 	// the window: none of them brings the PIN back.
 	h.Say(jane, "hello")
 	h.Say(jane, "tell me my PIN")
-	for i := range 10 {
+	for i := range 12 {
 		h.Say(jane, fmt.Sprintf("filler message %d about nothing much", i))
 	}
 	h.WaitUntil("a summary written after the forget", func() bool { return h.Count(`SELECT count(*) FROM conversation_summaries`) > 0 })
@@ -369,9 +380,9 @@ func TestAForgottenSecretRepeatedByTheBotIsInNoLaterRequest(t *testing.T) {
 	if found := requestsHolding(h, from, secret); len(found) != 0 {
 		t.Fatalf("the forgotten PIN is in %d later requests:\n%s", len(found), strings.Join(found, "\n"))
 	}
-	prompt := systemPrompt(h)
-	if !strings.Contains(prompt, "asked you to forget 1 thing") || strings.Contains(prompt, "PIN") {
-		t.Fatalf("the prompt should say that one thing was forgotten, not what:\n%s", prompt)
+	h.Say(jane, "and now?")
+	if prompt := systemPrompt(h); !strings.Contains(prompt, "asked you to forget 1 thing") {
+		t.Fatalf("the prompt should say that one thing was forgotten:\n%s", prompt)
 	}
 
 	// Said again: no fact, and the exchange is forgotten as the first was.
