@@ -107,17 +107,6 @@ func (s *Store) queueLLMCall(batch *pgx.Batch, c LLMCall) {
 		c.Purpose, c.AudioSeconds)
 }
 
-// PicturesDrawn counts the pictures drawn (and billed) for an update of
-// chat: an update handled again after a restart finds those its first
-// run drew.
-func (s *Store) PicturesDrawn(ctx context.Context, chatID, updateID int64) (int, error) {
-	var n int
-	if err := s.pool.QueryRow(ctx, picturesDrawnSQL, chatID, updateID).Scan(&n); err != nil {
-		return 0, fmt.Errorf("pictures drawn: %w", translate(err))
-	}
-	return n, nil
-}
-
 // Step is what one step of a turn stores: its messages, the model calls
 // that produced them and the events they make, all or nothing.
 type Step struct {
@@ -194,5 +183,4 @@ var (
 	insertLLMCallSQL = statement("insertLLMCall")
 	markRefusedSQL   = statement("markRefused")
 	eventsSinceSQL   = statement("eventsSince")
-	picturesDrawnSQL = statement("picturesDrawn")
 )
