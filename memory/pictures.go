@@ -51,7 +51,7 @@ type KeptPicture struct {
 func (s *Store) ReservePicture(ctx context.Context, ask PictureAsk) (Reservation, error) {
 	var r Reservation
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, lockUserBudgetSQL, ask.UserID); err != nil {
+		if _, err := tx.Exec(ctx, lockUserBoundsSQL, ask.UserID); err != nil {
 			return err
 		}
 		if ask.UpdateID != 0 {
@@ -116,7 +116,7 @@ func (s *Store) PictureSent(ctx context.Context, callID int64) error {
 
 // The statements of this file, whole in sql/pictures.sql.
 var (
-	lockUserBudgetSQL = statement("lockUserBudget")
+	lockUserBoundsSQL = statement("lockUserBounds")
 	storedPictureSQL  = statement("storedPicture")
 	reservePictureSQL = statement("reservePicture")
 	finishPictureSQL  = statement("finishPicture")

@@ -32,8 +32,16 @@ func (s *Store) AddTask(ctx context.Context, r Reminder) (int64, error) {
 		r.Kind = KindTask
 	}
 	var id int64
-	err := s.pool.QueryRow(ctx, addTaskSQL, r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID, r.ThreadID,
-		r.Kind, r.Schedule, MaxTasksPerUser, MaxTasksPerChat, MaxRemindersPerHour, r.TimeZone).Scan(&id)
+	// The user's lock first: the count of their tasks is taken by the
+	// statement's snapshot, and adds from several chats at once must see
+	// each other's. (One chat's updates are handled one at a time.)
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockUserBoundsSQL, r.UserID); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, addTaskSQL, r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID, r.ThreadID,
+			r.Kind, r.Schedule, MaxTasksPerUser, MaxTasksPerChat, MaxRemindersPerHour, r.TimeZone).Scan(&id)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("add task: %w (at most %d for a user, %d in a chat, and %d reminders or tasks set in a chat an hour)",
 			ErrTooManyTasks, MaxTasksPerUser, MaxTasksPerChat, MaxRemindersPerHour)

@@ -1,5 +1,5 @@
--- name: lockUserBudget
--- lockUserBudget takes user $1's lock until the transaction ends: what
+-- name: lockUserBounds
+-- lockUserBounds takes user $1's lock until the transaction ends: what
 -- counts against one of the user's bounds (the day's tokens, their tasks)
 -- is checked and added under it, so that requests from several chats at
 -- once are decided one after the other. A statement's snapshot is taken
