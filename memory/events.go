@@ -107,6 +107,17 @@ func (s *Store) queueLLMCall(batch *pgx.Batch, c LLMCall) {
 		c.Purpose, c.AudioSeconds)
 }
 
+// TaskNoticeSent tells whether userID's scheduled runs in chatID were
+// told since since that limit (the payload's "limit" of a rate_limited
+// event) stopped them.
+func (s *Store) TaskNoticeSent(ctx context.Context, userID, chatID int64, limit string, since time.Time) (bool, error) {
+	var sent bool
+	if err := s.pool.QueryRow(ctx, taskNoticeSentSQL, userID, chatID, since, limit).Scan(&sent); err != nil {
+		return false, fmt.Errorf("task notice sent: %w", translate(err))
+	}
+	return sent, nil
+}
+
 // Step is what one step of a turn stores: its messages, the model calls
 // that produced them and the events they make, all or nothing.
 type Step struct {
@@ -179,8 +190,9 @@ func (s *Store) queueStep(batch *pgx.Batch, conversationID string, st Step) []in
 
 // The statements of this file, whole in sql/events.sql.
 var (
-	insertEventSQL   = statement("insertEvent")
-	insertLLMCallSQL = statement("insertLLMCall")
-	markRefusedSQL   = statement("markRefused")
-	eventsSinceSQL   = statement("eventsSince")
+	insertEventSQL    = statement("insertEvent")
+	insertLLMCallSQL  = statement("insertLLMCall")
+	markRefusedSQL    = statement("markRefused")
+	eventsSinceSQL    = statement("eventsSince")
+	taskNoticeSentSQL = statement("taskNoticeSent")
 )

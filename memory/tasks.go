@@ -52,6 +52,17 @@ func (s *Store) AddTask(ctx context.Context, r Reminder) (int64, error) {
 	return id, nil
 }
 
+// DropUserTasks cancels every scheduled row of userID not yet done, in
+// every chat, and says how many: a user the bot no longer serves loses
+// their tasks.
+func (s *Store) DropUserTasks(ctx context.Context, userID int64) (int64, error) {
+	tag, err := s.pool.Exec(ctx, dropUserTasksSQL, userID)
+	if err != nil {
+		return 0, fmt.Errorf("drop user tasks: %w", translate(err))
+	}
+	return tag.RowsAffected(), nil
+}
+
 // RunPlan says, for a due task, when it runs next (zero: never again) and
 // whether this run is late.
 type RunPlan func(task Reminder) (next time.Time, late bool)
@@ -166,6 +177,7 @@ func (s *Store) SetTaskStatus(ctx context.Context, chatID, id, userID int64, sta
 // The statements of this file, whole in sql/tasks.sql.
 var (
 	addTaskSQL       = statement("addTask")
+	dropUserTasksSQL = statement("dropUserTasks")
 	dueTasksSQL      = statement("dueTasks")
 	enqueueRunSQL    = statement("enqueueRun")
 	advanceTaskSQL   = statement("advanceTask")

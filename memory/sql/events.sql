@@ -19,3 +19,10 @@ VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULL
 -- events_user_type_time), and finds the oldest of them.
 SELECT count(*), coalesce(min(occurred_at), 'epoch') FROM events
 WHERE telegram_user_id = $1 AND type = $2 AND occurred_at >= $3
+
+-- name: taskNoticeSent
+-- taskNoticeSent tells whether user $1's scheduled runs in chat $2 were
+-- told of limit $4 since $3: a run stopped by a limit says so once a day,
+-- not at each run.
+SELECT EXISTS (SELECT 1 FROM events WHERE telegram_user_id = $1 AND type = 'rate_limited' AND occurred_at >= $3
+	AND chat_id = $2 AND payload->>'limit' = $4 AND payload->>'notified' = 'true' AND payload ? 'task_id')
