@@ -16,7 +16,7 @@ func TestATombstoneKnowsItsFactSaidAgain(t *testing.T) {
 		stated     bool
 	}{
 		{"Bank PIN is 4321", "Your bank PIN is 4321.", true},
-		{"Bank PIN is 4321", "the code: 4321", true},         // the digits are the secret
+		{"Bank PIN is 4321", "the code: 4321", true},          // the digits are the secret
 		{"Bank PIN is 4321", "Your bank PIN is safe.", false}, // the topic alone is not the fact
 		{"Bank PIN is 4321", "room 43210", false},
 		{"Locker code is 4711-ZEBRA", "[Текущее время: 2026-01-01 10:00] my locker: 4711-zebra", true},
