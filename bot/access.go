@@ -20,6 +20,10 @@ type UsageReader interface {
 type GateStore interface {
 	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
 	AddEvents(ctx context.Context, events ...memory.Event) error
+	// TaskNoticeSent and DropUserTasks serve scheduled runs: a limit is
+	// told once a day, and a user no longer served loses their tasks.
+	TaskNoticeSent(ctx context.Context, userID, chatID int64, limit string, since time.Time) (bool, error)
+	DropUserTasks(ctx context.Context, userID int64) (int64, error)
 }
 
 // admit is the gate every message passes first: it decides, before anything
@@ -29,10 +33,26 @@ type GateStore interface {
 func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error) {
 	a := &h.Access
 	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
+	if in.run != nil && !a.ServesTaskOwner(userID, chatID) {
+		return true, h.dropTasks(ctx, in)
+	}
 	if !a.Allows(userID, chatID) {
 		return true, h.refuse(ctx, in)
 	}
 	return h.overLimit(ctx, in)
+}
+
+// dropTasks answers a scheduled run of a user the bot no longer serves
+// (taken out of ALLOWED_USER_IDS): nothing is said in the chat, and the
+// user's tasks in every chat are cancelled, so none of them runs again.
+func (h *Handler) dropTasks(ctx context.Context, in *incoming) error {
+	n, err := h.Memory.DropUserTasks(ctx, in.user.TelegramUserID)
+	if err != nil {
+		return err
+	}
+	h.Log.Info("a scheduled run not answered: its owner is no longer allowed; their tasks are cancelled",
+		"user_id", in.user.TelegramUserID, "chat_id", in.msg.Chat.ID, "task_id", in.run.TaskID, "cancelled", n)
+	return nil
 }
 
 // overLimit stops a message or a button press over the sender's rate or
@@ -58,8 +78,18 @@ func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err e
 	case a.DailyTokenLimit > 0 && usage.TokensToday >= a.DailyTokenLimit && h.spendsTokens(in):
 		// Most commands cost no tokens, and /usage must work at the limit;
 		// /retry writes a new answer, so it is stopped like a message.
+		// A scheduled run is told once a day in its chat: a task that runs
+		// every few minutes must not repeat the notice at each run.
+		tell := true
+		if in.run != nil {
+			sent, err := h.Memory.TaskNoticeSent(ctx, userID, in.msg.Chat.ID, "tokens", a.DayStart(now))
+			if err != nil {
+				return true, err
+			}
+			tell = !sent
+		}
 		text := tr(in.lang()).TokenLimit(a.DailyTokenLimit, a.Zone())
-		return true, h.limited(ctx, in, "tokens", true, text)
+		return true, h.limited(ctx, in, "tokens", tell, text)
 	}
 	return false, nil
 }
@@ -120,6 +150,9 @@ func (h *Handler) refuse(ctx context.Context, in *incoming) error {
 func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell bool, text string) error {
 	ev := memory.Event{Type: memory.EventRateLimited, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"limit": limit, "notified": tell}}
+	if in.run != nil {
+		ev.Payload["task_id"] = in.run.TaskID
+	}
 	if err := h.Memory.AddEvents(ctx, ev); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/telegramfake"
@@ -132,6 +133,50 @@ func TestImageRequestsAreRefusedClearly(t *testing.T) {
 	}
 }
 
+// /image sent at once in a private chat and four groups, with the day's
+// tokens enough for one picture: one is drawn, the other four are refused
+// in words, and the day counts one picture. Each reserves its tokens in
+// the statement that checks the day, so none of them can spend tokens
+// another is about to.
+func TestPicturesAskedForAtOnceSpendTheDayOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["IMAGE_MODEL"] = "gpt-image-1"
+	h.Env["IMAGE_TOKENS"] = "16000"
+	h.Env["DAILY_TOKEN_LIMIT"] = "20000"
+	h.LLM.SlowImages(300 * time.Millisecond) // the requests overlap while drawn
+	h.Start()
+	chats := []int64{jane.ID, -100901, -100902, -100903, -100904}
+	var updates []int64
+	for _, chat := range chats {
+		kind := "supergroup"
+		if chat > 0 {
+			kind = "private"
+		}
+		updates = append(updates, h.TG.SendMessage(chat, kind, jane, "/image@"+h.TG.Username+" a red cat"))
+	}
+	for _, u := range updates {
+		h.WaitDone(u)
+	}
+	if n, photos := len(h.LLM.ImageRequests()), len(h.TG.Photos()); n != 1 || photos != 1 {
+		t.Fatalf("%d image requests and %d photos, want 1 of each", n, photos)
+	}
+	refused := 0
+	for _, chat := range chats {
+		for _, m := range h.TG.Messages(chat) {
+			if strings.Contains(m.Text, "counts 16000 tokens") {
+				refused++
+			}
+		}
+	}
+	if refused != 4 {
+		t.Fatalf("%d chats were told the day's tokens are short, want 4", refused)
+	}
+	if n := h.Count(`SELECT coalesce(sum(total_tokens), 0)::int FROM llm_calls WHERE telegram_user_id = $1`, jane.ID); n != 16000 {
+		t.Fatalf("%d tokens counted, want one picture's 16000", n)
+	}
+}
+
 // The model draws with generate_image: the photo reaches the chat before
 // the answer's text, the model reads that it was sent, and the answer's
 // row names the photo in its metadata as /image's does. Three pictures a
@@ -212,10 +257,10 @@ func TestTheModelDrawsWithGenerateImage(t *testing.T) {
 }
 
 // A picture is drawn (and billed) once per update. The bot stopped while
-// /image's photo was on its way; the update, handled again after the
-// restart, does not draw again: the user is told the picture was drawn
-// and may be above, and how to ask again (not that their tokens, which
-// that picture spent, are short), and the tokens are counted once.
+// /image's photo was on its way when the bot stopped, as a crash would
+// stop it: the picture had been kept before it was sent, and the update,
+// handled again after the restart, sends the kept picture: it is not
+// drawn again, the tokens are counted once, and the exchange is kept.
 func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
 	t.Parallel()
 	h := picturesUntilARestart(t, map[string]string{"DAILY_TOKEN_LIMIT": "20000"}) // one picture a day (16,000 tokens)
@@ -226,8 +271,15 @@ func TestAPictureInterruptedByARestartIsNotDrawnTwice(t *testing.T) {
 	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'image' AND prompt_tokens > 0`); n != 1 {
 		t.Errorf("%d image calls billed, want 1", n)
 	}
-	if got := h.Last(jane.ID).Text; !strings.Contains(got, "restart") || !strings.Contains(got, "/image") {
-		t.Fatalf("after the restart the user read %q", got)
+	photos := h.TG.Photos()
+	if len(photos) == 0 || photos[len(photos)-1].ChatID != jane.ID || !bytes.Equal(photos[len(photos)-1].Image, openaifake.DefaultPicture) {
+		t.Fatalf("after the restart the kept picture should be sent: %d photos", len(photos))
+	}
+	if n := h.Count(`SELECT count(*) FROM messages WHERE role = 'assistant' AND content = '[picture] a red cat'`); n != 1 {
+		t.Fatalf("%d assistant rows keep the picture, want 1", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM drawn_pictures`); n != 0 {
+		t.Fatalf("%d pictures still kept after they were sent", n)
 	}
 	// A new /image is a new message: the day's tokens decide, as always.
 	if got := h.Say(jane, "/image a red cat"); !strings.Contains(got, "16000 tokens") {

@@ -192,6 +192,7 @@ func TestAForgottenSecretIsInNoLaterRequest(t *testing.T) {
 	h.Env["SUMMARIES"] = "on"
 	h.Env["HISTORY_LIMIT"] = "4"
 	h.Env["AUTO_RECALL"] = "3"
+	h.Env["MEMORY_CALLS_PER_MINUTE"] = "100000"
 	secret := "4711-ZEBRA"
 	h.LLM.RespondWith(gullible(map[string]string{secret: "Locker code is " + secret}))
 	h.Start()
@@ -318,5 +319,81 @@ func TestAScheduledRunIsNotTheUsersWord(t *testing.T) {
 	}
 	if n := h.Count(`SELECT count(*) FROM llm_calls WHERE purpose = 'facts'`); n != from {
 		t.Fatalf("the run's exchange was read for facts (%d calls, %d before)", n, from)
+	}
+}
+
+// The bot itself repeats a fact in a later answer, which is not the
+// exchange the fact was read from: forgetting the fact forgets that answer
+// too, and the fact said again later is not read as a fact.
+func TestAForgottenSecretRepeatedByTheBotIsInNoLaterRequest(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["AUTO_MEMORY"] = "on"
+	h.Env["SUMMARIES"] = "on"
+	h.Env["HISTORY_LIMIT"] = "4"
+	h.Env["AUTO_RECALL"] = "3"
+	h.Env["MEMORY_CALLS_PER_MINUTE"] = "100000"
+	secret := "4321"
+	model := gullible(map[string]string{"PIN is " + secret: "Bank PIN is " + secret})
+	// Asked for the PIN, the model tells any PIN it reads anywhere in
+	// the request: whatever reaches it, it repeats.
+	pin := regexp.MustCompile(`PIN is (\d+)`)
+	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
+		system := req.Messages[0].Content
+		if !strings.Contains(openaifake.LastUserContent(req), "my PIN") || strings.HasPrefix(system, "You keep") || strings.HasPrefix(system, "You write") {
+			return model(req)
+		}
+		for _, m := range req.Messages {
+			if found := pin.FindStringSubmatch(m.Content); found != nil {
+				return openaifake.Reply{Content: "Your bank PIN is " + found[1] + "."}
+			}
+		}
+		return openaifake.Reply{Content: "I do not know your PIN."}
+	})
+	h.Start()
+
+	h.Say(jane, "My bank PIN is "+secret)
+	h.WaitCount(`SELECT count(*) FROM memories WHERE content = $1`, 1, "Bank PIN is "+secret)
+	if got := h.Say(jane, "what is my PIN?"); !strings.Contains(got, secret) {
+		t.Fatalf("the bot should repeat the PIN: %q", got)
+	}
+	afterTurnsRead(h)
+	if got := h.Say(jane, "/forget all"); !strings.Contains(got, "1") {
+		t.Fatalf("/forget all = %q", got)
+	}
+	from := len(h.LLM.Requests())
+	if n := h.Count(`SELECT count(*) FROM messages WHERE NOT forgotten AND content LIKE '%'||$1||'%'`, secret); n != 0 {
+		t.Fatalf("%d rows still state the forgotten PIN", n)
+	}
+	if n := h.Count(`SELECT count(*) FROM forgotten_facts WHERE telegram_user_id = $1 AND NOT (terms::text LIKE '%'||$2||'%')`, jane.ID, secret); n != 1 {
+		t.Fatalf("tombstones without the PIN's text: %d", n)
+	}
+	// The window, a recall of "PIN", a summary written anew over what left
+	// the window: none of them brings the PIN back.
+	h.Say(jane, "hello")
+	h.Say(jane, "tell me my PIN")
+	for i := range 12 {
+		h.Say(jane, fmt.Sprintf("filler message %d about nothing much", i))
+	}
+	h.WaitUntil("a summary written after the forget", func() bool { return h.Count(`SELECT count(*) FROM conversation_summaries`) > 0 })
+	afterTurnsRead(h)
+	if found := requestsHolding(h, from, secret); len(found) != 0 {
+		t.Fatalf("the forgotten PIN is in %d later requests:\n%s", len(found), strings.Join(found, "\n"))
+	}
+	h.Say(jane, "and now?")
+	if prompt := systemPrompt(h); !strings.Contains(prompt, "asked you to forget 1 thing") {
+		t.Fatalf("the prompt should say that one thing was forgotten:\n%s", prompt)
+	}
+
+	// Said again: no fact, and the exchange is forgotten as the first was.
+	h.Say(jane, "My bank PIN is "+secret+", once more")
+	afterTurnsRead(h)
+	if n := h.Count(`SELECT count(*) FROM memories`); n != 0 {
+		t.Fatalf("the forgotten fact said again became %d fact(s)", n)
+	}
+	from = len(h.LLM.Requests())
+	h.Say(jane, "ok")
+	if found := requestsHolding(h, from, secret); len(found) != 0 {
+		t.Fatalf("the PIN said again is in the next request:\n%s", strings.Join(found, "\n"))
 	}
 }

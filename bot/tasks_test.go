@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -437,5 +438,86 @@ func TestATaskInAChatThatBlockedTheBotIsPaused(t *testing.T) {
 	h.WaitLog(`msg="a scheduled task paused: the bot can no longer write to its chat" task_id=` + strconv.FormatInt(id, 10))
 	if n := h.Count(`SELECT count(*) FROM reminders WHERE id = $1 AND status = 'paused'`, id); n != 1 {
 		t.Fatal("the task was not paused")
+	}
+}
+
+// runTaskNow makes task id due now and waits for its next run to be
+// handled (the bot restarted, so its scheduler reads the new time).
+func runTaskNow(h *harness, id int64) {
+	h.T.Helper()
+	h.Stop()
+	runs := h.Count(`SELECT count(*) FROM updates WHERE task_id = $1`, id)
+	if _, err := h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now(), status = 'pending' WHERE id = $1 AND status <> 'cancelled'`, id); err != nil {
+		h.T.Fatal(err)
+	}
+	h.Start()
+	h.WaitCount(`SELECT count(*) FROM updates WHERE task_id = $1 AND state = 'done'`, runs+1, id)
+}
+
+// A task past its user's day of tokens tells them so once a day in its
+// chat, not at each run.
+func TestATaskPastTheDaysTokensSaysSoOnceADay(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Env["DAILY_TOKEN_LIMIT"] = "1000"
+	h.Start()
+	h.Say(jane, "hello")
+	ctx := context.Background()
+	if _, err := h.DB.Exec(ctx, `INSERT INTO llm_calls (telegram_user_id, chat_id, model, prompt_tokens) VALUES ($1, $1, 'm', 5000)`, jane.ID); err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := h.DB.QueryRow(ctx, `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, kind, schedule, time_zone)
+		VALUES ($1, $1, 'what is the weather?', now() + interval '1 hour', 'task', '*/5 * * * *', 'UTC') RETURNING id`, jane.ID).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	calls := len(h.LLM.Requests())
+	for range 3 {
+		runTaskNow(h, id)
+	}
+	notices := 0
+	for _, m := range h.TG.Messages(jane.ID) {
+		if strings.Contains(m.Text, "today's limit") {
+			notices++
+		}
+	}
+	if notices != 1 {
+		t.Fatalf("%d notices of the day's limit for 3 runs, want 1", notices)
+	}
+	if n := len(h.LLM.Requests()); n != calls {
+		t.Fatalf("%d model calls by runs past the day's tokens", n-calls)
+	}
+}
+
+// A user taken out of ALLOWED_USER_IDS loses their tasks in every chat:
+// their task in a group the bot still serves runs no more, nor their
+// private one, and nothing is said for them.
+func TestAUserNoLongerAllowedLosesTheirTasks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	group := int64(-100300)
+	h.Env["ALLOWED_USER_IDS"] = fmt.Sprintf("%d,%d", jane.ID, ivan.ID)
+	h.Env["ALLOWED_CHAT_IDS"] = fmt.Sprint(group)
+	h.Start()
+	h.Say(jane, "hello")
+	ctx := context.Background()
+	var inGroup, private int64
+	for chat, id := range map[int64]*int64{group: &inGroup, jane.ID: &private} {
+		if err := h.DB.QueryRow(ctx, `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, kind, schedule, time_zone)
+			VALUES ($1, $2, 'post the news', now() + interval '1 hour', 'task', '0 8 * * *', 'UTC') RETURNING id`, jane.ID, chat).Scan(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Env["ALLOWED_USER_IDS"] = fmt.Sprint(ivan.ID)
+	calls, inGroupBefore := len(h.LLM.Requests()), len(h.TG.Messages(group))
+	runTaskNow(h, inGroup)
+	if n := len(h.LLM.Requests()); n != calls {
+		t.Fatalf("the run of a user no longer allowed called the model %d times", n-calls)
+	}
+	if got := h.TG.Messages(group)[inGroupBefore:]; len(got) != 0 {
+		t.Fatalf("the group was told %+v", got)
+	}
+	if n := h.Count(`SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND status = 'cancelled'`, jane.ID); n != 2 {
+		t.Fatalf("%d of the user's 2 tasks cancelled", n)
 	}
 }

@@ -107,15 +107,15 @@ func (s *Store) queueLLMCall(batch *pgx.Batch, c LLMCall) {
 		c.Purpose, c.AudioSeconds)
 }
 
-// PicturesDrawn counts the pictures drawn (and billed) for an update of
-// chat: an update handled again after a restart finds those its first
-// run drew.
-func (s *Store) PicturesDrawn(ctx context.Context, chatID, updateID int64) (int, error) {
-	var n int
-	if err := s.pool.QueryRow(ctx, picturesDrawnSQL, chatID, updateID).Scan(&n); err != nil {
-		return 0, fmt.Errorf("pictures drawn: %w", translate(err))
+// TaskNoticeSent tells whether userID's scheduled runs in chatID were
+// told since since that limit (the payload's "limit" of a rate_limited
+// event) stopped them.
+func (s *Store) TaskNoticeSent(ctx context.Context, userID, chatID int64, limit string, since time.Time) (bool, error) {
+	var sent bool
+	if err := s.pool.QueryRow(ctx, taskNoticeSentSQL, userID, chatID, since, limit).Scan(&sent); err != nil {
+		return false, fmt.Errorf("task notice sent: %w", translate(err))
 	}
-	return n, nil
+	return sent, nil
 }
 
 // Step is what one step of a turn stores: its messages, the model calls
@@ -190,9 +190,9 @@ func (s *Store) queueStep(batch *pgx.Batch, conversationID string, st Step) []in
 
 // The statements of this file, whole in sql/events.sql.
 var (
-	insertEventSQL   = statement("insertEvent")
-	insertLLMCallSQL = statement("insertLLMCall")
-	markRefusedSQL   = statement("markRefused")
-	eventsSinceSQL   = statement("eventsSince")
-	picturesDrawnSQL = statement("picturesDrawn")
+	insertEventSQL    = statement("insertEvent")
+	insertLLMCallSQL  = statement("insertLLMCall")
+	markRefusedSQL    = statement("markRefused")
+	eventsSinceSQL    = statement("eventsSince")
+	taskNoticeSentSQL = statement("taskNoticeSent")
 )

@@ -77,27 +77,56 @@ func (s *Store) ForgetFactNumber(ctx context.Context, userID int64, n int) (*Fac
 // forgetOne forgets the user's current fact id, or (id 0) the one at
 // offset in Facts' order (forgetFacts).
 func (s *Store) forgetOne(ctx context.Context, id, userID int64, offset int) (*Fact, error) {
-	rows, err := s.pool.Query(ctx, forgetFactsSQL, id, userID, offset, false)
-	if err == nil {
-		var f *Fact
-		if f, err = pgx.CollectExactlyOneRow(rows, pgx.RowToAddrOfStructByName[Fact]); err == nil {
-			return f, nil
-		}
+	gone, err := s.forget(ctx, id, userID, offset, false)
+	if err == nil && len(gone) != 1 {
+		err = ErrNotFound
 	}
-	return nil, fmt.Errorf("forget fact: %w", translate(err))
+	if err != nil {
+		return nil, fmt.Errorf("forget fact: %w", err)
+	}
+	return &gone[0], nil
 }
 
 // ForgetAllFacts deletes every fact of the user, with their history, and
 // says how many current facts there were.
 func (s *Store) ForgetAllFacts(ctx context.Context, userID int64) (int64, error) {
-	rows, err := s.pool.Query(ctx, forgetFactsSQL, 0, userID, 0, true)
-	if err == nil {
-		var gone []Fact
-		if gone, err = pgx.CollectRows(rows, pgx.RowToStructByName[Fact]); err == nil {
-			return int64(len(gone)), nil
-		}
+	gone, err := s.forget(ctx, 0, userID, 0, true)
+	if err != nil {
+		return 0, fmt.Errorf("forget all facts: %w", err)
 	}
-	return 0, fmt.Errorf("forget all facts: %w", translate(err))
+	return int64(len(gone)), nil
+}
+
+// forget runs forgetFacts and buries what it deleted, in one transaction,
+// and returns the current facts forgotten.
+func (s *Store) forget(ctx context.Context, id, userID int64, offset int, all bool) ([]Fact, error) {
+	type goneFact struct {
+		Fact
+		Current bool `db:"current"`
+	}
+	var current []Fact
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, forgetFactsSQL, id, userID, offset, all)
+		if err != nil {
+			return err
+		}
+		gone, err := pgx.CollectRows(rows, pgx.RowToStructByName[goneFact])
+		if err != nil {
+			return err
+		}
+		texts := make([]string, 0, len(gone))
+		for _, g := range gone {
+			texts = append(texts, g.Content)
+			if g.Current {
+				current = append(current, g.Fact)
+			}
+		}
+		return bury(ctx, tx, userID, texts)
+	})
+	if err != nil {
+		return nil, translate(err)
+	}
+	return current, nil
 }
 
 // Facts returns every current fact of the user, newest first.
@@ -114,13 +143,18 @@ func (s *Store) Facts(ctx context.Context, userID int64) ([]Fact, error) {
 }
 
 // queueFacts adds to batch the query of the user's newest facts within
-// chars characters, scanned into *dst.
-func queueFacts(batch *pgx.Batch, userID int64, chars int, dst *[]Fact) {
+// chars characters and of how many they forgot, scanned into t; nothing
+// when chars is 0 (no facts in the prompt: a group).
+func queueFacts(batch *pgx.Batch, userID int64, chars int, t *Turn) {
+	if chars <= 0 {
+		return
+	}
 	batch.Queue(factsWithinSQL, userID, chars).Query(func(rows pgx.Rows) error {
 		var err error
-		*dst, err = pgx.CollectRows(rows, pgx.RowToStructByName[Fact])
+		t.Facts, err = pgx.CollectRows(rows, pgx.RowToStructByName[Fact])
 		return err
 	})
+	queueForgottenCount(batch, userID, &t.Forgotten)
 }
 
 // FactChange is one change the background extraction makes to a user's

@@ -201,7 +201,7 @@ func (s *Store) StartRetry(ctx context.Context, in RetryStart) (*Turn, error) {
 		return err
 	})
 	queueAnswer(batch, in.UpdateID, &t.Answer)
-	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
+	queueFacts(batch, in.UserID, in.FactChars, t)
 	queueApprovals(batch, &t.Approvals, turnApprovalsSQL, in.Chat.ID, in.UpdateID)
 	queueSummary(batch, retrySummarySQL, &t.Summary, in.Chat.ID, in.Chat.Thread)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {

@@ -32,8 +32,16 @@ func (s *Store) AddTask(ctx context.Context, r Reminder) (int64, error) {
 		r.Kind = KindTask
 	}
 	var id int64
-	err := s.pool.QueryRow(ctx, addTaskSQL, r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID, r.ThreadID,
-		r.Kind, r.Schedule, MaxTasksPerUser, MaxTasksPerChat, MaxRemindersPerHour, r.TimeZone).Scan(&id)
+	// The user's lock first: the count of their tasks is taken by the
+	// statement's snapshot, and adds from several chats at once must see
+	// each other's. (One chat's updates are handled one at a time.)
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockUserBoundsSQL, r.UserID); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, addTaskSQL, r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID, r.ThreadID,
+			r.Kind, r.Schedule, MaxTasksPerUser, MaxTasksPerChat, MaxRemindersPerHour, r.TimeZone).Scan(&id)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("add task: %w (at most %d for a user, %d in a chat, and %d reminders or tasks set in a chat an hour)",
 			ErrTooManyTasks, MaxTasksPerUser, MaxTasksPerChat, MaxRemindersPerHour)
@@ -42,6 +50,17 @@ func (s *Store) AddTask(ctx context.Context, r Reminder) (int64, error) {
 		return 0, fmt.Errorf("add task: %w", translate(err))
 	}
 	return id, nil
+}
+
+// DropUserTasks cancels every scheduled row of userID not yet done, in
+// every chat, and says how many: a user the bot no longer serves loses
+// their tasks.
+func (s *Store) DropUserTasks(ctx context.Context, userID int64) (int64, error) {
+	tag, err := s.pool.Exec(ctx, dropUserTasksSQL, userID)
+	if err != nil {
+		return 0, fmt.Errorf("drop user tasks: %w", translate(err))
+	}
+	return tag.RowsAffected(), nil
 }
 
 // RunPlan says, for a due task, when it runs next (zero: never again) and
@@ -158,6 +177,7 @@ func (s *Store) SetTaskStatus(ctx context.Context, chatID, id, userID int64, sta
 // The statements of this file, whole in sql/tasks.sql.
 var (
 	addTaskSQL       = statement("addTask")
+	dropUserTasksSQL = statement("dropUserTasks")
 	dueTasksSQL      = statement("dueTasks")
 	enqueueRunSQL    = statement("enqueueRun")
 	advanceTaskSQL   = statement("advanceTask")

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,5 +161,40 @@ func TestTasksAreBoundedPausedAndDeleted(t *testing.T) {
 	}
 	if _, err := store.SetTaskStatus(ctx, -100, id, 1, memory.TaskResume, next); !errors.Is(err, memory.ErrNoSuchTask) {
 		t.Fatalf("a deleted task resumed: %v", err)
+	}
+}
+
+// Tasks added at once from many chats keep to the user's bound: the
+// count and the add are taken under the user's lock, so no two adds both
+// see room for one more.
+func TestTasksAddedAtOnceKeepToTheUsersBound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	const chats = 60
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	var added, refused atomic.Int32
+	for i := range chats {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, err := store.AddTask(ctx, memory.Reminder{UserID: 7, ChatID: -1000 - int64(i), Text: "p",
+				DueAt: time.Now().Add(time.Hour), Schedule: "0 8 * * *", TimeZone: "UTC"})
+			switch {
+			case err == nil:
+				added.Add(1)
+			case errors.Is(err, memory.ErrTooManyTasks):
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if added.Load() != memory.MaxTasksPerUser || refused.Load() != chats-memory.MaxTasksPerUser {
+		t.Fatalf("%d added and %d refused, want %d and %d", added.Load(), refused.Load(), memory.MaxTasksPerUser, chats-memory.MaxTasksPerUser)
 	}
 }

@@ -62,6 +62,9 @@ type Turn struct {
 	Model string
 	// Facts are the user's newest long-term facts, within FactChars.
 	Facts []Fact
+	// Forgotten is how many facts the user asked to forget (tombstones),
+	// loaded with the facts.
+	Forgotten int
 	// Approvals are the chat's pending approvals and every approval asked
 	// by this turn (of this update, or of the resumed assistant row).
 	Approvals []Approval
@@ -141,7 +144,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 		return err
 	})
 	queueAnswer(batch, in.UpdateID, &t.Answer)
-	queueFacts(batch, in.User.TelegramUserID, in.FactChars, &t.Facts)
+	queueFacts(batch, in.User.TelegramUserID, in.FactChars, t)
 	queueApprovals(batch, &t.Approvals, turnApprovalsSQL, chat.ID, in.UpdateID)
 	found := false
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
@@ -241,7 +244,7 @@ func (s *Store) ResumeTurn(ctx context.Context, in ResumeStart) (*Turn, error) {
 	batch.Queue(resumeUserRowSQL,
 		in.ConversationID, in.AssistantMessageID).QueryRow(func(row pgx.Row) error { return row.Scan(&t.UserMessageID) })
 	queueAnswer(batch, in.UpdateID, &t.Answer)
-	queueFacts(batch, in.UserID, in.FactChars, &t.Facts)
+	queueFacts(batch, in.UserID, in.FactChars, t)
 	queueApprovals(batch, &t.Approvals, resumeApprovalsSQL, in.AssistantMessageID, in.ChatID)
 	queueMode(batch, in.ConversationID, &t.Mode)
 	queueModel(batch, in.ConversationID, &t.Model)

@@ -63,17 +63,21 @@ type Sent struct {
 	Size         int64
 }
 
-// Store records the calls, and keeps /image's exchange (memory.Store is one).
+// Store reserves, records and keeps the pictures, and keeps /image's
+// exchange (memory.Store is one).
 type Store interface {
 	CurrentConversation(ctx context.Context, chat memory.Chat, userID int64) (string, error)
-	PicturesDrawn(ctx context.Context, chatID, updateID int64) (int, error)
+	ReservePicture(ctx context.Context, ask memory.PictureAsk) (memory.Reservation, error)
+	FinishPicture(ctx context.Context, d memory.PictureDrawn) error
+	PictureSent(ctx context.Context, callID int64) error
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
 	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
 }
 
-// Budget tells how many tokens userID has left today, limited false when
-// nothing limits them (no DAILY_TOKEN_LIMIT, or an admin).
-type Budget func(ctx context.Context, userID int64) (left int64, limited bool, err error)
+// Budget tells the tokens userID may spend a day (DAILY_TOKEN_LIMIT) and
+// when their day began; limit < 0 when nothing limits them (no limit, or
+// an admin).
+type Budget func(userID int64) (limit int64, dayStart time.Time)
 
 // Painter draws pictures and sends them. Set every field but Budget (nil:
 // no limit) and Now.
@@ -138,11 +142,14 @@ func CheckPrompt(prompt string) (string, error) {
 	return prompt, nil
 }
 
-// Paint checks req, draws its picture and sends it to the chat. The call
-// is recorded in llm_calls whatever came of it (a failed one counts no
-// tokens); nothing is retried, as a generation that timed out may still
-// be billed, and an update that drew req.PerUpdate pictures already is
-// refused (ErrDrawnBefore).
+// Paint checks req, draws its picture and sends it to the chat. Its
+// tokens are reserved before it is drawn (memory.Store.ReservePicture:
+// pictures asked for at once cannot overspend the day) and given back when
+// it was not drawn; a picture cut short by /stop or a shutdown after the
+// server may have drawn (and billed) it keeps them. The picture drawn is
+// kept before it is sent, so an update handled again after a crash sends
+// it instead of drawing it again; nothing is retried, and an update that
+// drew req.PerUpdate pictures already is refused (ErrDrawnBefore).
 func (p *Painter) Paint(ctx context.Context, req Request) (*Picture, error) {
 	if !p.On() {
 		return nil, ErrOff
@@ -151,59 +158,76 @@ func (p *Painter) Paint(ctx context.Context, req Request) (*Picture, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Before the budget: a picture drawn before a restart spent the tokens
-	// the budget would now find missing.
-	if req.PerUpdate > 0 && req.UpdateID != 0 {
-		n, err := p.Store.PicturesDrawn(ctx, req.Chat.ID, req.UpdateID)
-		if err != nil {
-			return nil, err
-		}
-		if n >= req.PerUpdate {
-			return nil, ErrDrawnBefore
-		}
-	}
-	if p.Budget != nil {
-		left, limited, err := p.Budget(ctx, req.UserID)
-		if err != nil {
-			return nil, err
-		}
-		if limited && left < int64(p.TokensPerImage) {
-			return nil, ErrOverBudget
-		}
-	}
 	if req.ConversationID == "" {
 		if req.ConversationID, err = p.Store.CurrentConversation(ctx, req.Chat, req.UserID); err != nil {
 			return nil, err
 		}
 	}
-	call := memory.LLMCall{UserID: req.UserID, ChatID: req.Chat.ID, ConversationID: req.ConversationID, UpdateID: req.UpdateID,
-		Model: p.Model, Purpose: memory.PurposeImage, UsageEstimated: true, Status: "ok"}
+	ask := memory.PictureAsk{UserID: req.UserID, ChatID: req.Chat.ID, ConversationID: req.ConversationID, UpdateID: req.UpdateID,
+		Model: p.Model, Prompt: prompt, Tokens: p.TokensPerImage, PerUpdate: req.PerUpdate, Limit: -1}
+	if p.Budget != nil {
+		ask.Limit, ask.DayStart = p.Budget(req.UserID)
+	}
+	res, err := p.Store.ReservePicture(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	var img *llm.Image
+	callID := res.CallID
+	switch {
+	case res.Kept != nil: // drawn before a crash, never sent
+		img, callID = &llm.Image{Data: res.Kept.Data, MimeType: res.Kept.MimeType, RevisedPrompt: res.Kept.RevisedPrompt}, res.Kept.CallID
+	case callID == 0 && req.PerUpdate > 0 && res.Drawn >= req.PerUpdate:
+		// Before the budget: a picture drawn before a restart spent the
+		// tokens the budget now finds missing.
+		return nil, ErrDrawnBefore
+	case callID == 0:
+		return nil, ErrOverBudget
+	default:
+		if img, err = p.draw(ctx, ask, callID); err != nil {
+			return nil, err
+		}
+	}
+	sent, err := p.Sender.SendPicture(ctx, req.Chat, req.ReplyTo, img.Data)
+	if err != nil {
+		if ctx.Err() == nil {
+			// Telegram refused it, and the user is told so: it is not
+			// sent again later. (Cut short by a shutdown, it is.)
+			_ = p.Store.PictureSent(ctx, callID)
+		}
+		return nil, fmt.Errorf("%w: send the photo: %w", ErrFailed, err)
+	}
+	// Not dropped, the kept picture goes a day later; an update handled
+	// again within it would send it once more.
+	_ = p.Store.PictureSent(context.WithoutCancel(ctx), callID)
+	return &Picture{Sent: sent, MimeType: img.MimeType, Model: p.Model, Prompt: prompt, RevisedPrompt: img.RevisedPrompt}, nil
+}
+
+// draw draws the picture of reserved call callID and records how it
+// ended, the picture kept, even when the turn was stopped: a stop must not
+// make a picture free.
+func (p *Painter) draw(ctx context.Context, ask memory.PictureAsk, callID int64) (*llm.Image, error) {
 	start := time.Now()
 	drawCtx, cancel := context.WithTimeout(ctx, p.timeout())
-	img, err := p.Server.GenerateImage(drawCtx, p.Model, prompt)
+	img, err := p.Server.GenerateImage(drawCtx, p.Model, ask.Prompt)
 	cancel()
-	call.Latency = time.Since(start)
-	if err == nil || ctx.Err() != nil {
-		// Drawn, or cut short by /stop or a shutdown after the server may
-		// have drawn (and billed) it: it counts either way.
-		call.PromptTokens = p.TokensPerImage
-	}
+	d := memory.PictureDrawn{CallID: callID, Status: "ok", Latency: time.Since(start), Tokens: ask.Tokens,
+		ChatID: ask.ChatID, UpdateID: ask.UpdateID, Prompt: ask.Prompt}
 	if err != nil {
-		call.Status, call.Error = llm.CallStatus(err), truncate(err.Error(), 2000)
+		d.Status, d.Error = llm.CallStatus(err), truncate(err.Error(), 2000)
+		if ctx.Err() == nil { // not drawn: the reserved tokens go back
+			d.Tokens = 0
+		}
+	} else {
+		d.Data, d.MimeType, d.RevisedPrompt = img.Data, img.MimeType, img.RevisedPrompt
 	}
-	// Recorded even when the turn was stopped: a stop must not make a
-	// picture free.
-	if _, saveErr := p.Store.SaveStep(context.WithoutCancel(ctx), req.ConversationID, memory.Step{LLMCalls: []memory.LLMCall{call}}); saveErr != nil && err == nil {
+	if saveErr := p.Store.FinishPicture(context.WithoutCancel(ctx), d); saveErr != nil && err == nil {
 		return nil, saveErr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFailed, err)
 	}
-	sent, err := p.Sender.SendPicture(ctx, req.Chat, req.ReplyTo, img.Data)
-	if err != nil {
-		return nil, fmt.Errorf("%w: send the photo: %w", ErrFailed, err)
-	}
-	return &Picture{Sent: sent, MimeType: img.MimeType, Model: p.Model, Prompt: prompt, RevisedPrompt: img.RevisedPrompt}, nil
+	return img, nil
 }
 
 func (p *Painter) timeout() time.Duration {

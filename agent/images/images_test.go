@@ -19,31 +19,37 @@ func (s stalling) GenerateImage(ctx context.Context, _, _ string) (*llm.Image, e
 	return nil, ctx.Err()
 }
 
-// steps records the model calls saved.
+// steps records how the pictures' calls ended.
 type steps struct {
-	mu    sync.Mutex
-	calls []memory.LLMCall
+	mu       sync.Mutex
+	finished []memory.PictureDrawn
 }
 
 func (s *steps) CurrentConversation(context.Context, memory.Chat, int64) (string, error) {
 	return "c1", nil
 }
 
-func (s *steps) PicturesDrawn(context.Context, int64, int64) (int, error) { return 0, nil }
+func (s *steps) ReservePicture(context.Context, memory.PictureAsk) (memory.Reservation, error) {
+	return memory.Reservation{CallID: 1}, nil
+}
+
+func (s *steps) FinishPicture(ctx context.Context, d memory.PictureDrawn) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished = append(s.finished, d)
+	return nil
+}
+
+func (s *steps) PictureSent(context.Context, int64) error { return nil }
 
 func (s *steps) StartTurn(context.Context, memory.TurnStart) (*memory.Turn, error) {
 	return &memory.Turn{}, nil
 }
 
-func (s *steps) SaveStep(ctx context.Context, _ string, st memory.Step) ([]int64, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls = append(s.calls, st.LLMCalls...)
-	return nil, nil
-}
+func (s *steps) SaveStep(context.Context, string, memory.Step) ([]int64, error) { return nil, nil }
 
 type noSender struct{}
 
@@ -64,7 +70,7 @@ func TestAPictureStoppedWhileDrawnStillCounts(t *testing.T) {
 	if _, err := p.Paint(ctx, images.Request{UserID: 1, Chat: memory.Chat{ID: 1}, Prompt: "a fox"}); err == nil {
 		t.Fatal("a stopped picture was drawn")
 	}
-	if len(store.calls) != 1 || store.calls[0].PromptTokens != 16000 || store.calls[0].Purpose != memory.PurposeImage {
-		t.Fatalf("recorded %+v, want one image call of 16000 tokens", store.calls)
+	if len(store.finished) != 1 || store.finished[0].Tokens != 16000 {
+		t.Fatalf("recorded %+v, want one image call of 16000 tokens", store.finished)
 	}
 }

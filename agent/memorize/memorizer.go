@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,8 @@ type Store interface {
 	SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []memory.FactChange, call memory.LLMCall) error
 	Unsummarised(ctx context.Context, conversationID string, window, limit int) (string, []memory.SummaryRow, error)
 	SaveSummary(ctx context.Context, sum memory.Summary, call memory.LLMCall) error
+	Tombstones(ctx context.Context, userID int64) ([]memory.Tombstone, error)
+	ForgetRows(ctx context.Context, conversationID string, fromID, toID int64) error
 }
 
 // Memorizer does the memory work that follows turns, in the background and
@@ -213,11 +216,33 @@ func (m *Memorizer) afterTurnStep(ctx context.Context, limit *rate.Limiter) bool
 		// Facts are the user's own: read from their private chat only, and
 		// only from exchanges made of their own words (see origins.go);
 		// the rest becomes a fact only through a confirmed remember call.
-		if m.AutoMemory && ex.ChatID == ex.UserID && ex.UserText != "" && ownExchange(ex, m.Tools) {
+		private := ex.ChatID == ex.UserID
+		var tombs []memory.Tombstone
+		if private {
+			if tombs, err = m.Store.Tombstones(ctx, ex.UserID); err != nil {
+				m.logErr(ctx, "memory: reading forgotten facts failed", err)
+				return false
+			}
+		}
+		stated := memory.Stated(tombs, ex.UserText+"\n"+ex.AnswerText)
+		if stated {
+			// A fact the user forgot, said again: the exchange is
+			// forgotten as its first statement was, and no fact is read.
+			from := ex.UserMessageID
+			if from == 0 {
+				from = ex.AnswerID
+			}
+			if err := m.Store.ForgetRows(ctx, ex.ConversationID, from, ex.AnswerID); err != nil {
+				m.logErr(ctx, "memory: forgetting an exchange failed", err)
+				return false
+			}
+		}
+		if m.AutoMemory && private && !stated && ex.UserText != "" && ownExchange(ex, m.Tools) {
 			if limit.Wait(ctx) != nil {
 				return false
 			}
 			changes, call = m.extract(ctx, ex)
+			changes = slices.DeleteFunc(changes, func(c memory.FactChange) bool { return memory.Stated(tombs, c.Text) })
 		}
 		if err := m.Store.SaveExtracted(ctx, ex, changes, call); err != nil {
 			m.logErr(ctx, "memory: saving facts failed", err)

@@ -34,6 +34,17 @@ func (a *Policy) Allows(userID, chatID int64) bool {
 	return a.Open() || a.AllowedUsers[userID] || a.AllowedChats[chatID] || a.Admins[userID]
 }
 
+// ServesTaskOwner reports whether a scheduled task of userID may still
+// run in chatID. A run acts for its owner: while ALLOWED_USER_IDS names
+// users, the owner must be one of them (or an admin), whatever chat the
+// task runs in; without it the chat decides, as for a message.
+func (a *Policy) ServesTaskOwner(userID, chatID int64) bool {
+	if len(a.AllowedUsers) > 0 {
+		return a.AllowedUsers[userID] || a.Admins[userID]
+	}
+	return a.Allows(userID, chatID)
+}
+
 // Now is the time the limits count from.
 func (a *Policy) Now() time.Time {
 	if a.Clock != nil {

@@ -14,19 +14,15 @@ INSERT INTO llm_calls
 VALUES (NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6, $7, $8, $9, NULLIF($10, ''), $11,
 	coalesce(NULLIF($12, ''), 'chat'), NULLIF($13::double precision, 0))
 
--- name: picturesDrawn
--- picturesDrawn counts the pictures drawn for update $2 in chat $1: its
--- image calls that counted tokens (a failed one counts none), through the
--- index llm_calls_image_update. The inbox keeps an update id unique while
--- the update's rows are kept, but Telegram starts its ids afresh after a
--- week without updates and purged rows no longer hold theirs: the chat and
--- a day back (a restart's run of the update lies within it) keep an old
--- call with the same id out.
-SELECT count(*)::int FROM llm_calls
-WHERE update_id = $2 AND purpose = 'image' AND chat_id = $1 AND prompt_tokens > 0 AND created_at > now() - interval '1 day'
-
 -- name: eventsSince
 -- eventsSince counts a user's events of a type since a time (the index
 -- events_user_type_time), and finds the oldest of them.
 SELECT count(*), coalesce(min(occurred_at), 'epoch') FROM events
 WHERE telegram_user_id = $1 AND type = $2 AND occurred_at >= $3
+
+-- name: taskNoticeSent
+-- taskNoticeSent tells whether user $1's scheduled runs in chat $2 were
+-- told of limit $4 since $3: a run stopped by a limit says so once a day,
+-- not at each run.
+SELECT EXISTS (SELECT 1 FROM events WHERE telegram_user_id = $1 AND type = 'rate_limited' AND occurred_at >= $3
+	AND chat_id = $2 AND payload->>'limit' = $4 AND payload->>'notified' = 'true' AND payload ? 'task_id')

@@ -64,7 +64,8 @@ SELECT * FROM refreshed UNION ALL SELECT * FROM added
 -- forgotten fact came from (its source row and the rest of that exchange,
 -- up to the next user row) are marked forgotten, so that neither recall
 -- nor the memorizer reads them again, and the user's summaries, which may
--- hold it, are dropped.
+-- hold it, are dropped. The superseded versions are returned too (current
+-- false): each leaves a tombstone (memory/forgotten.go).
 WITH RECURSIVE chain AS (
 	(SELECT id FROM memories WHERE telegram_user_id = $2 AND superseded_by IS NULL AND ($1::bigint = 0 OR id = $1) AND NOT $4::bool
 		ORDER BY updated_at DESC, id DESC OFFSET $3 LIMIT 1)
@@ -80,7 +81,7 @@ WITH RECURSIVE chain AS (
 ), dropped AS (
 	DELETE FROM conversation_summaries WHERE chat_id = $2 AND EXISTS (SELECT 1 FROM gone)
 )
-SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin FROM gone WHERE superseded_by IS NULL
+SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin, superseded_by IS NULL AS current FROM gone
 
 -- name: facts
 SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin FROM memories WHERE telegram_user_id = $1 AND superseded_by IS NULL ORDER BY updated_at DESC, id DESC

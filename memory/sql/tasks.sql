@@ -68,3 +68,8 @@ RETURNING r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,
 	coalesce(r.message_thread_id, 0) AS message_thread_id,
 	r.kind, coalesce(r.schedule, '') AS schedule, coalesce(r.time_zone, '') AS time_zone, r.status, r.runs
+
+-- name: dropUserTasks
+-- dropUserTasks deletes (cancels) every scheduled row of user $1 not yet
+-- done, in every chat: what a user the bot no longer serves loses.
+UPDATE reminders SET status = 'cancelled' WHERE telegram_user_id = $1 AND schedule IS NOT NULL AND status IN ('pending', 'paused')

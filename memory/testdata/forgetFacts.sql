@@ -13,4 +13,4 @@ WITH RECURSIVE chain AS (
 ), dropped AS (
 	DELETE FROM conversation_summaries WHERE chat_id = $2 AND EXISTS (SELECT 1 FROM gone)
 )
-SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin FROM gone WHERE superseded_by IS NULL
+SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin, superseded_by IS NULL AS current FROM gone

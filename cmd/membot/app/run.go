@@ -229,7 +229,7 @@ func (m *membot) newHandler() error {
 	}
 	users := userdata.New(store.Pool())
 	painter := &images.Painter{Config: cfg.Images, Server: &llm.Client{BaseURL: cfg.LLM.Images.BaseURL, APIKey: cfg.LLM.Images.APIKey, HTTP: llmHTTP},
-		Sender: draw.Photos{Client: m.client}, Store: store, Budget: tokensLeft(&cfg.Bot.Access, users), Location: cfg.Location}
+		Sender: draw.Photos{Client: m.client}, Store: store, Budget: pictureBudget(&cfg.Bot.Access), Location: cfg.Location}
 	if painter.On() {
 		log.Info("pictures are on: /image and generate_image", "image_model", cfg.Images.Model, "tokens_per_image", cfg.Images.TokensPerImage)
 	}
@@ -437,14 +437,14 @@ func pooledTransport(workers int) *http.Transport {
 	return t
 }
 
-// tokensLeft is how many tokens a user has left today under the policy's
-// DAILY_TOKEN_LIMIT, which admins are not held to: what a picture is
-// checked against before it is drawn.
-func tokensLeft(policy *access.Policy, users *userdata.Store) images.Budget {
-	return func(ctx context.Context, userID int64) (int64, bool, error) {
-		return policy.TokensLeft(userID, func(dayStart time.Time) (int64, error) {
-			usage, err := users.RecentUsage(ctx, userID, 0, dayStart, policy.Now().Add(-time.Minute))
-			return usage.TokensToday, err
-		})
+// pictureBudget is a user's DAILY_TOKEN_LIMIT and when their day began,
+// -1 for admins and when there is no limit: what a picture's tokens are
+// reserved within.
+func pictureBudget(policy *access.Policy) images.Budget {
+	return func(userID int64) (int64, time.Time) {
+		if policy.DailyTokenLimit <= 0 || policy.IsAdmin(userID) {
+			return -1, time.Time{}
+		}
+		return policy.DailyTokenLimit, policy.DayStart(policy.Now())
 	}
 }

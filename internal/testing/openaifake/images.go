@@ -44,6 +44,7 @@ type images struct {
 	kind     string // its Content-Type when served by url
 	revised  string
 	served   map[string][]byte // by url path
+	slow     time.Duration     // how long a picture takes to draw
 }
 
 // ImageAnswers sets how images are answered: AnswerB64 or AnswerURL.
@@ -58,6 +59,14 @@ func (s *Server) FailImages(status int) {
 	s.images.mu.Lock()
 	defer s.images.mu.Unlock()
 	s.images.fail = status
+}
+
+// SlowImages makes each picture take d to draw (0: at once), as a real
+// image server's take seconds: requests made at once overlap.
+func (s *Server) SlowImages(d time.Duration) {
+	s.images.mu.Lock()
+	defer s.images.mu.Unlock()
+	s.images.slow = d
 }
 
 // Picture sets the bytes the fake answers with, and the Content-Type a url
@@ -140,6 +149,13 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	n := 1
 	if req.N != nil {
 		n = *req.N
+	}
+	s.images.mu.Lock()
+	slow := s.images.slow
+	s.images.mu.Unlock()
+	select {
+	case <-time.After(slow):
+	case <-r.Context().Done():
 	}
 	s.images.mu.Lock()
 	defer s.images.mu.Unlock()

@@ -1,0 +1,1 @@
+DELETE FROM drawn_pictures WHERE llm_call_id = $1
