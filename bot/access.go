@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/userdata"
 )
@@ -19,6 +22,7 @@ type UsageReader interface {
 type GateStore interface {
 	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
 	AddEvents(ctx context.Context, events ...memory.Event) error
+	PairingStore // pairing.go
 }
 
 // admit is the gate every message passes first: it decides, before anything
@@ -28,10 +32,19 @@ type GateStore interface {
 func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error) {
 	a := &h.Access
 	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
-	if !a.Allows(userID, chatID) {
-		return true, h.refuse(ctx, in)
+	switch {
+	case a.Allows(userID, chatID):
+		return h.overLimit(ctx, in)
+	case a.Mode() == access.Owner:
+		return h.admitByOwner(ctx, in) // pairing.go
 	}
-	return h.overLimit(ctx, in)
+	return true, h.refuse(ctx, in, func(context.Context) (string, error) {
+		text := tr(in.lang()).AccessDenied(userID)
+		if !in.msg.Chat.IsPrivate() {
+			text += "\n" + tr(in.lang()).GroupID(chatID)
+		}
+		return text, nil
+	})
 }
 
 // overLimit stops a message or a button press over the sender's rate or
@@ -41,7 +54,7 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err error) {
 	a := &h.Access
 	userID := in.user.TelegramUserID
-	if a.Admins[userID] || (a.DailyTokenLimit <= 0 && a.RatePerMinute <= 0) {
+	if a.IsAdmin(userID) || (a.DailyTokenLimit <= 0 && a.RatePerMinute <= 0) {
 		return false, nil
 	}
 	now := a.Now()
@@ -93,25 +106,34 @@ func (h *Handler) spendsTokens(in *incoming) bool {
 	return ok && c.callsModel
 }
 
-// refuse answers someone not on the allowlist, once a day per chat, and
-// stores nothing of what they wrote.
-func (h *Handler) refuse(ctx context.Context, in *incoming) error {
-	a := &h.Access
-	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
-	answer, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
-		Day: a.Now().In(a.Zone()).Format(time.DateOnly), Payload: strangerPayload(in)})
-	if err != nil {
+// refuse turns away someone not let in, storing nothing of what they
+// wrote (the stored update keeps only ids: strangerPayload). The first
+// refusal of a day in a chat is answered with what answer says ("": no
+// answer); the rest of the day, nothing is sent and answer is not called.
+func (h *Handler) refuse(ctx context.Context, in *incoming, answer func(context.Context) (string, error)) error {
+	first, err := h.recordRefusal(ctx, in)
+	if err != nil || !first {
 		return err
 	}
-	h.Log.Info("message refused: sender not allowed", "user_id", userID, "chat_id", chatID, "answered", answer)
-	if !answer {
-		return nil
-	}
-	text := tr(in.lang()).AccessDenied(userID)
-	if !in.msg.Chat.IsPrivate() {
-		text += "\n" + tr(in.lang()).GroupID(chatID)
+	text, err := answer(ctx)
+	if err != nil || text == "" {
+		return err
 	}
 	return h.reply(ctx, in, text)
+}
+
+// recordRefusal records a refused update and blanks its stored payload;
+// first is true for the first refusal of the day in its chat.
+func (h *Handler) recordRefusal(ctx context.Context, in *incoming) (first bool, err error) {
+	a := &h.Access
+	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
+	first, err = h.Memory.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
+		Day: a.Now().In(a.Zone()).Format(time.DateOnly), Payload: strangerPayload(in)})
+	if err != nil {
+		return false, err
+	}
+	h.Log.Info("update refused: sender not allowed", "user_id", userID, "chat_id", chatID, "answered", first)
+	return first, nil
 }
 
 // limited records a message stopped by a limit and, when tell, says why.
@@ -132,16 +154,15 @@ func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell 
 // someone not allowed gets a short notice instead.
 func (h *Handler) admitButton(ctx context.Context, in *incoming) (bool, error) {
 	q := in.query
-	chatID := q.From.ID
-	if q.Message != nil {
-		chatID = q.Message.Chat.ID
-	}
-	if h.Access.Allows(q.From.ID, chatID) {
+	if h.Access.Allows(q.From.ID, in.msg.Chat.ID) {
 		return true, nil
 	}
-	a := &h.Access
-	if _, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: q.From.ID, ChatID: chatID, UpdateID: in.update.UpdateID,
-		Day: a.Now().In(a.Zone()).Format(time.DateOnly), Payload: strangerPayload(in)}); err != nil {
+	if h.Access.Mode() == access.Owner {
+		if ok, err := h.servedByOwner(ctx, in); ok || err != nil {
+			return ok, err
+		}
+	}
+	if _, err := h.recordRefusal(ctx, in); err != nil {
 		return false, err
 	}
 	return false, h.Client.AnswerCallback(ctx, q.ID, tr(q.From.LanguageCode).AccessDeniedShort)
@@ -159,6 +180,13 @@ func strangerPayload(in *incoming) []byte {
 	}
 	update := map[string]any{"update_id": in.update.UpdateID}
 	switch {
+	case in.route.action == membership:
+		m := in.decoded.MyChatMember
+		member := func(c tgbotapi.ChatMember) map[string]any {
+			return map[string]any{"status": c.Status, "user": map[string]any{"id": c.User.ID, "is_bot": true, "first_name": ""}}
+		}
+		update["my_chat_member"] = map[string]any{"chat": msg["chat"], "from": from, "date": m.Date,
+			"old_chat_member": member(m.OldChatMember), "new_chat_member": member(m.NewChatMember)}
 	case in.query != nil:
 		q := map[string]any{"id": in.query.ID, "from": from, "chat_instance": ""}
 		if msg != nil {

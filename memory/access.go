@@ -164,28 +164,33 @@ type AskOutcome int
 
 const (
 	AskOpened  AskOutcome = iota // a request was opened: tell the owner
-	AskWaiting                   // the asker asked within the lifetime already
+	AskWaiting                   // the asker's request of the lifetime waits still
+	AskDenied                    // the owner denied the asker's request of the lifetime
 	AskFull                      // too many requests wait already
 )
 
 // AskAccess opens r unless its asker asked within lifetime or maxPending
-// requests wait already; an opened request gets its id and times.
+// requests wait already; an opened request gets its id and times. A
+// request decided otherwise than denied lets its asker in or out at the
+// gate, so a recent one is waiting or denied.
 func (s *Store) AskAccess(ctx context.Context, r AccessRequest, maxPending int, lifetime time.Duration) (AccessRequest, AskOutcome, error) {
-	var asked bool
+	var recent string
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, lockAccessSQL, requestLockKey); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, askAccessSQL, r.Kind, r.TelegramID, r.ChatID, r.UserID, cleanText(r.FirstName), cleanText(r.LastName),
 			cleanText(r.Username), cleanText(r.LanguageCode), cleanText(r.ChatTitle), maxPending, lifetime.Seconds()).
-			Scan(&r.ID, &r.CreatedAt, &r.ExpiresAt, &asked)
+			Scan(&r.ID, &r.CreatedAt, &r.ExpiresAt, &recent)
 	})
 	switch {
 	case err != nil:
 		return r, 0, fmt.Errorf("ask access for %s %d: %w", r.Kind, r.TelegramID, translate(err))
 	case r.ID != 0:
 		return r, AskOpened, nil
-	case asked:
+	case recent == AccessDenied:
+		return r, AskDenied, nil
+	case recent != "":
 		return r, AskWaiting, nil
 	}
 	return r, AskFull, nil

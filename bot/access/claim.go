@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -101,4 +102,25 @@ func (a *Policy) ClaimStatus(ctx context.Context, store ClaimStore, botUsername 
 		st.Code, st.Link, st.Expires = c.Code, ClaimLink(botUsername, c.Code), c.ExpiresAt
 	}
 	return st, nil
+}
+
+// Log says at start-up (and when a code is renewed) whom the bot serves
+// and, while it has no owner, how to claim it: one warning with the link
+// and the code, and one more for a bot that served people before, which
+// now serves only its owner.
+func (s Status) Log(log *slog.Logger) {
+	switch {
+	case s.Mode == Open:
+		log.Warn("the bot is open to everyone (ACCESS=open): anyone who finds it uses it on your tokens; " +
+			"unset ACCESS to serve only its owner, or set ALLOWED_USER_IDS")
+	case s.Mode == Owner && s.Claimed:
+		log.Info("access: the owner, the admins and whom they allow; a stranger's first message asks the owner (/users)")
+	case s.Mode == Owner:
+		log.Warn("the bot has no owner yet and answers no one: open the claim link in Telegram (or send it /start CODE) "+
+			"to become its owner", "claim_link", s.Link, "code", s.Code, "expires", s.Expires.UTC().Format(time.RFC3339))
+		if s.ServedBefore {
+			log.Warn("this bot served everyone before (no ALLOWED_USER_IDS): now it serves its owner and whom the owner allows. " +
+				"Claim it with the link above, or set ACCESS=open to keep it open to everyone")
+		}
+	}
 }

@@ -62,12 +62,15 @@ INSERT INTO access_claim_failures (telegram_user_id, update_id) VALUES ($1, $2)
 ON CONFLICT DO NOTHING
 
 -- name: askAccess
--- askAccess opens a request unless the asker asked within the lifetime
--- ($11 seconds) or $10 requests are pending already. It returns the new
--- request's id (0: none opened) and whether the asker asked lately.
+-- askAccess opens a request unless the asker's request within the
+-- lifetime ($11 seconds) waits or was denied, or $10 requests are pending
+-- already (a revoked asker may ask anew). It returns the new
+-- request's id (0: none opened) and the status of the asker's latest
+-- request within the lifetime ('' for none).
 WITH recent AS (
 	SELECT status FROM access_requests
-	WHERE kind = $1 AND telegram_id = $2 AND created_at > now() - $11::double precision * interval '1 second'
+	WHERE kind = $1 AND telegram_id = $2 AND status IN ('pending', 'denied')
+		AND created_at > now() - $11::double precision * interval '1 second'
 	ORDER BY id DESC LIMIT 1
 ), pending AS (
 	SELECT count(*) AS n FROM access_requests WHERE status = 'pending' AND expires_at > now()
@@ -79,7 +82,7 @@ WITH recent AS (
 	RETURNING id, created_at, expires_at
 )
 SELECT coalesce((SELECT id FROM opened), 0), coalesce((SELECT created_at FROM opened), now()),
-	coalesce((SELECT expires_at FROM opened), now()), EXISTS (SELECT 1 FROM recent)
+	coalesce((SELECT expires_at FROM opened), now()), coalesce((SELECT status FROM recent), '')
 
 -- name: decideAccess
 -- decideAccess decides a pending request ($2: allowed, denied or blocked,

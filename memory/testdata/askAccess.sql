@@ -1,6 +1,7 @@
 WITH recent AS (
 	SELECT status FROM access_requests
-	WHERE kind = $1 AND telegram_id = $2 AND created_at > now() - $11::double precision * interval '1 second'
+	WHERE kind = $1 AND telegram_id = $2 AND status IN ('pending', 'denied')
+		AND created_at > now() - $11::double precision * interval '1 second'
 	ORDER BY id DESC LIMIT 1
 ), pending AS (
 	SELECT count(*) AS n FROM access_requests WHERE status = 'pending' AND expires_at > now()
@@ -12,4 +13,4 @@ WITH recent AS (
 	RETURNING id, created_at, expires_at
 )
 SELECT coalesce((SELECT id FROM opened), 0), coalesce((SELECT created_at FROM opened), now()),
-	coalesce((SELECT expires_at FROM opened), now()), EXISTS (SELECT 1 FROM recent)
+	coalesce((SELECT expires_at FROM opened), now()), coalesce((SELECT status FROM recent), '')

@@ -90,6 +90,10 @@ func New(t *testing.T) *Harness {
 		// The tests of that work turn it on.
 		"AUTO_MEMORY": "off",
 		"SUMMARIES":   "off",
+		// Most tests talk as whoever they like: the bot serves everyone. The
+		// product's default (the owner claims the bot, strangers ask) has
+		// tests of its own, which delete this.
+		"ACCESS": "open",
 	}
 	h.checkLogsAtCleanup()
 	return h
