@@ -154,13 +154,8 @@ func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell 
 // someone not allowed gets a short notice instead.
 func (h *Handler) admitButton(ctx context.Context, in *incoming) (bool, error) {
 	q := in.query
-	if h.Access.Allows(q.From.ID, in.msg.Chat.ID) {
-		return true, nil
-	}
-	if h.Access.Mode() == access.Owner {
-		if ok, err := h.servedByOwner(ctx, in); ok || err != nil {
-			return ok, err
-		}
+	if ok, err := h.letIn(ctx, q.From.ID, in.msg.Chat); ok || err != nil {
+		return ok, err
 	}
 	if _, err := h.recordRefusal(ctx, in); err != nil {
 		return false, err

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/telegram"
@@ -62,15 +64,21 @@ func (h *Handler) admitByOwner(ctx context.Context, in *incoming) (stop bool, er
 	return true, h.refuse(ctx, in, func(context.Context) (string, error) { return tr(in.lang()).Unclaimed, nil })
 }
 
-// servedByOwner tells whether owner mode serves the sender of in (an
-// owner, or someone the owner allowed, or in a group the owner allowed).
-func (h *Handler) servedByOwner(ctx context.Context, in *incoming) (bool, error) {
-	st, err := h.Memory.AccessOf(ctx, in.user.TelegramUserID, in.msg.Chat.ID)
+// letIn tells whether the bot serves userID in chat: the gate's rule,
+// without its answers (a button press, a request to stop an answer).
+func (h *Handler) letIn(ctx context.Context, userID int64, chat *tgbotapi.Chat) (bool, error) {
+	if h.Access.Allows(userID, chat.ID) {
+		return true, nil
+	}
+	if h.Access.Mode() != access.Owner {
+		return false, nil
+	}
+	st, err := h.Memory.AccessOf(ctx, userID, chat.ID)
 	if err != nil {
 		return false, err
 	}
-	h.Access.Owners.Add(ownerIn(st, in.user.TelegramUserID)...)
-	return verdict(st, in.user.TelegramUserID, in.msg.Chat.IsPrivate()) == serve, nil
+	h.Access.Owners.Add(ownerIn(st, userID)...)
+	return verdict(st, userID, chat.IsPrivate()) == serve, nil
 }
 
 // ownerIn is userID when the state says they are an owner.

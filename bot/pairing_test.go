@@ -10,6 +10,7 @@ import (
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/internal/testing/testkit"
+	"github.com/membot/membot/internal/testing/wait"
 )
 
 // Strangers of the owner-mode tests, besides Ivan (Russian) and Jane (the
@@ -392,5 +393,35 @@ func TestAGroupIsServedWhenTheOwnerAddedOrAllowedIt(t *testing.T) {
 	h.WaitIdle()
 	if n := h.Count(`SELECT count(*) FROM access_grants WHERE telegram_id = $1`, owned); n != 0 {
 		t.Errorf("the group the bot left is still allowed")
+	}
+}
+
+// Someone the owner allowed stops their own answer as anyone served does:
+// a request to stop asks the same rule as the gate.
+func TestAnAllowedUserStopsTheirAnswer(t *testing.T) {
+	t.Parallel()
+	h := newOwnedHarness(t)
+	h.Env["STOP_CHECK_INTERVAL"] = "100ms"
+	gone, partial := stopTurn(h)
+	h.Start()
+	code := h.WaitLog(claimLink)[1]
+	h.Say(jane, "/start "+code)
+	if got := h.Say(jane, "/users allow 501"); !strings.Contains(got, "501 may use the bot now") {
+		t.Fatalf("/users allow answered %q", got)
+	}
+	update := h.TG.SendText(ivan, "расскажи длинную историю")
+	if _, ok := h.TG.WaitDrafts(ivan.ID, wait.Timeout(), func(d []telegramfake.Draft) bool {
+		return len(d) > 0 && d[len(d)-1].Text == strings.TrimSpace(partial)
+	}); !ok {
+		t.Fatalf("the draft never showed the first words: %+v", h.TG.Drafts(ivan.ID))
+	}
+	stop := h.TG.PressStop(ivan.ID, 0)
+	if !closedWithin(gone) {
+		t.Fatal("the allowed user's Stop did not end the model's request")
+	}
+	h.WaitDone(update)
+	h.WaitDone(stop)
+	if !storedStopped(h, ivan.ID) {
+		t.Error("the stored answer is not marked stopped")
 	}
 }
