@@ -178,7 +178,11 @@ func strangerPayload(in *incoming) []byte {
 	case in.route.action == membership:
 		m := in.decoded.MyChatMember
 		member := func(c tgbotapi.ChatMember) map[string]any {
-			return map[string]any{"status": c.Status, "user": map[string]any{"id": c.User.ID, "is_bot": true, "first_name": ""}}
+			var id int64
+			if c.User != nil {
+				id = c.User.ID
+			}
+			return map[string]any{"status": c.Status, "user": map[string]any{"id": id, "is_bot": true, "first_name": ""}}
 		}
 		update["my_chat_member"] = map[string]any{"chat": msg["chat"], "from": from, "date": m.Date,
 			"old_chat_member": member(m.OldChatMember), "new_chat_member": member(m.NewChatMember)}

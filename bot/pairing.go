@@ -172,10 +172,12 @@ func (h *Handler) claim(ctx context.Context, in *incoming, code string) error {
 func (h *Handler) ask(ctx context.Context, in *incoming) (string, error) {
 	t := tr(in.lang())
 	u, chat := in.user, in.msg.Chat
+	// Only who asks is kept, each name bounded as Telegram bounds it.
 	req := memory.AccessRequest{Kind: memory.KindUser, TelegramID: u.TelegramUserID, ChatID: chat.ID, UserID: u.TelegramUserID,
-		FirstName: u.FirstName, LastName: u.LastName, Username: u.Username, LanguageCode: u.LanguageCode}
+		FirstName: texts.Label(u.FirstName, 64), LastName: texts.Label(u.LastName, 64), Username: texts.Label(u.Username, 32),
+		LanguageCode: texts.Label(u.LanguageCode, 16)}
 	if !chat.IsPrivate() {
-		req.Kind, req.TelegramID, req.ChatTitle = memory.KindGroup, chat.ID, chat.Title
+		req.Kind, req.TelegramID, req.ChatTitle = memory.KindGroup, chat.ID, texts.Label(chat.Title, 128)
 	}
 	req, outcome, err := h.Memory.AskAccess(ctx, req, access.MaxPending, access.RequestLifetime)
 	if err != nil {

@@ -114,7 +114,8 @@ func (s Status) Log(log *slog.Logger) {
 		log.Warn("the bot is open to everyone (ACCESS=open): anyone who finds it uses it on your tokens; " +
 			"unset ACCESS to serve only its owner, or set ALLOWED_USER_IDS")
 	case s.Mode == Owner && s.Claimed:
-		log.Info("access: the owner, the admins and whom they allow; a stranger's first message asks the owner (/users)")
+		log.Info("access: the owner, the admins and whom they allow; a stranger's first message asks the owner (/users). " +
+			"ACCESS=open would serve anyone")
 	case s.Mode == Owner:
 		log.Warn("the bot has no owner yet and answers no one: open the claim link in Telegram (or send it /start CODE) "+
 			"to become its owner", "claim_link", s.Link, "code", s.Code, "expires", s.Expires.UTC().Format(time.RFC3339))
