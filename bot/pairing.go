@@ -27,7 +27,7 @@ import (
 
 // PairingStore is what owner mode keeps in memory (memory.Store).
 type PairingStore interface {
-	access.ClaimStore
+	ClaimStore
 	AccessOf(ctx context.Context, userID, chatID int64) (memory.AccessState, error)
 	ClaimOwner(ctx context.Context, userID, updateID int64, same func(code string) bool, maxWrong int) (memory.ClaimOutcome, int, error)
 	AskAccess(ctx context.Context, r memory.AccessRequest, maxPending int, lifetime time.Duration) (memory.AccessRequest, memory.AskOutcome, error)
@@ -157,7 +157,7 @@ func (h *Handler) claim(ctx context.Context, in *incoming, code string) error {
 		}
 		return h.reply(ctx, in, t.ClaimWrong(left))
 	case memory.ClaimExpired:
-		st, err := h.Access.ClaimStatus(ctx, h.Memory, h.Client.Self.UserName) // a new code, in the log
+		st, err := ClaimStatus(ctx, &h.Access, h.Memory, h.Client.Self.UserName) // a new code, in the log
 		if err != nil {
 			return err
 		}

@@ -1,8 +1,8 @@
 // Package access is who may use the bot and how much (Policy): the
 // allowlists, the admins and the owner who claimed the bot, the rate and
-// daily token limits, and the days they count in; the claim code and its
-// link (claim.go); and who administers a group lately (ChatAdmins). bot's
-// gate (bot/access.go) enforces it.
+// daily token limits, and the days they count in; the claim code, its
+// bounds and its link (claim.go); and who administers a group lately
+// (ChatAdmins). bot's gate (bot/access.go, bot/pairing.go) enforces it.
 package access
 
 import (

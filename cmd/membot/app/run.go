@@ -182,10 +182,10 @@ func (m *membot) connectTelegram() error {
 }
 
 // announceAccess says whom the bot serves and, while it waits for its
-// owner, the claim link (access.Policy.ClaimStatus, which `membot doctor`
+// owner, the claim link (bot.ClaimStatus, which `membot doctor`
 // shows too).
 func (m *membot) announceAccess() error {
-	st, err := m.cfg.Bot.Access.ClaimStatus(m.intake, m.store, m.client.Self.UserName)
+	st, err := bot.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store, m.client.Self.UserName)
 	if err != nil {
 		return startErr(m.intake, fmt.Errorf("access: %w", err))
 	}
