@@ -120,8 +120,10 @@ func (s *Store) ClaimOwner(ctx context.Context, userID, updateID int64, same fun
 		case code == "":
 			outcome = ClaimExpired
 		case same(code):
-			outcome = ClaimOwned
-			_, err := tx.Exec(ctx, claimOwnerSQL, userID)
+			tag, err := tx.Exec(ctx, claimOwnerSQL, userID)
+			if outcome = ClaimOwned; tag.RowsAffected() == 0 {
+				outcome = ClaimTaken
+			}
 			return err
 		default:
 			outcome, triesLeft = ClaimWrong, max(maxWrong-wrong-1, 0)

@@ -49,9 +49,10 @@ SELECT EXISTS (SELECT 1 FROM access_grants WHERE status = 'owner'),
 	(SELECT count(*) FROM access_claim_failures WHERE telegram_user_id = $1 AND failed_at > now() - interval '1 hour')
 
 -- name: claimOwner
--- claimOwner makes the user the owner; the code is used up.
-WITH used AS (DELETE FROM access_claim)
-INSERT INTO access_grants (kind, telegram_id, status) VALUES ('user', $1, 'owner')
+-- claimOwner makes the user the owner, using the code up: only the one
+-- who deletes it (of claims racing) inserts a row.
+WITH used AS (DELETE FROM access_claim RETURNING 1)
+INSERT INTO access_grants (kind, telegram_id, status) SELECT 'user', $1, 'owner' FROM used
 ON CONFLICT (kind, telegram_id) DO UPDATE SET status = 'owner', granted_by = NULL, updated_at = now()
 
 -- name: claimFailed
