@@ -18,7 +18,7 @@ var english = Texts{
 	},
 	// The claim and pairing (pairing.go)
 	Unclaimed: "This bot has no owner yet. If it is yours, open the claim link membot writes to its log at start " +
-		"(`membot doctor` shows it too).",
+		"(membot doctor shows it too).",
 	ClaimDone: func(name any) string {
 		return fmt.Sprintf("Hello, %s! You are this bot's owner now. It serves you, and asks you before it serves anyone else: "+
 			"/users shows who may use it.", name)
