@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
+	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/userdata"
@@ -24,6 +27,7 @@ type GateStore interface {
 	// told once a day, and a user no longer served loses their tasks.
 	TaskNoticeSent(ctx context.Context, userID, chatID int64, limit string, since time.Time) (bool, error)
 	DropUserTasks(ctx context.Context, userID int64) (int64, error)
+	PairingStore // pairing.go
 }
 
 // admit is the gate every message passes first: it decides, before anything
@@ -36,10 +40,29 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 	if in.run != nil && !a.ServesTaskOwner(userID, chatID) {
 		return true, h.dropTasks(ctx, in)
 	}
-	if !a.Allows(userID, chatID) {
-		return true, h.refuse(ctx, in)
+	switch {
+	case a.Allows(userID, chatID):
+		return h.overLimit(ctx, in)
+	case a.Mode() == access.Owner && in.run != nil:
+		// A run acts for its task's owner: one the owner no longer lets
+		// in loses their tasks, and nobody is asked again at each run.
+		if ok, err := h.letIn(ctx, userID, in.msg.Chat); err != nil || !ok {
+			if err != nil {
+				return true, err
+			}
+			return true, h.dropTasks(ctx, in)
+		}
+		return h.overLimit(ctx, in)
+	case a.Mode() == access.Owner:
+		return h.admitByOwner(ctx, in) // pairing.go
 	}
-	return h.overLimit(ctx, in)
+	return true, h.refuse(ctx, in, func(context.Context) (string, error) {
+		text := tr(in.lang()).AccessDenied(userID)
+		if !in.msg.Chat.IsPrivate() {
+			text += "\n" + tr(in.lang()).GroupID(chatID)
+		}
+		return text, nil
+	})
 }
 
 // dropTasks answers a scheduled run of a user the bot no longer serves
@@ -62,7 +85,7 @@ func (h *Handler) dropTasks(ctx context.Context, in *incoming) error {
 func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err error) {
 	a := &h.Access
 	userID := in.user.TelegramUserID
-	if a.Admins[userID] || (a.DailyTokenLimit <= 0 && a.RatePerMinute <= 0) {
+	if a.IsAdmin(userID) || (a.DailyTokenLimit <= 0 && a.RatePerMinute <= 0) {
 		return false, nil
 	}
 	now := a.Now()
@@ -125,25 +148,34 @@ func (h *Handler) spendsTokens(in *incoming) bool {
 	return ok && c.callsModel
 }
 
-// refuse answers someone not on the allowlist, once a day per chat, and
-// stores nothing of what they wrote.
-func (h *Handler) refuse(ctx context.Context, in *incoming) error {
-	a := &h.Access
-	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
-	answer, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
-		Day: a.Now().In(a.Zone()).Format(time.DateOnly), Payload: strangerPayload(in)})
-	if err != nil {
+// refuse turns away someone not let in, storing nothing of what they
+// wrote (the stored update keeps only ids: strangerPayload). The first
+// refusal of a day in a chat is answered with what answer says ("": no
+// answer); the rest of the day, nothing is sent and answer is not called.
+func (h *Handler) refuse(ctx context.Context, in *incoming, answer func(context.Context) (string, error)) error {
+	first, err := h.recordRefusal(ctx, in)
+	if err != nil || !first {
 		return err
 	}
-	h.Log.Info("message refused: sender not allowed", "user_id", userID, "chat_id", chatID, "answered", answer)
-	if !answer {
-		return nil
-	}
-	text := tr(in.lang()).AccessDenied(userID)
-	if !in.msg.Chat.IsPrivate() {
-		text += "\n" + tr(in.lang()).GroupID(chatID)
+	text, err := answer(ctx)
+	if err != nil || text == "" {
+		return err
 	}
 	return h.reply(ctx, in, text)
+}
+
+// recordRefusal records a refused update and blanks its stored payload;
+// first is true for the first refusal of the day in its chat.
+func (h *Handler) recordRefusal(ctx context.Context, in *incoming) (first bool, err error) {
+	a := &h.Access
+	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
+	first, err = h.Memory.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
+		Day: a.Now().In(a.Zone()).Format(time.DateOnly), Payload: strangerPayload(in)})
+	if err != nil {
+		return false, err
+	}
+	h.Log.Info("update refused: sender not allowed", "user_id", userID, "chat_id", chatID, "answered", first)
+	return first, nil
 }
 
 // limited records a message stopped by a limit and, when tell, says why.
@@ -167,16 +199,10 @@ func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell 
 // someone not allowed gets a short notice instead.
 func (h *Handler) admitButton(ctx context.Context, in *incoming) (bool, error) {
 	q := in.query
-	chatID := q.From.ID
-	if chat := telegram.ChatOf(in.decoded); chat != nil {
-		chatID = chat.ID
+	if ok, err := h.letIn(ctx, q.From.ID, in.msg.Chat); ok || err != nil {
+		return ok, err
 	}
-	if h.Access.Allows(q.From.ID, chatID) {
-		return true, nil
-	}
-	a := &h.Access
-	if _, err := h.Memory.Refuse(ctx, memory.Refusal{UserID: q.From.ID, ChatID: chatID, UpdateID: in.update.UpdateID,
-		Day: a.Now().In(a.Zone()).Format(time.DateOnly), Payload: strangerPayload(in)}); err != nil {
+	if _, err := h.recordRefusal(ctx, in); err != nil {
 		return false, err
 	}
 	return false, h.Client.AnswerCallback(ctx, q.ID, tr(q.From.LanguageCode).AccessDeniedShort)
@@ -194,6 +220,17 @@ func strangerPayload(in *incoming) []byte {
 	}
 	update := map[string]any{"update_id": in.update.UpdateID}
 	switch {
+	case in.route.action == membership:
+		m := in.decoded.MyChatMember
+		member := func(c tgbotapi.ChatMember) map[string]any {
+			var id int64
+			if c.User != nil {
+				id = c.User.ID
+			}
+			return map[string]any{"status": c.Status, "user": map[string]any{"id": id, "is_bot": true, "first_name": ""}}
+		}
+		update["my_chat_member"] = map[string]any{"chat": msg["chat"], "from": from, "date": m.Date,
+			"old_chat_member": member(m.OldChatMember), "new_chat_member": member(m.NewChatMember)}
 	case in.query != nil:
 		q := map[string]any{"id": in.query.ID, "from": from, "chat_instance": ""}
 		if msg != nil {

@@ -13,7 +13,8 @@ import (
 // has the defaults; a zero field means the default too, except the
 // switches (Streaming, ShowReasoning, Media's).
 type Config struct {
-	// Access is who may use the bot and how much (the zero value: anyone).
+	// Access is who may use the bot and how much (the zero value: its
+	// owner and whom they allow).
 	// Its admins may also decide any chat's approvals, and its Location is
 	// the zone times are shown in.
 	Access access.Policy
@@ -45,6 +46,7 @@ const DefaultStopEvery = 500 * time.Millisecond
 // DefaultConfig is the settings' defaults.
 func DefaultConfig() Config {
 	return Config{
+		Access:          access.Policy{Access: string(access.Owner)},
 		Streaming:       true,
 		Present:         present.DefaultConfig(),
 		StopEvery:       DefaultStopEvery,

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
+
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory/queue"
 )
@@ -19,7 +21,8 @@ type step func(ctx context.Context, in *incoming) (*queue.Delivery, error)
 //     for the bot at all (routing.go);
 //   - refusalsTold: a reply Telegram refused for good is not silence: the
 //     user is told, in a short plain message, and the chat goes on;
-//   - gated: the allowlist and the rate and token limits (access.go);
+//   - gated: the allowlist, or the owner and whom they allowed, and the
+//     rate and token limits (access.go, pairing.go);
 //   - measured: the outcome of a turn of the model, for the metrics.
 //
 // A panic is not recovered here: the dispatcher recovers it, counts it
@@ -57,6 +60,10 @@ func (h *Handler) routed(next step) step {
 				return dropped(telegram.KindOf(u.Payload), "a button of an inline message"), h.Client.AnswerCallback(ctx, q.ID, "")
 			}
 			in.msg, in.user, in.query = q.Message, userOf(telegram.SenderOf(upd)), q
+		case membership:
+			// Answers to it go to the group; its "message" is the change.
+			m := upd.MyChatMember
+			in.msg, in.user = &tgbotapi.Message{Chat: &m.Chat, From: &m.From, Date: m.Date}, userOf(&m.From)
 		default:
 			in.msg, in.edited, in.user = r.msg, r.edited, userOf(telegram.SenderOf(upd))
 		}
@@ -73,6 +80,9 @@ func dropped(kind, why string) *queue.Delivery {
 
 func (h *Handler) gated(next step) step {
 	return func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
+		if in.route.action == membership {
+			return nil, h.membership(ctx, in)
+		}
 		if in.query != nil {
 			if ok, err := h.admitButton(ctx, in); !ok {
 				return nil, err

@@ -82,6 +82,7 @@ func newRoutes() *routes {
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
 			{name: "web", run: cmdWeb, adminOnly: true},
+			{name: "users", run: cmdUsers, adminOnly: true},
 		},
 		callbacks: map[string]buttonSpec{
 			"approve":           {run: decide(memory.ApprovalApproved), callsModel: true},
@@ -91,7 +92,9 @@ func newRoutes() *routes {
 			"model":             {run: pressModel, groupAdmins: true},
 			"thread":            {run: pressNewThread},
 			"stop":              {run: pressStop},
-			tasks.Prefix:        {run: pressTask}, // a member: their own (ownRowsOnly)
+			tasks.Prefix:        {run: pressTask},  // a member: their own (ownRowsOnly)
+			"pair":              {run: pressPair},  // the owner and admins only
+			"users":             {run: pressUsers}, // the owner and admins only
 		},
 	}
 }

@@ -21,6 +21,7 @@ const (
 	converse                     // text for the model
 	textOnly                     // a sticker, location... without a caption: say what is understood
 	withMedia                    // a voice message, audio, video note, photo or file: fetched and read (media.go)
+	membership                   // the bot was added to a group or left it (pairing.go)
 )
 
 // route is the decision about one update.
@@ -40,6 +41,8 @@ type route struct {
 // routeUpdate decides whether and how the bot answers an update. self is
 // the bot's own user (from getMe).
 //
+//   - The bot's being added to a group or leaving it (my_chat_member) is
+//     for the owner to decide on (pairing.go).
 //   - Channel posts, messages sent on behalf of a chat or channel, messages
 //     from bots and service messages (someone joined, a pinned message...) are
 //     ignored.
@@ -57,6 +60,12 @@ type route struct {
 func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 	if upd.CallbackQuery != nil {
 		return route{action: answerCallback}
+	}
+	if m := upd.MyChatMember; m != nil {
+		if m.NewChatMember.User == nil || m.NewChatMember.User.ID != self.ID || m.Chat.IsPrivate() {
+			return route{action: ignore, reason: "membership change of another user, or of a private chat"}
+		}
+		return route{action: membership}
 	}
 	msg, edited := upd.Message, false
 	if msg == nil && upd.EditedMessage != nil {

@@ -79,6 +79,11 @@ func TestRouteUpdateDecidesWhatIsAnswered(t *testing.T) {
 		{"entity past the end of the text", "message", with(private("/x"), "entities", []map[string]any{{"type": "bot_command", "offset": 0, "length": 50}}), converse, "/x"},
 		{"callback", "callback_query", map[string]any{"id": "q", "from": ivan, "data": "x:y"}, answerCallback, ""},
 		{"member update", "my_chat_member", map[string]any{"chat": map[string]any{"id": 1, "type": "private"}}, ignore, ""},
+		{"added to a group", "my_chat_member", map[string]any{"chat": map[string]any{"id": -5, "type": "group"}, "from": anna,
+			"old_chat_member": map[string]any{"user": fake.Bot(), "status": "left"}, "new_chat_member": map[string]any{"user": fake.Bot(), "status": "member"}},
+			membership, ""},
+		{"another member's change", "my_chat_member", map[string]any{"chat": map[string]any{"id": -5, "type": "group"}, "from": anna,
+			"new_chat_member": map[string]any{"user": anna, "status": "member"}}, ignore, ""},
 	}
 	for _, c := range cases {
 		raw, _ := json.Marshal(map[string]any{"update_id": 1, c.field: c.body})

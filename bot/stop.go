@@ -21,14 +21,15 @@ func (h *Handler) stoppable(ctx context.Context, in *incoming) (turnCtx context.
 }
 
 // mayStop is the gate's rule for stopping an answer: the user must be let
-// in (access.Policy.Allows) and be who asked for the answer, one of the bot's
+// in (letIn) and be who asked for the answer, one of the bot's
 // admins, or an admin of the group. Anyone else's /stop or press of Stop
 // does nothing to it.
 func (h *Handler) mayStop(ctx context.Context, in *incoming, userID int64) (bool, error) {
 	chat := in.msg.Chat
+	if ok, err := h.letIn(ctx, userID, chat); !ok {
+		return false, err
+	}
 	switch {
-	case !h.Access.Allows(userID, chat.ID):
-		return false, nil
 	case userID == in.user.TelegramUserID || h.Access.IsAdmin(userID):
 		return true, nil
 	case chat.IsPrivate():

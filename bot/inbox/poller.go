@@ -119,6 +119,9 @@ type envelope struct {
 	// The user pressed Stop on a draft (Bot API 10.3): queued in its chat,
 	// behind the answer it stops (which sees it: queue.Store.StopRequests).
 	StoppedMessageGeneration *chatHolder `json:"stopped_message_generation"`
+	// The bot was added to a group or left it: queued in the group, with
+	// its messages (the owner decides on it: bot/pairing.go).
+	MyChatMember *chatHolder `json:"my_chat_member"`
 }
 
 type chatHolder struct {
@@ -167,6 +170,8 @@ func (e *envelope) chatID() int64 {
 		return e.CallbackQuery.From.ID
 	case e.StoppedMessageGeneration != nil:
 		return e.StoppedMessageGeneration.Chat.ID
+	case e.MyChatMember != nil:
+		return e.MyChatMember.Chat.ID
 	}
 	return 0
 }

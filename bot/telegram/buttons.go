@@ -51,3 +51,11 @@ func (c *Client) MemberStatus(ctx context.Context, chatID, userID int64) (string
 	}
 	return member.Status, nil
 }
+
+// LeaveChat makes the bot leave a group (leaveChat).
+func (c *Client) LeaveChat(ctx context.Context, chatID int64) error {
+	if _, err := c.send(ctx, tgbotapi.LeaveChatConfig{ChatID: chatID}); err != nil {
+		return fmt.Errorf("leaveChat: %w", err)
+	}
+	return nil
+}

@@ -16,6 +16,54 @@ var english = Texts{
 	TokenLimit: func(a1, a2 any) string {
 		return fmt.Sprintf("You have used today's limit of %s. It renews at midnight (%s time). /usage shows your usage.", plural(a1, "token", "tokens"), a2)
 	},
+	// The claim and pairing (pairing.go)
+	Unclaimed: "This bot has no owner yet. If it is yours, open the claim link membot writes to its log at start " +
+		"(membot doctor shows it too).",
+	ClaimDone: func(name any) string {
+		return fmt.Sprintf("Hello, %s! You are this bot's owner now. It serves you, and asks you before it serves anyone else: "+
+			"/users shows who may use it.", name)
+	},
+	ClaimWrong: func(left any) string {
+		return fmt.Sprintf("That claim code is not right. Tries left this hour: %d.", left)
+	},
+	ClaimWrongLast: "That claim code is not right, and that was the last try for an hour.",
+	ClaimExpired:   "That claim code has expired. The bot's log shows a new one (restart the bot, or run membot doctor).",
+	PairingAsked:   "This is a private bot. I've asked my owner whether I may talk with you; I'll write when they answer.",
+	PairingAskedGroup: "This is a private bot. I've asked my owner whether I may serve this group; " +
+		"I'll write here when they answer.",
+	PairingWaiting: "I've asked my owner already; they have not answered yet.",
+	PairingFull:    "This is a private bot, and its owner has too many requests waiting. Please try again tomorrow.",
+	PairingRequest: func(name, id, language, chat any) string {
+		return fmt.Sprintf("Someone asks to use the bot:\n%s\nid: %d\nlanguage: %s\nchat: %s", name, id, language, chat)
+	},
+	PairingGroupRequest: func(title, id, by, language any) string {
+		return fmt.Sprintf("The bot was added to a group, which asks to be served:\n%s (chat id %d)\nadded by: %s\nlanguage: %s",
+			title, id, by, language)
+	},
+	PairingPrivateChat:  "private",
+	PairingAllow:        "✅ Allow",
+	PairingDeny:         "❌ Deny",
+	PairingBlock:        "⛔ Block",
+	PairingAllowedAt:    func(at any) string { return fmt.Sprintf("✅ Allowed at %s", at) },
+	PairingDeniedAt:     func(at any) string { return fmt.Sprintf("❌ Denied at %s", at) },
+	PairingBlockedAt:    func(at any) string { return fmt.Sprintf("⛔ Blocked at %s", at) },
+	PairingGone:         "This request no longer waits: it was decided, or it expired.",
+	PairingOwnersOnly:   "Only the bot's owner and admins decide this.",
+	PairingAllowedYou:   "My owner allowed you: write me anything.",
+	PairingAllowedGroup: "My owner allowed this group: mention me or reply to me to talk.",
+	PairingDeniedYou:    "My owner did not allow it, sorry.",
+	PairingDeniedGroup:  "My owner did not allow this group, so I am leaving it.",
+	UsersHeads:          [5]string{"Owners and admins", "Allowed", "Blocked", "Groups", "Waiting for you"},
+	UsersNobody:         "nobody",
+	UsersUsage: "/users shows who may use the bot. /users allow ID, /users block ID, /users revoke ID " +
+		"(a group's id starts with -; revoked, they may ask again).",
+	UsersRevoke:     func(name any) string { return fmt.Sprintf("Revoke %s", name) },
+	UsersAllowedNow: func(id any) string { return fmt.Sprintf("%d may use the bot now.", id) },
+	UsersBlockedNow: func(id any) string { return fmt.Sprintf("%d is blocked: the bot will not answer them.", id) },
+	UsersRevoked:    func(id any) string { return fmt.Sprintf("%d may no longer use the bot (they may ask again).", id) },
+	UsersNothing:    func(id any) string { return fmt.Sprintf("Nothing was decided for %d.", id) },
+	UsersOwnerStays: "The owner stays the owner.",
+
 	Stats: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 any) string {
 		return fmt.Sprintf("Today (%s time)\n"+
 			"Users: %d, active today: %d\n"+
@@ -246,6 +294,7 @@ var english = Texts{
 		"stats":           "admins: users, activity and tokens today",
 		"web":             "admins: a sign-in link to the web pages",
 		"user":            "admins: a summary of one user: /user ID or /user @name",
+		"users":           "admins: who may use the bot; allow, block, revoke",
 		"approvals":       "actions waiting for your approval",
 		"model":           "the model that answers in this chat; /model NAME switches",
 		"memory":          "what I remember about you",

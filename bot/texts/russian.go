@@ -16,6 +16,60 @@ var russian = Texts{
 	TokenLimit: func(a1, a2 any) string {
 		return fmt.Sprintf("Вы израсходовали дневной лимит: %s. Он обновится в полночь (по времени %s). /usage покажет ваш расход.", plural(a1, "токен", "токена", "токенов"), a2)
 	},
+	// The claim and pairing (pairing.go)
+	Unclaimed: "У этого бота ещё нет владельца. Если он ваш, откройте ссылку для получения бота, которую membot " +
+		"пишет в журнал при запуске (её показывает и membot doctor).",
+	ClaimDone: func(name any) string {
+		return fmt.Sprintf("Здравствуйте, %s! Теперь вы владелец этого бота. Он служит вам и спрашивает вас, прежде чем "+
+			"отвечать кому-то ещё: /users показывает, кому он отвечает.", name)
+	},
+	ClaimWrong: func(left any) string {
+		return fmt.Sprintf("Код неверный. Осталось попыток в этот час: %d.", left)
+	},
+	ClaimWrongLast: "Код неверный, и это была последняя попытка на ближайший час.",
+	ClaimExpired:   "Срок этого кода истёк. Новый код — в журнале бота (перезапустите бота или выполните membot doctor).",
+	PairingAsked:   "Это закрытый бот. Я спросил владельца, можно ли мне с вами говорить, и напишу, когда он ответит.",
+	PairingAskedGroup: "Это закрытый бот. Я спросил владельца, можно ли мне отвечать в этой группе, " +
+		"и напишу сюда, когда он ответит.",
+	PairingWaiting: "Я уже спросил владельца; он пока не ответил.",
+	PairingFull:    "Это закрытый бот, и у его владельца слишком много неотвеченных запросов. Попробуйте завтра.",
+	PairingRequest: func(name, id, language, chat any) string {
+		return fmt.Sprintf("Кто-то просит доступ к боту:\n%s\nid: %d\nязык: %s\nчат: %s", name, id, language, chat)
+	},
+	PairingGroupRequest: func(title, id, by, language any) string {
+		return fmt.Sprintf("Бота добавили в группу, и она просит доступ:\n%s (id чата %d)\nдобавил: %s\nязык: %s",
+			title, id, by, language)
+	},
+	PairingPrivateChat:  "личный",
+	PairingAllow:        "✅ Разрешить",
+	PairingDeny:         "❌ Отказать",
+	PairingBlock:        "⛔ Заблокировать",
+	PairingAllowedAt:    func(at any) string { return fmt.Sprintf("✅ Разрешено в %s", at) },
+	PairingDeniedAt:     func(at any) string { return fmt.Sprintf("❌ Отказано в %s", at) },
+	PairingBlockedAt:    func(at any) string { return fmt.Sprintf("⛔ Заблокировано в %s", at) },
+	PairingGone:         "Этот запрос уже не ждёт: по нему решили, или его срок истёк.",
+	PairingOwnersOnly:   "Это решают только владелец и админы бота.",
+	PairingAllowedYou:   "Владелец разрешил: пишите мне что угодно.",
+	PairingAllowedGroup: "Владелец разрешил эту группу: упомяните меня или ответьте на моё сообщение, чтобы поговорить.",
+	PairingDeniedYou:    "Владелец не разрешил, извините.",
+	PairingDeniedGroup:  "Владелец не разрешил эту группу, поэтому я из неё выхожу.",
+	UsersHeads:          [5]string{"Владельцы и админы", "Разрешены", "Заблокированы", "Группы", "Ждут вашего решения"},
+	UsersNobody:         "никого",
+	UsersUsage: "/users показывает, кому бот отвечает. /users allow ID, /users block ID, /users revoke ID " +
+		"(id группы начинается с -; после revoke можно попросить снова).",
+	UsersRevoke: func(name any) string { return fmt.Sprintf("Отозвать: %s", name) },
+	UsersAllowedNow: func(id any) string {
+		return fmt.Sprintf("%d теперь может пользоваться ботом.", id)
+	},
+	UsersBlockedNow: func(id any) string {
+		return fmt.Sprintf("%d заблокирован: бот не будет ему отвечать.", id)
+	},
+	UsersRevoked: func(id any) string {
+		return fmt.Sprintf("%d больше не может пользоваться ботом (может попросить снова).", id)
+	},
+	UsersNothing:    func(id any) string { return fmt.Sprintf("Для %d ничего не было решено.", id) },
+	UsersOwnerStays: "Владелец остаётся владельцем.",
+
 	Stats: func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 any) string {
 		return fmt.Sprintf("Сегодня (по времени %s)\n"+
 			"Пользователей: %d, активных сегодня: %d\n"+
@@ -266,6 +320,7 @@ var russian = Texts{
 		"stats":           "для админов: пользователи, активность и токены за сегодня",
 		"web":             "для админов: ссылка для входа на веб-страницы",
 		"user":            "для админов: сводка по пользователю: /user ID или /user @имя",
+		"users":           "для админов: кому бот отвечает; разрешить, заблокировать, отозвать",
 		"approvals":       "действия, ждущие вашего разрешения",
 		"model":           "модель, которая отвечает в этом чате; /model ИМЯ переключает",
 		"memory":          "что я о вас помню",

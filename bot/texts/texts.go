@@ -14,6 +14,40 @@ type Texts struct {
 	AccessDeniedShort string
 	RateLimited       func(a1 any) string
 	TokenLimit        func(a1, a2 any) string
+	// pairing.go: the claim, strangers' requests, the owner's buttons, /users
+	Unclaimed           string
+	ClaimDone           func(name any) string
+	ClaimWrong          func(left any) string
+	ClaimWrongLast      string
+	ClaimExpired        string
+	PairingAsked        string
+	PairingAskedGroup   string
+	PairingWaiting      string
+	PairingFull         string
+	PairingRequest      func(name, id, language, chat any) string
+	PairingGroupRequest func(title, id, by, language any) string
+	PairingPrivateChat  string
+	PairingAllow        string
+	PairingDeny         string
+	PairingBlock        string
+	PairingAllowedAt    func(at any) string
+	PairingDeniedAt     func(at any) string
+	PairingBlockedAt    func(at any) string
+	PairingGone         string
+	PairingOwnersOnly   string
+	PairingAllowedYou   string
+	PairingAllowedGroup string
+	PairingDeniedYou    string
+	PairingDeniedGroup  string
+	UsersHeads          [5]string // owners and admins, allowed, blocked, groups, waiting
+	UsersNobody         string
+	UsersUsage          string
+	UsersRevoke         func(name any) string
+	UsersAllowedNow     func(id any) string
+	UsersBlockedNow     func(id any) string
+	UsersRevoked        func(id any) string
+	UsersNothing        func(id any) string
+	UsersOwnerStays     string
 	// admin.go
 	Stats       func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 any) string
 	User        func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13 any) string

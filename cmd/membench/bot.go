@@ -43,6 +43,8 @@ func (s botSettings) env() []string {
 		// background, off the turn's path; cmd/recallbench measures it.
 		"AUTO_MEMORY=off",
 		"SUMMARIES=off",
+		// Its many users are served without an owner's Allow each.
+		"ACCESS=open",
 	)
 	return append(env, s.Extra...)
 }

@@ -239,7 +239,7 @@ func binaryEnv(tg *telegramfake.Server, llm *openaifake.Server, dsn string, sett
 	env := append(os.Environ(),
 		"TELEGRAM_BOT_TOKEN="+testToken, "TELEGRAM_API_URL="+tg.URL(), "TELEGRAM_RATE_LIMIT=off",
 		"DATABASE_URL="+dsn, "OPENAI_BASE_URL="+llm.URL(), "OPENAI_API_KEY=sk-test-key-never-logged",
-		"POLL_TIMEOUT=1s", "WORKERS=4", "SHUTDOWN_TIMEOUT=5s", "ENV_FILE=/dev/null", "WEB_ADDR=")
+		"POLL_TIMEOUT=1s", "WORKERS=4", "SHUTDOWN_TIMEOUT=5s", "ENV_FILE=/dev/null", "WEB_ADDR=", "ACCESS=open")
 	return append(env, settings...)
 }
 

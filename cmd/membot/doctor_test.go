@@ -324,3 +324,25 @@ func TestDoctorSaysHowAModelThinks(t *testing.T) {
 		t.Errorf("doctor = %v; want the streaming line to say the thinking comes in <think> tags", err)
 	}
 }
+
+// In owner mode doctor reads the claim from the database: unclaimed, it
+// shows the link the start-up log shows (the same code); claimed, it says so.
+func TestDoctorShowsTheClaimLinkUntilTheBotIsClaimed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	delete(h.Env, "ACCESS")
+	out, _ := runDoctorCmd(t, h)
+	link := regexp.MustCompile(`(?m)^– access: owner mode, not claimed yet: the bot answers no one until you open https://t\.me/membot_test_bot\?start=(\w+) in Telegram`).FindStringSubmatch(out)
+	if link == nil {
+		t.Fatalf("no claim line:\n%s", out)
+	}
+	if again, _ := runDoctorCmd(t, h); !strings.Contains(again, "?start="+link[1]) {
+		t.Errorf("a second run shows another code:\n%s", again)
+	}
+	h.Start()
+	h.Say(jane, "/start "+link[1])
+	h.Stop()
+	if out, _ := runDoctorCmd(t, h); !strings.Contains(out, "✓ access: owner mode: claimed") {
+		t.Errorf("after the claim:\n%s", out)
+	}
+}

@@ -60,7 +60,7 @@ func TestTheBinaryKeepsItsDatabaseToItself(t *testing.T) {
 				cmd = osuser.Command(t, runner, bin)
 			}
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "TELEGRAM_BOT_TOKEN=" + testToken, "OPENAI_API_KEY=sk-test",
-				"TELEGRAM_API_URL=" + tg.URL(), "OPENAI_BASE_URL=" + llm.URL(), "DATA_DIR=" + dataDir, "ENV_FILE=/dev/null", "WEB_ADDR="}
+				"TELEGRAM_API_URL=" + tg.URL(), "OPENAI_BASE_URL=" + llm.URL(), "DATA_DIR=" + dataDir, "ENV_FILE=/dev/null", "WEB_ADDR=", "ACCESS=open"}
 			var logs syncBuffer
 			startCommand(t, cmd, &logs)
 			awaitAnswer(t, tg, "hello", &logs)
@@ -103,7 +103,7 @@ func TestARunAsRootThenAsTheServiceUser(t *testing.T) {
 	migrate := func(as string) (string, int) {
 		t.Helper()
 		cmd := osuser.Command(t, as, bin, "migrate")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DATA_DIR=" + dataDir, "ENV_FILE=/dev/null", "WEB_ADDR="}
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DATA_DIR=" + dataDir, "ENV_FILE=/dev/null", "WEB_ADDR=", "ACCESS=open"}
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {

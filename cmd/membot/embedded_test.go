@@ -30,7 +30,7 @@ func TestTheBinaryRunsOnItsOwnPostgreSQL(t *testing.T) {
 	t.Cleanup(llm.Close)
 	dataDir := reachableTempDir(t)
 	env := []string{"PATH=" + os.Getenv("PATH"), "TELEGRAM_BOT_TOKEN=" + testToken, "OPENAI_API_KEY=sk-test",
-		"TELEGRAM_API_URL=" + tg.URL(), "OPENAI_BASE_URL=" + llm.URL(), "DATA_DIR=" + dataDir, "WEB_ADDR="}
+		"TELEGRAM_API_URL=" + tg.URL(), "OPENAI_BASE_URL=" + llm.URL(), "DATA_DIR=" + dataDir, "WEB_ADDR=", "ACCESS=open"}
 
 	// runOnce starts membot, has it answer text and stops it with stop.
 	runOnce := func(text string, stop syscall.Signal) string {

@@ -20,6 +20,7 @@ import (
 	"github.com/membot/membot/agent/tools"
 	"github.com/membot/membot/agent/websearch"
 	"github.com/membot/membot/bot"
+	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/remind"
 	"github.com/membot/membot/bot/telegram"
@@ -245,6 +246,7 @@ func (c *Config) settings() []setting {
 		{"ALLOWED_USER_IDS", idSet(&c.Bot.Access.AllowedUsers)},
 		{"ALLOWED_CHAT_IDS", idSet(&c.Bot.Access.AllowedChats)},
 		{"ADMIN_USER_IDS", idSet(&c.Bot.Access.Admins)},
+		{"ACCESS", oneOf(&c.Bot.Access.Access, "owner", "open")},
 		{"DAILY_TOKEN_LIMIT", int64From(&c.Bot.Access.DailyTokenLimit, 0)},
 		{"RATE_LIMIT_PER_MINUTE", intIn(&c.Bot.Access.RatePerMinute, 0, 100000)},
 
@@ -287,6 +289,7 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 	}
 	// What several packages are told of one setting.
 	c.Agent.Location, c.Tools.Location, c.Bot.Access.Location = c.Location, c.Location, c.Location
+	c.Bot.Access.Owners = &access.Owners{} // the handler's copy of the policy and the painter's share what they learn
 	c.Bot.Media.Vision = c.Agent.Vision
 	c.Bot.Media.Transcribe = c.Agent.TranscriptionModel != ""
 	return c, nil

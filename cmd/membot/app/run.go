@@ -45,7 +45,7 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	logStart(cfg, log)
 	m := &membot{cfg: cfg, log: log, met: metrics.New(), intake: ctx}
 	defer m.close()
-	for _, step := range []func() error{m.openStore, m.connectTelegram, m.serveMetrics, m.newHandler, m.serveWeb, m.startIntake} {
+	for _, step := range []func() error{m.openStore, m.connectTelegram, m.announceAccess, m.serveMetrics, m.newHandler, m.serveWeb, m.startIntake} {
 		if err := step(); errors.Is(err, errStopped) {
 			return nil
 		} else if err != nil {
@@ -188,6 +188,18 @@ func (m *membot) connectTelegram() error {
 	if err := bot.SetCommandMenu(ctx, m.client); err != nil {
 		log.Warn("registering the command menu with Telegram failed; the commands work without it", "err", err)
 	}
+	return nil
+}
+
+// announceAccess says whom the bot serves and, while it waits for its
+// owner, the claim link (bot.ClaimStatus, which `membot doctor`
+// shows too).
+func (m *membot) announceAccess() error {
+	st, err := bot.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store, m.client.Self.UserName)
+	if err != nil {
+		return startErr(m.intake, fmt.Errorf("access: %w", err))
+	}
+	st.Log(m.log)
 	return nil
 }
 

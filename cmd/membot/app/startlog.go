@@ -11,27 +11,21 @@ import (
 	"github.com/membot/membot/internal/redact"
 )
 
-// logStart logs the start line, with what an operator checks first, and
-// warns when the bot is open to everyone.
+// logStart logs the start line, with what an operator checks first (whom
+// the bot serves is said once the database and Telegram answer:
+// announceAccess).
 func logStart(cfg *Config, log *slog.Logger) {
 	log.Info("membot starting", append([]any{"mode", cfg.Intake.Mode, "model", cfg.Agent.Model, "llm", redact.URLs(cfg.LLM.Chat.BaseURL), "timezone", cfg.Location.String(),
 		"history_limit", cfg.Agent.HistoryLimit, "context_tokens", cfg.Agent.ContextTokens, "max_answer_tokens", cfg.Agent.MaxAnswerTokens,
 		"models", len(cfg.LLM.Models), "workers", cfg.Intake.Workers, "streaming", cfg.Bot.Streaming, "assistant_modes", len(cfg.Agent.Modes.List()),
 		"database", databaseKind(cfg), "mcp_servers", len(cfg.MCPServers)}, accessAttrs(cfg)...)...)
-	if cfg.Bot.Access.Open() {
-		log.Warn("the bot is open to everyone: set ALLOWED_USER_IDS (or ALLOWED_CHAT_IDS) to choose who may use it")
-	}
 }
 
 // accessAttrs are the access settings for the start line, so an operator
 // sees at once who the bot serves: the allowlists, the admins and the
-// limits ("open" when there is no allowlist).
+// limits (access: owner, open or allowlist, as access.Policy.Mode).
 func accessAttrs(cfg *Config) []any {
-	access := "allowlist"
-	if cfg.Bot.Access.Open() {
-		access = "open"
-	}
-	return []any{"access", access, "allowed_users", idList(cfg.Bot.Access.AllowedUsers), "allowed_chats", idList(cfg.Bot.Access.AllowedChats),
+	return []any{"access", string(cfg.Bot.Access.Mode()), "allowed_users", idList(cfg.Bot.Access.AllowedUsers), "allowed_chats", idList(cfg.Bot.Access.AllowedChats),
 		"admins", idList(cfg.Bot.Access.Admins), "daily_token_limit", cfg.Bot.Access.DailyTokenLimit, "rate_limit_per_minute", cfg.Bot.Access.RatePerMinute}
 }
 

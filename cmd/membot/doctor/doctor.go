@@ -92,7 +92,9 @@ func Lines(ctx context.Context, cfg *app.Config, opts Options) []Line {
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
-	return d.runAll(ctx, d.checks())
+	// The access line reads the claim from the database: after the
+	// others, so an embedded PostgreSQL is never started twice at once.
+	return append(d.runAll(ctx, d.checks()), d.runAll(ctx, []check{{"access", 3, d.access}})...)
 }
 
 // Failed tells whether the line's part does not work.
@@ -138,7 +140,6 @@ func (d *doctor) checks() []check {
 		check{"pictures", 1, d.pictures},
 		check{"mcp", 1, d.mcp},
 		check{"web search", 1, d.webSearch},
-		check{"access", 0, func(context.Context) []Line { return []Line{Access(d.cfg)} }},
 	)
 	return list
 }

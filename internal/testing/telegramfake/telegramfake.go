@@ -569,7 +569,7 @@ func (s *Server) result(r *http.Request, c Call) (any, *Fault) {
 		return s.record(c)
 	case "deleteMessage", "editMessageReplyMarkup":
 		return s.change(c)
-	case "sendChatAction", "setMyCommands", "answerCallbackQuery", "setChatMenuButton":
+	case "sendChatAction", "setMyCommands", "answerCallbackQuery", "setChatMenuButton", "leaveChat":
 		return true, nil
 	case "getChatMember":
 		return s.chatMember(c)

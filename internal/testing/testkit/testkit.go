@@ -97,6 +97,10 @@ func New(t *testing.T) *Harness {
 		// that turn it on for minutes; the bound has a test of its own.
 		"MEMORY_CALLS_PER_MINUTE": "100000",
 		"EMBEDDINGS_PER_MINUTE":   "100000",
+		// Most tests talk as whoever they like: the bot serves everyone. The
+		// product's default (the owner claims the bot, strangers ask) has
+		// tests of its own, which delete this.
+		"ACCESS": "open",
 	}
 	h.checkLogsAtCleanup()
 	return h

@@ -1,0 +1,1 @@
+DELETE FROM access_grants WHERE kind = $1 AND telegram_id = $2 AND status <> 'owner'
