@@ -26,7 +26,7 @@ type WebPages interface {
 func cmdWeb(ctx context.Context, h *Handler, in *incoming) error {
 	t := tr(in.lang())
 	if !in.msg.Chat.IsPrivate() {
-		return h.reply(ctx, in, t.FactsPrivate)
+		return h.reply(ctx, in, t.WebPrivate)
 	}
 	if h.Web == nil {
 		return h.reply(ctx, in, t.WebOff("WEB_ADDR is empty"))

@@ -10,8 +10,16 @@ import (
 	"github.com/membot/membot/memory/console"
 )
 
-// sessionCookie holds a signed-in admin's session token.
-const sessionCookie = "membot_session"
+// sessionCookie holds a signed-in admin's session token. The __Host-
+// prefix makes a browser keep it only as set here: Secure, for this host
+// alone, for every path.
+const sessionCookie = "__Host-membot_session"
+
+// proxyHeaders are what a reverse proxy or tunnel adds to what it passes
+// on: a loopback interface without a login refuses them, since a proxy
+// that rewrites Host would put it on the Internet.
+var proxyHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip",
+	"Via", "Cf-Connecting-Ip", "True-Client-Ip", "Tailscale-User-Login", "X-Original-Forwarded-For"}
 
 // maxForm bounds a change's request body: forms of a few fields.
 const maxForm = 64 << 10
@@ -52,13 +60,41 @@ func (s *Server) secured(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin") // no-referrer would make a form's Origin "null"
 		h.Set("Cache-Control", "no-store")
-		if s.access == Local && !loopback(r.Host) {
-			http.Error(w, "this interface answers on its loopback address only", http.StatusMisdirectedRequest)
+		if strings.HasPrefix(s.cfg.URL, "https://") {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		if refused := s.refusedHost(r); refused != "" {
+			s.refusals.Do(func() { s.deps.Log.Warn("web: " + refused) })
+			http.Error(w, refused, http.StatusMisdirectedRequest)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refusedHost says why a request is not for this interface, "" when it
+// is. A loopback interface answers requests to a loopback name, straight
+// from the browser: not through a proxy (DNS rebinding and a Host-
+// rewriting proxy would both reach it otherwise). One with WEB_URL
+// answers requests to WEB_URL's host, or to a loopback name.
+func (s *Server) refusedHost(r *http.Request) string {
+	if s.access == Local {
+		for _, name := range proxyHeaders {
+			if r.Header.Get(name) != "" {
+				return "this interface has no login and answers on its loopback address only, not through a proxy (" +
+					name + "); set WEB_URL to serve it through one, with sign-in"
+			}
+		}
+		if !loopback(r.Host) {
+			return "this interface answers on its loopback address only"
+		}
+		return ""
+	}
+	if u, err := url.Parse(s.cfg.URL); err == nil && (strings.EqualFold(r.Host, u.Host) || loopback(r.Host)) {
+		return ""
+	}
+	return "this interface answers at WEB_URL only"
 }
 
 // operator registers an operator's page: shown to whoever may (a Local
@@ -124,7 +160,9 @@ func (s *Server) sameOrigin(r *http.Request) bool {
 		origin = r.Header.Get("Referer")
 	}
 	if origin == "" {
-		return true // not a browser: the CSRF token alone decides
+		// Not a browser: the CSRF token alone decides, where a login
+		// stands behind it; without a login a page must say where from.
+		return s.access != Local
 	}
 	u, err := url.Parse(origin)
 	if err != nil {

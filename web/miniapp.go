@@ -21,9 +21,7 @@ func (s *Server) miniAppRoutes() {
 	s.mux.HandleFunc("GET /app", s.miniApp)
 	s.userAPI("GET /app/api/me", s.myMemory)
 	s.userAPI("GET /app/api/search", s.mySearch)
-	s.userAPI("GET /app/api/export", func(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
-		return s.export(w, r, u.ID)
-	})
+	s.userAPI("GET /app/api/export", s.myExport)
 	s.userAPI("POST /app/api/facts/{id}", s.myFactEdit)
 	s.userAPI("POST /app/api/facts/{id}/forget", s.myFactForget)
 	s.userAPI("POST /app/api/forget", s.myForgetAll)
@@ -50,7 +48,11 @@ func (s *Server) userAPI(pattern string, p userPage) {
 			_ = writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "open this page from the bot in Telegram"})
 			return
 		}
-		u, err := CheckInitData(raw, s.deps.BotToken, s.cfg.InitDataTTL, time.Now())
+		maxAge := s.cfg.InitDataTTL
+		if r.Method != http.MethodGet { // a change: launch data of the last hour only
+			maxAge = min(maxAge, time.Hour)
+		}
+		u, err := CheckInitData(raw, s.deps.BotToken, maxAge, time.Now())
 		if err != nil {
 			s.deps.Log.Info("web: Mini App launch data refused", "err", err)
 			_ = writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "Telegram's signature on this page does not hold or is too old: open it again from the bot"})
@@ -61,7 +63,7 @@ func (s *Server) userAPI(pattern string, p userPage) {
 			return
 		}
 		if err := p(w, r, u); err != nil {
-			if errors.Is(err, errNotFound) || errors.Is(err, memory.ErrNotFound) {
+			if errors.Is(err, errNotFound) || errors.Is(err, memory.ErrNotFound) || errors.Is(err, console.ErrNotFound) {
 				_ = writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found"})
 				return
 			}
@@ -106,6 +108,25 @@ func (s *Server) mySearch(w http.ResponseWriter, r *http.Request, u TelegramUser
 		hits = append(hits, found...)
 	}
 	return writeJSON(w, http.StatusOK, hits)
+}
+
+// myExport sends every row of the user, as /export does: at most
+// ExportsPerHour of the two together in any hour.
+func (s *Server) myExport(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
+	if limit := s.deps.ExportsPerHour; limit > 0 {
+		n, _, err := s.deps.Memory.EventsSince(r.Context(), u.ID, memory.EventExportSent, time.Now().Add(-time.Hour))
+		if err != nil {
+			return err
+		}
+		if n >= limit {
+			return writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "you exported your data lately: try again in an hour"})
+		}
+	}
+	if err := s.deps.Memory.AddEvents(r.Context(), memory.Event{Type: memory.EventExportSent, UserID: u.ID,
+		Payload: map[string]any{"via": "mini_app"}}); err != nil {
+		return err
+	}
+	return s.export(w, r, u.ID)
 }
 
 func (s *Server) myFactEdit(w http.ResponseWriter, r *http.Request, u TelegramUser) error {

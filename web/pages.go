@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	s.operator("POST /checks", s.runChecks)
 	s.operator("GET /chats", s.chats)
 	s.operator("GET /chats/{id}", s.chat)
+	s.operator("GET /chats/{id}/search", s.chatSearch)
 	s.operator("GET /messages/{id}", s.wholeMessage)
 	s.operator("GET /memory", s.users)
 	s.operator("GET /memory/{user}", s.user)
@@ -86,14 +87,24 @@ func (s *Server) runChecks(w http.ResponseWriter, r *http.Request, v viewer) err
 	}
 	s.checks.active = true
 	s.checks.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 2*time.Minute)
-	lines := s.deps.Checks(ctx)
-	cancel()
-	s.checks.mu.Lock()
-	s.checks.lines, s.checks.at, s.checks.active = lines, time.Now(), false
-	s.checks.mu.Unlock()
+	// In the background: the checks may take longer than a response may.
+	go func() {
+		var lines []Check
+		defer func() {
+			if p := recover(); p != nil {
+				s.deps.Log.Error("web: the checks panicked", "panic", p)
+				lines = []Check{{Name: "checks", Mark: "✗", Detail: "the checks stopped with an error; the log says which"}}
+			}
+			s.checks.mu.Lock()
+			s.checks.lines, s.checks.at, s.checks.active = lines, time.Now(), false
+			s.checks.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 2*time.Minute)
+		defer cancel()
+		lines = s.deps.Checks(ctx)
+	}()
 	s.changed(r, v, 0, "run_checks", nil)
-	return s.back(w, r, "/", map[string]any{"checks": lines})
+	return s.back(w, r, "/", map[string]any{"running": true})
 }
 
 func (s *Server) chats(w http.ResponseWriter, r *http.Request, v viewer) error {
@@ -117,16 +128,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, v viewer) error {
 		return errNotFound
 	}
 	data := map[string]any{"id": id}
-	if q := strings.TrimSpace(r.URL.Query().Get("q")); q != "" {
-		if len(q) > maxQuery {
-			q = q[:maxQuery]
-		}
-		hits, err := s.deps.Memory.SearchMessages(ctx, memory.Search{ConversationID: id, Text: q, Limit: 10})
-		if err != nil {
-			return err
-		}
-		data["q"], data["hits"] = q, hits
+	q, hits, err := s.search(r, id)
+	if err != nil {
+		return err
 	}
+	data["q"], data["hits"] = q, hits
 	messages, err := s.deps.Console.ConversationMessages(ctx, id, messagesShown)
 	if err != nil {
 		return err
@@ -137,6 +143,39 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, v viewer) error {
 	}
 	data["messages"], data["approvals"] = messages, approvals
 	return s.render(w, r, v, "chat", "Conversation", data)
+}
+
+// search runs the bot's own search over a conversation for the request's
+// q (cut to maxQuery), nothing for none.
+func (s *Server) search(r *http.Request, conversationID string) (string, []memory.Snippet, error) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if q == "" {
+		return "", nil, nil
+	}
+	if len(q) > maxQuery {
+		q = strings.ToValidUTF8(q[:maxQuery], "")
+	}
+	hits, err := s.deps.Memory.SearchMessages(r.Context(), memory.Search{ConversationID: conversationID, Text: q, Limit: 10})
+	return q, hits, err
+}
+
+// chatSearch is a conversation's search results alone: the page's search
+// box fetches them as the operator types (htmx), and scripts as JSON.
+func (s *Server) chatSearch(w http.ResponseWriter, r *http.Request, v viewer) error {
+	id := r.PathValue("id")
+	if !uuidLike(id) {
+		return errNotFound
+	}
+	q, hits, err := s.search(r, id)
+	if err != nil {
+		return err
+	}
+	data := map[string]any{"q": q, "hits": hits}
+	if wantsJSON(r) {
+		return writeJSON(w, http.StatusOK, data)
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	return s.pages["_hits"].Execute(w, data)
 }
 
 // wholeMessage is one message's whole text, as plain text.
@@ -309,8 +348,12 @@ func (s *Server) usage(w http.ResponseWriter, r *http.Request, v viewer) error {
 	if err != nil {
 		return err
 	}
+	today, err := s.deps.Console.UsageByUser(ctx, s.dayStart(time.Now()))
+	if err != nil {
+		return err
+	}
 	return s.render(w, r, v, "usage", "Usage", map[string]any{
-		"since": since, "days": days, "users": users, "models": models,
+		"since": since, "days": days, "users": users, "models": models, "today": today,
 		"daily_token_limit": s.cfg.DailyTokenLimit,
 	})
 }

@@ -34,6 +34,7 @@ func parsePages(loc *time.Location) map[string]*template.Template {
 		},
 		"cut":     cut,
 		"more":    more,
+		"rest":    func(length int) int { return max(length-shownChars, 0) },
 		"visible": visible,
 		"json": func(v any) (template.JS, error) {
 			b, err := json.Marshal(v)
@@ -50,7 +51,11 @@ func parsePages(loc *time.Location) map[string]*template.Template {
 		if name == "layout" {
 			continue
 		}
-		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", path))
+		if strings.HasPrefix(name, "_") { // a part of a page, served alone (htmx)
+			out[name] = template.Must(template.New(name+".html").Funcs(funcs).ParseFS(templateFiles, path))
+			continue
+		}
+		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", path, "templates/_*.html"))
 	}
 	return out
 }

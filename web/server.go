@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/membot/membot/memory"
@@ -30,6 +31,7 @@ type Console interface {
 	Session(ctx context.Context, token string) (console.Session, error)
 	Sessions(ctx context.Context) ([]console.Session, error)
 	EndSession(ctx context.Context, id int64) error
+	DropOldSignIns(ctx context.Context) error
 	Overview(ctx context.Context, dayStart time.Time) (console.Overview, error)
 	RecentFailures(ctx context.Context, since time.Time) ([]console.Failure, error)
 	UsageByDay(ctx context.Context, since time.Time, zone string) ([]console.DayUsage, error)
@@ -59,6 +61,7 @@ type Memory interface {
 	ForgetAllFacts(ctx context.Context, userID int64) (int64, error)
 	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
 	AddEvents(ctx context.Context, events ...memory.Event) error
+	EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (n int, oldest time.Time, err error)
 }
 
 // Check is one line of membot doctor's, for the overview.
@@ -102,6 +105,9 @@ type Deps struct {
 	IsAdmin func(userID int64) bool
 	// MayUse tells who the bot serves: only they open the Mini App.
 	MayUse func(userID int64) bool
+	// ExportsPerHour bounds a user's exports from the Mini App, counted
+	// with their /export (EXPORTS_PER_HOUR).
+	ExportsPerHour int
 	// BotToken verifies the Mini App's launch data; it is never rendered.
 	BotToken string
 	Log      *slog.Logger
@@ -119,6 +125,10 @@ type Server struct {
 	mux       *http.ServeMux
 	pages     map[string]*template.Template
 	checks    checkRun
+	// serving is set once the interface listens: without it /memory
+	// offers no Mini App (a taken port, say).
+	serving  atomic.Bool
+	refusals sync.Once // a refused Host or proxy is logged once
 }
 
 // New is the interface with cfg's settings; Access tells whether it is
@@ -169,9 +179,13 @@ func (s *Server) Where() (localAddr, off string) {
 	return "", ""
 }
 
-// MiniAppURL is the address /memory opens as a Mini App, empty without one.
+// Serving notes that the interface listens.
+func (s *Server) Serving() { s.serving.Store(true) }
+
+// MiniAppURL is the address /memory opens as a Mini App, empty without
+// one (no HTTPS WEB_URL, or the interface does not listen).
 func (s *Server) MiniAppURL() string {
-	if !s.cfg.MiniApp() {
+	if !s.cfg.MiniApp() || !s.serving.Load() {
 		return ""
 	}
 	return s.cfg.URL + "/app"

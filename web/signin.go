@@ -58,6 +58,9 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusForbidden, "This link's admin is no longer an admin of the bot.")
 		return
 	}
+	if err := s.deps.Console.DropOldSignIns(r.Context()); err != nil { // the tables stay small
+		s.deps.Log.Warn("web: drop old sign-ins", "err", err)
+	}
 	s.setSessionCookie(w, token, int(s.cfg.SessionTTL.Seconds()))
 	s.changed(r, viewer{UserID: sess.UserID, SessionID: sess.ID}, 0, "sign_in", nil)
 	http.Redirect(w, r, "/", http.StatusSeeOther)

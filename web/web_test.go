@@ -85,8 +85,11 @@ func (s *site) do(method, path, cookie string, form url.Values, header ...string
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	if method != http.MethodGet {
+		req.Header.Set("Origin", s.base) // as a page of the interface sends it
+	}
 	if cookie != "" {
-		req.AddCookie(&http.Cookie{Name: "membot_session", Value: cookie})
+		req.AddCookie(&http.Cookie{Name: "__Host-membot_session", Value: cookie})
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		if header[i] == "Host" {
@@ -108,7 +111,7 @@ func (s *site) do(method, path, cookie string, form url.Values, header ...string
 	return page{status: resp.StatusCode, body: string(b), header: resp.Header}
 }
 
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"|"X-CSRF-Token": "([^"]+)"`)
 
 // csrf is the token a page's forms carry.
 func csrf(t *testing.T, p page) string {
@@ -117,7 +120,7 @@ func csrf(t *testing.T, p page) string {
 	if m == nil {
 		t.Fatalf("the page has no CSRF token:\n%s", p.body)
 	}
-	return m[1]
+	return m[1] + m[2]
 }
 
 func TestLoopbackPagesShowAndForgetWhatTheBotRemembers(t *testing.T) {
@@ -186,6 +189,18 @@ func TestTheLoopbackInterfaceAnswersOnlyItsLoopbackHost(t *testing.T) {
 	if p.status != http.StatusMisdirectedRequest {
 		t.Fatalf("a request for host evil.example was answered %d", p.status)
 	}
+	// A proxy that rewrites Host to the loopback would put the pages,
+	// login-less, on the Internet: what it adds gives it away.
+	for _, header := range []string{"X-Forwarded-For", "Forwarded", "Via", "X-Real-IP"} {
+		if p := s.do("GET", "/", "", nil, header, "203.0.113.7"); p.status != http.StatusMisdirectedRequest {
+			t.Errorf("a request through a proxy (%s) was answered %d", header, p.status)
+		}
+	}
+	// Without a login, a change must come from a page of the interface.
+	home := s.do("GET", "/", "", nil)
+	if p := s.do("POST", "/checks", "", url.Values{"csrf": {csrf(t, home)}}, "Origin", ""); p.status != http.StatusForbidden {
+		t.Errorf("a change with no Origin on a login-less interface was answered %d", p.status)
+	}
 }
 
 func TestAPublicAddressWithoutWebURLKeepsThePagesOff(t *testing.T) {
@@ -241,7 +256,7 @@ func (s *site) signIn(token string) (string, page) {
 	s.T.Helper()
 	p := s.do("POST", "/signin", "", url.Values{"token": {token}})
 	for _, c := range (&http.Response{Header: p.header}).Cookies() {
-		if c.Name == "membot_session" {
+		if c.Name == "__Host-membot_session" {
 			if !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteLaxMode {
 				s.T.Errorf("the session cookie is not HttpOnly, Secure and SameSite: %+v", c)
 			}
@@ -300,6 +315,18 @@ func TestASignInLinkWorksOnceForItsAdmin(t *testing.T) {
 	}
 	if p := s.do("GET", "/", cookie, nil); p.status != http.StatusUnauthorized {
 		t.Fatalf("an ended session still opens pages: %d", p.status)
+	}
+}
+
+func TestWithWebURLOnlyItsHostIsAnswered(t *testing.T) {
+	t.Parallel()
+	s := signedIn(t)
+	if p := s.do("GET", "/signin", "", nil, "Host", "evil.example"); p.status != http.StatusMisdirectedRequest {
+		t.Errorf("a request for another host was answered %d", p.status)
+	}
+	p := s.do("GET", "/signin", "", nil, "Host", "membot.example")
+	if p.status != http.StatusOK || !strings.Contains(p.header.Get("Strict-Transport-Security"), "max-age") {
+		t.Errorf("WEB_URL's host: %d, HSTS %q", p.status, p.header.Get("Strict-Transport-Security"))
 	}
 }
 
@@ -383,6 +410,50 @@ func TestTheMiniAppShowsEachUserTheirOwnMemoryOnly(t *testing.T) {
 	}
 	if n := s.Count(`SELECT count(*) FROM memories WHERE telegram_user_id = $1`, jane.ID); n != 0 {
 		t.Errorf("jane still has %d facts", n)
+	}
+}
+
+// Telegram ids pass 2^31: a user's own reminder is cancelled from the Mini
+// App whatever their id, and another's is not found; exports keep to
+// EXPORTS_PER_HOUR, counted with /export.
+func TestTheMiniAppCancelsAReminderAndBoundsExports(t *testing.T) {
+	t.Parallel()
+	s := signedIn(t, "EXPORTS_PER_HOUR", "1")
+	big := telegramfake.User{ID: 5_000_000_001, FirstName: "Big", LanguageCode: "en"}
+	for _, u := range []telegramfake.User{big, jane} {
+		s.LLM.Script(
+			openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("c1", "set_reminder", `{"text":"water the plants","in":"3h"}`)}},
+			openaifake.Reply{Content: "Set."},
+		)
+		s.Say(u, "remind me to water the plants in 3 hours")
+	}
+	var mine, janes int64
+	if err := s.DB.QueryRow(context.Background(), `SELECT (SELECT id FROM reminders WHERE telegram_user_id = $1), (SELECT id FROM reminders WHERE telegram_user_id = $2)`,
+		big.ID, jane.ID).Scan(&mine, &janes); err != nil {
+		t.Fatal(err)
+	}
+	asBig := web.SignInitData(web.TelegramUser{ID: big.ID, FirstName: big.FirstName}, testkit.Token, time.Now())
+	if p := s.miniApp("POST", fmt.Sprintf("/app/api/reminders/%d/cancel", janes), asBig, url.Values{}); p.status != http.StatusNotFound {
+		t.Errorf("cancelling another user's reminder was answered %d: %s", p.status, p.body)
+	}
+	if p := s.miniApp("POST", fmt.Sprintf("/app/api/reminders/%d/cancel", mine), asBig, url.Values{}); p.status != http.StatusOK {
+		t.Fatalf("cancelling one's own reminder: %d %s", p.status, p.body)
+	}
+	if n := s.Count(`SELECT count(*) FROM reminders WHERE status = 'cancelled'`); n != 1 {
+		t.Errorf("%d reminders cancelled", n)
+	}
+	if p := s.miniApp("GET", "/app/api/export", asBig, nil); p.status != http.StatusOK || !strings.Contains(p.body, "water the plants") {
+		t.Fatalf("the export: %d", p.status)
+	}
+	if p := s.miniApp("GET", "/app/api/export", asBig, nil); p.status != http.StatusTooManyRequests {
+		t.Errorf("a second export within the hour was answered %d", p.status)
+	}
+	old := web.SignInitData(web.TelegramUser{ID: big.ID}, testkit.Token, time.Now().Add(-2*time.Hour))
+	if p := s.miniApp("GET", "/app/api/me", old, nil); p.status != http.StatusOK {
+		t.Errorf("two-hour-old launch data could not read: %d", p.status)
+	}
+	if p := s.miniApp("POST", "/app/api/forget", old, url.Values{}); p.status != http.StatusUnauthorized {
+		t.Errorf("two-hour-old launch data could change: %d", p.status)
 	}
 }
 

@@ -91,6 +91,7 @@ var english = Texts{
 		return fmt.Sprintf("The web pages are at http://%v on the machine I run on, without a sign-in. To reach them from elsewhere, set WEB_URL (an HTTPS address) and send /web again.", addr)
 	},
 	WebOff:         func(why any) string { return fmt.Sprintf("The web pages are off: %v.", why) },
+	WebPrivate:     "A sign-in link is for you alone: send /web in our private chat.",
 	WebFailed:      "I could not make a sign-in link just now; the log says why. Try again in a minute.",
 	MemoryAppIntro: "See where each fact came from, correct or forget it, and search what we said:",
 	MemoryAppOpen:  "Open my memory",

@@ -58,6 +58,7 @@ type Texts struct {
 	WebLocal       func(addr any) string
 	WebOff         func(why any) string
 	WebFailed      string
+	WebPrivate     string
 	MemoryAppIntro string
 	MemoryAppOpen  string
 	// approvals.go and bot/approve

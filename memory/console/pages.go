@@ -188,7 +188,7 @@ func (s *Store) UserFacts(ctx context.Context, userID int64) ([]Fact, error) {
 		var src Message
 		var srcAt *time.Time
 		err := row.Scan(&f.ID, &f.Content, &f.Origin, &f.CreatedAt, &f.UpdatedAt, &f.SupersededBy, &f.ValidUntil,
-			&src.ID, &src.Content, &src.Role, &srcAt)
+			&src.ID, &src.Content, &src.Role, &srcAt, &src.Forgotten)
 		if src.ID != 0 && srcAt != nil {
 			src.CreatedAt = *srcAt
 			f.Source = &src
@@ -235,11 +235,13 @@ func (s *Store) Chats(ctx context.Context) ([]Chat, error) {
 	})
 }
 
-// Message is a row of a conversation as the page shows it.
+// Message is a row of a conversation as the page shows it: its texts
+// cut past 2,000 characters, Length the content's whole length.
 type Message struct {
 	ID        int64     `json:"id"`
 	Role      string    `json:"role"`
 	Content   string    `json:"content"`
+	Length    int       `json:"length,omitempty"`
 	ToolCalls string    `json:"tool_calls,omitempty"`
 	ToolName  string    `json:"tool_name,omitempty"`
 	Metadata  string    `json:"metadata,omitempty"`
@@ -251,7 +253,7 @@ type Message struct {
 func (s *Store) ConversationMessages(ctx context.Context, conversationID string, limit int) ([]Message, error) {
 	return collect(ctx, s, "conversation messages", conversationMessagesSQL, func(row pgx.CollectableRow) (Message, error) {
 		var m Message
-		err := row.Scan(&m.ID, &m.Role, &m.Content, &m.ToolCalls, &m.ToolName, &m.Metadata, &m.CreatedAt, &m.Forgotten)
+		err := row.Scan(&m.ID, &m.Role, &m.Content, &m.Length, &m.ToolCalls, &m.ToolName, &m.Metadata, &m.CreatedAt, &m.Forgotten)
 		return m, err
 	}, conversationID, limit)
 }

@@ -292,7 +292,7 @@ func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers fun
 		Console: console.New(store.Pool()), Memory: store, Export: users.Export,
 		IsAdmin:  policy.IsAdmin,
 		MayUse:   func(userID int64) bool { return policy.Allows(userID, userID) },
-		BotToken: cfg.Telegram.Token, Log: log,
+		BotToken: cfg.Telegram.Token, ExportsPerHour: cfg.Bot.ExportsPerHour, Log: log,
 	}
 	if cfg.Checks != nil {
 		secrets := cfg.Secrets()
@@ -334,6 +334,7 @@ func (m *membot) serveWeb() error {
 		return nil
 	}
 	m.undo = append(m.undo, srv.stop)
+	m.web.Serving()
 	if access == web.Local {
 		m.log.Info("web interface: http://" + srv.addr() + " (loopback, no sign-in)")
 	} else {

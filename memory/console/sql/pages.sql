@@ -63,9 +63,11 @@ FROM users WHERE telegram_user_id = $1
 
 -- name: userFacts
 -- Every fact of the user, current and replaced, with the user row it was
--- read from (the exchange's start) and what replaced it.
+-- read from (the exchange's start; its text withheld once that exchange
+-- was forgotten) and what replaced it.
 SELECT m.id, m.content, m.origin, m.created_at, m.updated_at, m.superseded_by, m.valid_until,
-	coalesce(src.id, 0), coalesce(src.content, ''), coalesce(src.role, ''), src.created_at
+	coalesce(src.id, 0), CASE WHEN src.forgotten THEN '' ELSE left(coalesce(src.content, ''), 2001) END,
+	coalesce(src.role, ''), src.created_at, coalesce(src.forgotten, false)
 FROM memories m
 LEFT JOIN messages src ON src.id = m.source_message_id
 WHERE m.telegram_user_id = $1
@@ -73,11 +75,12 @@ ORDER BY (m.superseded_by IS NULL) DESC, m.updated_at DESC, m.id DESC
 LIMIT 500
 
 -- name: userSummaries
--- The summaries of the user's current conversations.
+-- The summaries of the user's private chat (a thread each): a group's
+-- are the group's, whoever started its conversation.
 SELECT s.id, s.chat_id, s.content, s.created_at
 FROM conversation_summaries s
 JOIN conversations c ON c.id = s.conversation_id
-WHERE c.telegram_user_id = $1 AND c.reset_at IS NULL
+WHERE c.chat_id = $1 AND c.telegram_user_id = $1 AND c.reset_at IS NULL
 ORDER BY s.created_at DESC
 LIMIT 50
 
@@ -85,7 +88,7 @@ LIMIT 50
 -- The current conversations, the most recently active first.
 SELECT c.id::text, c.chat_id, coalesce(c.message_thread_id, 0), c.telegram_user_id, coalesce(u.username, ''),
 	coalesce(u.first_name, ''), c.created_at,
-	coalesce((SELECT max(created_at) FROM messages m WHERE m.conversation_id = c.id), c.created_at) AS last_at
+	coalesce((SELECT m.created_at FROM messages m WHERE m.conversation_id = c.id ORDER BY m.id DESC LIMIT 1), c.created_at) AS last_at
 FROM conversations c
 LEFT JOIN users u ON u.telegram_user_id = c.telegram_user_id
 WHERE c.reset_at IS NULL
@@ -93,10 +96,11 @@ ORDER BY last_at DESC
 LIMIT 200
 
 -- name: conversationMessages
--- A conversation's newest rows, oldest first, each with the approval its
--- tool call waited for, if any.
-SELECT id, role, content, coalesce(tool_calls::text, ''), coalesce(tool_name, ''), coalesce(metadata::text, '{}'),
-	created_at, forgotten
+-- A conversation's newest rows, oldest first: each text cut past what a
+-- page shows (its whole length told), so a page of 1 MB messages reads
+-- kilobytes.
+SELECT id, role, left(content, 2001), length(content), left(coalesce(tool_calls::text, ''), 2001), coalesce(tool_name, ''),
+	left(coalesce(metadata::text, '{}'), 2001), created_at, forgotten
 FROM (
 	SELECT * FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2
 ) newest
@@ -135,7 +139,7 @@ LIMIT 500
 -- A reminder or a task that still waits, cancelled: the operator's (user
 -- 0) any, a user's their own only.
 UPDATE reminders SET status = 'cancelled'
-WHERE id = $1 AND status IN ('pending', 'paused') AND ($2 = 0 OR telegram_user_id = $2)
+WHERE id = $1 AND status IN ('pending', 'paused') AND ($2::bigint = 0 OR telegram_user_id = $2::bigint)
 RETURNING chat_id
 
 -- name: userReminders
