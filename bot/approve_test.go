@@ -161,7 +161,7 @@ func TestALongCallIsCutAndShownWholeByItsButton(t *testing.T) {
 
 	// Someone who may not decide it gets nothing.
 	mallory := telegramfake.User{ID: 666, FirstName: "Mallory", LanguageCode: "en"}
-	if got := h.Press(mallory, prompt, buttons[2].Data); got != "Only the person who asked (or an admin) can decide this." {
+	if got := h.Press(mallory, prompt, buttons[2].Data); got != "This button is not yours." {
 		t.Fatalf("a stranger's press = %q", got)
 	}
 	h.WaitIdle()
