@@ -29,6 +29,7 @@ type table struct {
 	released  []release
 	runs      []queue.TaskRun
 	markFails int // how many of the next MarkReminderSent fail
+	looks     int // calls of NextReminderDue: the scheduler's looks
 }
 
 type mark struct {
@@ -101,6 +102,7 @@ func (q *table) ReleaseReminder(_ context.Context, id int64, _ string, failed bo
 func (q *table) NextReminderDue(context.Context) (time.Time, bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.looks++
 	var next time.Time
 	for _, r := range q.rows {
 		if r.Kind == memory.KindReminder && r.Status == "pending" && (next.IsZero() || r.DueAt.Before(next)) {
@@ -186,6 +188,9 @@ func TestAReminderIsSentOnTimeIntoItsTopicAndOnce(t *testing.T) {
 	s, tg, _ := setup(t, q, time.Hour) // it looks only when woken or due
 	tg.EnableTopics()
 	topic := tg.CreateTopic(10, "plans")
+	if !wait.Until(time.Millisecond, func() bool { q.mu.Lock(); defer q.mu.Unlock(); return q.looks > 0 }) {
+		t.Fatal("the scheduler never looked at the table")
+	}
 	due := time.Now().Add(200 * time.Millisecond)
 	q.add(memory.Reminder{ID: 2, ChatID: 10, ThreadID: topic, Kind: memory.KindReminder, Text: "stretch", DueAt: due, LanguageCode: "ru"})
 	s.Wake(due)
@@ -291,19 +296,20 @@ func TestDueTasksAreQueuedOnceWithTheirNextTime(t *testing.T) {
 
 func TestLate(t *testing.T) {
 	t.Parallel()
-	s := &Scheduler{started: time.Now().Add(-10 * time.Minute)}
 	cases := []struct {
-		name string
-		due  time.Time
-		late bool
+		name    string
+		started time.Duration // how long ago the scheduler started
+		due     time.Duration // how long ago it was due
+		late    bool
 	}{
-		{"due now", time.Now(), false},
-		{"due before start, however shortly", s.started.Add(-time.Second), true},
-		{"waited past lateAfter", time.Now().Add(-lateAfter - time.Second), true},
-		{"within lateAfter", time.Now().Add(-lateAfter + 5*time.Second), false},
+		{"due now", time.Hour, 0, false},
+		{"within lateAfter", time.Hour, lateAfter - 5*time.Second, false},
+		{"waited past lateAfter", time.Hour, lateAfter + time.Second, true},
+		{"due before start, however shortly", 10 * time.Second, 11 * time.Second, true},
 	}
 	for _, c := range cases {
-		if got := s.late(c.due); got != c.late {
+		s := &Scheduler{started: time.Now().Add(-c.started)}
+		if got := s.late(time.Now().Add(-c.due)); got != c.late {
 			t.Errorf("%s: late = %v, want %v", c.name, got, c.late)
 		}
 	}
