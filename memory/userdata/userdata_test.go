@@ -238,7 +238,9 @@ func TestExportHoldsWhatForgetDeletes(t *testing.T) {
 		}
 	}
 	var owner int64
-	f.pool.QueryRow(ctx, `SELECT telegram_user_id FROM conversations WHERE id = $1`, group).Scan(&owner)
+	if err := f.pool.QueryRow(ctx, `SELECT telegram_user_id FROM conversations WHERE id = $1`, group).Scan(&owner); err != nil {
+		t.Fatalf("the group conversation Ann started is gone: %v", err)
+	}
 	var bobs int
 	f.pool.QueryRow(ctx, `SELECT count(*) FROM messages WHERE conversation_id = $1`, theirs).Scan(&bobs)
 	if owner != 0 || bobs != 1 {
