@@ -43,7 +43,9 @@ type store struct {
 	failAll error
 }
 
-func (s *store) CurrentConversation(context.Context, memory.Chat, int64) (string, error) { return "conv", s.failAll }
+func (s *store) CurrentConversation(context.Context, memory.Chat, int64) (string, error) {
+	return "conv", s.failAll
+}
 
 func (s *store) PicturesDrawn(context.Context, int64, int64) (int, error) { return s.drawn, s.failAll }
 

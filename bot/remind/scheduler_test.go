@@ -152,7 +152,7 @@ func setup(t *testing.T, q *table, poll time.Duration) (*Scheduler, *telegramfak
 	var mu sync.Mutex
 	queued := &[][]int64{}
 	s := &Scheduler{Queue: q, Client: client, Owner: 1, Location: moscow, Poll: poll,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		RunQueued: func(chats []int64) { mu.Lock(); *queued = append(*queued, chats); mu.Unlock() }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
