@@ -144,7 +144,7 @@ var moscow = time.FixedZone("MSK", 3*3600)
 
 // setup starts a scheduler over q and a fake Telegram; it stops when the
 // test ends.
-func setup(t *testing.T, q *table, poll time.Duration) (*Scheduler, *telegramfake.Server, *[][]int64) {
+func setup(t *testing.T, q *table, poll time.Duration) (*Scheduler, *telegramfake.Server, func() [][]int64) {
 	t.Helper()
 	tg := telegramfake.New("1:test")
 	client := telegram.NewClient(context.Background(), context.Background(),
@@ -158,7 +158,7 @@ func setup(t *testing.T, q *table, poll time.Duration) (*Scheduler, *telegramfak
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx, ctx) }()
 	t.Cleanup(func() { cancel(); <-done; tg.Close() })
-	return s, tg, queued
+	return s, tg, func() [][]int64 { mu.Lock(); defer mu.Unlock(); return slices.Clone(*queued) }
 }
 
 func TestAReminderDueWhileTheBotWasDownIsSentAtOnceAndSaysSo(t *testing.T) {
@@ -271,7 +271,7 @@ func TestDueTasksAreQueuedOnceWithTheirNextTime(t *testing.T) {
 	q.add(memory.Reminder{ID: 8, ChatID: 21, Kind: memory.KindTask, Text: "once", DueAt: time.Now().Add(-time.Hour)})
 	q.add(memory.Reminder{ID: 9, ChatID: 22, Kind: memory.KindTask, Text: "broken", DueAt: time.Now().Add(-time.Hour), Schedule: "not a schedule"})
 	_, _, queued := setup(t, q, time.Hour)
-	if !wait.Until(time.Millisecond, func() bool { _, _, runs := q.snapshot(); return len(runs) == 3 }) {
+	if !wait.Until(time.Millisecond, func() bool { _, _, runs := q.snapshot(); return len(runs) == 3 && len(queued()) > 0 }) {
 		t.Fatal("the due tasks were not queued")
 	}
 	q.mu.Lock()
@@ -289,8 +289,8 @@ func TestDueTasksAreQueuedOnceWithTheirNextTime(t *testing.T) {
 			t.Errorf("task %d: %s after %d runs; want run once and ended", id, r.Status, r.Runs)
 		}
 	}
-	if len(*queued) != 1 || !slices.Equal((*queued)[0], []int64{20, 21, 22}) {
-		t.Errorf("the dispatcher was told %v; want the three chats at once", *queued)
+	if told := queued(); len(told) != 1 || !slices.Equal(told[0], []int64{20, 21, 22}) {
+		t.Errorf("the dispatcher was told %v; want the three chats at once", told)
 	}
 }
 
