@@ -222,7 +222,7 @@ func TestARecurringReminderWaitsForItsNextTime(t *testing.T) {
 	sent, _, _ := q.snapshot()
 	next := sent[0].next
 	zone, _ := time.LoadLocation("Europe/Moscow")
-	if n := next.In(zone); !next.After(time.Now()) || next.Sub(time.Now()) > 24*time.Hour || n.Hour() != 9 || n.Minute() != 30 {
+	if n := next.In(zone); !next.After(time.Now()) || time.Until(next) > 24*time.Hour || n.Hour() != 9 || n.Minute() != 30 {
 		t.Errorf("next time %v; want the next 09:30 in Moscow", next)
 	}
 }
