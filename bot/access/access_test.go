@@ -30,8 +30,8 @@ func TestAllows(t *testing.T) {
 			t.Errorf("%s: IsAdmin = %v, want %v", c.name, got, c.admin)
 		}
 	}
-	if !(&Policy{Admins: map[int64]bool{9: true}}).Open() {
-		t.Error("a bot with admins but no allowlist is not open")
+	if p := (Policy{Admins: map[int64]bool{9: true}}); !p.Allows(1, 1) {
+		t.Error("a bot with admins but no allowlist does not serve everyone")
 	}
 }
 
