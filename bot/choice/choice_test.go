@@ -228,3 +228,23 @@ func TestADatabaseFailureIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// /model without a name lists the models, the conversation's marked, with
+// a button each; the first is the default (OPENAI_MODEL).
+func ExampleModels_Command() {
+	m, _ := setup("llama")
+	answer, _ := m.Command(context.Background(), asker, "")
+	fmt.Println(answer.Text)
+	for _, row := range answer.Buttons {
+		fmt.Printf("[%s] -> %s\n", row[0].Text, row[0].Data)
+	}
+	// Output:
+	// Models (✓ answers in this chat). Tap one, or send /model NAME:
+	//
+	// • gpt-main
+	// • Claude-Big
+	// ✓ llama
+	// [gpt-main] -> model:0
+	// [Claude-Big] -> model:1
+	// [✓ llama] -> model:2
+}

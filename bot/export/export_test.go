@@ -335,3 +335,20 @@ func TestAgainBoundsExportsPerHour(t *testing.T) {
 		}
 	}
 }
+
+// /history lists the newest messages a line each: when each was written,
+// in the bot's zone, and who wrote it; the stamp the model saw is not shown.
+func ExampleDialogue() {
+	at := time.Date(2030, 1, 2, 7, 5, 0, 0, time.UTC)
+	msgs := []memory.Message{
+		{Role: memory.RoleUser, Content: "[Текущее время: 2030-01-02 10:05] what is 6*7?", WrittenAt: at},
+		{Role: memory.RoleAssistant, Content: "It is 42.", WrittenAt: at.Add(time.Minute)},
+	}
+	moscow, _ := time.LoadLocation("Europe/Moscow")
+	fmt.Println(Dialogue(msgs, "en", moscow, false))
+	// Output:
+	// The last messages of this conversation (2), times in Europe/Moscow:
+	//
+	// 2030-01-02 10:05 You: what is 6*7?
+	// 2030-01-02 10:06 Bot: It is 42.
+}
