@@ -1,0 +1,232 @@
+package approve
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/telegram"
+	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/internal/testing/telegramfake"
+	"github.com/membot/membot/memory"
+)
+
+// describer describes calls as "name(arguments)"; arguments "bad" cannot
+// be shown. Its one MCP tool is "files_read", server "files"' "read".
+type describer struct{}
+
+func (describer) DescribeCall(name, arguments string) (string, error) {
+	if arguments == "bad" {
+		return "", errors.New("arguments do not decode")
+	}
+	return name + "(" + arguments + ")", nil
+}
+
+func (describer) Tools() []agent.Tool {
+	return []agent.Tool{{Name: "fetch_url"}, {Name: "files_read", Server: "files", ServerTool: "read"}}
+}
+
+// store records where each approval's buttons are.
+type store struct {
+	mu  sync.Mutex
+	set map[int64]int64
+	err error
+}
+
+func (s *store) SetApprovalMessage(_ context.Context, id, messageID int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	s.set[id] = messageID
+	return nil
+}
+
+const chatID = 77
+
+// setup is Prompts over a fake Telegram, with times shown as "HH:MM".
+func setup(t *testing.T) (*Prompts, *telegramfake.Server, *store) {
+	t.Helper()
+	tg := telegramfake.New("1:test")
+	t.Cleanup(tg.Close)
+	client := telegram.NewClient(context.Background(), context.Background(),
+		telegram.Config{Token: "1:test", APIURL: tg.URL(), Retry: telegram.SendRetry{Attempts: 1}})
+	st := &store{set: map[int64]int64{}}
+	return &Prompts{Client: client, Agent: describer{}, Store: st, Clock: func(t time.Time) string { return t.UTC().Format("15:04") },
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, tg, st
+}
+
+func approval(id int64, subject, details string) memory.Approval {
+	return memory.Approval{ID: id, Subject: subject, Details: details, ChatID: chatID, UserID: 5, ConversationID: "c",
+		AssistantMessageID: 9, Status: memory.ApprovalPending, CreatedAt: time.Date(2030, 1, 1, 10, 30, 0, 0, time.UTC)}
+}
+
+func TestAskSendsEachApprovalWithItsButtonsOnce(t *testing.T) {
+	t.Parallel()
+	p, tg, st := setup(t)
+	en := texts.For("en")
+	asked := approval(1, "fetch_url", `{"url":"x"}`)
+	asked.TelegramMessageID = 555 // sent by an earlier attempt
+	list := []memory.Approval{asked, approval(2, "fetch_url", `{"url":"y"}`), approval(3, "files_read", `{}`), approval(4, "fetch_url", "bad")}
+	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 40, "en", list); err != nil {
+		t.Fatal(err)
+	}
+	msgs := tg.Messages(chatID)
+	want := []struct{ text, markup string }{
+		{en.ApprovalAsk("fetch_url", `fetch_url({"url":"y"})`), `"callback_data":"approve:2"`},
+		{en.ApprovalAsk("files_read", en.ToolOrigin("files", "read")+"\nfiles_read({})"), `"callback_data":"approve:3"`},
+		{en.ApprovalUnreadable("fetch_url", "arguments do not decode"), `"callback_data":"reject:4"`},
+	}
+	if len(msgs) != len(want) {
+		t.Fatalf("%d messages sent, want %d: %+v", len(msgs), len(want), msgs)
+	}
+	for i, w := range want {
+		if msgs[i].Text != w.text || !strings.Contains(msgs[i].ReplyMarkup, w.markup) || msgs[i].ReplyTo != 40 {
+			t.Errorf("message %d = %q %s (reply to %d); want %q with %s", i, msgs[i].Text, msgs[i].ReplyMarkup, msgs[i].ReplyTo, w.text, w.markup)
+		}
+	}
+	if strings.Contains(msgs[2].ReplyMarkup, "approve:") {
+		t.Errorf("a call that cannot be shown can be approved: %s", msgs[2].ReplyMarkup)
+	}
+	if len(st.set) != 3 || st.set[2] != msgs[0].ID || st.set[3] != msgs[1].ID || st.set[4] != msgs[2].ID {
+		t.Errorf("stored messages %v, want 2, 3, 4 at %d, %d, %d", st.set, msgs[0].ID, msgs[1].ID, msgs[2].ID)
+	}
+}
+
+func TestAskStopsAtAFailure(t *testing.T) {
+	t.Parallel()
+	p, tg, st := setup(t)
+	st.err = errors.New("database away")
+	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{approval(1, "fetch_url", "{}"), approval(2, "fetch_url", "{}")}); !errors.Is(err, st.err) {
+		t.Fatalf("Ask: %v, want the store's error", err)
+	}
+	if n := len(tg.Messages(chatID)); n != 1 {
+		t.Errorf("%d prompts sent after the store failed, want 1", n)
+	}
+	st.err = nil
+	tg.Inject(telegramfake.Fault{Method: "sendMessage", Status: 400, Message: "Bad Request: chat not found", Times: 1})
+	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{approval(3, "fetch_url", "{}")}); err == nil || len(st.set) != 0 {
+		t.Errorf("Ask with Telegram refusing: %v, stored %v; want the error, nothing stored", err, st.set)
+	}
+}
+
+func TestDecision(t *testing.T) {
+	t.Parallel()
+	ap := approval(1, "fetch_url", "{}")
+	gone := ap
+	gone.AssistantMessageID = 0
+	noConversation := ap
+	noConversation.ConversationID = ""
+	cases := []struct {
+		name           string
+		ap             memory.Approval
+		status         string
+		presser        int64
+		status2, cause string
+	}{
+		{"the asker approves", ap, memory.ApprovalApproved, 5, memory.ApprovalApproved, "approved by the user"},
+		{"the asker rejects", ap, memory.ApprovalRejected, 5, memory.ApprovalRejected, "rejected by the user"},
+		{"an admin approves", ap, memory.ApprovalApproved, 9, memory.ApprovalApproved, "approved by an admin"},
+		{"its row is gone", gone, memory.ApprovalApproved, 5, memory.ApprovalCancelled, "the conversation no longer holds the request"},
+		{"its conversation is gone", noConversation, memory.ApprovalRejected, 9, memory.ApprovalCancelled, "the conversation no longer holds the request"},
+	}
+	for _, c := range cases {
+		d := Decision(&c.ap, c.status, c.presser, 321)
+		if d.ApprovalID != 1 || d.Status != c.status2 || d.Reason != c.cause || d.DecidedBy != c.presser || d.UpdateID != 321 {
+			t.Errorf("%s: %+v; want %s, %q", c.name, d, c.status2, c.cause)
+		}
+	}
+}
+
+func TestCloseRewritesTheMessageWithTheOutcome(t *testing.T) {
+	t.Parallel()
+	en := texts.For("en")
+	decided := time.Date(2030, 1, 1, 11, 45, 0, 0, time.UTC)
+	cases := []struct {
+		status, outcome string
+	}{
+		{memory.ApprovalApproved, en.OutcomeApproved("11:45")},
+		{memory.ApprovalRejected, en.OutcomeRejected("11:45")},
+		{memory.ApprovalCancelled, en.OutcomeCancelled},
+	}
+	for _, c := range cases {
+		p, tg, _ := setup(t)
+		ap := approval(1, "fetch_url", `{"url":"x"}`)
+		if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{ap}); err != nil {
+			t.Fatal(err)
+		}
+		ap.TelegramMessageID, ap.Status, ap.DecisionAt = tg.Messages(chatID)[0].ID, c.status, &decided
+		p.Close(context.Background(), "en", &ap)
+		m := tg.Messages(chatID)[0]
+		if want := en.ApprovalClosed("fetch_url", `fetch_url({"url":"x"})`, c.outcome); m.Text != want || strings.Contains(m.ReplyMarkup, "callback_data") {
+			t.Errorf("%s: the message reads %q with %s; want %q without buttons", c.status, m.Text, m.ReplyMarkup, want)
+		}
+	}
+}
+
+func TestCloseLeavesAPendingOrUnsentApprovalAndTakesButtonsOffWhenTheEditFails(t *testing.T) {
+	t.Parallel()
+	p, tg, _ := setup(t)
+	ap := approval(1, "fetch_url", "{}")
+	p.Close(context.Background(), "en", &ap) // never sent: nothing to rewrite
+	if n := len(tg.Calls("")); n != 0 {
+		t.Fatalf("closing an unsent approval made %d calls", n)
+	}
+	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{ap}); err != nil {
+		t.Fatal(err)
+	}
+	sent := tg.Messages(chatID)[0]
+	ap.TelegramMessageID = sent.ID
+	p.Close(context.Background(), "en", &ap) // still pending
+	if m := tg.Messages(chatID)[0]; m.Edits != 0 || m.ReplyMarkup != sent.ReplyMarkup {
+		t.Fatalf("a pending approval's message was changed: %+v", m)
+	}
+	ap.Status = memory.ApprovalApproved
+	tg.Inject(telegramfake.Fault{Method: "editMessageText", Status: 400, Message: "Bad Request: message can't be edited", Times: 1})
+	p.Close(context.Background(), "en", &ap)
+	if m := tg.Messages(chatID)[0]; m.Text != sent.Text || strings.Contains(m.ReplyMarkup, "callback_data") {
+		t.Errorf("after a failed edit the message is %q with %s; want the same text without buttons", m.Text, m.ReplyMarkup)
+	}
+}
+
+func TestListNumbersThePendingApprovals(t *testing.T) {
+	t.Parallel()
+	p, tg, _ := setup(t)
+	var list []memory.Approval
+	for i := range MaxListed + 5 {
+		list = append(list, approval(int64(100+i), "fetch_url", "{}"))
+	}
+	if err := p.List(context.Background(), telegram.Chat{ID: chatID}, 3, "en", list); err != nil {
+		t.Fatal(err)
+	}
+	m := tg.Messages(chatID)[0]
+	en := texts.For("en")
+	if !strings.HasPrefix(m.Text, en.ApprovalsList+"\n\n1. fetch_url\nfetch_url({})\n(10:30)\n\n2. fetch_url") {
+		t.Errorf("the list reads %q", m.Text)
+	}
+	if !strings.Contains(m.Text, "\n\n20. fetch_url") || strings.Contains(m.Text, "\n\n21. ") {
+		t.Errorf("the list does not stop at %d approvals", MaxListed)
+	}
+	for _, want := range []string{`"text":"✅ 1","callback_data":"approve:100"`, `"text":"❌ 20","callback_data":"reject:119"`} {
+		if !strings.Contains(m.ReplyMarkup, want) {
+			t.Errorf("buttons %s lack %s", m.ReplyMarkup, want)
+		}
+	}
+	if strings.Contains(m.ReplyMarkup, "approve:120") {
+		t.Errorf("buttons past %d approvals", MaxListed)
+	}
+}
+
+func TestLabelBoundsAName(t *testing.T) {
+	t.Parallel()
+	if got := Label(strings.Repeat("n", 100)); len([]rune(got)) > 64 || got == "" {
+		t.Errorf("Label of 100 runes = %q (%d runes), want at most 64", got, len([]rune(got)))
+	}
+}
