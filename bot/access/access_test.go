@@ -15,7 +15,8 @@ func TestAllows(t *testing.T) {
 		user, chat     int64
 		allowed, admin bool
 	}{
-		{"open to everyone", Policy{}, 1, 1, true, false},
+		{"open to everyone (ACCESS=open)", Policy{Access: "open"}, 1, 1, true, false},
+		{"a stranger of an owner's bot", Policy{}, 1, 1, false, false},
 		{"a listed user anywhere", Policy{AllowedUsers: map[int64]bool{1: true}}, 1, -100, true, false},
 		{"an unlisted user", Policy{AllowedUsers: map[int64]bool{1: true}}, 2, 2, false, false},
 		{"anyone in a listed chat", Policy{AllowedChats: map[int64]bool{-100: true}}, 3, -100, true, false},
@@ -30,8 +31,8 @@ func TestAllows(t *testing.T) {
 			t.Errorf("%s: IsAdmin = %v, want %v", c.name, got, c.admin)
 		}
 	}
-	if p := (Policy{Admins: map[int64]bool{9: true}}); !p.Allows(1, 1) {
-		t.Error("a bot with admins but no allowlist does not serve everyone")
+	if p := (Policy{Admins: map[int64]bool{9: true}}); p.Allows(1, 1) || !p.Allows(9, 9) {
+		t.Error("a bot with admins but no allowlist serves a stranger, or not its admin: its admins are its owners")
 	}
 }
 

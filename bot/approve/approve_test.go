@@ -28,6 +28,14 @@ func (describer) DescribeCall(name, arguments string) (string, error) {
 	return name + "(" + arguments + ")", nil
 }
 
+// CannotRun: every call can run, but the one whose tool is "gone".
+func (describer) CannotRun(_ context.Context, ap memory.Approval) error {
+	if ap.Subject == "gone" {
+		return errors.New("the tool gone is not available now")
+	}
+	return nil
+}
+
 func (describer) Tools() []agent.Tool {
 	return []agent.Tool{{Name: "fetch_url"}, {Name: "files_read", Server: "files", ServerTool: "read"}}
 }
@@ -75,14 +83,14 @@ func TestAskSendsEachApprovalWithItsButtonsOnce(t *testing.T) {
 	asked := approval(1, "fetch_url", `{"url":"x"}`)
 	asked.TelegramMessageID = 555 // sent by an earlier attempt
 	list := []memory.Approval{asked, approval(2, "fetch_url", `{"url":"y"}`), approval(3, "files_read", `{}`), approval(4, "fetch_url", "bad")}
-	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 40, "en", list); err != nil {
+	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 40, "en", list, nil); err != nil {
 		t.Fatal(err)
 	}
 	msgs := tg.Messages(chatID)
 	want := []struct{ text, markup string }{
 		{en.ApprovalAsk("fetch_url", `fetch_url({"url":"y"})`), `"callback_data":"approve:2"`},
 		{en.ApprovalAsk("files_read", en.ToolOrigin("files", "read")+"\nfiles_read({})"), `"callback_data":"approve:3"`},
-		{en.ApprovalUnreadable("fetch_url", "arguments do not decode"), `"callback_data":"reject:4"`},
+		{en.ApprovalUnreadable("fetch_url", "the arguments are not valid JSON: invalid character 'b' looking for beginning of value"), `"callback_data":"reject:4"`},
 	}
 	if len(msgs) != len(want) {
 		t.Fatalf("%d messages sent, want %d: %+v", len(msgs), len(want), msgs)
@@ -104,7 +112,7 @@ func TestAskStopsAtAFailure(t *testing.T) {
 	t.Parallel()
 	p, tg, st := setup(t)
 	st.err = errors.New("database away")
-	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{approval(1, "fetch_url", "{}"), approval(2, "fetch_url", "{}")}); !errors.Is(err, st.err) {
+	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{approval(1, "fetch_url", "{}"), approval(2, "fetch_url", "{}")}, nil); !errors.Is(err, st.err) {
 		t.Fatalf("Ask: %v, want the store's error", err)
 	}
 	if n := len(tg.Messages(chatID)); n != 1 {
@@ -112,7 +120,7 @@ func TestAskStopsAtAFailure(t *testing.T) {
 	}
 	st.err = nil
 	tg.Inject(telegramfake.Fault{Method: "sendMessage", Status: 400, Message: "Bad Request: chat not found", Times: 1})
-	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{approval(3, "fetch_url", "{}")}); err == nil || len(st.set) != 0 {
+	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{approval(3, "fetch_url", "{}")}, nil); err == nil || len(st.set) != 0 {
 		t.Errorf("Ask with Telegram refusing: %v, stored %v; want the error, nothing stored", err, st.set)
 	}
 }
@@ -159,7 +167,7 @@ func TestCloseRewritesTheMessageWithTheOutcome(t *testing.T) {
 	for _, c := range cases {
 		p, tg, _ := setup(t)
 		ap := approval(1, "fetch_url", `{"url":"x"}`)
-		if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{ap}); err != nil {
+		if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{ap}, nil); err != nil {
 			t.Fatal(err)
 		}
 		ap.TelegramMessageID, ap.Status, ap.DecisionAt = tg.Messages(chatID)[0].ID, c.status, &decided
@@ -179,7 +187,7 @@ func TestCloseLeavesAPendingOrUnsentApprovalAndTakesButtonsOffWhenTheEditFails(t
 	if n := len(tg.Calls("")); n != 0 {
 		t.Fatalf("closing an unsent approval made %d calls", n)
 	}
-	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{ap}); err != nil {
+	if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, "en", []memory.Approval{ap}, nil); err != nil {
 		t.Fatal(err)
 	}
 	sent := tg.Messages(chatID)[0]

@@ -33,10 +33,12 @@ func (p *painter) GenerateImage(context.Context, string, string) (*llm.Image, er
 }
 
 // store keeps the turns and steps of the chat, as memory would: an update
-// whose answer is stored already is not answered again.
+// whose answer is stored already is not answered again; a picture is
+// reserved within the day's tokens spent and the update's pictures drawn.
 type store struct {
 	mu      sync.Mutex
-	drawn   int // pictures drawn for the update before
+	drawn   int   // pictures drawn for the update before
+	spent   int64 // tokens the user spent today
 	turns   []memory.TurnStart
 	steps   []memory.Step
 	answer  *memory.Message
@@ -47,7 +49,21 @@ func (s *store) CurrentConversation(context.Context, memory.Chat, int64) (string
 	return "conv", s.failAll
 }
 
-func (s *store) PicturesDrawn(context.Context, int64, int64) (int, error) { return s.drawn, s.failAll }
+func (s *store) ReservePicture(_ context.Context, ask memory.PictureAsk) (memory.Reservation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := memory.Reservation{Drawn: s.drawn, Spent: s.spent}
+	if (ask.PerUpdate > 0 && s.drawn >= ask.PerUpdate) || (ask.Limit >= 0 && s.spent+int64(ask.Tokens) > ask.Limit) {
+		return res, s.failAll
+	}
+	s.spent += int64(ask.Tokens)
+	res.CallID = 1
+	return res, s.failAll
+}
+
+func (s *store) FinishPicture(context.Context, memory.PictureDrawn) error { return s.failAll }
+
+func (s *store) PictureSent(context.Context, int64) error { return s.failAll }
 
 func (s *store) StartTurn(_ context.Context, in memory.TurnStart) (*memory.Turn, error) {
 	s.mu.Lock()
@@ -126,8 +142,9 @@ func TestRefusalsAreToldInWords(t *testing.T) {
 		{"pictures off", func(p *images.Painter, _ *painter, _ *store) { p.Model = "" }, "a cat", en.ImageOff, false},
 		{"no prompt", nil, "  ", en.ImageUsage, false},
 		{"too long a prompt", nil, strings.Repeat("a", images.MaxPromptRunes+1), en.ImageTooLong(images.MaxPromptRunes), false},
-		{"over the day's tokens", func(p *images.Painter, _ *painter, _ *store) {
-			p.Budget = func(context.Context, int64) (int64, bool, error) { return 100, true, nil }
+		{"over the day's tokens", func(p *images.Painter, _ *painter, s *store) {
+			s.spent = 19900
+			p.Budget = func(int64) (int64, time.Time) { return 20000, time.Now() }
 		}, "a cat", en.ImageOverBudget(16000, 20000), false},
 		{"drawn before a restart", func(_ *images.Painter, _ *painter, s *store) { s.drawn = 1 }, "a cat", en.ImageDrawnBefore, false},
 		{"the server failed", func(_ *images.Painter, g *painter, _ *store) { g.err = errors.New("500 server error") }, "a cat", en.ImageFailed, true},
