@@ -158,8 +158,15 @@ func TestInABrowserTheMiniAppShowsTheUsersMemory(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(open), chromedp.WaitVisible(chromedp.CSS("#facts .fact"))); err != nil {
 		t.Fatal(err)
 	}
-	if facts := get(t, ctx, chromedp.Text(chromedp.ID("facts"))); !strings.Contains(facts, "Murka") {
+	facts := get(t, ctx, chromedp.Text(chromedp.ID("facts")))
+	if !strings.Contains(facts, "Murka") {
 		t.Fatalf("the Mini App shows %q", facts)
+	}
+	// Where the fact came from: the day (on the device, the browser's
+	// zone being this machine's) and the user's words.
+	if from := "From what you wrote on " + time.Now().Format("2006-01-02"); !strings.Contains(facts, from) ||
+		!strings.Contains(facts, "«please remember: Has a cat called Murka»") {
+		t.Errorf("the Mini App does not show where the fact came from: %q", facts)
 	}
 	screenshot(t, ctx, "mini-app")
 
@@ -168,5 +175,39 @@ func TestInABrowserTheMiniAppShowsTheUsersMemory(t *testing.T) {
 	}
 	if status := get(t, ctx, chromedp.Text(chromedp.ID("status"))); !strings.Contains(status, "from the bot in Telegram") {
 		t.Errorf("the Mini App opened without launch data says %q", status)
+	}
+}
+
+func TestInABrowserAnAdminAllowsAPairingRequest(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	s := signedIn(t, "ACCESS", "owner")
+	s.askAccess()
+	link := s.base + "/signin?token=" + s.link()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(link),
+		chromedp.Click(chromedp.ID("signin")),
+		chromedp.WaitVisible(chromedp.CSS(".cards")),
+		chromedp.Navigate(s.base+"/access"),
+		chromedp.WaitVisible(chromedp.ID("requests")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if who := get(t, ctx, chromedp.Text(chromedp.ID("requests"))); !strings.Contains(who, "Иван") {
+		t.Fatalf("the requests waiting: %q", who)
+	}
+	screenshot(t, ctx, "access")
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`button[name="allow"]`)),
+		chromedp.WaitVisible(chromedp.ID("grants")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if grants := get(t, ctx, chromedp.Text(chromedp.ID("grants"))); !strings.Contains(grants, "allowed") || !strings.Contains(grants, "Иван") {
+		t.Errorf("after Allow the page lists %q", grants)
+	}
+	s.LLM.Script(openaifake.Reply{Content: "Здравствуйте!"})
+	if got := s.Say(ivan, "теперь можно?"); got != "Здравствуйте!" {
+		t.Fatalf("ivan, allowed from the page, is answered %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/console"
 )
@@ -272,6 +273,11 @@ func (s *Server) userMemory(ctx context.Context, userID int64) (userMemory, erro
 	}
 	if m.Facts, err = s.deps.Console.UserFacts(ctx, userID); err != nil {
 		return m, err
+	}
+	for _, f := range m.Facts { // the user's words, without the time the model was shown
+		if f.Source != nil && f.Source.Role == "user" {
+			f.Source.Content = stamp.Strip(f.Source.Content)
+		}
 	}
 	if m.Summaries, err = s.deps.Console.UserSummaries(ctx, userID); err != nil {
 		return m, err

@@ -66,7 +66,15 @@
     if (src.forgotten) { return el("div", T.fromGone, "source"); }
     var words = src.content || "";
     if (words.length > 300) { words = words.slice(0, 300) + "…"; }
-    return el("div", T.from + (src.created_at || "").slice(0, 10) + ": «" + words + "»", "source");
+    return el("div", T.from + day(src.created_at) + ": «" + words + "»", "source");
+  }
+
+  // day is a time's date on the user's device.
+  function day(at) {
+    var d = new Date(at);
+    if (isNaN(d)) { return ""; }
+    function two(n) { return (n < 10 ? "0" : "") + n; }
+    return d.getFullYear() + "-" + two(d.getMonth() + 1) + "-" + two(d.getDate());
   }
 
   function fill(id, items, make) {
