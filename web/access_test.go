@@ -21,12 +21,12 @@ type accessJSON struct {
 		AllowedUsers []int64 `json:"allowed_users"`
 	} `json:"rules"`
 	Grants []struct {
-		TelegramID int64
-		Status     string
+		TelegramID int64  `json:"telegram_id"`
+		Status     string `json:"status"`
 	} `json:"grants"`
 	Requests []struct {
-		ID         int64
-		TelegramID int64
+		ID         int64 `json:"id"`
+		TelegramID int64 `json:"telegram_id"`
 	} `json:"requests"`
 }
 
@@ -189,9 +189,19 @@ func TestTheSettingsPageShowsNoSecret(t *testing.T) {
 	if err := json.Unmarshal([]byte(s.do("GET", "/settings", cookie, nil, "Accept", "application/json").body), &asJSON); err != nil || asJSON.Settings == nil {
 		t.Fatalf("the settings' JSON: %v", err)
 	}
-	hidden := map[string]bool{}
+	hidden, values := map[string]bool{}, map[string]string{}
 	for _, st := range *asJSON.Settings {
-		hidden[st.Name] = st.Hidden
+		hidden[st.Name], values[st.Name] = st.Hidden, st.Value
+	}
+	// Set or default, each as the bot runs with it.
+	for name, want := range map[string]string{"HISTORY_LIMIT": "37", "WEB_SESSION_TTL": "12h0m0s", "OPENAI_MODEL": "test-model",
+		"CONTEXT_TOKENS": "16000", "STREAMING": "true"} {
+		if values[name] != want {
+			t.Errorf("%s is shown as %q, want %q", name, values[name], want)
+		}
+	}
+	if !strings.Contains(values["APPROVAL_REQUIRED_TOOLS"], "fetch_url") {
+		t.Errorf("APPROVAL_REQUIRED_TOOLS's default is shown as %q", values["APPROVAL_REQUIRED_TOOLS"])
 	}
 	for _, name := range []string{"TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY", "BRAVE_API_KEY", "TRANSCRIPTION_API_KEY"} {
 		if !hidden[name] {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -376,8 +377,9 @@ func (c *Config) readMCPServers(e *env, key string) {
 // readApprovals reads APPROVAL_REQUIRED_TOOLS, the tools whose calls wait
 // for a person's approval, checked against the built-in tools.
 func (c *Config) readApprovals(e *env, key string) {
-	if e.str(key, "") == "" {
-		return // the default
+	if e.str(key, "") == "" { // the default
+		e.note(key, strings.Join(slices.Sorted(maps.Keys(c.Agent.NeedsApproval)), ","), false)
+		return
 	}
 	names := e.list(key, "")
 	c.Agent.NeedsApproval = map[string]bool{}
