@@ -90,8 +90,8 @@ func (s *Server) decideRequest(w http.ResponseWriter, r *http.Request, v viewer)
 	}
 	s.changed(r, v, req.UserID, "decide_access_request", map[string]any{"request_id": req.ID, "kind": req.Kind,
 		"telegram_id": req.TelegramID, "status": status})
-	if s.deps.Decided != nil {
-		s.deps.Decided(r.Context(), req, status)
+	if s.deps.Decided != nil { // the decision stands: telling of it outlives a browser gone
+		s.deps.Decided(context.WithoutCancel(r.Context()), req, status)
 	}
 	return s.back(w, r, "/access", map[string]any{"request_id": req.ID, "status": status})
 }
