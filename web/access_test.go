@@ -212,3 +212,17 @@ func TestTheSettingsPageShowsNoSecret(t *testing.T) {
 		t.Errorf("%d settings shown; OPENAI_MODEL hidden: %v", len(hidden), hidden["OPENAI_MODEL"])
 	}
 }
+
+// A stranger's name is shown as text: markup stays inert, and no bidi
+// control reaches the page.
+func TestTheAccessPageShowsHostileNamesAsText(t *testing.T) {
+	t.Parallel()
+	s := setup(t, "ACCESS", "owner")
+	mallory := telegramfake.User{ID: 666, FirstName: "<img src=x onerror=alert(1)>\u202eyrollam", Username: "mallory", LanguageCode: "en"}
+	s.Say(mallory, "let me in")
+	s.WaitCount(`SELECT count(*) FROM access_requests WHERE telegram_id = $1`, 1, mallory.ID)
+	p := s.do("GET", "/access", "", nil)
+	if strings.Contains(p.body, "<img src=x") || strings.Contains(p.body, "\u202e") || !strings.Contains(p.body, `&lt;img src=x onerror=alert(1)&gt;`) {
+		t.Fatalf("a hostile name on the access page:\n%s", p.body)
+	}
+}
