@@ -292,14 +292,14 @@ func pressPair(ctx context.Context, h *Handler, in *incoming, arg string) (*queu
 		Text: requestText(tr(in.lang()), req) + "\n\n" + outcome}); err != nil {
 		h.Log.Warn("showing a decided request failed", "request", req.ID, "err", err)
 	}
-	h.tellAsker(ctx, req, status)
+	h.TellAsker(ctx, req, status)
 	return nil, nil
 }
 
-// tellAsker tells whoever asked what the owner decided (a blocked one is
+// TellAsker tells whoever asked what the owner decided (a blocked one is
 // told nothing), and leaves a denied group. Failures are logged: the
 // decision stands.
-func (h *Handler) tellAsker(ctx context.Context, req memory.AccessRequest, status string) {
+func (h *Handler) TellAsker(ctx context.Context, req memory.AccessRequest, status string) {
 	t := tr(req.LanguageCode)
 	group := req.Kind == memory.KindGroup
 	var text string

@@ -147,18 +147,18 @@ const (
 // AccessRequest is a stranger's (or a group's) request to be served: who
 // asks, where, never what they wrote.
 type AccessRequest struct {
-	ID           int64
-	Kind         string // KindUser or KindGroup
-	TelegramID   int64  // the user, or the group's chat id
-	ChatID       int64  // where they asked
-	UserID       int64  // who wrote (for a group: who added the bot, or wrote)
-	FirstName    string
-	LastName     string
-	Username     string
-	LanguageCode string
-	ChatTitle    string
-	CreatedAt    time.Time
-	ExpiresAt    time.Time
+	ID           int64     `json:"id"`
+	Kind         string    `json:"kind"`        // KindUser or KindGroup
+	TelegramID   int64     `json:"telegram_id"` // the user, or the group's chat id
+	ChatID       int64     `json:"chat_id"`     // where they asked
+	UserID       int64     `json:"user_id"`     // who wrote (for a group: who added the bot, or wrote)
+	FirstName    string    `json:"first_name"`
+	LastName     string    `json:"last_name"`
+	Username     string    `json:"username"`
+	LanguageCode string    `json:"language_code"`
+	ChatTitle    string    `json:"chat_title"`
+	CreatedAt    time.Time `json:"created_at"`
+	ExpiresAt    time.Time `json:"expires_at"`
 }
 
 // AskOutcome is what asking came to.
@@ -239,13 +239,13 @@ func (s *Store) RevokeAccess(ctx context.Context, kind string, telegramID int64)
 
 // AccessGrant is the owner's word on a user or group, with the name last seen.
 type AccessGrant struct {
-	Kind       string
-	TelegramID int64
-	Status     string
-	FirstName  string
-	Username   string
-	ChatTitle  string
-	UpdatedAt  time.Time
+	Kind       string    `json:"kind"`
+	TelegramID int64     `json:"telegram_id"`
+	Status     string    `json:"status"`
+	FirstName  string    `json:"first_name"`
+	Username   string    `json:"username"`
+	ChatTitle  string    `json:"chat_title"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // AccessGrants lists up to limit of the owner's words: the owners, the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/membot/membot/internal/testing/openaifake"
 	"github.com/membot/membot/internal/testing/testkit"
@@ -158,15 +160,98 @@ func TestInABrowserTheMiniAppShowsTheUsersMemory(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(open), chromedp.WaitVisible(chromedp.CSS("#facts .fact"))); err != nil {
 		t.Fatal(err)
 	}
-	if facts := get(t, ctx, chromedp.Text(chromedp.ID("facts"))); !strings.Contains(facts, "Murka") {
+	facts := get(t, ctx, chromedp.Text(chromedp.ID("facts")))
+	if !strings.Contains(facts, "Murka") {
 		t.Fatalf("the Mini App shows %q", facts)
 	}
+	// Where the fact came from: the day (on the device, the browser's
+	// zone being this machine's) and the user's words.
+	if from := "From what you wrote on " + time.Now().Format("2006-01-02"); !strings.Contains(facts, from) ||
+		!strings.Contains(facts, "«please remember: Has a cat called Murka»") {
+		t.Errorf("the Mini App does not show where the fact came from: %q", facts)
+	}
 	screenshot(t, ctx, "mini-app")
+
+	// Two facts of one exchange: forgetting one forgets the exchange, and
+	// the other then says it came from a forgotten conversation, without
+	// its words.
+	s.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{
+			openaifake.ToolCall("r1", "remember", `{"fact":"Lives in Tallinn"}`),
+			openaifake.ToolCall("r2", "remember", `{"fact":"Works at night"}`),
+		}},
+		openaifake.Reply{Content: "Noted both."},
+	)
+	s.Say(jane, "I live in Tallinn and work at night")
+	var tallinn int64
+	if err := s.DB.QueryRow(context.Background(), `SELECT id FROM memories WHERE content = 'Lives in Tallinn'`).Scan(&tallinn); err != nil {
+		t.Fatal(err)
+	}
+	if p := s.miniApp("POST", fmt.Sprintf("/app/api/facts/%d/forget", tallinn), initData, url.Values{}); p.status != http.StatusOK {
+		t.Fatalf("forget: %d %s", p.status, p.body)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(open), chromedp.WaitVisible(chromedp.CSS("#facts .fact"))); err != nil {
+		t.Fatal(err)
+	}
+	facts = get(t, ctx, chromedp.Text(chromedp.ID("facts")))
+	if !strings.Contains(facts, "Works at night\nsaved when asked") || !strings.Contains(facts, "From a conversation you had the bot forget.") ||
+		strings.Contains(facts, "Tallinn") {
+		t.Errorf("after forgetting a fact of the same exchange the Mini App shows %q", facts)
+	}
+
+	// In Russian for a user who writes in Russian.
+	s.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("r3", "remember", `{"fact":"Играет на виолончели"}`)}},
+		openaifake.Reply{Content: "Запомнил."},
+	)
+	s.Say(ivan, "я играю на виолончели")
+	asIvan := web.SignInitData(web.TelegramUser{ID: ivan.ID, FirstName: ivan.FirstName, LanguageCode: "ru"}, testkit.Token, time.Now())
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(s.base+"/app#tgWebAppData="+url.QueryEscape(asIvan)),
+		chromedp.WaitVisible(chromedp.CSS("#facts .fact"))); err != nil {
+		t.Fatal(err)
+	}
+	if facts := get(t, ctx, chromedp.Text(chromedp.ID("facts"))); !strings.Contains(facts, "Из того, что вы написали") || !strings.Contains(facts, "«я играю на виолончели»") {
+		t.Errorf("ivan's Mini App shows %q", facts)
+	}
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/app"), chromedp.WaitVisible(chromedp.ID("status"))); err != nil {
 		t.Fatal(err)
 	}
 	if status := get(t, ctx, chromedp.Text(chromedp.ID("status"))); !strings.Contains(status, "from the bot in Telegram") {
 		t.Errorf("the Mini App opened without launch data says %q", status)
+	}
+}
+
+func TestInABrowserAnAdminAllowsAPairingRequest(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	s := signedIn(t, "ACCESS", "owner")
+	s.askAccess()
+	link := s.base + "/signin?token=" + s.link()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(link),
+		chromedp.Click(chromedp.ID("signin")),
+		chromedp.WaitVisible(chromedp.CSS(".cards")),
+		chromedp.Navigate(s.base+"/access"),
+		chromedp.WaitVisible(chromedp.ID("requests")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if who := get(t, ctx, chromedp.Text(chromedp.ID("requests"))); !strings.Contains(who, "Иван") {
+		t.Fatalf("the requests waiting: %q", who)
+	}
+	screenshot(t, ctx, "access")
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`button[name="allow"]`)),
+		chromedp.WaitVisible(chromedp.ID("grants")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if grants := get(t, ctx, chromedp.Text(chromedp.ID("grants"))); !strings.Contains(grants, "allowed") || !strings.Contains(grants, "Иван") {
+		t.Errorf("after Allow the page lists %q", grants)
+	}
+	s.LLM.Script(openaifake.Reply{Content: "Здравствуйте!"})
+	if got := s.Say(ivan, "теперь можно?"); got != "Здравствуйте!" {
+		t.Fatalf("ivan, allowed from the page, is answered %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membot/membot/internal/stamp"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/console"
 )
@@ -40,6 +41,10 @@ func (s *Server) routes() {
 	s.operator("POST /waits/{id}/cancel", s.cancelWait)
 	s.operator("POST /approvals/{id}/cancel", s.cancelApproval)
 	s.operator("GET /tools", s.tools)
+	s.operator("GET /access", s.accessPage)
+	s.operator("POST /access/requests/{id}/{verb}", s.decideRequest)
+	s.operator("POST /access/grants", s.setGrant)
+	s.operator("GET /settings", s.settings)
 	s.operator("GET /sessions", s.sessions)
 	s.operator("POST /sessions/{id}/end", s.endSession)
 	s.operator("POST /signout", s.signOut)
@@ -141,8 +146,58 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, v viewer) error {
 	if err != nil {
 		return err
 	}
-	data["messages"], data["approvals"] = messages, approvals
+	data["messages"], data["approvals"] = s.chatRows(messages, approvals)
 	return s.render(w, r, v, "chat", "Conversation", data)
+}
+
+// chatRow is a message as the conversation's page shows it: a user row's
+// origin in words, each tool call with the approval it asked for.
+type chatRow struct {
+	console.Message
+	Origin string    `json:"origin,omitempty"`
+	Calls  []callRow `json:"calls,omitempty"`
+}
+
+// callRow is a tool call and, when it asked a person first, its approval.
+type callRow struct {
+	console.Call
+	Approval *console.Approval `json:"approval,omitempty"`
+}
+
+// chatRows puts each approval beside its call; the approvals of calls
+// not shown (older than the page's rows) are returned apart.
+func (s *Server) chatRows(messages []console.Message, approvals []console.Approval) ([]chatRow, []console.Approval) {
+	type key struct {
+		message int64
+		call    string
+	}
+	byCall := map[key]*console.Approval{}
+	for i, a := range approvals {
+		byCall[key{a.AssistantMessageID, a.RequestID}] = &approvals[i]
+	}
+	shown := map[int64]bool{}
+	rows := make([]chatRow, 0, len(messages))
+	for _, m := range messages {
+		row := chatRow{Message: m}
+		if m.From != nil && s.deps.Origin != nil {
+			row.Origin = s.deps.Origin(*m.From)
+		}
+		for _, c := range m.Calls {
+			a := byCall[key{m.ID, c.ID}]
+			if a != nil {
+				shown[a.ID] = true
+			}
+			row.Calls = append(row.Calls, callRow{Call: c, Approval: a})
+		}
+		rows = append(rows, row)
+	}
+	var others []console.Approval
+	for _, a := range approvals {
+		if !shown[a.ID] {
+			others = append(others, a)
+		}
+	}
+	return rows, others
 }
 
 // search runs the bot's own search over a conversation for the request's
@@ -218,6 +273,11 @@ func (s *Server) userMemory(ctx context.Context, userID int64) (userMemory, erro
 	}
 	if m.Facts, err = s.deps.Console.UserFacts(ctx, userID); err != nil {
 		return m, err
+	}
+	for _, f := range m.Facts { // the user's words, without the time the model was shown
+		if f.Source != nil && f.Source.Role == "user" {
+			f.Source.Content = stamp.Strip(f.Source.Content)
+		}
 	}
 	if m.Summaries, err = s.deps.Console.UserSummaries(ctx, userID); err != nil {
 		return m, err

@@ -101,6 +101,17 @@ type Deps struct {
 	Checks func(ctx context.Context) []Check
 	// Servers is the MCP servers' state now.
 	Servers func() []ToolServer
+	// Origin words where a user row came from (agent.UserRow's origin).
+	Origin func(console.From) string
+	// Access is who may use the bot as the database keeps it, Rules what
+	// the settings say of it; the access page needs both.
+	Access AccessStore
+	Rules  func() AccessRules
+	// Decided tells whoever asked what was decided on their request, as
+	// the owner's buttons in Telegram do.
+	Decided func(ctx context.Context, req memory.AccessRequest, status string)
+	// Settings are the settings the bot runs with, secrets masked.
+	Settings func() []Setting
 	// IsAdmin tells who may sign in.
 	IsAdmin func(userID int64) bool
 	// MayUse tells who the bot serves: only they open the Mini App.

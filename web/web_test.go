@@ -579,3 +579,46 @@ func TestTheToolsPageShowsEachMCPServerAndWhy(t *testing.T) {
 		t.Fatalf("the tools page's JSON: %v %+v", err, asJSON)
 	}
 }
+
+// The conversation's page shows each approval beside its tool call (its
+// status, who decided, when) and each user row's origin in words.
+func TestTheConversationShowsApprovalsBesideTheirCallsAndOrigins(t *testing.T) {
+	t.Parallel()
+	s := setup(t)
+	s.LLM.Script(openaifake.Reply{Content: "A forward, noted."})
+	fwd := telegramfake.TextMessage(jane.ID, "private", jane, "Someone else's words")
+	fwd["forward_origin"] = map[string]any{"type": "hidden_user", "sender_user_name": "Someone", "date": 1700000000}
+	s.Expect(jane.ID, func() int64 { return s.TG.AddUpdate("message", fwd) })
+
+	s.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_fetch", "fetch_url", `{"url":"https://example.com/"}`)}})
+	s.Say(jane, "read example.com")
+	prompt := s.Last(jane.ID)
+	buttons := prompt.Buttons()
+	if len(buttons) < 2 {
+		t.Fatalf("the approval's prompt %q has buttons %+v", prompt.Text, buttons)
+	}
+	s.LLM.Script(openaifake.Reply{Content: "I will not read it, then."})
+	s.PressForReply(jane, prompt, buttons[1].Data) // reject
+	s.WaitCount(`SELECT count(*) FROM pending_approvals WHERE status = 'rejected' AND decided_by = $1`, 1, jane.ID)
+
+	var conversation string
+	if err := s.DB.QueryRow(context.Background(), `SELECT id::text FROM conversations WHERE chat_id = $1`, jane.ID).Scan(&conversation); err != nil {
+		t.Fatal(err)
+	}
+	p := s.do("GET", "/chats/"+conversation, "", nil)
+	call := regexp.MustCompile(`(?s)<li class="call"><code>fetch_url</code>.*?</li>`).FindString(p.body)
+	if !strings.Contains(call, "<strong>rejected</strong> by <bdi>Jane</bdi>") || !strings.Contains(call, fmt.Sprintf("(id %d) at ", jane.ID)) {
+		t.Errorf("the call does not show its approval beside it: %q\n%s", call, p.body)
+	}
+	if strings.Contains(p.body, "Approvals of calls not shown above") {
+		t.Error("the approval is also listed apart")
+	}
+	for _, origin := range []string{"a message the user forwarded", "the user&#39;s own message"} {
+		if !strings.Contains(p.body, `<span class="origin">`+origin) {
+			t.Errorf("no user row's origin reads %q", origin)
+		}
+	}
+	if !strings.Contains(p.body, "<summary>metadata (JSON)</summary>") {
+		t.Error("the raw metadata is gone")
+	}
+}

@@ -247,13 +247,41 @@ type Message struct {
 	Metadata  string    `json:"metadata,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	Forgotten bool      `json:"forgotten"`
+	// Calls are an assistant row's tool calls (the first 20), each's
+	// arguments cut as the texts are.
+	Calls []Call `json:"calls,omitempty"`
+	// From is where a user row came from, as its metadata says.
+	From *From `json:"from,omitempty"`
+}
+
+// Call is a tool call of an assistant row.
+type Call struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// From is what a user row's metadata says of where it came from.
+type From struct {
+	Group     bool   `json:"group"`     // written in a group chat
+	Forwarded bool   `json:"forwarded"` // Telegram marked it forwarded
+	ViaBot    string `json:"via_bot,omitempty"`
+	Scheduled bool   `json:"scheduled"`       // a scheduled task's run
+	Media     string `json:"media,omitempty"` // the kind of its first file
 }
 
 // ConversationMessages are the conversation's newest limit rows, oldest first.
 func (s *Store) ConversationMessages(ctx context.Context, conversationID string, limit int) ([]Message, error) {
 	return collect(ctx, s, "conversation messages", conversationMessagesSQL, func(row pgx.CollectableRow) (Message, error) {
 		var m Message
-		err := row.Scan(&m.ID, &m.Role, &m.Content, &m.Length, &m.ToolCalls, &m.ToolName, &m.Metadata, &m.CreatedAt, &m.Forgotten)
+		var from From
+		var group *bool
+		err := row.Scan(&m.ID, &m.Role, &m.Content, &m.Length, &m.ToolCalls, &m.ToolName, &m.Metadata, &m.CreatedAt, &m.Forgotten,
+			&m.Calls, &from.Media, &from.Forwarded, &from.Scheduled, &from.ViaBot, &group)
+		if m.Role == "user" {
+			from.Group = group != nil && *group
+			m.From = &from
+		}
 		return m, err
 	}, conversationID, limit)
 }
@@ -269,13 +297,19 @@ type Approval struct {
 	DecisionAt         *time.Time `json:"decision_at,omitempty"`
 	DecidedBy          int64      `json:"decided_by,omitempty"`
 	AssistantMessageID int64      `json:"assistant_message_id,omitempty"`
+	// RequestID is the id of the tool call it is of; DeciderName and
+	// DeciderUsername name who decided, as last seen.
+	RequestID       string `json:"request_id,omitempty"`
+	DeciderName     string `json:"decider_name,omitempty"`
+	DeciderUsername string `json:"decider_username,omitempty"`
 }
 
 // ConversationApprovals are the approvals asked in a conversation.
 func (s *Store) ConversationApprovals(ctx context.Context, conversationID string) ([]Approval, error) {
 	return collect(ctx, s, "conversation approvals", conversationApprovalsSQL, func(row pgx.CollectableRow) (Approval, error) {
 		var a Approval
-		err := row.Scan(&a.ID, &a.Subject, &a.Status, &a.CreatedAt, &a.DecisionAt, &a.DecidedBy, &a.AssistantMessageID)
+		err := row.Scan(&a.ID, &a.Subject, &a.Status, &a.CreatedAt, &a.DecisionAt, &a.DecidedBy, &a.AssistantMessageID,
+			&a.RequestID, &a.DeciderName, &a.DeciderUsername)
 		return a, err
 	}, conversationID)
 }

@@ -10,10 +10,12 @@
   var T = {
     en: { loading: "Loading…", open: "Open this page from the bot in Telegram.", none: "Nothing yet.",
       forget: "Forget", sure: "Forget it?", edit: "Correct", save: "Save", all: "Forget everything", allSure: "Forget every fact?",
-      auto: "from what you said", tool: "saved when asked", found: "Nothing found.", failed: "That did not work: " },
+      auto: "from what you said", tool: "saved when asked", found: "Nothing found.", failed: "That did not work: ",
+      from: "From what you wrote on ", fromGone: "From a conversation you had the bot forget." },
     ru: { loading: "Загрузка…", open: "Откройте эту страницу из бота в Telegram.", none: "Пока ничего.",
       forget: "Забыть", sure: "Забыть это?", edit: "Исправить", save: "Сохранить", all: "Забыть всё", allSure: "Забыть все факты?",
-      auto: "из ваших слов", tool: "сохранено по просьбе", found: "Ничего не найдено.", failed: "Не получилось: " }
+      auto: "из ваших слов", tool: "сохранено по просьбе", found: "Ничего не найдено.", failed: "Не получилось: ",
+      from: "Из того, что вы написали ", fromGone: "Из разговора, который бот забыл по вашей просьбе." }
   }[lang === "ru" ? "ru" : "en"];
 
   function $(id) { return document.getElementById(id); }
@@ -40,6 +42,7 @@
     var li = el("li", null, "fact"); li.id = "fact" + f.id;
     li.appendChild(el("div", f.content, "text"));
     li.appendChild(el("div", (f.origin === "auto" ? T.auto : T.tool) + " · " + (f.updated_at || "").slice(0, 10), "meta"));
+    if (f.source) { li.appendChild(source(f.source)); }
     var forget = el("button", null, "danger");
     twoStep(forget, T.forget, T.sure, function () {
       call("POST", "/app/api/facts/" + f.id + "/forget").then(load, fail);
@@ -55,6 +58,23 @@
     });
     li.appendChild(forget); li.appendChild(document.createTextNode(" ")); li.appendChild(edit);
     return li;
+  }
+
+  // source is where a fact came from: the exchange's date and the user's
+  // words (cut), unless that exchange was forgotten.
+  function source(src) {
+    if (src.forgotten) { return el("div", T.fromGone, "source"); }
+    var words = src.content || "";
+    if (words.length > 300) { words = words.slice(0, 300) + "…"; }
+    return el("div", T.from + day(src.created_at) + ": «" + words + "»", "source");
+  }
+
+  // day is a time's date on the user's device.
+  function day(at) {
+    var d = new Date(at);
+    if (isNaN(d)) { return ""; }
+    function two(n) { return (n < 10 ? "0" : "") + n; }
+    return d.getFullYear() + "-" + two(d.getMonth() + 1) + "-" + two(d.getDate());
   }
 
   function fill(id, items, make) {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -83,6 +84,9 @@ type Config struct {
 	// Checks is not a setting either: membot's command line gives the web
 	// interface membot doctor's checks, which it runs when asked.
 	Checks func(ctx context.Context) []web.Check
+
+	// seen is each setting's value as it was read (ShownSettings).
+	seen map[string]seenValue
 }
 
 // DatabaseConfig is where the bot's database is.
@@ -287,6 +291,7 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
+	c.seen = e.seen
 	// What several packages are told of one setting.
 	c.Agent.Location, c.Tools.Location, c.Bot.Access.Location = c.Location, c.Location, c.Location
 	c.Bot.Access.Owners = &access.Owners{} // the handler's copy of the policy and the painter's share what they learn
@@ -372,8 +377,9 @@ func (c *Config) readMCPServers(e *env, key string) {
 // readApprovals reads APPROVAL_REQUIRED_TOOLS, the tools whose calls wait
 // for a person's approval, checked against the built-in tools.
 func (c *Config) readApprovals(e *env, key string) {
-	if e.str(key, "") == "" {
-		return // the default
+	if e.str(key, "") == "" { // the default
+		e.note(key, strings.Join(slices.Sorted(maps.Keys(c.Agent.NeedsApproval)), ","), false)
+		return
 	}
 	names := e.list(key, "")
 	c.Agent.NeedsApproval = map[string]bool{}
@@ -499,4 +505,27 @@ func (c *Config) Secrets() *redact.Secrets {
 		values = append(values, redact.URLSecrets(u)...)
 	}
 	return redact.New(values...)
+}
+
+// secretSuffixes end the names of the settings whose value is a secret,
+// whatever else Secrets knows.
+var secretSuffixes = []string{"_KEY", "_TOKEN", "_SECRET", "PASSWORD"}
+
+// ShownSettings is every setting as it was read, in the table's order,
+// for the web's settings page: a secret setting's value (secretSettings,
+// a name ending as secretSuffixes) is hidden whole, and any other's
+// loses what Secrets holds and every URL's credentials and query.
+func (c *Config) ShownSettings() []web.Setting {
+	secrets := c.Secrets()
+	var out []web.Setting
+	for _, s := range c.settings() {
+		seen := c.seen[s.name]
+		shown := web.Setting{Name: s.name, Set: seen.set, Value: secrets.String(redact.URLs(seen.value))}
+		if seen.value != "" && (slices.Contains(secretSettings, s.name) ||
+			slices.ContainsFunc(secretSuffixes, func(suffix string) bool { return strings.HasSuffix(s.name, suffix) })) {
+			shown.Value, shown.Hidden = "", true
+		}
+		out = append(out, shown)
+	}
+	return out
 }

@@ -35,11 +35,21 @@ type env struct {
 	getenv Getenv
 	file   map[string]string
 	err    error // the first bad setting
+	// seen is each setting's value as it was read: what was set, else
+	// the default it fell back to (the web's settings page shows them,
+	// secrets masked: Config.ShownSettings).
+	seen map[string]seenValue
+}
+
+// seenValue is a setting's value as read, and whether it was set.
+type seenValue struct {
+	value string
+	set   bool
 }
 
 // newEnv reads .env (or ENV_FILE) from the working directory when present.
 func newEnv(getenv Getenv) (*env, error) {
-	e := &env{getenv: getenv, file: map[string]string{}}
+	e := &env{getenv: getenv, file: map[string]string{}, seen: map[string]seenValue{}}
 	envFile, _ := getenv("ENV_FILE")
 	path := envFile
 	if path == "" {
@@ -143,11 +153,14 @@ func textOr(p, def *string) reader { return func(e *env, key string) { *p = e.st
 // stays only when the setting is not set at all, in the environment or in .env.
 func optional(p *string) reader {
 	return func(e *env, key string) {
-		if v, set := e.getenv(key); set {
-			*p = strings.TrimSpace(v)
-		} else if v, set := e.file[key]; set {
+		v, set := e.getenv(key)
+		if !set {
+			v, set = e.file[key]
+		}
+		if set {
 			*p = strings.TrimSpace(v)
 		}
+		e.note(key, *p, set)
 	}
 }
 
@@ -245,14 +258,25 @@ func idSet(p *map[int64]bool) reader { return func(e *env, key string) { *p = e.
 
 func (e *env) str(key, def string) string {
 	if v := strings.TrimSpace(e.lookup(key)); v != "" {
+		e.note(key, v, true)
 		return v
 	}
+	e.note(key, def, false)
 	return def
+}
+
+// note records a setting's value as read; a reader whose default is not
+// a string notes it when it falls back to it.
+func (e *env) note(key, value string, set bool) {
+	if e.seen != nil {
+		e.seen[key] = seenValue{value, set}
+	}
 }
 
 func (e *env) int(key string, def, lo, hi int) int {
 	s := e.str(key, "")
 	if s == "" {
+		e.note(key, strconv.Itoa(def), false)
 		return def
 	}
 	n, err := strconv.Atoi(s)
@@ -266,6 +290,7 @@ func (e *env) int(key string, def, lo, hi int) int {
 func (e *env) duration(key string, def time.Duration) time.Duration {
 	s := e.str(key, "")
 	if s == "" {
+		e.note(key, def.String(), false)
 		return def
 	}
 	d, err := time.ParseDuration(s)
@@ -280,6 +305,7 @@ func (e *env) duration(key string, def time.Duration) time.Duration {
 func (e *env) int64(key string, def, lo int64) int64 {
 	s := e.str(key, "")
 	if s == "" {
+		e.note(key, strconv.FormatInt(def, 10), false)
 		return def
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -294,6 +320,7 @@ func (e *env) bool(key string, def bool) bool {
 	s := strings.ToLower(e.str(key, ""))
 	switch s {
 	case "":
+		e.note(key, strconv.FormatBool(def), false)
 		return def
 	case "true", "1", "yes", "on":
 		return true

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -275,7 +277,10 @@ func (m *membot) newHandler() error {
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	ac.IsAdmin = cfg.Bot.Access.IsAdmin
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
-	m.web = newWeb(cfg, store, users, mcpServers, log)
+	// The web's decisions on requests tell the asker as the owner's buttons do.
+	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
+		m.handler.TellAsker(ctx, req, status)
+	}, log)
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Users: users, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
@@ -284,7 +289,8 @@ func (m *membot) newHandler() error {
 
 // newWeb is the web interface over the store: the operator's pages and
 // the Mini App.
-func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers func() []mcptools.Status, log *slog.Logger) *web.Server {
+func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers func() []mcptools.Status,
+	decided func(ctx context.Context, req memory.AccessRequest, status string), log *slog.Logger) *web.Server {
 	wc := cfg.Web
 	wc.Location, wc.DailyTokenLimit = cfg.Location, cfg.Bot.Access.DailyTokenLimit
 	policy := &cfg.Bot.Access
@@ -293,6 +299,11 @@ func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers fun
 		IsAdmin:  policy.IsAdmin,
 		MayUse:   func(userID int64) bool { return policy.Allows(userID, userID) },
 		BotToken: cfg.Telegram.Token, ExportsPerHour: cfg.Bot.ExportsPerHour, Log: log,
+		Access: store, Rules: func() web.AccessRules { return accessRules(policy) }, Decided: decided,
+		Settings: cfg.ShownSettings,
+		Origin: func(f console.From) string {
+			return string(agent.UserRow{Group: f.Group, Forwarded: f.Forwarded, ViaBot: f.ViaBot, Scheduled: f.Scheduled, Media: f.Media}.Origin())
+		},
 	}
 	if cfg.Checks != nil {
 		secrets := cfg.Secrets()
@@ -315,6 +326,17 @@ func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers fun
 		}
 	}
 	return web.New(wc, deps)
+}
+
+// accessRules is what the access policy's settings say, for the web's
+// access page.
+func accessRules(p *access.Policy) web.AccessRules {
+	ids := func(set map[int64]bool) []int64 {
+		out := slices.Collect(maps.Keys(set))
+		slices.Sort(out)
+		return out
+	}
+	return web.AccessRules{Mode: string(p.Mode()), Admins: ids(p.Admins), AllowedUsers: ids(p.AllowedUsers), AllowedChats: ids(p.AllowedChats)}
 }
 
 // serveWeb serves the web interface on WEB_ADDR. Its failure to listen

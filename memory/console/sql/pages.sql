@@ -98,19 +98,34 @@ LIMIT 200
 -- name: conversationMessages
 -- A conversation's newest rows, oldest first: each text cut past what a
 -- page shows (its whole length told), so a page of 1 MB messages reads
--- kilobytes.
+-- kilobytes; an assistant row's first 20 tool calls apart (id, name, the
+-- arguments cut), and what a user row's metadata says of where it came
+-- from (as summaries.sql reads it: the first file's kind, forwarded, via
+-- an inline bot, a scheduled run; in a group chat).
 SELECT id, role, left(content, 2001), length(content), left(coalesce(tool_calls::text, ''), 2001), coalesce(tool_name, ''),
-	left(coalesce(metadata::text, '{}'), 2001), created_at, forgotten
+	left(coalesce(metadata::text, '{}'), 2001), created_at, forgotten,
+	coalesce((SELECT jsonb_agg(jsonb_build_object('id', left(c.call->>'id', 200), 'name', left(c.call->>'name', 200),
+		'arguments', left(c.call->>'arguments', 2001)) ORDER BY c.n)
+		FROM jsonb_array_elements(CASE WHEN jsonb_typeof(tool_calls) = 'array' THEN tool_calls ELSE '[]' END) WITH ORDINALITY AS c(call, n)
+		WHERE c.n <= 20), '[]'),
+	coalesce(metadata->'media'->0->>'kind', ''), coalesce((metadata->>'forwarded')::boolean, false),
+	coalesce(metadata ? 'scheduled', false), coalesce(metadata->>'via_bot', ''),
+	(SELECT chat_id < 0 FROM conversations WHERE id = $1)
 FROM (
 	SELECT * FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2
 ) newest
 ORDER BY id
 
 -- name: conversationApprovals
-SELECT id, subject, status, created_at, decision_at, coalesce(decided_by, 0), coalesce(assistant_message_id, 0)
-FROM pending_approvals
-WHERE conversation_id = $1
-ORDER BY id
+-- The approvals asked in a conversation, each with the tool call it is
+-- of (request_id) and the name of who decided it as last seen.
+SELECT a.id, a.subject, a.status, a.created_at, a.decision_at, coalesce(a.decided_by, 0), coalesce(a.assistant_message_id, 0),
+	left(a.request_id, 200), coalesce(u.first_name, ''), coalesce(u.username, '')
+FROM pending_approvals a
+LEFT JOIN users u ON u.telegram_user_id = a.decided_by
+WHERE a.conversation_id = $1
+ORDER BY a.id
+LIMIT 1000
 
 -- name: pendingApprovals
 SELECT id, subject, telegram_user_id, chat_id, created_at
