@@ -129,7 +129,7 @@ func TestDoctorSaysEveryPartWorks(t *testing.T) {
 			t.Errorf("no line %q in\n%s", line, out)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^✓ database: PostgreSQL \d+(\.\d+)?, \S+@127\.0\.0\.1:5432/\S+ \(DATABASE_URL\); \d+ migrations applied, (none|\d+) pending`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^✓ database: PostgreSQL \d+(\.\d+)?, \S+@127\.0\.0\.1:\d+/\S+ \(DATABASE_URL\); \d+ migrations applied, (none|\d+) pending`).MatchString(out) {
 		t.Errorf("the database's line does not say the server, the version and the migrations")
 	}
 }
