@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // Snippet is a message found by SearchMessages or by a turn's auto-recall.
@@ -54,8 +56,8 @@ type Search struct {
 	EmbeddingModel string
 }
 
-// searchSQL is search_history's statement over conversation $1 before row
-// $2, without and with vectors (sql/search.sql explains them).
+// searchSQL is search_history's statement over a conversation before a
+// row, without and with vectors (sql/search.sql explains them).
 var searchSQL = [2]string{searchFullTextSQL, searchHybridSQL}
 
 // vectorsIndex is the index of a [2]string of statements for vectors.
@@ -123,8 +125,8 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 			emb = nil // the embedding is Text's
 		}
 		v := vectors && emb != nil // without an embedding the hybrid statement ranks as the full-text one, at more cost
-		batch.Queue(searchSQL[vectorsIndex(v)], recallArgs(v, []any{q.ConversationID, q.BeforeID, words, want},
-			emb, q.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
+		params := searchParams{ConversationID: q.ConversationID, BeforeID: q.BeforeID, Words: words, Limit: want}
+		batch.Queue(searchSQL[vectorsIndex(v)], recallArgs(v, params, emb, q.EmbeddingModel)).Query(func(rows pgx.Rows) error {
 			var err error
 			rankings[i], err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
 			return err
@@ -337,11 +339,22 @@ func searchWords(text string) string {
 	return strings.Join(kept, " ")
 }
 
-// recallArgs are the arguments of a recall statement: the vector's two only when
-// the statement has them.
-func recallArgs(vectors bool, args []any, embedding []float32, model string) []any {
+// searchParams are the arguments of searchFullText, and of searchHybrid
+// with the query's embedding (recallArgs).
+type searchParams struct {
+	ConversationID string `db:"conversation_id"`
+	BeforeID       int64  `db:"before_id"`
+	Words          string `db:"words"`
+	Limit          int    `db:"recall_limit"`
+}
+
+// recallArgs are the arguments of a recall statement, params and, for
+// the statement with vectors, the query's embedding and its model.
+func recallArgs(vectors bool, params any, embedding []float32, model string) pgx.StrictNamedArgs {
+	args := pg.Named(params)
 	if vectors {
-		args = append(args, vectorLiteral(embedding), model)
+		args["embedding"] = vectorLiteral(embedding)
+		args["embedding_model"] = model
 	}
 	return args
 }

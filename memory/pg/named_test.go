@@ -38,3 +38,17 @@ func TestNamedPanicsOnAnUntaggedField(t *testing.T) {
 	}()
 	Named(struct{ UserID int64 }{1})
 }
+
+type row struct {
+	ChatID int64 `db:"chat_id"`
+}
+
+func TestNamedFlattensAnEmbeddedStruct(t *testing.T) {
+	args := Named(struct {
+		row
+		Limit int `db:"limit"`
+	}{row{5}, 3})
+	if len(args) != 2 || args["chat_id"] != int64(5) || args["limit"] != 3 {
+		t.Errorf("args %v", args)
+	}
+}

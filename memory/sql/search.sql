@@ -125,10 +125,10 @@
 -- `admin forget`, holding its own locks meanwhile).
 
 -- name: searchFullText
--- search is search_history's statement over conversation $1 before row
--- $2, with and without vectors.
-WITH scope AS (SELECT $1::uuid AS conversation_id, $2::bigint AS before_id),
-q AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config($3), $3)) AS lexemes, membot_search_prefix(scope.conversation_id) AS prefix FROM scope),
+-- search is search_history's statement over conversation @conversation_id before row
+-- @before_id, with and without vectors.
+WITH scope AS (SELECT @conversation_id::uuid AS conversation_id, @before_id::bigint AS before_id),
+q AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config(@words), @words)) AS lexemes, membot_search_prefix(scope.conversation_id) AS prefix FROM scope),
 tq AS (SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest(q.lexemes) l), ' | ')::tsquery, ''::tsquery) AS q FROM q),
 ends AS MATERIALIZED (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
@@ -185,7 +185,7 @@ fts AS (
 		/ (h.tf + 1.2::float8 * (1 - 0.75::float8 + 0.75::float8 * h.len / avglen.a))) DESC, h.id DESC) AS r
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
-fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= $4)
+fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= @recall_limit)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
 	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
 	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
@@ -199,8 +199,8 @@ FROM fused f JOIN messages m ON m.id = f.id AND NOT m.forgotten
 ORDER BY f.score DESC, m.id DESC
 
 -- name: searchHybrid
-WITH scope AS (SELECT $1::uuid AS conversation_id, $2::bigint AS before_id),
-q AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config($3), $3)) AS lexemes, membot_search_prefix(scope.conversation_id) AS prefix FROM scope),
+WITH scope AS (SELECT @conversation_id::uuid AS conversation_id, @before_id::bigint AS before_id),
+q AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config(@words), @words)) AS lexemes, membot_search_prefix(scope.conversation_id) AS prefix FROM scope),
 tq AS (SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest(q.lexemes) l), ' | ')::tsquery, ''::tsquery) AS q FROM q),
 ends AS MATERIALIZED (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
@@ -257,22 +257,22 @@ fts AS (
 		/ (h.tf + 1.2::float8 * (1 - 0.75::float8 + 0.75::float8 * h.len / avglen.a))) DESC, h.id DESC) AS r
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
-qv AS MATERIALIZED (SELECT $5::text::vector AS v WHERE $5::text IS NOT NULL),
+qv AS MATERIALIZED (SELECT @embedding::text::vector AS v WHERE @embedding::text IS NOT NULL),
 sem_from AS MATERIALIZED (
 	SELECT coalesce((SELECT x.message_id FROM message_embeddings x
-		WHERE x.conversation_id = scope.conversation_id AND x.model = $6 AND x.message_id < scope.before_id
+		WHERE x.conversation_id = scope.conversation_id AND x.model = @embedding_model AND x.message_id < scope.before_id
 		ORDER BY x.message_id DESC OFFSET 1000 - 1 LIMIT 1), 0) AS id
 	FROM scope),
 sem AS (
 	SELECT e.message_id AS id, row_number() OVER (ORDER BY e.embedding <=> qv.v, e.message_id DESC) AS r
 	FROM scope, qv, sem_from, message_embeddings e
-	WHERE e.conversation_id = scope.conversation_id AND e.model = $6
+	WHERE e.conversation_id = scope.conversation_id AND e.model = @embedding_model
 	  AND e.message_id < scope.before_id AND e.message_id >= sem_from.id
 	ORDER BY r LIMIT 20),
 fused AS (
 	SELECT id, sum(1.0 / (1 + r)) AS score
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
-	GROUP BY id ORDER BY score DESC, id DESC LIMIT $4)
+	GROUP BY id ORDER BY score DESC, id DESC LIMIT @recall_limit)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
 	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
 	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
