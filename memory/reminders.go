@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // Reminder is a row of reminders.
@@ -40,11 +42,26 @@ const (
 	KindTask     = "task"
 )
 
+// addReminderParams are the arguments of addReminder: the row, and the
+// bounds it may not pass.
+type addReminderParams struct {
+	UserID          int64     `db:"telegram_user_id"`
+	ChatID          int64     `db:"chat_id"`
+	Text            string    `db:"text"`
+	DueAt           time.Time `db:"due_at"`
+	SourceMessageID int64     `db:"source_message_id"`
+	ThreadID        int64     `db:"message_thread_id"`
+	MaxPending      int       `db:"max_pending"`
+	MaxPerHour      int       `db:"max_per_hour"`
+}
+
 // AddReminder stores a pending reminder and returns its id.
 func (s *Store) AddReminder(ctx context.Context, r Reminder) (int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, addReminderSQL, r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID,
-		MaxPendingReminders, MaxRemindersPerHour, r.ThreadID).Scan(&id)
+	err := s.pool.QueryRow(ctx, addReminderSQL, pg.Named(addReminderParams{
+		UserID: r.UserID, ChatID: r.ChatID, Text: cleanText(r.Text), DueAt: r.DueAt, SourceMessageID: r.SourceMessageID,
+		ThreadID: r.ThreadID, MaxPending: MaxPendingReminders, MaxPerHour: MaxRemindersPerHour,
+	})).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("add reminder: %w (at most %d waiting for a user or a chat, %d set in a chat an hour)",
 			ErrTooManyReminders, MaxPendingReminders, MaxRemindersPerHour)
@@ -81,6 +98,14 @@ func (s *Store) ClaimDueReminders(ctx context.Context, owner int32, limit int) (
 	return due, nil
 }
 
+// markReminderSentParams are the arguments of markReminderSent.
+type markReminderSentParams struct {
+	ID                int64      `db:"id"`
+	TelegramMessageID int64      `db:"telegram_message_id"`
+	Late              bool       `db:"late"`
+	DueAt             *time.Time `db:"due_at"` // nil: done
+}
+
 // MarkReminderSent records that a claimed reminder reached Telegram. A
 // reminder with a schedule waits again, for next (its next occurrence);
 // with next zero it is done.
@@ -89,7 +114,9 @@ func (s *Store) MarkReminderSent(ctx context.Context, id, telegramMessageID int6
 	if !next.IsZero() {
 		nextAt = &next
 	}
-	_, err := s.pool.Exec(ctx, markReminderSentSQL, id, telegramMessageID, late, nextAt)
+	_, err := s.pool.Exec(ctx, markReminderSentSQL, pg.Named(markReminderSentParams{
+		ID: id, TelegramMessageID: telegramMessageID, Late: late, DueAt: nextAt,
+	}))
 	if err != nil {
 		return fmt.Errorf("mark reminder sent: %w", translate(err))
 	}

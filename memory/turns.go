@@ -126,7 +126,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	t := &Turn{}
 	batch := &pgx.Batch{}
 	batch.Queue(turnSettingsSQL) // asyncCommit and genericPlans in one statement
-	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
+	batch.Queue(upsertUserSQL, upsertUserArgs(in.User))
 	var metadata any
 	if len(in.Metadata) > 0 {
 		metadata = s.storableValue(in.Metadata)
