@@ -229,10 +229,10 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 	if err != nil || len(due) != 2 || due[0].Attempts != 3 {
 		t.Fatalf("rows of a dead owner: %+v, %v", due, err)
 	}
-	if err := store.MarkReminderSent(ctx, due[0].ID, 555, true, time.Time{}); err != nil {
+	if err := store.MarkReminderSent(ctx, due[0].ID, memory.ReminderSent{TelegramMessageID: 555, Late: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.ReleaseReminder(ctx, due[1].ID, "blocked", true); err != nil {
+	if err := store.FailReminder(ctx, due[1].ID, "blocked"); err != nil {
 		t.Fatal(err)
 	}
 	var sent, failed int

@@ -106,16 +106,22 @@ type markReminderSentParams struct {
 	DueAt             *time.Time `db:"due_at"` // nil: done
 }
 
-// MarkReminderSent records that a claimed reminder reached Telegram. A
-// reminder with a schedule waits again, for next (its next occurrence);
-// with next zero it is done.
-func (s *Store) MarkReminderSent(ctx context.Context, id, telegramMessageID int64, late bool, next time.Time) error {
+// ReminderSent is how a claimed reminder reached Telegram.
+type ReminderSent struct {
+	TelegramMessageID int64
+	Late              bool      // sent later than it was due (the text says so)
+	Next              time.Time // its next occurrence; zero: it is done
+}
+
+// MarkReminderSent records that claimed reminder id reached Telegram as
+// sent says. A reminder with a schedule waits again, for sent.Next.
+func (s *Store) MarkReminderSent(ctx context.Context, id int64, sent ReminderSent) error {
 	var nextAt *time.Time
-	if !next.IsZero() {
-		nextAt = &next
+	if !sent.Next.IsZero() {
+		nextAt = &sent.Next
 	}
 	_, err := s.pool.Exec(ctx, markReminderSentSQL, pg.Named(markReminderSentParams{
-		ID: id, TelegramMessageID: telegramMessageID, Late: late, DueAt: nextAt,
+		ID: id, TelegramMessageID: sent.TelegramMessageID, Late: sent.Late, DueAt: nextAt,
 	}))
 	if err != nil {
 		return fmt.Errorf("mark reminder sent: %w", translate(err))
@@ -123,13 +129,21 @@ func (s *Store) MarkReminderSent(ctx context.Context, id, telegramMessageID int6
 	return nil
 }
 
-// ReleaseReminder gives a claimed reminder back after a failed send: it is
-// tried again later, or, when failed is set, never.
-func (s *Store) ReleaseReminder(ctx context.Context, id int64, errText string, failed bool) error {
-	status := "pending"
-	if failed {
-		status = "failed"
-	}
+// ReleaseReminder gives a claimed reminder back after a send that failed
+// for now: it is tried again later.
+func (s *Store) ReleaseReminder(ctx context.Context, id int64, errText string) error {
+	return s.releaseReminder(ctx, id, "pending", errText)
+}
+
+// FailReminder gives a claimed reminder up after a send that failed for
+// good (the user blocked the bot): it is never tried again.
+func (s *Store) FailReminder(ctx context.Context, id int64, errText string) error {
+	return s.releaseReminder(ctx, id, "failed", errText)
+}
+
+// releaseReminder sets a claimed reminder's status (pending or failed)
+// and the error that ended its send.
+func (s *Store) releaseReminder(ctx context.Context, id int64, status, errText string) error {
 	_, err := s.pool.Exec(ctx, releaseReminderSQL, id, status, s.storable(errText))
 	if err != nil {
 		return fmt.Errorf("release reminder: %w", translate(err))
