@@ -23,7 +23,7 @@ WITH conv_existing AS (
 -- deletes them and their messages), opens a fresh one in the default mode,
 -- and logs conversation_reset with what is deleted. When the conversation
 -- it replaces was in another mode, the return to the default is recorded
--- as a mode switch. The model (/model) is carried over. @message_thread_id is the topic.
+-- as a mode switch. The model (/model) is carried over.
 WITH old AS (
 	SELECT mode, model FROM conversations WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1
 ), gone AS (

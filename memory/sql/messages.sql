@@ -8,14 +8,11 @@
 -- turn or a retry) are read oldest first by a backward scan of the
 -- (conversation_id, id) index that stops after the limit, however long the
 -- conversation and the table are. It says "conversation_id between c and c"
--- rather than "= c" on purpose. With "=", the planner knows conversation_id
--- is constant, orders by id alone, and may then walk the primary key back
--- from the newest row of the whole table, skipping other conversations'
--- rows, when it believes the conversation holds a large share of them.
--- That is fast only if the conversation was written to lately; a long one
--- taken up again after a pause would have millions of rows to skip. With
--- the range, only the (conversation_id, id) index gives the order asked
--- for. (The columns are qualified: unqualified, ORDER BY would take the
+-- rather than "= c" on purpose: with "=", the planner may walk the primary
+-- key back from the newest row of the whole table, skipping other
+-- conversations' rows, which is slow for a long conversation taken up
+-- again after a pause; with the range, only the (conversation_id, id)
+-- index gives the order asked for. (The columns are qualified: unqualified, ORDER BY would take the
 -- text conversation_id of the select list, which no index gives.)
 
 -- name: insertMessage

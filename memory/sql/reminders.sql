@@ -4,7 +4,7 @@
 -- name: addReminder
 -- addReminder adds the reminder unless it would pass the bounds (@max_pending waiting
 -- for the user or the chat, @max_per_hour set in the chat an hour);
--- then it returns no row. @message_thread_id is the topic.
+-- then it returns no row.
 INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id, message_thread_id)
 SELECT @telegram_user_id, @chat_id, @text, @due_at, NULLIF(@source_message_id::bigint, 0), nullif(@message_thread_id::bigint, 0)
 WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = @telegram_user_id AND status IN ('pending', 'sending') AND schedule IS NULL) < @max_pending

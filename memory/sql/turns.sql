@@ -7,17 +7,16 @@
 -- conversation it began in); otherwise it is the newest row of the chat's
 -- current conversation. The two cases are two branches of a UNION ALL, each
 -- gated by a condition on the update alone, rather than one WHERE with an
--- OR: pgx prepares statements, PostgreSQL may then plan them without looking
--- at the values (a generic plan), and the OR became a scan of the whole
--- conversation. The chat's current conversation is found as in
--- conversations.sql, in the topic given as the statement's last parameter.
+-- OR, which a generic plan (made without the values) turns into a scan of
+-- the whole conversation. The chat's current conversation is found as in
+-- conversations.sql, in the topic message_thread_id (0: none).
 
 -- name: insertUserMessage
 -- insertUserMessage stores the user's row in the chat's current
 -- conversation, with its author's id in the metadata (in a group the text's
 -- name prefix is for the model; the id is what a query should trust). A
--- second attempt at the same update stores nothing. @message_thread_id is the topic, @written_at
--- when the message was written (NULL: when stored).
+-- second attempt at the same update stores nothing. written_at is when
+-- the message was written (NULL: when stored).
 WITH conv_existing AS (
 	SELECT id FROM conversations WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1
 ), conv_created AS (
@@ -35,7 +34,7 @@ ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING
 
 -- name: turnHistory
 -- turnHistory is the newest @history_limit rows of the conversation of the turn's
--- user row (topic @message_thread_id), forgotten ones left out, with what a user row's
+-- user row (in its topic), forgotten ones left out, with what a user row's
 -- metadata says of who wrote it (memory.Message.AuthorID and after).
 SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
@@ -78,8 +77,8 @@ SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, ''), coalesce((S
 -- turnRecall is the auto-recall of a turn with the message's embedding
 -- (autoRecallFront and the semantic side) over the conversation of its
 -- user row, stored before it in StartTurn's batch, before its window of
--- @history_limit rows: the semantic side ranks anyway, so no found statement first.
--- @message_thread_id is the topic.
+-- @history_limit rows: the semantic side ranks anyway, so no found
+-- statement first.
 WITH turn AS (SELECT r.conversation_id, r.id, (SELECT m.search_vector FROM messages m WHERE m.id = r.id) AS v
 		FROM (SELECT id, conversation_id FROM (
 	SELECT id, conversation_id FROM messages WHERE @update_id::bigint <> 0 AND update_id = @update_id::bigint AND role = 'user'
@@ -168,9 +167,8 @@ ORDER BY f.score DESC, m.id DESC
 -- name: turnFound
 -- turnFound tells whether the turn's auto-recall without an embedding
 -- has anything to rank (autoRecallFound). Most turns' recall does not,
--- and setting up the ranking alone, for no rows, cost 0.2 ms of a turn
--- (membench); so StartTurn ranks only after this says yes, in a round
--- trip of its own (turnRank). @message_thread_id is the topic.
+-- and setting up the ranking costs even for no rows; so StartTurn ranks
+-- only after this says yes, in a round trip of its own (turnRank).
 WITH turn AS (SELECT r.conversation_id, r.id, (SELECT m.search_vector FROM messages m WHERE m.id = r.id) AS v
 		FROM (SELECT id, conversation_id FROM (
 	SELECT id, conversation_id FROM messages WHERE @update_id::bigint <> 0 AND update_id = @update_id::bigint AND role = 'user'
@@ -403,7 +401,7 @@ learned AS (
 SELECT EXISTS (SELECT FROM scope, uses u WHERE u.n <= 20 AND u.oldest < scope.before_id) AND $3::int > 0
 
 -- name: receivedText
--- receivedText logs the message_received event of the turn (topic @message_thread_id).
+-- receivedText logs the message_received event of the turn (in its topic).
 INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
 SELECT 'message_received', @telegram_user_id::bigint, @chat_id::bigint, r.conversation_id, NULLIF(@update_id::bigint, 0), jsonb_build_object('kind', @kind::text)
 FROM (SELECT id, conversation_id FROM (

@@ -1,8 +1,8 @@
 -- Saving an update: its digest is what Telegram sent for it, md5 of the
 -- update's id and payload. The lookup of it is written with the expression
--- itself, not v's column: a prepared statement's generic plan, made when the
--- inbox was empty, took v's digest for a join filter and read every update
--- of the bot on each save (0.25 ms a save after 1,000 updates, growing).
+-- itself, not v's column: a generic plan made while the inbox is empty
+-- takes v's digest for a join filter and reads every update of the bot on
+-- each save.
 -- An update id is held while any row names it (each an index probe): the
 -- inbox's, a message's, a rollback's or an event stored once per update
 -- (message_received, reply_sent, access_denied, rate_limited:
