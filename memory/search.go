@@ -58,14 +58,18 @@ type Search struct {
 
 // searchSQL is search_history's statement over a conversation before a
 // row, without and with vectors (sql/search.sql explains them).
-var searchSQL = [2]string{searchFullTextSQL, searchHybridSQL}
+var searchSQL = recallStatements{fullText: searchFullTextSQL, hybrid: searchHybridSQL}
 
-// vectorsIndex is the index of a [2]string of statements for vectors.
-func vectorsIndex(vectors bool) int {
-	if vectors {
-		return 1
+// recallStatements are a recall statement without and with vectors.
+type recallStatements struct{ fullText, hybrid string }
+
+// with is the statement to run and its arguments, params and, when emb
+// is set (a store with vectors and a query's embedding), emb and its model.
+func (r recallStatements) with(params any, emb []float32, model string) (string, pgx.StrictNamedArgs) {
+	if emb == nil {
+		return r.fullText, pg.Named(params)
 	}
-	return 0
+	return r.hybrid, withEmbedding(params, emb, model)
 }
 
 const (
@@ -124,9 +128,11 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 		if i > 0 {
 			emb = nil // the embedding is Text's
 		}
-		v := vectors && emb != nil // without an embedding the hybrid statement ranks as the full-text one, at more cost
+		if !vectors {
+			emb = nil // without an embedding the hybrid statement ranks as the full-text one, at more cost
+		}
 		params := searchParams{ConversationID: q.ConversationID, BeforeID: q.BeforeID, Words: words, Limit: want}
-		batch.Queue(searchSQL[vectorsIndex(v)], recallArgs(v, params, emb, q.EmbeddingModel)).Query(func(rows pgx.Rows) error {
+		batch.Queue(searchSQL.with(params, emb, q.EmbeddingModel)).Query(func(rows pgx.Rows) error {
 			var err error
 			rankings[i], err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
 			return err
@@ -340,7 +346,7 @@ func searchWords(text string) string {
 }
 
 // searchParams are the arguments of searchFullText, and of searchHybrid
-// with the query's embedding (recallArgs).
+// with the query's embedding (withEmbedding).
 type searchParams struct {
 	ConversationID string `db:"conversation_id"`
 	BeforeID       int64  `db:"before_id"`
@@ -348,14 +354,12 @@ type searchParams struct {
 	Limit          int    `db:"recall_limit"`
 }
 
-// recallArgs are the arguments of a recall statement, params and, for
-// the statement with vectors, the query's embedding and its model.
-func recallArgs(vectors bool, params any, embedding []float32, model string) pgx.StrictNamedArgs {
+// withEmbedding are the arguments of a recall statement with vectors:
+// params, the query's embedding and its model.
+func withEmbedding(params any, embedding []float32, model string) pgx.StrictNamedArgs {
 	args := pg.Named(params)
-	if vectors {
-		args["embedding"] = vectorLiteral(embedding)
-		args["embedding_model"] = model
-	}
+	args["embedding"] = vectorLiteral(embedding)
+	args["embedding_model"] = model
 	return args
 }
 

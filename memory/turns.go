@@ -81,24 +81,28 @@ type Turn struct {
 // turnRankSQL ranks the auto-recall of the turn's row, known once the
 // batch that stored it is done, before its window, without and with
 // vectors; rowFoundSQL is turnFoundSQL for it (sql/turns.sql).
-var turnRankSQL = [2]string{turnRankFullTextSQL, turnRankHybridSQL}
+var turnRankSQL = recallStatements{fullText: turnRankFullTextSQL, hybrid: turnRankHybridSQL}
 
 // rankRow runs turnRankSQL for row (its window of window rows) and r,
 // after a found statement said it has rows to rank. Without r's
 // embedding the semantic side has nothing to compare: full-text alone
 // ranks the same.
 func (s *Store) rankRow(ctx context.Context, row int64, window int, r Recall) ([]Snippet, error) {
-	vectors := s.Vectors() && r.Embedding != nil
+	emb := r.Embedding
+	if !s.Vectors() {
+		emb = nil
+	}
 	var recalled []Snippet
 	batch := &pgx.Batch{}
 	batch.Queue(genericPlansSQL)
 	params := turnRankParams{TurnID: row, HistoryLimit: window, RecallLimit: r.Limit}
-	queueRecall(batch, &recalled, turnRankSQL[vectorsIndex(vectors)], recallArgs(vectors, params, r.Embedding, r.EmbeddingModel))
+	sql, args := turnRankSQL.with(params, emb, r.EmbeddingModel)
+	queueRecall(batch, &recalled, sql, args)
 	return recalled, s.pool.SendBatch(ctx, batch).Close()
 }
 
 // turnRankParams are the arguments of turnRankFullText, and of
-// turnRankHybrid with the embedding (recallArgs).
+// turnRankHybrid with the embedding (withEmbedding).
 type turnRankParams struct {
 	TurnID       int64 `db:"turn_id"`
 	HistoryLimit int   `db:"history_limit"`
@@ -164,7 +168,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
 		params := turnRecallParams{turnRowParams: turnRow, RecallLimit: in.Recall.Limit}
 		if s.Vectors() && in.Recall.Embedding != nil { // the semantic side ranks anyway
-			queueRecall(batch, &t.Recalled, turnRecallSQL, recallArgs(true, params, in.Recall.Embedding, in.Recall.EmbeddingModel))
+			queueRecall(batch, &t.Recalled, turnRecallSQL, withEmbedding(params, in.Recall.Embedding, in.Recall.EmbeddingModel))
 		} else {
 			batch.Queue(turnFoundSQL, pg.Named(params)).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })
 		}
@@ -213,7 +217,7 @@ type turnRowParams struct {
 }
 
 // turnRecallParams are the arguments of turnFound, and of turnRecall with
-// the embedding (recallArgs).
+// the embedding (withEmbedding).
 type turnRecallParams struct {
 	turnRowParams
 	RecallLimit int `db:"recall_limit"`
