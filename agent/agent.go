@@ -41,7 +41,7 @@ type Metrics interface {
 	// LLMRequest is one attempt of a model call; status is "ok", the HTTP
 	// status of a failure, "timeout", "network" or "error".
 	LLMRequest(model, status string, took time.Duration)
-	ToolCall(tool string, ok bool)
+	ToolCall(tool string, err error)
 }
 
 // Config holds the settings of a turn.
@@ -466,7 +466,7 @@ func (a *Agent) recordFailure(ctx context.Context, info *TurnInfo, call memory.L
 type noMetrics struct{}
 
 func (noMetrics) LLMRequest(string, string, time.Duration) {}
-func (noMetrics) ToolCall(string, bool)                    {}
+func (noMetrics) ToolCall(string, error)                   {}
 
 func appendOnce(list []string, s string) []string {
 	for _, x := range list {

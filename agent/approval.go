@@ -134,7 +134,7 @@ func (a *Agent) settle(ctx context.Context, info *TurnInfo, ap memory.Approval, 
 // needsApproval reports whether a call must wait for a person's decision.
 func (a *Agent) needsApproval(call memory.ToolCall, turn *TurnInfo) bool {
 	tool, ok := a.tools.tool(call.Name)
-	return ok && a.AsksFirstIn(tool, turn.UserID, turn.Private())
+	return ok && a.AsksFirstIn(tool, turn.UserID, turn.Chat.ID)
 }
 
 // AsksFirst tells whether the tool's calls wait for a person's approval:
@@ -142,11 +142,13 @@ func (a *Agent) needsApproval(call memory.ToolCall, turn *TurnInfo) bool {
 // server's tool not marked autoApprove).
 func (a *Agent) AsksFirst(tool Tool) bool { return a.cfg.NeedsApproval[tool.Name] || tool.AskFirst }
 
-// AsksFirstIn tells whether the tool's calls by user wait for approval,
-// in a private chat or a group: besides AsksFirst, an MCP server's tool
-// marked autoApprove runs without asking only for its AutoApproveUsers,
-// or, without them, in private chats and for the bot's admins.
-func (a *Agent) AsksFirstIn(tool Tool, user int64, private bool) bool {
+// AsksFirstIn tells whether the tool's calls by user in chat (a private
+// chat's id is its user's) wait for approval: besides AsksFirst, an MCP
+// server's tool marked autoApprove runs without asking only for its
+// AutoApproveUsers, or, without them, in private chats and for the bot's
+// admins.
+func (a *Agent) AsksFirstIn(tool Tool, user, chat int64) bool {
+	private := chat == user
 	switch {
 	case a.AsksFirst(tool):
 		return true

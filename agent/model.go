@@ -129,7 +129,7 @@ func (a *Agent) request(t *turnState, rows []memory.Message, tools bool, caps Ca
 		}
 		budget = max(budget, 1) // 0 is no bound: with no room left, the turn at hand is sent alone
 	}
-	req := llm.Request{Model: t.model, Messages: request.Context{System: t.system, Rows: rows, Tokens: budget, Images: t.images}.Build(!caps.NoReasoningBack)}
+	req := llm.Request{Model: t.model, Messages: request.Context{System: t.system, Rows: rows, Tokens: budget, Images: t.images, DropReasoning: caps.NoReasoningBack}.Build()}
 	if caps.NoImages && sendsImages(req) {
 		req.Messages = request.WithoutImages(req.Messages)
 		if a.caps.tellOnce(t.model, "images", t.info.Chat.ID) {

@@ -82,7 +82,7 @@ func TestTheRequestBuilderKeepsTheRoleInvariant(t *testing.T) {
 			want: "system,user,assistant+calls,tool"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if got := roles(t, request.Context{System: "S", Rows: tc.rows}.Build(true)); got != tc.want {
+			if got := roles(t, request.Context{System: "S", Rows: tc.rows}.Build()); got != tc.want {
 				t.Errorf("roles %s, want %s", got, tc.want)
 			}
 		})
@@ -93,7 +93,7 @@ func TestTheBuilderFoldsNotesMergesAndSendsReasoningBackOnlyWithCalls(t *testing
 	t.Parallel()
 	rows := []memory.Message{user("a"), calls("thinking", "c1"), result("c1"),
 		{Role: memory.RoleAssistant, Content: "done", ReasoningBack: "not sent"}, note("Tools used: echo"), user("b"), user("c")}
-	msgs := request.Context{System: "S", Rows: rows}.Build(true)
+	msgs := request.Context{System: "S", Rows: rows}.Build()
 	if !strings.HasSuffix(msgs[0].Content, "- Tools used: echo") || !strings.HasPrefix(msgs[0].Content, "S\n\n") {
 		t.Errorf("system = %q", msgs[0].Content)
 	}
@@ -103,7 +103,7 @@ func TestTheBuilderFoldsNotesMergesAndSendsReasoningBackOnlyWithCalls(t *testing
 	if msgs[2].ReasoningContent != "thinking" || msgs[4].ReasoningContent != "" {
 		t.Errorf("reasoning sent back: %q and %q", msgs[2].ReasoningContent, msgs[4].ReasoningContent)
 	}
-	if msgs := (request.Context{System: "S", Rows: rows}.Build(false)); msgs[2].ReasoningContent != "" {
+	if msgs := (request.Context{System: "S", Rows: rows, DropReasoning: true}.Build()); msgs[2].ReasoningContent != "" {
 		t.Error("reasoning sent back to a server that refuses it")
 	}
 }
@@ -114,13 +114,13 @@ func TestTheWindowFitsTheTokenBudget(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("word ", 300) // ~500 tokens estimated
 	rows := []memory.Message{user(long), assistant(long), user("q"), calls("", "c1"), result("c1"), assistant(long), user("now")}
-	if got := roles(t, request.Context{System: "S", Rows: rows, Tokens: 100}.Build(true)); got != "system,user" {
+	if got := roles(t, request.Context{System: "S", Rows: rows, Tokens: 100}.Build()); got != "system,user" {
 		t.Errorf("a small budget: %s", got)
 	}
-	if got := roles(t, request.Context{System: "S", Rows: rows, Tokens: 700}.Build(true)); got != "system,user,assistant+calls,tool,assistant,user" {
+	if got := roles(t, request.Context{System: "S", Rows: rows, Tokens: 700}.Build()); got != "system,user,assistant+calls,tool,assistant,user" {
 		t.Errorf("a budget for the newest answer: %s", got)
 	}
-	if got := roles(t, request.Context{System: "S", Rows: rows, Tokens: 1e6}.Build(true)); got != "system,user,assistant,user,assistant+calls,tool,assistant,user" {
+	if got := roles(t, request.Context{System: "S", Rows: rows, Tokens: 1e6}.Build()); got != "system,user,assistant,user,assistant+calls,tool,assistant,user" {
 		t.Errorf("no bound: %s", got)
 	}
 }
@@ -150,7 +150,7 @@ func TestImagePartsSurviveTheRequestBuilder(t *testing.T) {
 	first.ID, photo.ID, answer.ID, next.ID = 1, 2, 3, 4
 	img := llm.Part{Type: "image_url", ImageURL: &llm.ImageURL{URL: "data:image/jpeg;base64," + strings.Repeat("A", 30000)}}
 	c := request.Context{System: "sys", Rows: []memory.Message{first, photo, answer, next}, Images: map[int64][]llm.Part{2: {img}}}
-	msgs := c.Build(true)
+	msgs := c.Build()
 	if got := roles(t, msgs); got != "system,user,assistant,user" {
 		t.Fatalf("roles = %s", got)
 	}
@@ -161,11 +161,11 @@ func TestImagePartsSurviveTheRequestBuilder(t *testing.T) {
 	// The image counts request.TokensPerImage towards the window: with room for
 	// less, its row is left out; with room for more, it is in.
 	c.Tokens = 1000
-	if msgs := c.Build(true); len(msgs) != 2 || msgs[1].Content != "and its color?" {
+	if msgs := c.Build(); len(msgs) != 2 || msgs[1].Content != "and its color?" {
 		t.Fatalf("with room for the question only, the request is %+v", msgs)
 	}
 	c.Tokens = 3000
-	if msgs := c.Build(true); len(msgs) != 4 {
+	if msgs := c.Build(); len(msgs) != 4 {
 		t.Fatalf("with room for the image, the request has %d messages", len(msgs))
 	}
 	// 30,000 bytes of data URL would be estimated at 10,000 tokens.

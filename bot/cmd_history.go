@@ -36,5 +36,9 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 	if len(msgs) == 0 {
 		return h.reply(ctx, in, tr(in.lang()).HistoryEmpty)
 	}
-	return h.reply(ctx, in, export.Dialogue(msgs, in.lang(), h.Access.Zone(), !in.msg.Chat.IsPrivate()))
+	listing := export.Dialogue
+	if !in.msg.Chat.IsPrivate() {
+		listing = export.GroupDialogue
+	}
+	return h.reply(ctx, in, listing(msgs, in.lang(), h.Access.Zone()))
 }

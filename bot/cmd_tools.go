@@ -16,8 +16,7 @@ import (
 // tools left out of the budget.
 func cmdTools(ctx context.Context, h *Handler, in *incoming) error {
 	t := tr(in.lang())
-	user, private := in.user.TelegramUserID, in.msg.Chat.ID == in.user.TelegramUserID
-	asksFirst := func(tool agent.Tool) bool { return h.Agent.AsksFirstIn(tool, user, private) }
+	asksFirst := func(tool agent.Tool) bool { return h.Agent.AsksFirstIn(tool, in.user.TelegramUserID, in.msg.Chat.ID) }
 	asks := func(tool agent.Tool) string {
 		if asksFirst(tool) {
 			return t.ToolAsksFirst

@@ -24,8 +24,11 @@ func cmdForget(ctx context.Context, h *Handler, in *incoming) error {
 	if !in.msg.Chat.IsPrivate() {
 		return h.reply(ctx, in, tr(in.lang()).FactsPrivate)
 	}
-	numbers, all, ok := numberArgs(in)
-	return h.replyWith(ctx, in)(facts.Forget(ctx, h.Memory, in.user.TelegramUserID, in.lang(), numbers, all, ok))
+	numbers, all, _ := numberArgs(in) // numbers is nil when they are not numbers
+	if all {
+		return h.replyWith(ctx, in)(facts.ForgetAll(ctx, h.Memory, in.user.TelegramUserID, in.lang()))
+	}
+	return h.replyWith(ctx, in)(facts.Forget(ctx, h.Memory, in.user.TelegramUserID, in.lang(), numbers))
 }
 
 // replyWith replies with the text a command's logic came to, unless it

@@ -36,10 +36,10 @@ type Agent interface {
 	DescribeCall(name, arguments string) (string, error)
 	CannotRun(ctx context.Context, ap memory.Approval) error
 	// Tools are the tools the model is offered now (/tools), and
-	// AsksFirstIn tells whether a tool's calls by a user, in a private
-	// chat or a group, wait for approval.
+	// AsksFirstIn tells whether a tool's calls by a user in a chat (a
+	// private chat or a group) wait for approval.
 	Tools() []agent.Tool
-	AsksFirstIn(tool agent.Tool, user int64, private bool) bool
+	AsksFirstIn(tool agent.Tool, user, chat int64) bool
 	// Transcribe turns a recording into text; Keep stores a message
 	// without answering it (an album's photos before its last).
 	Transcribe(ctx context.Context, req agent.TranscribeRequest) (string, error)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // Refusal is a message from someone not allowed to use the bot.
@@ -19,11 +21,20 @@ type Refusal struct {
 	Payload []byte
 }
 
+// refuseParams are the arguments of refuse.
+type refuseParams struct {
+	UserID   int64  `db:"telegram_user_id"`
+	ChatID   int64  `db:"chat_id"`
+	Day      string `db:"day"`
+	UpdateID int64  `db:"refused_update_id"`
+}
+
 // Refuse records a refused message and its access_denied event in one round
 // trip. It reports whether the sender should be told: once a day per chat.
 func (s *Store) Refuse(ctx context.Context, r Refusal) (answer bool, err error) {
 	batch := &pgx.Batch{}
-	batch.Queue(refuseSQL, r.UserID, r.ChatID, r.Day, r.UpdateID).QueryRow(func(row pgx.Row) error {
+	args := pg.Named(refuseParams{UserID: r.UserID, ChatID: r.ChatID, Day: r.Day, UpdateID: r.UpdateID})
+	batch.Queue(refuseSQL, args).QueryRow(func(row pgx.Row) error {
 		return row.Scan(&answer)
 	})
 	s.queueEvent(batch, Event{Type: EventAccessDenied, UserID: r.UserID, ChatID: r.ChatID, UpdateID: r.UpdateID})
@@ -171,6 +182,22 @@ const (
 	AskFull                      // too many requests wait already
 )
 
+// askAccessParams are the arguments of askAccess: the request, and the
+// bounds it may not pass.
+type askAccessParams struct {
+	Kind            string  `db:"kind"`
+	TelegramID      int64   `db:"telegram_id"`
+	ChatID          int64   `db:"chat_id"`
+	UserID          int64   `db:"telegram_user_id"`
+	FirstName       string  `db:"first_name"`
+	LastName        string  `db:"last_name"`
+	Username        string  `db:"username"`
+	LanguageCode    string  `db:"language_code"`
+	ChatTitle       string  `db:"chat_title"`
+	MaxPending      int     `db:"max_pending"`
+	LifetimeSeconds float64 `db:"lifetime_seconds"`
+}
+
 // AskAccess opens r unless its asker asked within lifetime or maxPending
 // requests wait already; an opened request gets its id and times. A
 // request decided otherwise than denied lets its asker in or out at the
@@ -181,9 +208,12 @@ func (s *Store) AskAccess(ctx context.Context, r AccessRequest, maxPending int, 
 		if _, err := tx.Exec(ctx, lockAccessSQL, requestLockKey); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, askAccessSQL, r.Kind, r.TelegramID, r.ChatID, r.UserID, cleanText(r.FirstName), cleanText(r.LastName),
-			cleanText(r.Username), cleanText(r.LanguageCode), cleanText(r.ChatTitle), maxPending, lifetime.Seconds()).
-			Scan(&r.ID, &r.CreatedAt, &r.ExpiresAt, &recent)
+		return tx.QueryRow(ctx, askAccessSQL, pg.Named(askAccessParams{
+			Kind: r.Kind, TelegramID: r.TelegramID, ChatID: r.ChatID, UserID: r.UserID,
+			FirstName: cleanText(r.FirstName), LastName: cleanText(r.LastName), Username: cleanText(r.Username),
+			LanguageCode: cleanText(r.LanguageCode), ChatTitle: cleanText(r.ChatTitle),
+			MaxPending: maxPending, LifetimeSeconds: lifetime.Seconds(),
+		})).Scan(&r.ID, &r.CreatedAt, &r.ExpiresAt, &recent)
 	})
 	switch {
 	case err != nil:
@@ -216,11 +246,21 @@ func (s *Store) DecideAccess(ctx context.Context, id int64, status string, by in
 	return list[0], true, nil
 }
 
+// setAccessParams are the arguments of setAccess.
+type setAccessParams struct {
+	Kind       string `db:"kind"`
+	TelegramID int64  `db:"telegram_id"`
+	Status     string `db:"status"`
+	GrantedBy  int64  `db:"granted_by"`
+}
+
 // SetAccess records the owner's word (AccessAllowed or AccessBlocked, by
 // decider by) on a user or group, closing its pending requests with it.
 // It reports false for an owner, who stays the owner.
 func (s *Store) SetAccess(ctx context.Context, kind string, telegramID int64, status string, by int64) (bool, error) {
-	tag, err := s.pool.Exec(ctx, setAccessSQL, kind, telegramID, status, by)
+	tag, err := s.pool.Exec(ctx, setAccessSQL, pg.Named(setAccessParams{
+		Kind: kind, TelegramID: telegramID, Status: status, GrantedBy: by,
+	}))
 	if err != nil {
 		return false, fmt.Errorf("set access of %s %d: %w", kind, telegramID, translate(err))
 	}

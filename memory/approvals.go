@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // Approval states.
@@ -75,8 +77,10 @@ func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st 
 		if err != nil {
 			return nil, fmt.Errorf("pause for approval: %w", err)
 		}
-		batch.Queue(requestApprovalSQL, r.RequestID, r.Subject, json.RawMessage(details), conversationID,
-			r.UserID, r.ChatID, r.UpdateID, arguments).Query(func(rows pgx.Rows) error {
+		batch.Queue(requestApprovalSQL, pg.Named(requestApprovalParams{
+			RequestID: r.RequestID, Subject: r.Subject, Details: json.RawMessage(details), Arguments: arguments,
+			ConversationID: conversationID, UserID: r.UserID, ChatID: r.ChatID, UpdateID: r.UpdateID,
+		})).Query(func(rows pgx.Rows) error {
 			a, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Approval])
 			stored[i] = a
 			return err
@@ -89,6 +93,19 @@ func (s *Store) PauseForApproval(ctx context.Context, conversationID string, st 
 		return nil, fmt.Errorf("pause for approval: %w", translate(err))
 	}
 	return stored, nil
+}
+
+// requestApprovalParams are the arguments of requestApproval: Arguments
+// is the call's exact text, Details their jsonb copy.
+type requestApprovalParams struct {
+	RequestID      string          `db:"request_id"`
+	Subject        string          `db:"subject"`
+	Details        json.RawMessage `db:"details"`
+	Arguments      string          `db:"arguments"`
+	ConversationID string          `db:"conversation_id"`
+	UserID         int64           `db:"telegram_user_id"`
+	ChatID         int64           `db:"chat_id"`
+	UpdateID       int64           `db:"update_id"`
 }
 
 // Approval returns one approval by id.
@@ -118,11 +135,22 @@ type Decision struct {
 	Reason     string
 }
 
+// decideApprovalParams are the arguments of decideApproval.
+type decideApprovalParams struct {
+	ID        int64  `db:"id"`
+	Status    string `db:"status"`
+	DecidedBy int64  `db:"decided_by"`
+	UpdateID  int64  `db:"decision_update_id"`
+	Reason    string `db:"decision_reason"`
+}
+
 // Decide records a decision on a pending approval. decided is false when
 // the approval was no longer pending (decided before, or cancelled); the
 // row is returned as it is either way.
 func (s *Store) Decide(ctx context.Context, d Decision) (a *Approval, decided bool, err error) {
-	a, err = collectApproval(s.pool.Query(ctx, decideApprovalSQL, d.ApprovalID, d.Status, d.DecidedBy, d.UpdateID, d.Reason))
+	a, err = collectApproval(s.pool.Query(ctx, decideApprovalSQL, pg.Named(decideApprovalParams{
+		ID: d.ApprovalID, Status: d.Status, DecidedBy: d.DecidedBy, UpdateID: d.UpdateID, Reason: d.Reason,
+	})))
 	if errors.Is(err, ErrNotFound) {
 		a, err = s.Approval(ctx, d.ApprovalID)
 		return a, false, err

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/membot/membot/memory/jobs"
+	"github.com/membot/membot/memory/pg"
 )
 
 // EnableVectors creates pgvector's extension and the message_embeddings
@@ -25,6 +26,14 @@ func (s *Store) EnableVectors(ctx context.Context) (bool, error) {
 // Vectors says whether searches may use the message embeddings.
 func (s *Store) Vectors() bool { return s.vectors.Load() }
 
+// saveEmbeddingsParams are the arguments of saveEmbeddings.
+type saveEmbeddingsParams struct {
+	MessageID      int64  `db:"message_id"`
+	ConversationID string `db:"conversation_id"`
+	Model          string `db:"model"`
+	Embedding      any    `db:"embedding"` // pgvector's text form
+}
+
 // SaveEmbeddings stores the embeddings of rows (vecs[i] is rows[i]'s; a
 // nil one is skipped), the model call, and moves the embeddings job's
 // cursor to cursor, in one round trip.
@@ -33,8 +42,9 @@ func (s *Store) SaveEmbeddings(ctx context.Context, model string, rows []jobs.Te
 	if s.Vectors() {
 		for i, r := range rows {
 			if i < len(vecs) && vecs[i] != nil {
-				batch.Queue(saveEmbeddingsSQL,
-					r.ID, r.ConversationID, model, vectorLiteral(vecs[i]))
+				batch.Queue(saveEmbeddingsSQL, pg.Named(saveEmbeddingsParams{
+					MessageID: r.ID, ConversationID: r.ConversationID, Model: model, Embedding: vectorLiteral(vecs[i]),
+				}))
 			}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // Event types of the events table (docs/ADMIN.md describes their payloads).
@@ -37,7 +39,20 @@ func (s *Store) queueEvent(batch *pgx.Batch, e Event) {
 	if len(e.Payload) > 0 {
 		payload = s.storableValue(e.Payload)
 	}
-	batch.Queue(insertEventSQL, e.Type, e.UserID, e.ChatID, e.ConversationID, e.UpdateID, payload)
+	batch.Queue(insertEventSQL, pg.Named(insertEventParams{
+		Type: e.Type, UserID: e.UserID, ChatID: e.ChatID, ConversationID: e.ConversationID, UpdateID: e.UpdateID,
+		Payload: payload,
+	}))
+}
+
+// insertEventParams are the arguments of insertEvent.
+type insertEventParams struct {
+	Type           string `db:"type"`
+	UserID         int64  `db:"telegram_user_id"`
+	ChatID         int64  `db:"chat_id"`
+	ConversationID string `db:"conversation_id"`
+	UpdateID       int64  `db:"update_id"`
+	Payload        any    `db:"payload"`
 }
 
 // AddEvents stores events, atomically.
@@ -102,9 +117,29 @@ func (s *Store) queueLLMCall(batch *pgx.Batch, c LLMCall) {
 	if status == "" {
 		status = "ok"
 	}
-	batch.Queue(insertLLMCallSQL, c.UserID, c.ChatID, c.ConversationID, c.UpdateID, c.Model,
-		c.PromptTokens, c.CompletionTokens, c.Latency.Milliseconds(), status, s.storable(c.Error), c.UsageEstimated,
-		c.Purpose, c.AudioSeconds)
+	batch.Queue(insertLLMCallSQL, pg.Named(insertLLMCallParams{
+		UserID: c.UserID, ChatID: c.ChatID, ConversationID: c.ConversationID, UpdateID: c.UpdateID, Model: c.Model,
+		PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens, LatencyMS: c.Latency.Milliseconds(),
+		Status: status, Error: s.storable(c.Error), UsageEstimated: c.UsageEstimated, Purpose: c.Purpose,
+		AudioSeconds: c.AudioSeconds,
+	}))
+}
+
+// insertLLMCallParams are the arguments of insertLLMCall.
+type insertLLMCallParams struct {
+	UserID           int64   `db:"telegram_user_id"`
+	ChatID           int64   `db:"chat_id"`
+	ConversationID   string  `db:"conversation_id"`
+	UpdateID         int64   `db:"update_id"`
+	Model            string  `db:"model"`
+	PromptTokens     int     `db:"prompt_tokens"`
+	CompletionTokens int     `db:"completion_tokens"`
+	LatencyMS        int64   `db:"latency_ms"`
+	Status           string  `db:"status"`
+	Error            string  `db:"error"`
+	UsageEstimated   bool    `db:"usage_estimated"`
+	Purpose          string  `db:"purpose"`
+	AudioSeconds     float64 `db:"audio_seconds"`
 }
 
 // TaskNoticeSent tells whether userID's scheduled runs in chatID were
@@ -112,10 +147,19 @@ func (s *Store) queueLLMCall(batch *pgx.Batch, c LLMCall) {
 // event) stopped them.
 func (s *Store) TaskNoticeSent(ctx context.Context, userID, chatID int64, limit string, since time.Time) (bool, error) {
 	var sent bool
-	if err := s.pool.QueryRow(ctx, taskNoticeSentSQL, userID, chatID, since, limit).Scan(&sent); err != nil {
+	args := pg.Named(taskNoticeSentParams{UserID: userID, ChatID: chatID, Limit: limit, Since: since})
+	if err := s.pool.QueryRow(ctx, taskNoticeSentSQL, args).Scan(&sent); err != nil {
 		return false, fmt.Errorf("task notice sent: %w", translate(err))
 	}
 	return sent, nil
+}
+
+// taskNoticeSentParams are the arguments of taskNoticeSent.
+type taskNoticeSentParams struct {
+	UserID int64     `db:"telegram_user_id"`
+	ChatID int64     `db:"chat_id"`
+	Limit  string    `db:"limit"`
+	Since  time.Time `db:"since"`
 }
 
 // Step is what one step of a turn stores: its messages, the model calls
@@ -166,7 +210,7 @@ func (s *Store) queueStep(batch *pgx.Batch, conversationID string, st Step) []in
 		batch.Queue(asyncCommitSQL)
 	}
 	for i, m := range st.Messages {
-		batch.Queue(insertMessageSQL, s.insertMessageArgs(conversationID, m)...).QueryRow(func(row pgx.Row) error {
+		batch.Queue(insertMessageSQL, s.insertMessageArgs(conversationID, m)).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&ids[i])
 		})
 	}

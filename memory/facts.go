@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/membot/membot/memory/jobs"
+	"github.com/membot/membot/memory/pg"
 )
 
 // Fact is one long-term fact about a user (a row of memories).
@@ -40,15 +41,36 @@ func (s *Store) Remember(ctx context.Context, userID, id int64, content string, 
 	return s.remember(ctx, userID, id, content, sourceMessageID, OriginTool)
 }
 
+// factParams are the arguments of remember and supersede but the bound
+// and the id.
+type factParams struct {
+	UserID          int64  `db:"telegram_user_id"`
+	Content         string `db:"content"`
+	SourceMessageID int64  `db:"source_message_id"`
+	Origin          string `db:"origin"`
+}
+
+// factStatement is the statement that saves f and its arguments: with
+// id 0 remember (within MaxFacts), otherwise supersede of fact id.
+func factStatement(id int64, f factParams) (string, pgx.StrictNamedArgs) {
+	if id != 0 {
+		return supersedeSQL, pg.Named(struct {
+			factParams
+			ID int64 `db:"id"`
+		}{f, id})
+	}
+	return rememberSQL, pg.Named(struct {
+		factParams
+		MaxFacts int `db:"max_facts"`
+	}{f, MaxFacts})
+}
+
 func (s *Store) remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64, origin string) (*Fact, error) {
 	var rows pgx.Rows
 	var err error
 	content = cleanText(content)
-	if id != 0 {
-		rows, err = s.pool.Query(ctx, supersedeSQL, id, userID, content, sourceMessageID, origin)
-	} else {
-		rows, err = s.pool.Query(ctx, rememberSQL, userID, content, sourceMessageID, MaxFacts, origin)
-	}
+	sql, args := factStatement(id, factParams{UserID: userID, Content: content, SourceMessageID: sourceMessageID, Origin: origin})
+	rows, err = s.pool.Query(ctx, sql, args)
 	if err != nil {
 		return nil, fmt.Errorf("remember: %w", translate(err))
 	}
@@ -97,6 +119,14 @@ func (s *Store) ForgetAllFacts(ctx context.Context, userID int64) (int64, error)
 	return int64(len(gone)), nil
 }
 
+// forgetFactsParams are the arguments of forgetFacts.
+type forgetFactsParams struct {
+	ID     int64 `db:"id"`
+	UserID int64 `db:"telegram_user_id"`
+	Offset int   `db:"offset"`
+	All    bool  `db:"all"`
+}
+
 // forget runs forgetFacts and buries what it deleted, in one transaction,
 // and returns the current facts forgotten.
 func (s *Store) forget(ctx context.Context, id, userID int64, offset int, all bool) ([]Fact, error) {
@@ -106,7 +136,7 @@ func (s *Store) forget(ctx context.Context, id, userID int64, offset int, all bo
 	}
 	var current []Fact
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, forgetFactsSQL, id, userID, offset, all)
+		rows, err := tx.Query(ctx, forgetFactsSQL, pg.Named(forgetFactsParams{ID: id, UserID: userID, Offset: offset, All: all}))
 		if err != nil {
 			return err
 		}
@@ -173,12 +203,10 @@ type FactChange struct {
 func (s *Store) SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []FactChange, call LLMCall) error {
 	batch := &pgx.Batch{}
 	for _, c := range changes {
-		text := cleanText(c.Text)
-		if c.ID != 0 {
-			batch.Queue(supersedeSQL, c.ID, ex.UserID, text, ex.UserMessageID, OriginAuto)
-		} else {
-			batch.Queue(rememberSQL, ex.UserID, text, ex.UserMessageID, MaxFacts, OriginAuto)
-		}
+		sql, args := factStatement(c.ID, factParams{
+			UserID: ex.UserID, Content: cleanText(c.Text), SourceMessageID: ex.UserMessageID, Origin: OriginAuto,
+		})
+		batch.Queue(sql, args)
 	}
 	if call.Model != "" {
 		s.queueLLMCall(batch, call)

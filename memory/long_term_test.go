@@ -229,10 +229,10 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 	if err != nil || len(due) != 2 || due[0].Attempts != 3 {
 		t.Fatalf("rows of a dead owner: %+v, %v", due, err)
 	}
-	if err := store.MarkReminderSent(ctx, due[0].ID, 555, true, time.Time{}); err != nil {
+	if err := store.MarkReminderSent(ctx, due[0].ID, memory.ReminderSent{TelegramMessageID: 555, Late: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.ReleaseReminder(ctx, due[1].ID, "blocked", true); err != nil {
+	if err := store.FailReminder(ctx, due[1].ID, "blocked"); err != nil {
 		t.Fatal(err)
 	}
 	var sent, failed int
@@ -371,5 +371,45 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	after, _ := store.Approval(ctx, cancelled[0].ID)
 	if after.ConversationID != "" || after.AssistantMessageID != 0 || after.DecisionReason != "cancelled by /new" {
 		t.Fatalf("after reset = %+v", after)
+	}
+}
+
+// A reminder released after a send that may pass is claimed again, with
+// why its send failed; one failed for good never is.
+func TestAReleasedReminderIsTriedAgainAndAFailedOneIsNot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	id, err := store.AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "tea", DueAt: time.Now().Add(-time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := func() []memory.Reminder {
+		t.Helper()
+		due, err := store.ClaimDueReminders(ctx, 1, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return due
+	}
+	if due := claim(); len(due) != 1 || due[0].ID != id {
+		t.Fatalf("first claim = %+v", due)
+	}
+	if err := store.ReleaseReminder(ctx, id, "timeout"); err != nil {
+		t.Fatal(err)
+	}
+	var status, why string
+	store.Pool().QueryRow(ctx, `SELECT status, error FROM reminders WHERE id = $1`, id).Scan(&status, &why)
+	if status != "pending" || why != "timeout" {
+		t.Fatalf("released: status %q, error %q", status, why)
+	}
+	if due := claim(); len(due) != 1 || due[0].Attempts != 2 {
+		t.Fatalf("a released reminder is not claimed again: %+v", due)
+	}
+	if err := store.FailReminder(ctx, id, "blocked"); err != nil {
+		t.Fatal(err)
+	}
+	if due := claim(); len(due) != 0 {
+		t.Fatalf("a failed reminder was claimed again: %+v", due)
 	}
 }

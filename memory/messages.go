@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // Role is the role of a message row, as the OpenAI API names them.
@@ -99,7 +101,7 @@ func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 	return m, err
 }
 
-func (s *Store) insertMessageArgs(conversationID string, m Message) []any {
+func (s *Store) insertMessageArgs(conversationID string, m Message) pgx.StrictNamedArgs {
 	var toolCalls any
 	if len(m.ToolCalls) > 0 {
 		calls := make([]ToolCall, len(m.ToolCalls))
@@ -112,8 +114,24 @@ func (s *Store) insertMessageArgs(conversationID string, m Message) []any {
 	if len(m.Metadata) > 0 {
 		metadata = s.storableValue(m.Metadata)
 	}
-	return []any{conversationID, string(m.Role), s.storable(m.Content), toolCalls, cleanText(m.ToolCallID),
-		cleanText(m.ToolName), m.TelegramMessageID, m.UpdateID, metadata}
+	return pg.Named(insertMessageParams{
+		ConversationID: conversationID, Role: string(m.Role), Content: s.storable(m.Content), ToolCalls: toolCalls,
+		ToolCallID: cleanText(m.ToolCallID), ToolName: cleanText(m.ToolName), TelegramMessageID: m.TelegramMessageID,
+		UpdateID: m.UpdateID, Metadata: metadata,
+	})
+}
+
+// insertMessageParams are the arguments of insertMessage.
+type insertMessageParams struct {
+	ConversationID    string `db:"conversation_id"`
+	Role              string `db:"role"`
+	Content           string `db:"content"`
+	ToolCalls         any    `db:"tool_calls"`
+	ToolCallID        string `db:"tool_call_id"`
+	ToolName          string `db:"tool_name"`
+	TelegramMessageID int64  `db:"telegram_message_id"`
+	UpdateID          int64  `db:"update_id"`
+	Metadata          any    `db:"metadata"`
 }
 
 // AppendMessages stores msgs in conversationID, in order, atomically, and

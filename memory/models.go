@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // The model of a conversation (/model), like its mode: conversations.model
@@ -38,7 +40,8 @@ func (s *Store) SwitchModel(ctx context.Context, chat Chat, userID int64, to, re
 	if err != nil {
 		return "", err
 	}
-	if err := s.pool.QueryRow(ctx, switchModelSQL, conv, cleanText(to), reason, chat.ID).Scan(&from); err != nil {
+	args := pg.Named(switchParams{ConversationID: conv, To: cleanText(to), Reason: reason, ChatID: chat.ID})
+	if err := s.pool.QueryRow(ctx, switchModelSQL, args).Scan(&from); err != nil {
 		return "", fmt.Errorf("switch model: %w", translate(err))
 	}
 	return from, nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // DefaultMode is the mode a conversation starts in (the column's default).
@@ -17,11 +19,20 @@ const (
 	SwitchByNew     = "new"     // /new starts the fresh conversation in the default mode
 )
 
+// conversationModeParams are the arguments of conversationMode.
+type conversationModeParams struct {
+	ChatID      int64  `db:"chat_id"`
+	UserID      int64  `db:"telegram_user_id"`
+	DefaultMode string `db:"default_mode"`
+	ThreadID    int64  `db:"message_thread_id"`
+}
+
 // ConversationMode returns the mode of the chat's current conversation,
 // creating the conversation when the chat has none.
 func (s *Store) ConversationMode(ctx context.Context, chat Chat, userID int64) (string, error) {
 	var mode string
-	err := s.pool.QueryRow(ctx, conversationModeSQL, chat.ID, userID, DefaultMode, chat.Thread).Scan(&mode)
+	args := pg.Named(conversationModeParams{ChatID: chat.ID, UserID: userID, DefaultMode: DefaultMode, ThreadID: chat.Thread})
+	err := s.pool.QueryRow(ctx, conversationModeSQL, args).Scan(&mode)
 	if err != nil {
 		return "", fmt.Errorf("conversation mode: %w", translate(err))
 	}
@@ -35,6 +46,15 @@ func queueMode(batch *pgx.Batch, conversationID string, dst *string) {
 		QueryRow(func(row pgx.Row) error { return row.Scan(dst) })
 }
 
+// switchParams are the arguments of switchMode and switchModel: what the
+// conversation switches to, and why.
+type switchParams struct {
+	ConversationID string `db:"conversation_id"`
+	To             string `db:"to"`
+	Reason         string `db:"reason"`
+	ChatID         int64  `db:"chat_id"`
+}
+
 // SwitchMode sets the mode of the chat's current conversation and records
 // the switch in mode_switches. It returns the mode it was in before.
 func (s *Store) SwitchMode(ctx context.Context, chat Chat, userID int64, to, reason string) (from string, err error) {
@@ -42,7 +62,8 @@ func (s *Store) SwitchMode(ctx context.Context, chat Chat, userID int64, to, rea
 	if err != nil {
 		return "", err
 	}
-	if err := s.pool.QueryRow(ctx, switchModeSQL, conv, to, reason, chat.ID).Scan(&from); err != nil {
+	args := pg.Named(switchParams{ConversationID: conv, To: to, Reason: reason, ChatID: chat.ID})
+	if err := s.pool.QueryRow(ctx, switchModeSQL, args).Scan(&from); err != nil {
 		return "", fmt.Errorf("switch mode: %w", translate(err))
 	}
 	return from, nil

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // PictureAsk is a picture about to be drawn, for ReservePicture.
@@ -43,6 +45,19 @@ type KeptPicture struct {
 	RevisedPrompt string
 }
 
+// reservePictureParams are the arguments of reservePicture.
+type reservePictureParams struct {
+	UserID         int64     `db:"telegram_user_id"`
+	ChatID         int64     `db:"chat_id"`
+	ConversationID string    `db:"conversation_id"`
+	UpdateID       int64     `db:"update_id"`
+	Model          string    `db:"model"`
+	Tokens         int       `db:"prompt_tokens"`
+	PerUpdate      int       `db:"per_update"`
+	DayStart       time.Time `db:"day_start"`
+	DayLimit       int64     `db:"day_limit"`
+}
+
 // ReservePicture finds the picture of ask's update and prompt drawn before
 // and not sent, or else reserves ask's tokens: the image call is written
 // with them in the statement that checks the user's day, under the user's
@@ -65,8 +80,10 @@ func (s *Store) ReservePicture(ctx context.Context, ask PictureAsk) (Reservation
 				return err
 			}
 		}
-		return tx.QueryRow(ctx, reservePictureSQL, ask.UserID, ask.ChatID, ask.ConversationID, ask.UpdateID, ask.Model,
-			ask.Tokens, ask.PerUpdate, ask.DayStart, ask.Limit).Scan(&r.Drawn, &r.Spent, &r.CallID)
+		return tx.QueryRow(ctx, reservePictureSQL, pg.Named(reservePictureParams{
+			UserID: ask.UserID, ChatID: ask.ChatID, ConversationID: ask.ConversationID, UpdateID: ask.UpdateID,
+			Model: ask.Model, Tokens: ask.Tokens, PerUpdate: ask.PerUpdate, DayStart: ask.DayStart, DayLimit: ask.Limit,
+		})).Scan(&r.Drawn, &r.Spent, &r.CallID)
 	})
 	if err != nil {
 		return Reservation{}, fmt.Errorf("reserve a picture: %w", translate(err))
@@ -96,14 +113,39 @@ type PictureDrawn struct {
 // and sends it, and draws nothing again.
 func (s *Store) FinishPicture(ctx context.Context, d PictureDrawn) error {
 	batch := &pgx.Batch{}
-	batch.Queue(finishPictureSQL, d.CallID, d.Status, s.storable(d.Error), d.Latency.Milliseconds(), d.Tokens)
+	batch.Queue(finishPictureSQL, pg.Named(finishPictureParams{
+		CallID: d.CallID, Status: d.Status, Error: s.storable(d.Error), LatencyMS: d.Latency.Milliseconds(), Tokens: d.Tokens,
+	}))
 	if len(d.Data) > 0 && d.UpdateID != 0 {
-		batch.Queue(keepPictureSQL, d.CallID, d.ChatID, d.UpdateID, d.Prompt, d.Data, d.MimeType, d.RevisedPrompt)
+		batch.Queue(keepPictureSQL, pg.Named(keepPictureParams{
+			CallID: d.CallID, ChatID: d.ChatID, UpdateID: d.UpdateID, Prompt: d.Prompt, Data: d.Data,
+			MimeType: d.MimeType, RevisedPrompt: d.RevisedPrompt,
+		}))
 	}
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("finish a picture: %w", translate(err))
 	}
 	return nil
+}
+
+// finishPictureParams are the arguments of finishPicture.
+type finishPictureParams struct {
+	CallID    int64  `db:"id"`
+	Status    string `db:"status"`
+	Error     string `db:"error"`
+	LatencyMS int64  `db:"latency_ms"`
+	Tokens    int    `db:"prompt_tokens"`
+}
+
+// keepPictureParams are the arguments of keepPicture.
+type keepPictureParams struct {
+	CallID        int64  `db:"llm_call_id"`
+	ChatID        int64  `db:"chat_id"`
+	UpdateID      int64  `db:"update_id"`
+	Prompt        string `db:"prompt"`
+	Data          []byte `db:"data"`
+	MimeType      string `db:"mime_type"`
+	RevisedPrompt string `db:"revised_prompt"`
 }
 
 // PictureSent drops the kept picture of call id: Telegram has it.

@@ -67,20 +67,47 @@ func (n planNode) scansOf(table string) []planNode {
 	return out
 }
 
+// positional is sql with its @names rewritten to $n the way pgx does,
+// and args in their order: what PREPARE and EXECUTE take. Statements with
+// positional arguments come back as they are.
+func positional(t *testing.T, sql string, args []any) (string, []any) {
+	t.Helper()
+	if len(args) != 1 {
+		return sql, args
+	}
+	named, ok := args[0].(pgx.NamedArgs)
+	if !ok {
+		return sql, args
+	}
+	sql, args, err := pgx.StrictNamedArgs(named).RewriteQuery(context.Background(), nil, sql, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sql, args
+}
+
+// literals are args as SQL literals: EXECUTE in EXPLAIN takes no bound
+// parameters.
+func literals(args []any) string {
+	params := make([]string, len(args))
+	for i, a := range args {
+		params[i] = "'" + strings.ReplaceAll(fmt.Sprint(a), "'", "''") + "'"
+	}
+	return strings.Join(params, ", ")
+}
+
 // explain plans sql as pgx runs it, a prepared statement, with the plan
 // PostgreSQL makes for these values (custom) or for any values (generic).
+// args are the values of $1, $2, ..., or one pgx.NamedArgs.
 func explain(t *testing.T, pool *pgxpool.Pool, mode, sql string, args ...any) planNode {
 	t.Helper()
 	ctx := context.Background()
+	sql, args = positional(t, sql, args)
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	params := make([]string, len(args)) // EXPLAIN takes no bound parameters: literals
-	for i, a := range args {
-		params[i] = "'" + strings.ReplaceAll(fmt.Sprint(a), "'", "''") + "'"
-	}
 	var out string
 	// In a transaction: a generic plan is made under the settings the bot
 	// makes them with (memory's GenericPlansSQL), a custom one without them.
@@ -96,7 +123,7 @@ func explain(t *testing.T, pool *pgxpool.Pool, mode, sql string, args ...any) pl
 		_, err = conn.Exec(ctx, "PREPARE planned AS "+sql)
 	}
 	if err == nil {
-		err = conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) EXECUTE planned("+strings.Join(params, ", ")+")").Scan(&out)
+		err = conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) EXECUTE planned("+literals(args)+")").Scan(&out)
 	}
 	conn.Exec(ctx, "ROLLBACK")
 	conn.Exec(ctx, "DEALLOCATE planned")
@@ -204,8 +231,8 @@ func testLoadLast30(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 			args []any
 		}{
 			"LastMessages":         {memory.LastMessagesSQL, []any{giant, 30}},
-			"StartTurn history":    {memory.TurnHistorySQL, []any{res.FirstChatID, update, 30, 0}},
-			"StartTurn, no update": {memory.TurnHistorySQL, []any{res.FirstChatID, 0, 30, 0}},
+			"StartTurn history":    {memory.TurnHistorySQL, []any{turnArgs(res.FirstChatID, update)}},
+			"StartTurn, no update": {memory.TurnHistorySQL, []any{turnArgs(res.FirstChatID, 0)}},
 		} {
 			plan := explain(t, pool, mode, q.sql, q.args...)
 			scans := plan.scansOf("messages")
@@ -238,8 +265,8 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 			"claim if free":            {inboxSQL(t, "claimFree"), "updates", []any{res.FirstChatID, 1}},
 			"voice replies":            {memory.VoiceRepliesSQL, "chat_settings", []any{res.FirstChatID}},
 			"later in album":           {memory.LaterInAlbumSQL, "updates", []any{res.FirstChatID, 1, "album"}},
-			"save a new update":        {inboxSQL(t, "saveNewUpdate"), "updates", []any{1, update + 1, res.FirstChatID, `{}`}},
-			"save an update":           {inboxSQL(t, "saveUpdate"), "updates", []any{1, update + 1, res.FirstChatID, `{}`}},
+			"save a new update":        {inboxSQL(t, "saveNewUpdate"), "updates", []any{newUpdate(res.FirstChatID, update+1)}},
+			"save an update":           {inboxSQL(t, "saveUpdate"), "updates", []any{newUpdate(res.FirstChatID, update+1)}},
 		} {
 			checkIndexScansOnly(t, name+", "+mode, explain(t, pool, mode, q.sql, q.args...).scansOf(q.table))
 		}
@@ -250,13 +277,28 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 				WHERE c.chat_id = $1 AND m.role = 'user'`, chat).Scan(&row); err != nil {
 				t.Fatal(err)
 			}
-			checkRecallPlan(t, chat, mode, explain(t, pool, mode, memory.TurnRankSQL, row, 30, 3))
-			found := explain(t, pool, mode, memory.TurnFoundSQL, chat, update, 30, 3, 0)
+			rank := pgx.NamedArgs{"turn_id": row, "history_limit": 30, "recall_limit": 3}
+			checkRecallPlan(t, chat, mode, explain(t, pool, mode, memory.TurnRankSQL, rank))
+			args := turnArgs(chat, update)
+			args["recall_limit"] = 3
+			found := explain(t, pool, mode, memory.TurnFoundSQL, args)
 			checkNoWholeScans(t, fmt.Sprintf("auto-recall found, chat %d, %s", chat, mode), found.scansOf("messages"))
 			checkIndexScansOnly(t, fmt.Sprintf("auto-recall's frequent stems, chat %d, %s", chat, mode),
 				found.scansOf("conversation_frequent_stems"))
 		}
 	}
+}
+
+// turnArgs are the arguments of a turn's statements for its update in
+// chat (0: the chat's newest user row), a window of 30 rows, no topic.
+func turnArgs(chat, update int64) pgx.NamedArgs {
+	return pgx.NamedArgs{"chat_id": chat, "update_id": update, "history_limit": 30, "message_thread_id": 0}
+}
+
+// newUpdate are the arguments of the inbox's statements that save an
+// update of bot 1.
+func newUpdate(chat, update int64) pgx.NamedArgs {
+	return pgx.NamedArgs{"bot_id": 1, "update_id": update, "chat_id": chat, "payload": `{}`}
 }
 
 // inboxSQL is the text of the inbox's statement called name.
@@ -331,9 +373,13 @@ func TestRecallPlanMadeOnANewDatabaseLooksUpOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Release()
+	recallSQL, recallArgs := positional(t, memory.TurnRecallVectorsSQL, []any{pgx.NamedArgs{
+		"chat_id": 1, "update_id": 0, "history_limit": 30, "recall_limit": 3, "embedding": "[1,0,0]",
+		"embedding_model": "m", "message_thread_id": 0,
+	}})
 	run := func(explain bool) string {
 		t.Helper()
-		sql := "EXECUTE recall(1, 0, 30, 3, '[1,0,0]', 'm', 0)"
+		sql := "EXECUTE recall(" + literals(recallArgs) + ")"
 		if explain {
 			sql = "EXPLAIN (ANALYZE, FORMAT JSON) " + sql
 		}
@@ -362,7 +408,7 @@ func TestRecallPlanMadeOnANewDatabaseLooksUpOnce(t *testing.T) {
 		}
 		return out
 	}
-	if _, err := conn.Exec(ctx, "PREPARE recall AS "+memory.TurnRecallVectorsSQL); err != nil {
+	if _, err := conn.Exec(ctx, "PREPARE recall AS "+recallSQL); err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Exec(ctx, "DEALLOCATE recall")

@@ -606,7 +606,9 @@ func TestAFrequentStemCountedBesideADeleteIsNotLearned(t *testing.T) {
 			}
 			count := func(ctx context.Context, tx pgx.Tx) error {
 				var found bool
-				return tx.QueryRow(ctx, memory.TurnFoundSQL, 1, 5000, 10, 3, 0).Scan(&found)
+				return tx.QueryRow(ctx, memory.TurnFoundSQL, pgx.NamedArgs{
+					"chat_id": 1, "update_id": 5000, "history_limit": 10, "recall_limit": 3, "message_thread_id": 0,
+				}).Scan(&found)
 			}
 			first, err := store.Pool().Begin(ctx)
 			if err != nil {

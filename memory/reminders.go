@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // Reminder is a row of reminders.
@@ -40,11 +42,26 @@ const (
 	KindTask     = "task"
 )
 
+// addReminderParams are the arguments of addReminder: the row, and the
+// bounds it may not pass.
+type addReminderParams struct {
+	UserID          int64     `db:"telegram_user_id"`
+	ChatID          int64     `db:"chat_id"`
+	Text            string    `db:"text"`
+	DueAt           time.Time `db:"due_at"`
+	SourceMessageID int64     `db:"source_message_id"`
+	ThreadID        int64     `db:"message_thread_id"`
+	MaxPending      int       `db:"max_pending"`
+	MaxPerHour      int       `db:"max_per_hour"`
+}
+
 // AddReminder stores a pending reminder and returns its id.
 func (s *Store) AddReminder(ctx context.Context, r Reminder) (int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, addReminderSQL, r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID,
-		MaxPendingReminders, MaxRemindersPerHour, r.ThreadID).Scan(&id)
+	err := s.pool.QueryRow(ctx, addReminderSQL, pg.Named(addReminderParams{
+		UserID: r.UserID, ChatID: r.ChatID, Text: cleanText(r.Text), DueAt: r.DueAt, SourceMessageID: r.SourceMessageID,
+		ThreadID: r.ThreadID, MaxPending: MaxPendingReminders, MaxPerHour: MaxRemindersPerHour,
+	})).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("add reminder: %w (at most %d waiting for a user or a chat, %d set in a chat an hour)",
 			ErrTooManyReminders, MaxPendingReminders, MaxRemindersPerHour)
@@ -81,28 +98,52 @@ func (s *Store) ClaimDueReminders(ctx context.Context, owner int32, limit int) (
 	return due, nil
 }
 
-// MarkReminderSent records that a claimed reminder reached Telegram. A
-// reminder with a schedule waits again, for next (its next occurrence);
-// with next zero it is done.
-func (s *Store) MarkReminderSent(ctx context.Context, id, telegramMessageID int64, late bool, next time.Time) error {
+// markReminderSentParams are the arguments of markReminderSent.
+type markReminderSentParams struct {
+	ID                int64      `db:"id"`
+	TelegramMessageID int64      `db:"telegram_message_id"`
+	Late              bool       `db:"late"`
+	DueAt             *time.Time `db:"due_at"` // nil: done
+}
+
+// ReminderSent is how a claimed reminder reached Telegram.
+type ReminderSent struct {
+	TelegramMessageID int64
+	Late              bool      // sent later than it was due (the text says so)
+	Next              time.Time // its next occurrence; zero: it is done
+}
+
+// MarkReminderSent records that claimed reminder id reached Telegram as
+// sent says. A reminder with a schedule waits again, for sent.Next.
+func (s *Store) MarkReminderSent(ctx context.Context, id int64, sent ReminderSent) error {
 	var nextAt *time.Time
-	if !next.IsZero() {
-		nextAt = &next
+	if !sent.Next.IsZero() {
+		nextAt = &sent.Next
 	}
-	_, err := s.pool.Exec(ctx, markReminderSentSQL, id, telegramMessageID, late, nextAt)
+	_, err := s.pool.Exec(ctx, markReminderSentSQL, pg.Named(markReminderSentParams{
+		ID: id, TelegramMessageID: sent.TelegramMessageID, Late: sent.Late, DueAt: nextAt,
+	}))
 	if err != nil {
 		return fmt.Errorf("mark reminder sent: %w", translate(err))
 	}
 	return nil
 }
 
-// ReleaseReminder gives a claimed reminder back after a failed send: it is
-// tried again later, or, when failed is set, never.
-func (s *Store) ReleaseReminder(ctx context.Context, id int64, errText string, failed bool) error {
-	status := "pending"
-	if failed {
-		status = "failed"
-	}
+// ReleaseReminder gives a claimed reminder back after a send that failed
+// for now: it is tried again later.
+func (s *Store) ReleaseReminder(ctx context.Context, id int64, errText string) error {
+	return s.releaseReminder(ctx, id, "pending", errText)
+}
+
+// FailReminder gives a claimed reminder up after a send that failed for
+// good (the user blocked the bot): it is never tried again.
+func (s *Store) FailReminder(ctx context.Context, id int64, errText string) error {
+	return s.releaseReminder(ctx, id, "failed", errText)
+}
+
+// releaseReminder sets a claimed reminder's status (pending or failed)
+// and the error that ended its send.
+func (s *Store) releaseReminder(ctx context.Context, id int64, status, errText string) error {
 	_, err := s.pool.Exec(ctx, releaseReminderSQL, id, status, s.storable(errText))
 	if err != nil {
 		return fmt.Errorf("release reminder: %w", translate(err))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // ErrNoUserMessage is returned by Rollback and StartRetry when the chat's
@@ -156,9 +158,22 @@ func removeFrom(ctx context.Context, tx pgx.Tx, in RollbackStart, conversationID
 			r.Shown++
 		}
 	}
-	_, err = tx.Exec(ctx, logRollbackSQL,
-		conversationID, in.Chat.ID, in.Command, in.UpdateID, fromID, r.Removed, r.ByRole)
+	_, err = tx.Exec(ctx, logRollbackSQL, pg.Named(logRollbackParams{
+		ConversationID: conversationID, ChatID: in.Chat.ID, Command: in.Command, UpdateID: in.UpdateID,
+		FirstRemovedID: fromID, Removed: r.Removed, RemovedByRole: r.ByRole,
+	}))
 	return r, err
+}
+
+// logRollbackParams are the arguments of logRollback.
+type logRollbackParams struct {
+	ConversationID string       `db:"conversation_id"`
+	ChatID         int64        `db:"chat_id"`
+	Command        string       `db:"command"`
+	UpdateID       int64        `db:"update_id"`
+	FirstRemovedID int64        `db:"first_removed_id"`
+	Removed        int          `db:"removed"`
+	RemovedByRole  map[Role]int `db:"removed_by_role"`
 }
 
 // RetryStart is what a regenerated answer starts from.

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // Snippet is a message found by SearchMessages or by a turn's auto-recall.
@@ -54,16 +56,20 @@ type Search struct {
 	EmbeddingModel string
 }
 
-// searchSQL is search_history's statement over conversation $1 before row
-// $2, without and with vectors (sql/search.sql explains them).
-var searchSQL = [2]string{searchFullTextSQL, searchHybridSQL}
+// searchSQL is search_history's statement over a conversation before a
+// row, without and with vectors (sql/search.sql explains them).
+var searchSQL = recallStatements{fullText: searchFullTextSQL, hybrid: searchHybridSQL}
 
-// vectorsIndex is the index of a [2]string of statements for vectors.
-func vectorsIndex(vectors bool) int {
-	if vectors {
-		return 1
+// recallStatements are a recall statement without and with vectors.
+type recallStatements struct{ fullText, hybrid string }
+
+// with is the statement to run and its arguments, params and, when emb
+// is set (a store with vectors and a query's embedding), emb and its model.
+func (r recallStatements) with(params any, emb []float32, model string) (string, pgx.StrictNamedArgs) {
+	if emb == nil {
+		return r.fullText, pg.Named(params)
 	}
-	return 0
+	return r.hybrid, withEmbedding(params, emb, model)
 }
 
 const (
@@ -122,9 +128,11 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 		if i > 0 {
 			emb = nil // the embedding is Text's
 		}
-		v := vectors && emb != nil // without an embedding the hybrid statement ranks as the full-text one, at more cost
-		batch.Queue(searchSQL[vectorsIndex(v)], recallArgs(v, []any{q.ConversationID, q.BeforeID, words, want},
-			emb, q.EmbeddingModel)...).Query(func(rows pgx.Rows) error {
+		if !vectors {
+			emb = nil // without an embedding the hybrid statement ranks as the full-text one, at more cost
+		}
+		params := searchParams{ConversationID: q.ConversationID, BeforeID: q.BeforeID, Words: words, Limit: want}
+		batch.Queue(searchSQL.with(params, emb, q.EmbeddingModel)).Query(func(rows pgx.Rows) error {
 			var err error
 			rankings[i], err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
 			return err
@@ -337,12 +345,21 @@ func searchWords(text string) string {
 	return strings.Join(kept, " ")
 }
 
-// recallArgs are the arguments of a recall statement: the vector's two only when
-// the statement has them.
-func recallArgs(vectors bool, args []any, embedding []float32, model string) []any {
-	if vectors {
-		args = append(args, vectorLiteral(embedding), model)
-	}
+// searchParams are the arguments of searchFullText, and of searchHybrid
+// with the query's embedding (withEmbedding).
+type searchParams struct {
+	ConversationID string `db:"conversation_id"`
+	BeforeID       int64  `db:"before_id"`
+	Words          string `db:"words"`
+	Limit          int    `db:"recall_limit"`
+}
+
+// withEmbedding are the arguments of a recall statement with vectors:
+// params, the query's embedding and its model.
+func withEmbedding(params any, embedding []float32, model string) pgx.StrictNamedArgs {
+	args := pg.Named(params)
+	args["embedding"] = vectorLiteral(embedding)
+	args["embedding_model"] = model
 	return args
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // Summaries of what left the model's window (conversation_summaries): the
@@ -58,7 +60,8 @@ func (s *Store) Unsummarised(ctx context.Context, conversationID string, window,
 		}
 		return r.Err()
 	})
-	batch.Queue(unsummarisedSQL, conversationID, window, limit, maxSummarisedChars).Query(func(r pgx.Rows) error {
+	args := pg.Named(unsummarisedParams{ConversationID: conversationID, Window: window, MaxRows: limit, MaxChars: maxSummarisedChars})
+	batch.Queue(unsummarisedSQL, args).Query(func(r pgx.Rows) error {
 		var err error
 		rows, err = pgx.CollectRows(r, pgx.RowToStructByName[SummaryRow])
 		return err
@@ -69,14 +72,34 @@ func (s *Store) Unsummarised(ctx context.Context, conversationID string, window,
 	return prev, rows, nil
 }
 
+// unsummarisedParams are the arguments of unsummarised.
+type unsummarisedParams struct {
+	ConversationID string `db:"conversation_id"`
+	Window         int    `db:"history_limit"`
+	MaxRows        int    `db:"max_rows"`
+	MaxChars       int    `db:"max_chars"`
+}
+
+// saveSummaryParams are the arguments of saveSummary.
+type saveSummaryParams struct {
+	ConversationID string `db:"conversation_id"`
+	ChatID         int64  `db:"chat_id"`
+	FromMessageID  int64  `db:"from_message_id"`
+	ToMessageID    int64  `db:"to_message_id"`
+	Content        string `db:"content"`
+	Model          string `db:"model"`
+}
+
 // SaveSummary stores a summary (none when its Content is empty) and the
 // model call that wrote it. A conversation deleted meanwhile (/new) keeps
 // no summary.
 func (s *Store) SaveSummary(ctx context.Context, sum Summary, call LLMCall) error {
 	batch := &pgx.Batch{}
 	if sum.Content != "" { // a failed call is recorded all the same
-		batch.Queue(saveSummarySQL,
-			sum.ConversationID, sum.ChatID, sum.FromMessageID, sum.ToMessageID, cleanText(sum.Content), sum.Model)
+		batch.Queue(saveSummarySQL, pg.Named(saveSummaryParams{
+			ConversationID: sum.ConversationID, ChatID: sum.ChatID, FromMessageID: sum.FromMessageID,
+			ToMessageID: sum.ToMessageID, Content: cleanText(sum.Content), Model: sum.Model,
+		}))
 	}
 	s.queueLLMCall(batch, call)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/membot/membot/memory/pg"
 	"github.com/membot/membot/memory/queue"
 )
 
@@ -21,6 +22,23 @@ const (
 
 // ErrTooManyTasks is returned when a task would pass those bounds.
 var ErrTooManyTasks = errors.New("too many scheduled tasks")
+
+// addTaskParams are the arguments of addTask: the row, and the bounds it
+// may not pass.
+type addTaskParams struct {
+	UserID          int64     `db:"telegram_user_id"`
+	ChatID          int64     `db:"chat_id"`
+	Text            string    `db:"text"`
+	DueAt           time.Time `db:"due_at"`
+	SourceMessageID int64     `db:"source_message_id"`
+	ThreadID        int64     `db:"message_thread_id"`
+	Kind            string    `db:"kind"`
+	Schedule        string    `db:"schedule"`
+	TimeZone        string    `db:"time_zone"`
+	MaxPerUser      int       `db:"max_per_user"`
+	MaxPerChat      int       `db:"max_per_chat"`
+	MaxPerHour      int       `db:"max_per_hour"`
+}
 
 // AddTask stores a scheduled row (r.Schedule set; r.DueAt its first
 // occurrence) and returns its id.
@@ -39,8 +57,11 @@ func (s *Store) AddTask(ctx context.Context, r Reminder) (int64, error) {
 		if _, err := tx.Exec(ctx, lockUserBoundsSQL, r.UserID); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, addTaskSQL, r.UserID, r.ChatID, cleanText(r.Text), r.DueAt, r.SourceMessageID, r.ThreadID,
-			r.Kind, r.Schedule, MaxTasksPerUser, MaxTasksPerChat, MaxRemindersPerHour, r.TimeZone).Scan(&id)
+		return tx.QueryRow(ctx, addTaskSQL, pg.Named(addTaskParams{
+			UserID: r.UserID, ChatID: r.ChatID, Text: cleanText(r.Text), DueAt: r.DueAt, SourceMessageID: r.SourceMessageID,
+			ThreadID: r.ThreadID, Kind: r.Kind, Schedule: r.Schedule, TimeZone: r.TimeZone,
+			MaxPerUser: MaxTasksPerUser, MaxPerChat: MaxTasksPerChat, MaxPerHour: MaxRemindersPerHour,
+		})).Scan(&id)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("add task: %w (at most %d for a user, %d in a chat, and %d reminders or tasks set in a chat an hour)",
@@ -103,7 +124,9 @@ func (s *Store) RunDueTasks(ctx context.Context, limit int, plan RunPlan) ([]que
 			if !next.IsZero() {
 				nextAt = &next
 			}
-			batch.Queue(enqueueRunSQL, s.inbox.BotID(), t.ID, t.ChatID, string(payload))
+			batch.Queue(enqueueRunSQL, pg.Named(enqueueRunParams{
+				BotID: s.inbox.BotID(), TaskID: t.ID, ChatID: t.ChatID, Payload: string(payload),
+			}))
 			batch.Queue(advanceTaskSQL, t.ID, nextAt, late)
 			runs = append(runs, run)
 		}
@@ -160,7 +183,9 @@ func (s *Store) SetTaskStatus(ctx context.Context, chatID, id, userID int64, sta
 	if status == TaskResume {
 		nextAt = &next
 	}
-	rows, err := s.pool.Query(ctx, setTaskStatusSQL, chatID, id, userID, status, nextAt)
+	rows, err := s.pool.Query(ctx, setTaskStatusSQL, pg.Named(setTaskStatusParams{
+		ChatID: chatID, ID: id, UserID: userID, Status: status, DueAt: nextAt,
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("set task status: %w", translate(err))
 	}
@@ -172,6 +197,23 @@ func (s *Store) SetTaskStatus(ctx context.Context, chatID, id, userID int64, sta
 		return nil, fmt.Errorf("set task status: %w", translate(err))
 	}
 	return &r, nil
+}
+
+// enqueueRunParams are the arguments of enqueueRun.
+type enqueueRunParams struct {
+	BotID   int64  `db:"bot_id"`
+	TaskID  int64  `db:"task_id"`
+	ChatID  int64  `db:"chat_id"`
+	Payload string `db:"payload"`
+}
+
+// setTaskStatusParams are the arguments of setTaskStatus.
+type setTaskStatusParams struct {
+	ChatID int64      `db:"chat_id"`
+	ID     int64      `db:"id"`
+	UserID int64      `db:"telegram_user_id"`
+	Status string     `db:"status"`
+	DueAt  *time.Time `db:"due_at"`
 }
 
 // The statements of this file, whole in sql/tasks.sql.

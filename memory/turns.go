@@ -78,23 +78,35 @@ type Turn struct {
 	Recalled []Snippet
 }
 
-// turnRankSQL ranks the auto-recall of the turn's row $1, known once the
-// batch that stored it is done, before its window of $2 rows, without and
-// with vectors; rowFoundSQL is turnFoundSQL for it (sql/turns.sql).
-var turnRankSQL = [2]string{turnRankFullTextSQL, turnRankHybridSQL}
+// turnRankSQL ranks the auto-recall of the turn's row, known once the
+// batch that stored it is done, before its window, without and with
+// vectors; rowFoundSQL is turnFoundSQL for it (sql/turns.sql).
+var turnRankSQL = recallStatements{fullText: turnRankFullTextSQL, hybrid: turnRankHybridSQL}
 
 // rankRow runs turnRankSQL for row (its window of window rows) and r,
 // after a found statement said it has rows to rank. Without r's
 // embedding the semantic side has nothing to compare: full-text alone
 // ranks the same.
 func (s *Store) rankRow(ctx context.Context, row int64, window int, r Recall) ([]Snippet, error) {
-	vectors := s.Vectors() && r.Embedding != nil
+	emb := r.Embedding
+	if !s.Vectors() {
+		emb = nil
+	}
 	var recalled []Snippet
 	batch := &pgx.Batch{}
 	batch.Queue(genericPlansSQL)
-	queueRecall(batch, &recalled, turnRankSQL[vectorsIndex(vectors)],
-		recallArgs(vectors, []any{row, window, r.Limit}, r.Embedding, r.EmbeddingModel)...)
+	params := turnRankParams{TurnID: row, HistoryLimit: window, RecallLimit: r.Limit}
+	sql, args := turnRankSQL.with(params, emb, r.EmbeddingModel)
+	queueRecall(batch, &recalled, sql, args)
 	return recalled, s.pool.SendBatch(ctx, batch).Close()
+}
+
+// turnRankParams are the arguments of turnRankFullText, and of
+// turnRankHybrid with the embedding (withEmbedding).
+type turnRankParams struct {
+	TurnID       int64 `db:"turn_id"`
+	HistoryLimit int   `db:"history_limit"`
+	RecallLimit  int   `db:"recall_limit"`
 }
 
 // recallRow is the auto-recall of stored user row row, full-text alone
@@ -118,7 +130,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	t := &Turn{}
 	batch := &pgx.Batch{}
 	batch.Queue(turnSettingsSQL) // asyncCommit and genericPlans in one statement
-	batch.Queue(upsertUserSQL, upsertUserArgs(in.User)...)
+	batch.Queue(upsertUserSQL, upsertUserArgs(in.User))
 	var metadata any
 	if len(in.Metadata) > 0 {
 		metadata = s.storableValue(in.Metadata)
@@ -132,13 +144,19 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	if !in.WrittenAt.IsZero() {
 		written = in.WrittenAt
 	}
-	batch.Queue(insertUserMessageSQL, chat.ID, in.User.TelegramUserID, s.storable(in.Content), in.TelegramMessageID, in.UpdateID, metadata, chat.Thread, written)
-	batch.Queue(receivedTextSQL, chat.ID, in.UpdateID, in.User.TelegramUserID, kind, chat.Thread)
+	batch.Queue(insertUserMessageSQL, pg.Named(insertUserMessageParams{
+		ChatID: chat.ID, UserID: in.User.TelegramUserID, Content: s.storable(in.Content), TelegramMessageID: in.TelegramMessageID,
+		UpdateID: in.UpdateID, Metadata: metadata, ThreadID: chat.Thread, WrittenAt: written,
+	}))
+	batch.Queue(receivedTextSQL, pg.Named(receivedTextParams{
+		ChatID: chat.ID, UpdateID: in.UpdateID, UserID: in.User.TelegramUserID, Kind: kind, ThreadID: chat.Thread,
+	}))
 	batch.Queue(turnConversationSQL, chat.ID, in.UpdateID, chat.Thread).
 		QueryRow(func(row pgx.Row) error {
 			return row.Scan(&t.ConversationID, &t.UserMessageID, &t.Mode, &t.Model, &t.VoiceReplies, &t.Summary)
 		})
-	batch.Queue(turnHistorySQL, chat.ID, in.UpdateID, in.HistoryLimit, chat.Thread).Query(func(rows pgx.Rows) error {
+	turnRow := turnRowParams{ChatID: chat.ID, UpdateID: in.UpdateID, HistoryLimit: in.HistoryLimit, ThreadID: chat.Thread}
+	batch.Queue(turnHistorySQL, pg.Named(turnRow)).Query(func(rows pgx.Rows) error {
 		var err error
 		t.History, err = pgx.CollectRows(rows, scanHistoryRow)
 		return err
@@ -148,11 +166,11 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	queueApprovals(batch, &t.Approvals, turnApprovalsSQL, chat.ID, in.UpdateID)
 	found := false
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
-		args := []any{chat.ID, in.UpdateID, in.HistoryLimit, in.Recall.Limit}
+		params := turnRecallParams{turnRowParams: turnRow, RecallLimit: in.Recall.Limit}
 		if s.Vectors() && in.Recall.Embedding != nil { // the semantic side ranks anyway
-			queueRecall(batch, &t.Recalled, turnRecallSQL, append(recallArgs(true, args, in.Recall.Embedding, in.Recall.EmbeddingModel), chat.Thread)...)
+			queueRecall(batch, &t.Recalled, turnRecallSQL, withEmbedding(params, in.Recall.Embedding, in.Recall.EmbeddingModel))
 		} else {
-			batch.Queue(turnFoundSQL, append(args, chat.Thread)...).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })
+			batch.Queue(turnFoundSQL, pg.Named(params)).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })
 		}
 	}
 	err := s.pool.SendBatch(ctx, batch).Close()
@@ -166,6 +184,43 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 		return nil, fmt.Errorf("start turn: %w", translate(err))
 	}
 	return t, nil
+}
+
+// insertUserMessageParams are the arguments of insertUserMessage.
+type insertUserMessageParams struct {
+	ChatID            int64  `db:"chat_id"`
+	UserID            int64  `db:"telegram_user_id"`
+	Content           string `db:"content"`
+	TelegramMessageID int64  `db:"telegram_message_id"`
+	UpdateID          int64  `db:"update_id"`
+	Metadata          any    `db:"metadata"`
+	ThreadID          int64  `db:"message_thread_id"`
+	WrittenAt         any    `db:"written_at"` // nil: when stored
+}
+
+// receivedTextParams are the arguments of receivedText.
+type receivedTextParams struct {
+	ChatID   int64  `db:"chat_id"`
+	UpdateID int64  `db:"update_id"`
+	UserID   int64  `db:"telegram_user_id"`
+	Kind     string `db:"kind"`
+	ThreadID int64  `db:"message_thread_id"`
+}
+
+// turnRowParams are the arguments of turnHistory: the turn's user row
+// (its update, or else the newest of the chat's topic) and its window.
+type turnRowParams struct {
+	ChatID       int64 `db:"chat_id"`
+	UpdateID     int64 `db:"update_id"`
+	HistoryLimit int   `db:"history_limit"`
+	ThreadID     int64 `db:"message_thread_id"`
+}
+
+// turnRecallParams are the arguments of turnFound, and of turnRecall with
+// the embedding (withEmbedding).
+type turnRecallParams struct {
+	turnRowParams
+	RecallLimit int `db:"recall_limit"`
 }
 
 // budget is the characters r's rows may take.
@@ -190,8 +245,8 @@ func windowFrom(t *Turn) int64 {
 }
 
 // queueRecall adds a turn's auto-recall statement to batch, its rows to *into.
-func queueRecall(batch *pgx.Batch, into *[]Snippet, sql string, args ...any) {
-	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+func queueRecall(batch *pgx.Batch, into *[]Snippet, sql string, args pgx.StrictNamedArgs) {
+	batch.Queue(sql, args).Query(func(rows pgx.Rows) error {
 		var err error
 		*into, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])
 		return err

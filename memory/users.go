@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // User is a Telegram user as Telegram describes them.
@@ -16,13 +18,26 @@ type User struct {
 	LanguageCode   string
 }
 
-func upsertUserArgs(u User) []any {
-	return []any{u.TelegramUserID, cleanText(u.Username), cleanText(u.FirstName), cleanText(u.LastName), cleanText(u.LanguageCode)}
+// upsertUserArgs are the arguments of upsertUser: u, its texts cleaned.
+func upsertUserArgs(u User) pgx.StrictNamedArgs {
+	return pg.Named(upsertUserParams{
+		TelegramUserID: u.TelegramUserID, Username: cleanText(u.Username), FirstName: cleanText(u.FirstName),
+		LastName: cleanText(u.LastName), LanguageCode: cleanText(u.LanguageCode),
+	})
+}
+
+// upsertUserParams are the arguments of upsertUser.
+type upsertUserParams struct {
+	TelegramUserID int64  `db:"telegram_user_id"`
+	Username       string `db:"username"`
+	FirstName      string `db:"first_name"`
+	LastName       string `db:"last_name"`
+	LanguageCode   string `db:"language_code"`
 }
 
 // UpsertUser creates the user's row or refreshes their names and last_seen_at.
 func (s *Store) UpsertUser(ctx context.Context, u User) error {
-	if _, err := s.pool.Exec(ctx, upsertUserSQL, upsertUserArgs(u)...); err != nil {
+	if _, err := s.pool.Exec(ctx, upsertUserSQL, upsertUserArgs(u)); err != nil {
 		return fmt.Errorf("upsert user: %w", translate(err))
 	}
 	return nil
@@ -32,7 +47,7 @@ func (s *Store) UpsertUser(ctx context.Context, u User) error {
 // say: text turns log theirs in StartTurn), in one round trip.
 func (s *Store) Arrived(ctx context.Context, u User, e Event) error {
 	batch := &pgx.Batch{}
-	batch.Queue(upsertUserSQL, upsertUserArgs(u)...)
+	batch.Queue(upsertUserSQL, upsertUserArgs(u))
 	s.queueEvent(batch, e)
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("record arrival: %w", translate(err))

@@ -59,10 +59,13 @@ type Context struct {
 	// Images are the image parts shown with user rows, by row id: the
 	// row's text comes first, then its images (OpenAI's vision format).
 	Images map[int64][]llm.Part
+	// DropReasoning leaves out the reasoning an assistant row with tool
+	// calls kept, for a server that takes none back.
+	DropReasoning bool
 }
 
 // Build returns the request's messages.
-func (c Context) Build(sendReasoning bool) []llm.Message {
+func (c Context) Build() []llm.Message {
 	rows := ValidWindow(c.Rows)
 	if c.Tokens > 0 {
 		rows = fitTokens(rows, c.Tokens-EstimateTokens(c.System), c.imageTokens)
@@ -95,7 +98,7 @@ func (c Context) Build(sendReasoning bool) []llm.Message {
 				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: earlierOmitted})
 				last = &msgs[len(msgs)-1]
 			}
-			m := assistantMessage(r, sendReasoning)
+			m := assistantMessage(r, !c.DropReasoning)
 			if last.Role == llm.RoleAssistant && len(last.ToolCalls) == 0 {
 				m.Content = JoinText(last.Content, m.Content)
 				*last = m

@@ -92,7 +92,7 @@ func TestBuildShapesEveryWindowAsStrictServersWant(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			if got := shape(t, Context{System: "S", Rows: c.rows}.Build(true)); got != c.want {
+			if got := shape(t, Context{System: "S", Rows: c.rows}.Build()); got != c.want {
 				t.Errorf("request\n%q\nwant\n%q", got, c.want)
 			}
 		})
@@ -139,11 +139,11 @@ func TestReasoningGoesBackOnlyWithCallsAndOnlyWhenAsked(t *testing.T) {
 	answer := assistant("done")
 	answer.ReasoningBack = "not sent"
 	rows := []memory.Message{user("a"), call, result("c1"), answer}
-	msgs := Context{System: "S", Rows: rows}.Build(true)
+	msgs := Context{System: "S", Rows: rows}.Build()
 	if msgs[2].ReasoningContent != "thinking" || msgs[4].ReasoningContent != "" {
 		t.Errorf("reasoning sent back: %q with the call, %q with the answer; want only the call's", msgs[2].ReasoningContent, msgs[4].ReasoningContent)
 	}
-	if msgs := (Context{System: "S", Rows: rows}.Build(false)); msgs[2].ReasoningContent != "" {
+	if msgs := (Context{System: "S", Rows: rows, DropReasoning: true}.Build()); msgs[2].ReasoningContent != "" {
 		t.Error("reasoning sent back to a server that refuses it")
 	}
 }
@@ -152,7 +152,7 @@ func TestACallsExtraFieldsGoBackWithIt(t *testing.T) {
 	t.Parallel()
 	call := calls("c1")
 	call.ToolCalls[0].Extra = json.RawMessage(`{"extra_content":{"google":{"thought_signature":"sig"}}}`)
-	msgs := Context{System: "S", Rows: []memory.Message{user("a"), call, result("c1")}}.Build(false)
+	msgs := Context{System: "S", Rows: []memory.Message{user("a"), call, result("c1")}, DropReasoning: true}.Build()
 	got := msgs[2].ToolCalls[0]
 	if string(got.Extra["extra_content"]) != `{"google":{"thought_signature":"sig"}}` || got.Type != "function" || got.Function.Name != "echo" {
 		t.Errorf("call sent as %+v", got)
@@ -167,7 +167,7 @@ func TestTheWindowFitsTheTokenBudget(t *testing.T) {
 	rows := []memory.Message{user(long), assistant(long), user("q"), calls("c1"), result("c1"), assistant(long), user("now")}
 	roles := func(tokens int) string {
 		var out []string
-		for _, m := range (Context{System: "S", Rows: rows, Tokens: tokens}).Build(true) {
+		for _, m := range (Context{System: "S", Rows: rows, Tokens: tokens}).Build() {
 			out = append(out, m.Role)
 		}
 		return strings.Join(out, ",")
@@ -191,7 +191,7 @@ func TestImagesAreShownWithTheirRowAndCountedAsImages(t *testing.T) {
 	first.ID, photo.ID, answer.ID, next.ID = 1, 2, 3, 4
 	img := llm.Part{Type: "image_url", ImageURL: &llm.ImageURL{URL: "data:image/jpeg;base64," + strings.Repeat("A", 30000)}}
 	c := Context{System: "sys", Rows: []memory.Message{first, photo, answer, next}, Images: map[int64][]llm.Part{2: {img}}}
-	msgs := c.Build(true)
+	msgs := c.Build()
 	if got := shape(t, msgs); !strings.HasPrefix(got, "system:sys | user: | assistant:a cat | user:and its color?") {
 		t.Fatalf("request %s", got)
 	}
@@ -207,14 +207,14 @@ func TestImagesAreShownWithTheirRowAndCountedAsImages(t *testing.T) {
 		t.Errorf("a request with one image is estimated at %d tokens, want about %d", n, TokensPerImage)
 	}
 	c.Tokens = 1000 // room for less than the image: its row is left out
-	if msgs := c.Build(true); len(msgs) != 2 || msgs[1].Content != "and its color?" {
+	if msgs := c.Build(); len(msgs) != 2 || msgs[1].Content != "and its color?" {
 		t.Errorf("with room for the question only, the request is %+v", msgs)
 	}
 	c.Tokens = 3000
-	if msgs := c.Build(true); len(msgs) != 4 {
+	if msgs := c.Build(); len(msgs) != 4 {
 		t.Errorf("with room for the image, the request has %d messages", len(msgs))
 	}
-	plain := WithoutImages(c.Build(true))
+	plain := WithoutImages(c.Build())
 	if plain[1].Parts != nil || plain[1].Content != "look:\n\n[photo] what is it?\n\n"+ImageOmitted {
 		t.Errorf("without images the message is %+v", plain[1])
 	}
@@ -241,7 +241,7 @@ func TestEstimates(t *testing.T) {
 // note joins the system message and the two questions become one.
 func ExampleContext_Build() {
 	rows := []memory.Message{user("Hi"), note("Tools used: calculator"), user("What is 6*7?")}
-	for _, m := range (Context{System: "You are membot.", Rows: rows}).Build(false) {
+	for _, m := range (Context{System: "You are membot.", Rows: rows, DropReasoning: true}).Build() {
 		fmt.Printf("%s: %q\n", m.Role, m.Content)
 	}
 	// Output:

@@ -289,10 +289,20 @@ func (e *Export) Send(lang string, loc *time.Location, send func(file, path, cap
 	return documents, nil
 }
 
-// Dialogue is /history's listing of msgs (userdata.Store.Dialogue's): a line
-// each, with its time in loc and a preview of its text, the author named
-// in lang unless a group's user row names them already.
-func Dialogue(msgs []memory.Message, lang string, loc *time.Location, group bool) string {
+// Dialogue is /history's listing of a private chat's msgs
+// (userdata.Store.Dialogue's): a line each, with its time in loc and a
+// preview of its text, the author named in lang.
+func Dialogue(msgs []memory.Message, lang string, loc *time.Location) string {
+	return dialogue(msgs, lang, loc, false)
+}
+
+// GroupDialogue is Dialogue for a group, whose user rows name their
+// author already.
+func GroupDialogue(msgs []memory.Message, lang string, loc *time.Location) string {
+	return dialogue(msgs, lang, loc, true)
+}
+
+func dialogue(msgs []memory.Message, lang string, loc *time.Location, group bool) string {
 	t := texts.For(lang)
 	lines := []string{t.HistoryHeader(len(msgs), loc.String()), ""}
 	for _, m := range msgs {

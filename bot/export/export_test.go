@@ -276,7 +276,7 @@ func TestDialogueListsEachMessageWithItsTime(t *testing.T) {
 		{Role: memory.RoleAssistant, Content: "echo:\n  один", WrittenAt: started.Add(time.Minute)},
 		{Role: memory.RoleUser, Content: strings.Repeat("д", 300), WrittenAt: started.Add(2 * time.Minute)},
 	}
-	got := strings.Split(Dialogue(msgs, "ru", moscow, false), "\n")
+	got := strings.Split(Dialogue(msgs, "ru", moscow), "\n")
 	ru := texts.For("ru")
 	want := []string{ru.HistoryHeader(3, "MSK"), "",
 		"2030-01-02 06:04 " + ru.You + ": один",
@@ -288,7 +288,7 @@ func TestDialogueListsEachMessageWithItsTime(t *testing.T) {
 	if !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d `).MatchString(got[2]) {
 		t.Errorf("line %q does not start with the time", got[2])
 	}
-	group := Dialogue(msgs[:2], "en", moscow, true)
+	group := GroupDialogue(msgs[:2], "en", moscow)
 	if !strings.Contains(group, " 06:04 один\n") || !strings.Contains(group, " 06:05 Bot: echo: один") {
 		t.Errorf("in a group a user row names its author already, an answer is the bot's:\n%s", group)
 	}
@@ -345,7 +345,7 @@ func ExampleDialogue() {
 		{Role: memory.RoleAssistant, Content: "It is 42.", WrittenAt: at.Add(time.Minute)},
 	}
 	moscow, _ := time.LoadLocation("Europe/Moscow")
-	fmt.Println(Dialogue(msgs, "en", moscow, false))
+	fmt.Println(Dialogue(msgs, "en", moscow))
 	// Output:
 	// The last messages of this conversation (2), times in Europe/Moscow:
 	//

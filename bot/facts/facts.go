@@ -36,21 +36,25 @@ func List(ctx context.Context, store Store, userID int64, lang string) (string, 
 	return texts.For(lang).MemoryList(strings.Join(lines, "\n")), nil
 }
 
-// Forget answers /forget: all the user's facts deleted (all), or the one
-// of the single number in numbers (ok: the arguments read as numbers).
-func Forget(ctx context.Context, store Store, userID int64, lang string, numbers []int, all, ok bool) (string, error) {
+// ForgetAll answers "/forget all": every one of the user's facts deleted.
+func ForgetAll(ctx context.Context, store Store, userID int64, lang string) (string, error) {
 	t := texts.For(lang)
-	if all {
-		n, err := store.ForgetAllFacts(ctx, userID)
-		if err != nil {
-			return "", err
-		}
-		if n == 0 {
-			return t.ForgetNone, nil
-		}
-		return t.ForgotAll(n), nil
+	n, err := store.ForgetAllFacts(ctx, userID)
+	if err != nil {
+		return "", err
 	}
-	if !ok || len(numbers) != 1 {
+	if n == 0 {
+		return t.ForgetNone, nil
+	}
+	return t.ForgotAll(n), nil
+}
+
+// Forget answers "/forget N": the fact of the single number in numbers
+// deleted (none, several, or arguments that were no numbers: how to use
+// the command).
+func Forget(ctx context.Context, store Store, userID int64, lang string, numbers []int) (string, error) {
+	t := texts.For(lang)
+	if len(numbers) != 1 {
 		return t.ForgetUsage, nil
 	}
 	n := numbers[0]

@@ -90,7 +90,14 @@ func TestForget(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s := setup(c.facts...)
-			got, err := Forget(context.Background(), s, 1, "en", c.numbers, c.all, c.ok)
+			numbers := c.numbers
+			if !c.ok { // arguments that were no numbers: none read
+				numbers = nil
+			}
+			got, err := Forget(context.Background(), s, 1, "en", numbers)
+			if c.all {
+				got, err = ForgetAll(context.Background(), s, 1, "en")
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,10 +118,10 @@ func TestADatabaseFailureIsAnErrorNotAnAnswer(t *testing.T) {
 	if got, err := List(context.Background(), s, 1, "en"); !errors.Is(err, away) || got != "" {
 		t.Errorf("List = %q, %v; want the error", got, err)
 	}
-	if got, err := Forget(context.Background(), s, 1, "en", []int{1}, false, true); !errors.Is(err, away) || got != "" {
+	if got, err := Forget(context.Background(), s, 1, "en", []int{1}); !errors.Is(err, away) || got != "" {
 		t.Errorf("Forget one = %q, %v; want the error", got, err)
 	}
-	if got, err := Forget(context.Background(), s, 1, "en", nil, true, true); !errors.Is(err, away) || got != "" {
+	if got, err := ForgetAll(context.Background(), s, 1, "en"); !errors.Is(err, away) || got != "" {
 		t.Errorf("Forget all = %q, %v; want the error", got, err)
 	}
 }
@@ -124,7 +131,7 @@ func Example() {
 	s := setup("has a cat named Tom", "prefers short answers")
 	list, _ := List(context.Background(), s, 42, "en")
 	fmt.Println(list)
-	answer, _ := Forget(context.Background(), s, 42, "en", []int{1}, false, true)
+	answer, _ := Forget(context.Background(), s, 42, "en", []int{1})
 	fmt.Println(answer)
 	// Output:
 	// What I remember about you, newest first:

@@ -213,19 +213,20 @@ func Seen(att agent.Attachment, caption string) string {
 
 // Read is the user's row of a document: its marker and the caption, then
 // its text between lines that name it, with a note the model (and whoever
-// reads the row) sees when the text was cut at maxChars. The lines carry
+// reads the row) sees when the text was cut, to cutAt characters (0: it
+// is whole). The lines carry
 // a random mark of this file ("--- notes.md #3f9a0c1d ---"), so text
 // inside the file cannot end the frame early with a line of its own and
 // write after it as if it were the user.
-func Read(label, caption, text string, cut bool, maxChars int) string {
+func Read(label, caption, text string, cutAt int) string {
 	content := "[file " + label + "]"
 	if caption != "" {
 		content += " " + caption
 	}
 	frame := label + " #" + frameMark()
 	content += "\n\n--- " + frame + " ---\n" + text
-	if cut {
-		content += fmt.Sprintf("\n[The file is cut here: only its first %d characters are shown.]", maxChars)
+	if cutAt > 0 {
+		content += fmt.Sprintf("\n[The file is cut here: only its first %d characters are shown.]", cutAt)
 	}
 	return content + "\n--- end of " + frame + " ---"
 }

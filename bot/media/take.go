@@ -215,7 +215,11 @@ func (t *Taker) read(ctx context.Context, m Message, att agent.Attachment) (Take
 	case strings.TrimSpace(text) == "":
 		return Taken{Tell: tr.NoTextInFile(label)}, nil
 	}
-	return Taken{Content: Read(label, strings.TrimSpace(m.Caption), text, cut, maxChars), File: att}, nil
+	cutAt := 0
+	if cut {
+		cutAt = maxChars
+	}
+	return Taken{Content: Read(label, strings.TrimSpace(m.Caption), text, cutAt), File: att}, nil
 }
 
 // download fetches the file into att.Data, at most limit bytes. It says

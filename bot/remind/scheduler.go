@@ -23,8 +23,9 @@ import (
 // ReminderQueue is the reminders table as the scheduler works it.
 type ReminderQueue interface {
 	ClaimDueReminders(ctx context.Context, owner int32, limit int) ([]memory.Reminder, error)
-	MarkReminderSent(ctx context.Context, id, telegramMessageID int64, late bool, next time.Time) error
-	ReleaseReminder(ctx context.Context, id int64, errText string, failed bool) error
+	MarkReminderSent(ctx context.Context, id int64, sent memory.ReminderSent) error
+	ReleaseReminder(ctx context.Context, id int64, errText string) error
+	FailReminder(ctx context.Context, id int64, errText string) error
 	NextReminderDue(ctx context.Context) (time.Time, bool, error)
 	RunDueTasks(ctx context.Context, limit int, plan memory.RunPlan) ([]queue.TaskRun, error)
 }
@@ -223,7 +224,11 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 	if err != nil {
 		final := telegram.IsPermanent(err)
 		s.Log.Warn("sending a reminder failed", "reminder_id", r.ID, "chat_id", r.ChatID, "err", err, "given_up", final)
-		if err := s.Queue.ReleaseReminder(ctx, r.ID, err.Error(), final); err != nil {
+		release := s.Queue.ReleaseReminder
+		if final {
+			release = s.Queue.FailReminder
+		}
+		if err := release(ctx, r.ID, err.Error()); err != nil {
 			return err
 		}
 		if final {
@@ -234,9 +239,9 @@ func (s *Scheduler) send(ctx context.Context, r memory.Reminder) error {
 	s.Log.Info("reminder sent", "reminder_id", r.ID, "chat_id", r.ChatID, "late", late)
 	// Telegram has it now: mark it, retrying while the database is away.
 	b := backoff.New(500*time.Millisecond, 30*time.Second)
-	next := s.next(r)
+	sent := memory.ReminderSent{TelegramMessageID: ids[0], Late: late, Next: s.next(r)}
 	for {
-		err := s.Queue.MarkReminderSent(ctx, r.ID, ids[0], late, next)
+		err := s.Queue.MarkReminderSent(ctx, r.ID, sent)
 		if err == nil {
 			return nil
 		}

@@ -75,7 +75,8 @@ func (q *table) row(id int64) *memory.Reminder {
 	return nil
 }
 
-func (q *table) MarkReminderSent(_ context.Context, id, messageID int64, late bool, next time.Time) error {
+func (q *table) MarkReminderSent(_ context.Context, id int64, sent memory.ReminderSent) error {
+	messageID, late, next := sent.TelegramMessageID, sent.Late, sent.Next
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.markFails > 0 {
@@ -91,7 +92,13 @@ func (q *table) MarkReminderSent(_ context.Context, id, messageID int64, late bo
 	return nil
 }
 
-func (q *table) ReleaseReminder(_ context.Context, id int64, _ string, failed bool) error {
+func (q *table) ReleaseReminder(_ context.Context, id int64, _ string) error {
+	return q.release(id, false)
+}
+
+func (q *table) FailReminder(_ context.Context, id int64, _ string) error { return q.release(id, true) }
+
+func (q *table) release(id int64, failed bool) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.released = append(q.released, release{id, failed})

@@ -109,10 +109,10 @@ func (m *Metrics) LLMRequest(model, status string, took time.Duration) {
 	}
 }
 
-// ToolCall counts one tool call.
-func (m *Metrics) ToolCall(tool string, ok bool) {
+// ToolCall counts one tool call, and how it ended: err nil is "ok".
+func (m *Metrics) ToolCall(tool string, err error) {
 	result := "ok"
-	if !ok {
+	if err != nil {
 		result = "error"
 	}
 	m.toolCalls.WithLabelValues(tool, result).Inc()

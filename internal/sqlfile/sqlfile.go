@@ -10,9 +10,9 @@
 // lines, up to the next marker, trailing blank lines left out: nothing is
 // put together or replaced at run time. The Go code names a statement
 // once, in a var of the file that runs it (set.Statement("addReminder")); a
-// name that is not there stops the program at start, and each package's
-// TestStatementsAsGolden (internal/testing/sqlgolden) shows every
-// statement's text in its testdata.
+// name that is not there stops the program at start, and memory's
+// TestEveryStatementPrepares prepares every statement against a migrated
+// database.
 package sqlfile
 
 import (

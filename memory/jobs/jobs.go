@@ -81,8 +81,9 @@ const maxEmbeddedChars = 4000
 // RowsToEmbed returns up to limit user and assistant rows after row
 // cursor, oldest first, settled for settle; their texts are bounded.
 func (s *Store) RowsToEmbed(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]TextRow, error) {
-	rows, err := s.pool.Query(ctx, rowsToEmbedSQL,
-		cursor, limit, settle, maxEmbeddedChars)
+	rows, err := s.pool.Query(ctx, rowsToEmbedSQL, pg.Named(readParams{
+		AfterID: cursor, MaxRows: limit, Settle: settle, MaxChars: maxEmbeddedChars,
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("rows to embed: %w", translate(err))
 	}
@@ -121,7 +122,9 @@ const maxExchangeChars = 4000
 // AnsweredTurns returns up to limit final answers after row cursor, oldest
 // first, settled for settle, each with the user row before it.
 func (s *Store) AnsweredTurns(ctx context.Context, cursor int64, limit int, settle time.Duration) ([]Exchange, error) {
-	rows, err := s.pool.Query(ctx, answeredTurnsSQL, cursor, limit, settle, maxExchangeChars)
+	rows, err := s.pool.Query(ctx, answeredTurnsSQL, pg.Named(readParams{
+		AfterID: cursor, MaxRows: limit, Settle: settle, MaxChars: maxExchangeChars,
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("answered turns: %w", translate(err))
 	}
@@ -149,6 +152,15 @@ var sqlFiles embed.FS
 
 // statements are the package's statements by name (internal/sqlfile).
 var statements = sqlfile.Load(sqlFiles, "memory/jobs")
+
+// readParams are the arguments of rowsToEmbed and answeredTurns: the rows
+// after the job's cursor that settled, and the bounds of what is read.
+type readParams struct {
+	AfterID  int64         `db:"after_id"`
+	MaxRows  int           `db:"max_rows"`
+	Settle   time.Duration `db:"settle"`
+	MaxChars int           `db:"max_chars"`
+}
 
 // The statements of this package, whole in sql/jobs.sql.
 var (

@@ -57,6 +57,14 @@ func (s *Store) SaveUpdates(ctx context.Context, updates []Update) error {
 // the same moment): storing it again succeeds.
 var ErrUpdateRefused = errors.New("update refused by the inbox")
 
+// saveUpdateParams are the arguments of saveUpdate and saveNewUpdate.
+type saveUpdateParams struct {
+	BotID    int64  `db:"bot_id"`
+	UpdateID int64  `db:"update_id"`
+	ChatID   int64  `db:"chat_id"`
+	Payload  string `db:"payload"`
+}
+
 // queueSave adds to batch the statement sql (saveNewUpdateSQL or
 // saveUpdateSQL) for each of updates. Each update's StoredAs is set once
 // the batch has run; those neither stored nor there already go to *unsaved.
@@ -66,7 +74,8 @@ func (s *Store) queueSave(batch *pgx.Batch, sql string, updates []*Update, unsav
 		if err != nil {
 			return fmt.Errorf("save update %d: %w", u.UpdateID, err)
 		}
-		batch.Queue(sql, s.botID.Load(), u.UpdateID, u.ChatID, string(payload)).QueryRow(func(row pgx.Row) error {
+		args := pg.Named(saveUpdateParams{BotID: s.botID.Load(), UpdateID: u.UpdateID, ChatID: u.ChatID, Payload: string(payload)})
+		batch.Queue(sql, args).QueryRow(func(row pgx.Row) error {
 			var storedAs *int64
 			var there bool
 			if err := row.Scan(&storedAs, &there); err != nil {
@@ -156,11 +165,21 @@ func (s *Store) Complete(ctx context.Context, updateID int64, d *Delivery, errTe
 	return nil
 }
 
+// recordDeliveryParams are the arguments of recordDelivery.
+type recordDeliveryParams struct {
+	MessageID          int64   `db:"id"`
+	TelegramMessageID  int64   `db:"telegram_message_id"`
+	TelegramMessageIDs []int64 `db:"telegram_message_ids"`
+	ShownAs            string  `db:"shown_as"`
+}
+
 // queueComplete adds the statements of Complete to batch.
 func (s *Store) queueComplete(batch *pgx.Batch, updateID int64, d *Delivery, errText string) {
 	if d != nil && len(d.TelegramMessageIDs) > 0 {
-		batch.Queue(recordDeliverySQL,
-			d.MessageID, d.TelegramMessageIDs[0], d.TelegramMessageIDs, d.ShownAs)
+		batch.Queue(recordDeliverySQL, pg.Named(recordDeliveryParams{
+			MessageID: d.MessageID, TelegramMessageID: d.TelegramMessageIDs[0], TelegramMessageIDs: d.TelegramMessageIDs,
+			ShownAs: d.ShownAs,
+		}))
 		batch.Queue(replySentSQL, d.MessageID, updateID, d.TelegramMessageIDs)
 	}
 	dropped := ""

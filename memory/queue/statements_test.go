@@ -3,12 +3,8 @@ package queue
 import (
 	"testing"
 
-	"github.com/membot/membot/internal/testing/sqlgolden"
+	"github.com/membot/membot/internal/testing/sqlcheck"
 )
 
-// TestStatementsAsGolden: each statement's text is in testdata/NAME.sql
-// (go test ./memory/queue -run TestStatementsAsGolden -update rewrites them).
-func TestStatementsAsGolden(t *testing.T) { sqlgolden.Golden(t, Statements) }
-
 // TestEveryStatementIsRun: no statement of sql/*.sql lies there unused.
-func TestEveryStatementIsRun(t *testing.T) { sqlgolden.AllRun(t, Statements) }
+func TestEveryStatementIsRun(t *testing.T) { sqlcheck.AllRun(t, Statements) }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/membot/membot/memory/pg"
 )
 
 // MaxStopRequests bounds the requests StopRequests returns at once.
@@ -24,7 +26,9 @@ type StopRequest struct {
 // stored by another process (webhook replicas), and the database is what
 // every process sees.
 func (s *Store) StopRequests(ctx context.Context, chatID, updateID, draftID, after int64) ([]StopRequest, error) {
-	rows, err := s.pool.Query(ctx, stopRequestsSQL, chatID, updateID, draftID, after, MaxStopRequests)
+	rows, err := s.pool.Query(ctx, stopRequestsSQL, pg.Named(stopRequestsParams{
+		ChatID: chatID, UpdateID: updateID, DraftID: draftID, After: after, Max: MaxStopRequests,
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("stop requests: %w", translate(err))
 	}
@@ -33,6 +37,15 @@ func (s *Store) StopRequests(ctx context.Context, chatID, updateID, draftID, aft
 		return nil, fmt.Errorf("stop requests: %w", translate(err))
 	}
 	return list, nil
+}
+
+// stopRequestsParams are the arguments of stopRequests.
+type stopRequestsParams struct {
+	ChatID   int64 `db:"chat_id"`
+	UpdateID int64 `db:"update_id"`
+	DraftID  int64 `db:"draft_id"`
+	After    int64 `db:"after_update_id"`
+	Max      int   `db:"max_requests"`
 }
 
 // The statements of this file, whole in sql/stops.sql.

@@ -2,11 +2,11 @@
 -- refuse counts the refusal and says whether this update is the day's
 -- first (the one that gets the answer); a retry of that update is too.
 INSERT INTO access_refusals (telegram_user_id, chat_id, day, refused_update_id)
-VALUES ($1, $2, $3::date, $4)
+VALUES (@telegram_user_id, @chat_id, @day::date, @refused_update_id)
 ON CONFLICT (telegram_user_id, chat_id, day) DO UPDATE SET
 	attempts = access_refusals.attempts + (access_refusals.refused_update_id <> EXCLUDED.refused_update_id)::int,
 	last_at = now()
-RETURNING refused_update_id = $4
+RETURNING refused_update_id = @refused_update_id
 
 -- name: setUpdatePayload
 UPDATE updates SET payload = $2 WHERE update_id = $1
@@ -64,22 +64,23 @@ ON CONFLICT DO NOTHING
 
 -- name: askAccess
 -- askAccess opens a request unless the asker's request within the
--- lifetime ($11 seconds) waits or was denied, or $10 requests are pending
+-- lifetime waits or was denied, or max_pending requests are pending
 -- already (a revoked asker may ask anew). It returns the new
 -- request's id (0: none opened) and the status of the asker's latest
 -- request within the lifetime ('' for none).
 WITH recent AS (
 	SELECT status FROM access_requests
-	WHERE kind = $1 AND telegram_id = $2 AND status IN ('pending', 'denied')
-		AND created_at > now() - $11::double precision * interval '1 second'
+	WHERE kind = @kind AND telegram_id = @telegram_id AND status IN ('pending', 'denied')
+		AND created_at > now() - @lifetime_seconds::double precision * interval '1 second'
 	ORDER BY id DESC LIMIT 1
 ), pending AS (
 	SELECT count(*) AS n FROM access_requests WHERE status = 'pending' AND expires_at > now()
 ), opened AS (
 	INSERT INTO access_requests (kind, telegram_id, chat_id, telegram_user_id, first_name, last_name, username,
 		language_code, chat_title, expires_at)
-	SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, now() + $11::double precision * interval '1 second'
-	WHERE NOT EXISTS (SELECT 1 FROM recent) AND (SELECT n FROM pending) < $10
+	SELECT @kind, @telegram_id, @chat_id, @telegram_user_id, @first_name, @last_name, @username, @language_code,
+		@chat_title, now() + @lifetime_seconds::double precision * interval '1 second'
+	WHERE NOT EXISTS (SELECT 1 FROM recent) AND (SELECT n FROM pending) < @max_pending
 	RETURNING id, created_at, expires_at
 )
 SELECT coalesce((SELECT id FROM opened), 0), coalesce((SELECT created_at FROM opened), now()),
@@ -105,14 +106,14 @@ SELECT id, kind, telegram_id, chat_id, telegram_user_id, first_name, last_name, 
 FROM request
 
 -- name: setAccess
--- setAccess records the owner's word on a user or group ($3: allowed or
--- blocked, by $4) and closes its pending requests with it; an owner stays
--- the owner. It returns whether anything changed.
+-- setAccess records the owner's word on a user or group (allowed or
+-- blocked) and closes its pending requests with it; an owner stays the
+-- owner. It returns whether anything changed.
 WITH closed AS (
-	UPDATE access_requests SET status = $3, decided_at = now(), decided_by = $4
-	WHERE kind = $1 AND telegram_id = $2 AND status = 'pending'
+	UPDATE access_requests SET status = @status, decided_at = now(), decided_by = @granted_by
+	WHERE kind = @kind AND telegram_id = @telegram_id AND status = 'pending'
 )
-INSERT INTO access_grants (kind, telegram_id, status, granted_by) VALUES ($1, $2, $3, $4)
+INSERT INTO access_grants (kind, telegram_id, status, granted_by) VALUES (@kind, @telegram_id, @status, @granted_by)
 ON CONFLICT (kind, telegram_id) DO UPDATE SET status = EXCLUDED.status, granted_by = EXCLUDED.granted_by, updated_at = now()
 WHERE access_grants.status <> 'owner'
 

@@ -3,17 +3,17 @@
 -- conversations asked for (the topic parameter is 0 outside topics).
 
 -- name: requestApproval
--- requestApproval stores the request for call $1 of the newest assistant
--- row of conversation $4 that asks for it (stored just before, in the same
--- batch), and logs approval_requested. $8 is the arguments' exact text,
--- $3 their jsonb copy.
+-- requestApproval stores the request for call @request_id of the newest assistant
+-- row of conversation @conversation_id that asks for it (stored just before, in the same
+-- batch), and logs approval_requested. @arguments is the arguments' exact text,
+-- @details their jsonb copy.
 WITH asked AS (
 	INSERT INTO pending_approvals
 		(request_id, subject, details, arguments, conversation_id, assistant_message_id, telegram_user_id, chat_id, update_id)
-	SELECT $1, $2, $3, $8, $4::uuid,
-		(SELECT id FROM messages WHERE conversation_id = $4::uuid AND role = 'assistant'
-		   AND tool_calls @> jsonb_build_array(jsonb_build_object('id', $1::text)) ORDER BY id DESC LIMIT 1),
-		$5, $6, NULLIF($7::bigint, 0)
+	SELECT @request_id, @subject, @details, @arguments, @conversation_id::uuid,
+		(SELECT id FROM messages WHERE conversation_id = @conversation_id::uuid AND role = 'assistant'
+		   AND tool_calls @> jsonb_build_array(jsonb_build_object('id', @request_id::text)) ORDER BY id DESC LIMIT 1),
+		@telegram_user_id, @chat_id, NULLIF(@update_id::bigint, 0)
 	RETURNING *
 ), logged AS (
 	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
@@ -54,9 +54,9 @@ SELECT id, request_id, subject, coalesce(arguments, details::text) AS details,
 
 -- name: decideApproval
 WITH decided AS (
-		UPDATE pending_approvals SET status = $2, decision_at = now(),
-			decided_by = NULLIF($3::bigint, 0), decision_update_id = NULLIF($4::bigint, 0), decision_reason = NULLIF($5, '')
-		WHERE id = $1 AND status = 'pending' RETURNING *
+		UPDATE pending_approvals SET status = @status, decision_at = now(),
+			decided_by = NULLIF(@decided_by::bigint, 0), decision_update_id = NULLIF(@decision_update_id::bigint, 0), decision_reason = NULLIF(@decision_reason, '')
+		WHERE id = @id AND status = 'pending' RETURNING *
 	), logged AS (
 	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
 	SELECT 'approval_decided', coalesce(decided_by, telegram_user_id), chat_id, conversation_id, decision_update_id,

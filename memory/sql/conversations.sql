@@ -23,23 +23,23 @@ WITH conv_existing AS (
 -- deletes them and their messages), opens a fresh one in the default mode,
 -- and logs conversation_reset with what is deleted. When the conversation
 -- it replaces was in another mode, the return to the default is recorded
--- as a mode switch. The model (/model) is carried over. $5 is the topic.
+-- as a mode switch. The model (/model) is carried over.
 WITH old AS (
-	SELECT mode, model FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($5::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1
+	SELECT mode, model FROM conversations WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1
 ), gone AS (
-	UPDATE conversations SET reset_at = now() WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($5::bigint, 0) AND reset_at IS NULL RETURNING id
+	UPDATE conversations SET reset_at = now() WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL RETURNING id
 ), fresh AS (
 	INSERT INTO conversations (telegram_user_id, chat_id, model, message_thread_id)
-	VALUES ($2, $1, (SELECT model FROM old), nullif($5::bigint, 0)) RETURNING id
+	VALUES (@telegram_user_id, @chat_id, (SELECT model FROM old), nullif(@message_thread_id::bigint, 0)) RETURNING id
 ), logged AS (
 	INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, payload)
-	SELECT 'conversation_reset', $2, $1, fresh.id, jsonb_build_object(
+	SELECT 'conversation_reset', @telegram_user_id, @chat_id, fresh.id, jsonb_build_object(
 		'deleted_conversations', (SELECT count(*) FROM gone),
 		'deleted_messages', (SELECT count(*) FROM messages WHERE conversation_id IN (SELECT id FROM gone)))
 	FROM fresh
 ), recorded AS (
 	INSERT INTO mode_switches (conversation_id, chat_id, from_mode, to_mode, reason)
-	SELECT fresh.id, $1, old.mode, $3, $4 FROM fresh, old WHERE old.mode <> $3
+	SELECT fresh.id, @chat_id, old.mode, @default_mode, @reason FROM fresh, old WHERE old.mode <> @default_mode
 )
 SELECT id::text FROM fresh
 

@@ -8,21 +8,19 @@
 -- turn or a retry) are read oldest first by a backward scan of the
 -- (conversation_id, id) index that stops after the limit, however long the
 -- conversation and the table are. It says "conversation_id between c and c"
--- rather than "= c" on purpose. With "=", the planner knows conversation_id
--- is constant, orders by id alone, and may then walk the primary key back
--- from the newest row of the whole table, skipping other conversations'
--- rows, when it believes the conversation holds a large share of them.
--- That is fast only if the conversation was written to lately; a long one
--- taken up again after a pause would have millions of rows to skip. With
--- the range, only the (conversation_id, id) index gives the order asked
--- for. (The columns are qualified: unqualified, ORDER BY would take the
+-- rather than "= c" on purpose: with "=", the planner may walk the primary
+-- key back from the newest row of the whole table, skipping other
+-- conversations' rows, which is slow for a long conversation taken up
+-- again after a pause; with the range, only the (conversation_id, id)
+-- index gives the order asked for. (The columns are qualified: unqualified, ORDER BY would take the
 -- text conversation_id of the select list, which no index gives.)
 
 -- name: insertMessage
 INSERT INTO messages
 	(conversation_id, role, content, tool_calls, tool_call_id, tool_name, telegram_message_id, update_id, metadata, search_vector)
-VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), NULLIF($7::bigint, 0), NULLIF($8::bigint, 0), coalesce($9, '{}'::jsonb),
-	membot_message_stems($2::text, $3::text))
+VALUES (@conversation_id, @role, @content, @tool_calls, NULLIF(@tool_call_id, ''), NULLIF(@tool_name, ''),
+	NULLIF(@telegram_message_id::bigint, 0), NULLIF(@update_id::bigint, 0), coalesce(@metadata, '{}'::jsonb),
+	membot_message_stems(@role::text, @content::text))
 RETURNING id
 
 -- name: markRefused

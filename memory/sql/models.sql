@@ -1,15 +1,15 @@
 -- name: switchModel
--- switchModel changes the model of conversation $1 (of chat $4) to $2
--- (” for the default) and records the switch with reason $3, in one
+-- switchModel changes the model of conversation @conversation_id (of chat @chat_id) to @to
+-- (” for the default) and records the switch with reason @reason, in one
 -- statement; it returns the model before. Switching to the model already
 -- set changes and records nothing.
 WITH old AS (
-	SELECT coalesce(model, '') AS model FROM conversations WHERE id = $1 FOR UPDATE
+	SELECT coalesce(model, '') AS model FROM conversations WHERE id = @conversation_id FOR UPDATE
 ), changed AS (
-	UPDATE conversations SET model = NULLIF($2, '') WHERE id = $1 AND coalesce(model, '') <> $2 RETURNING id
+	UPDATE conversations SET model = NULLIF(@to, '') WHERE id = @conversation_id AND coalesce(model, '') <> @to RETURNING id
 ), recorded AS (
 	INSERT INTO model_switches (conversation_id, chat_id, from_model, to_model, reason)
-	SELECT changed.id, $4, old.model, $2, $3 FROM old, changed
+	SELECT changed.id, @chat_id, old.model, @to, @reason FROM old, changed
 )
 SELECT model FROM old
 

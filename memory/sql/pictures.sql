@@ -13,22 +13,25 @@ SELECT llm_call_id, data, mime_type, revised_prompt FROM drawn_pictures
 WHERE chat_id = $1 AND update_id = $2 AND prompt = $3 ORDER BY llm_call_id LIMIT 1
 
 -- name: reservePicture
--- reservePicture reserves a picture's $6 tokens for user $1 in chat $2
--- (conversation $3, update $4, model $5): an image call is written with
--- them, status 'drawing', when update $4 drew fewer than $7 pictures in
--- the last day ($7 = 0: no bound) and the user's tokens since $8 and these
--- stay within $9 ($9 < 0: no limit). It returns the pictures drawn, the
--- tokens spent, and the reserved call's id (0: none). Pictures kept a day
--- and never sent are deleted on the way.
+-- reservePicture reserves a picture's tokens for the user: an image call
+-- is written with them, status 'drawing', when the update drew fewer than
+-- per_update pictures in the last day (0: no bound) and the user's tokens
+-- since day_start and these stay within day_limit (< 0: no limit). It
+-- returns the pictures drawn, the tokens spent, and the reserved call's id
+-- (0: none). Pictures kept a day and never sent are deleted on the way.
 WITH drawn AS (
 	SELECT count(*)::int AS n FROM llm_calls
-	WHERE $4::bigint <> 0 AND update_id = $4 AND purpose = 'image' AND chat_id = $2 AND prompt_tokens > 0 AND created_at > now() - interval '1 day'
+	WHERE @update_id::bigint <> 0 AND update_id = @update_id AND purpose = 'image' AND chat_id = @chat_id
+		AND prompt_tokens > 0 AND created_at > now() - interval '1 day'
 ), spent AS (
-	SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint AS t FROM llm_calls WHERE telegram_user_id = $1 AND created_at >= $8
+	SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint AS t FROM llm_calls
+	WHERE telegram_user_id = @telegram_user_id AND created_at >= @day_start
 ), reserved AS (
 	INSERT INTO llm_calls (telegram_user_id, chat_id, conversation_id, update_id, model, prompt_tokens, status, usage_estimated, purpose)
-	SELECT NULLIF($1::bigint, 0), NULLIF($2::bigint, 0), NULLIF($3, '')::uuid, NULLIF($4::bigint, 0), $5, $6::int, 'drawing', true, 'image'
-	FROM drawn, spent WHERE ($7::int = 0 OR drawn.n < $7) AND ($9::bigint < 0 OR spent.t + $6::int <= $9)
+	SELECT NULLIF(@telegram_user_id::bigint, 0), NULLIF(@chat_id::bigint, 0), NULLIF(@conversation_id, '')::uuid,
+		NULLIF(@update_id::bigint, 0), @model, @prompt_tokens::int, 'drawing', true, 'image'
+	FROM drawn, spent WHERE (@per_update::int = 0 OR drawn.n < @per_update)
+		AND (@day_limit::bigint < 0 OR spent.t + @prompt_tokens::int <= @day_limit)
 	RETURNING id
 ), stale AS (
 	DELETE FROM drawn_pictures WHERE created_at < now() - interval '1 day'
@@ -36,14 +39,15 @@ WITH drawn AS (
 SELECT drawn.n, spent.t, coalesce((SELECT id FROM reserved), 0) FROM drawn, spent
 
 -- name: finishPicture
--- finishPicture records how reserved image call $1 ended: its status,
--- error and latency, and the tokens it counts ($5: 0 gives the reserved
+-- finishPicture records how a reserved image call ended: its status,
+-- error and latency, and the tokens it counts (0 gives the reserved
 -- tokens back).
-UPDATE llm_calls SET status = $2, error = NULLIF($3, ''), latency_ms = $4, prompt_tokens = $5 WHERE id = $1 AND purpose = 'image'
+UPDATE llm_calls SET status = @status, error = NULLIF(@error, ''), latency_ms = @latency_ms, prompt_tokens = @prompt_tokens
+WHERE id = @id AND purpose = 'image'
 
 -- name: keepPicture
 INSERT INTO drawn_pictures (llm_call_id, chat_id, update_id, prompt, data, mime_type, revised_prompt)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+VALUES (@llm_call_id, @chat_id, @update_id, @prompt, @data, @mime_type, @revised_prompt)
 
 -- name: pictureSent
 DELETE FROM drawn_pictures WHERE llm_call_id = $1

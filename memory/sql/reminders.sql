@@ -2,14 +2,14 @@
 -- are tasks, tasks.sql) are numbered for /reminders by due_at, id.
 
 -- name: addReminder
--- addReminder adds the reminder unless it would pass the bounds ($6 waiting
--- for the user or the chat, $7 set in the chat an hour);
--- then it returns no row. $8 is the topic.
+-- addReminder adds the reminder unless it would pass the bounds (@max_pending waiting
+-- for the user or the chat, @max_per_hour set in the chat an hour);
+-- then it returns no row.
 INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id, message_thread_id)
-SELECT $1, $2, $3, $4, NULLIF($5::bigint, 0), nullif($8::bigint, 0)
-WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND status IN ('pending', 'sending') AND schedule IS NULL) < $6
-  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND status IN ('pending', 'sending') AND schedule IS NULL) < $6
-  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND created_at > now() - interval '1 hour') < $7
+SELECT @telegram_user_id, @chat_id, @text, @due_at, NULLIF(@source_message_id::bigint, 0), nullif(@message_thread_id::bigint, 0)
+WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = @telegram_user_id AND status IN ('pending', 'sending') AND schedule IS NULL) < @max_pending
+  AND (SELECT count(*) FROM reminders WHERE chat_id = @chat_id AND status IN ('pending', 'sending') AND schedule IS NULL) < @max_pending
+  AND (SELECT count(*) FROM reminders WHERE chat_id = @chat_id AND created_at > now() - interval '1 hour') < @max_per_hour
 RETURNING id
 
 -- name: claimReminders
@@ -30,11 +30,11 @@ RETURNING r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 	r.kind, coalesce(r.schedule, '') AS schedule, coalesce(r.time_zone, '') AS time_zone, r.status, r.runs
 
 -- name: markReminderSent
--- markReminderSent marks reminder $1 sent as Telegram message $2; one
--- with a schedule waits again, for its next occurrence $4.
-UPDATE reminders SET status = CASE WHEN $4::timestamptz IS NULL THEN 'sent' ELSE 'pending' END,
-		due_at = coalesce($4, due_at), owner_id = NULL, runs = runs + 1, last_run_at = now(), sent_at = now(), late = $3,
-		telegram_message_id = NULLIF($2::bigint, 0), error = NULL WHERE id = $1
+-- markReminderSent marks reminder @id sent as Telegram message @telegram_message_id; one
+-- with a schedule waits again, for its next occurrence @due_at.
+UPDATE reminders SET status = CASE WHEN @due_at::timestamptz IS NULL THEN 'sent' ELSE 'pending' END,
+		due_at = coalesce(@due_at, due_at), owner_id = NULL, runs = runs + 1, last_run_at = now(), sent_at = now(), late = @late,
+		telegram_message_id = NULLIF(@telegram_message_id::bigint, 0), error = NULL WHERE id = @id
 
 -- name: releaseReminder
 UPDATE reminders SET status = $2, owner_id = NULL, error = $3 WHERE id = $1

@@ -81,5 +81,5 @@ DELETE FROM messages WHERE conversation_id = $1 AND id >= $2
 -- name: logRollback
 INSERT INTO conversation_rollbacks
 		(conversation_id, chat_id, command, update_id, first_removed_id, removed, removed_by_role)
-		VALUES ($1, $2, $3, NULLIF($4::bigint, 0), $5, $6, $7)
+		VALUES (@conversation_id, @chat_id, @command, NULLIF(@update_id::bigint, 0), @first_removed_id, @removed, @removed_by_role)
 

@@ -1,134 +1,57 @@
 -- Recall: search_history's statements (searchFullText, searchHybrid) and a
 -- turn's auto-recall (turnRecall, turnFound, turnRankFullText,
--- turnRankHybrid, rowFound in turns.sql) share the parts explained here.
+-- turnRankHybrid, rowFound in turns.sql) share the parts described here.
 --
--- Hybrid recall over the user and assistant rows of one conversation is a
--- full-text ranking (stemmed per language, stop words left out, scored by
--- BM25 over the conversation: a rare word counts more than a frequent one, a
--- short row more than a long one) and, with vectors, a ranking by cosine
--- distance between embeddings, fused by reciprocal rank. A statement is a
--- front, which finds the full-text candidates, then the ranking. The front
--- defines the CTEs scope (one row: conversation_id, before_id: only older
--- rows are recalled), q (the query: its stems and the conversation's key
--- prefix) and tq (the stems as a tsquery), rows (n, the conversation's
--- size), df (lexeme, df) and hits (id, lexeme, tf, len: a candidate row's
--- term frequency and length). The full-text side reads each row's stored
--- stems (messages.search_vector). The conversation is compared as text in
--- the index lookups so that they go through the full-text index, whose keys
--- carry the conversation (migrations 00013, 00022), never through the
--- conversation's btree. A probe (LATERAL ... p) looks up the rows of one
--- stem through that index, its condition on m.id written m.id + 0 so that
--- no btree is asked instead.
+-- A statement is a front, which finds full-text candidates among one
+-- conversation's user and assistant rows, then a ranking. The front defines
+-- scope (conversation_id; before_id: only older rows are recalled), q (the
+-- query's stems and the conversation's key prefix), tq (the stems as a
+-- tsquery), rows (n, the conversation's size), df (lexeme, df) and hits
+-- (id, lexeme, tf, len). Rows are found through the full-text index, whose
+-- keys carry the conversation (migrations 00013, 00022): the conversation is
+-- compared as text and m.id written m.id + 0 so that no btree is asked
+-- instead. A probe (LATERAL ... p) looks up one stem's rows.
 --
--- The ranking (avglen, fts, with vectors qv, sem_from, sem, then fused)
--- ranks the front's hits by BM25 (k1 1.2, b 0.75, as float8: numeric
--- arithmetic was a third of a search's time) and, with vectors, the
--- conversation's newest embeddings by their distance to the query's, fuses
--- the two and returns the best rows. Short rows are shown whole, long ones as
--- their best fragments; search_history marks the words that matched «like
--- this» (the model sees why a row came back). sem_from is found once: as a
--- condition of the join, a plan made on a new bot's empty tables ran it
--- again for every embedding it compared (17 ms a turn in the recall set,
--- growing as the square of the conversation).
+-- The ranking scores hits by BM25 (k1 1.2, b 0.75, in float8) and, with
+-- vectors, the conversation's newest 1000 embeddings by cosine distance to
+-- the query's (sem_from is found once, not per embedding compared), then
+-- fuses the two by reciprocal rank with k = 1, so that each ranking's best
+-- rows come first and agreement still lifts a row. Each ranking gives at
+-- most 20 candidates. Short rows are shown whole, long ones as their best
+-- fragments, the matched words marked «like this».
 --
--- The numbers written into the statements:
+-- search_history reads at most 1000 + stems × 201 rows: how often a stem
+-- occurs among the newest 1000 rows estimates its frequency; a stem
+-- estimated at no more than 5000 rows is looked up among the older ones
+-- (at most 201): with no more than 200 it is rare, its rows candidates and
+-- its document frequency exact; otherwise it is frequent and only its rows
+-- among the newest count. A conversation larger than 1000 rows is sized
+-- from the ids its newest rows span. The query is its first 12 words.
 --
--- 1000 (recent rows), 200 (probe rows), 5000 (lookup rows): search_history's
--- full-text side reads at most 1000 + stems × 201 rows, whatever the
--- conversation's size. The conversation's newest 1000 rows are read, and how
--- often each of the query's stems occurs there estimates how often it occurs
--- in the conversation. A stem estimated at no more than 5000 rows is then
--- looked up through the index among the older rows, at most 201 of them.
--- With no more than 200, the stem is rare: its rows are candidates and its
--- document frequency is exact. A stem with more, or estimated above 5000,
--- is frequent (it says little about which row is meant): its candidates
--- are its rows among the newest, and its frequency is the estimate.
+-- Auto-recall, on the path of every reply, takes only rows older than the
+-- model's window (and than the turn's row) that share a stem of the turn's
+-- first 12 words (of two letters or more) which the conversation uses at
+-- most 20 times, window and turn included. turn is the turn's row and its
+-- stems (a subquery: a join of a new bot's one-row tables was planned as a
+-- scan); win is the window read by a range of conversations as lastMessages
+-- reads it; scope's before_id is 0 when the conversation fits in the
+-- window. A stem's count in the window comes from the window's stored
+-- stems (ts_filter into one array, joined by a control character no lexeme
+-- holds), and rows is estimated from the window's id density, read only
+-- when df has rows.
 --
--- 1000 (counted rows): a conversation of more rows than this is not counted
--- for BM25: its size is estimated from the ids its newest 1000 rows span.
--- Auto-recall, on the path of every reply, counts nothing: it estimates the
--- size from the ids its window spans.
---
--- 20 (rare, auto-recall): a turn's own recall (AUTO_RECALL), on the path of
--- every reply, takes only rows older than the model's window that share a
--- stem the conversation has used at most 20 times, window included: a row
--- put into the prompt unasked should share a telling word. A stem the
--- window alone holds more often is not looked up at all, and the others
--- cost one index lookup each, of at most 21 rows.
---
--- 12 (words): the query's first 12 words, as searchWords keeps them.
---
--- 1000 (semantic rows) bounds the semantic side: the query's embedding is
--- compared with those of the conversation's newest 1000 messages (every
--- one is read: there is no approximate index, the column has no fixed
--- dimension), so a conversation of 100,000 messages does not make a
--- search read them all: 1,000 of 1,536 dimensions take about 8 ms (the
--- recall set: recall@10 0.820 with 1,000, 0.821 with all).
---
--- 20 (candidates) is how many rows each ranking contributes to the fusion:
--- twice the largest limit, enough for a row both rankings put in their
--- upper half to add up; deeper ranks weigh almost nothing with k 1.
---
--- 1 (k) is reciprocal-rank fusion's constant: a row's score is the sum over
--- the rankings of 1/(k + its rank there). It is small on purpose: the
--- usual 60 (tuned for fusing many deep rankings) makes the first and the
--- tenth rank almost equal (1/61 against 1/70), so any row both rankings
--- put somewhere in their top 40 (small talk that shares a frequent word
--- and looks vaguely alike) outscores the one row that alone holds the
--- query's rare word, or the one row an embedding model ranks first. With
--- 1, each ranking's best rows come first (1/2, 1/3, ...) and agreement
--- between the two still lifts a row above either ranking's next ones.
--- On the recall set (BENCHMARKS.md "Recall") recall@10 went from 0.723 to
--- 0.821; k from 0 to 3 gave 0.806-0.827, 5 gave 0.798, 60 gave 0.723.
---
--- Auto-recall's front: rows of the conversation older than the rows the
--- model sees anyway (its newest window, the turn's row among them) and than
--- the turn's row (on a retry, the steps stored after it may have pushed it
--- out of the window). turn is one row: conversation_id, id (the turn's row)
--- and v (the row's stems); its stems are a subquery, not a join: a join of
--- the one-row tables of a new bot was planned as a scan of all messages.
--- win is the rows of the turn's window but its own, read as lastMessages
--- reads them, by a range of conversations, so that no plan walks the
--- primary key; scope's before_id is none when the conversation is no
--- longer than the window, window_from the window's oldest row. The query
--- is the stems of the turn's first 12 words of two letters or more (a lone
--- digit is not a telling word); every query stem counts once more for the
--- turn's row itself. A stem's count in the window comes from the window's
--- stored stems: each row's stems among the query's (ts_filter), all rows'
--- in one array, each query stem's places in it (a row holds a stem once).
--- Matching every stem against every row, as a join, cost more than the
--- rest of the statement. The separator is a control character, which no
--- lexeme holds. rows (n, the size for BM25) is estimated from how densely
--- the window's rows sit among the ids (a window of fewer than 2 rows,
--- HISTORY_LIMIT 1 or 2: every id the conversation spans), and read only
--- when a rare stem was found (df has rows): counting the rows instead read
--- them all under the generic plan (0.6 ms a turn at 2,000 messages,
--- growing with the conversation).
---
--- turnFound and rowFound tell whether a turn's auto-recall has anything to
--- rank: a row older than the window shares a stem of the turn's that the
--- conversation, the turn's row included, uses at most 20 times, counting
--- the rows the ranking counts: the turn's own, the window's and those older
--- than both (a retried turn's row may be older than its window; the rows
--- between the two are in neither, and counted, they could make a stem look
--- frequent that the ranking finds rare). It looks each stem up once through
--- the full-text index (at most 21 rows), except the stems
--- conversation_frequent_stems lists for the conversation (migration 00027):
--- those it found used more often before, which it writes there as it finds
--- them. So it reads no window's stems (about 0.1 ms of every reply) and no
--- frequent stem's many rows. It writes them only while the conversation's
--- stems_version is the one it counted under (versions, read in the
--- statement's snapshot and again under a share lock, which a delete
--- committed meanwhile has raised: migration 00028). It never waits for that
--- lock: while a delete holds the row, it writes nothing and a later turn
--- learns the stem (a turn that waited there would wait out a whole purge or
--- `admin forget`, holding its own locks meanwhile).
+-- turnFound and rowFound tell whether there is anything to rank: a row
+-- older than the window shares a stem used at most 20 times. Each stem is
+-- looked up once (at most 21 rows), except those conversation_frequent_stems
+-- lists (migration 00027), which it adds as it finds them, but only while
+-- the conversation's stems_version is the one it counted under (versions:
+-- a delete raises it, migration 00028); it never waits for that row's lock.
 
 -- name: searchFullText
--- search is search_history's statement over conversation $1 before row
--- $2, with and without vectors.
-WITH scope AS (SELECT $1::uuid AS conversation_id, $2::bigint AS before_id),
-q AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config($3), $3)) AS lexemes, membot_search_prefix(scope.conversation_id) AS prefix FROM scope),
+-- searchFullText and searchHybrid are search_history's statement over a
+-- conversation's rows before before_id, without and with vectors.
+WITH scope AS (SELECT @conversation_id::uuid AS conversation_id, @before_id::bigint AS before_id),
+q AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config(@words), @words)) AS lexemes, membot_search_prefix(scope.conversation_id) AS prefix FROM scope),
 tq AS (SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest(q.lexemes) l), ' | ')::tsquery, ''::tsquery) AS q FROM q),
 ends AS MATERIALIZED (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
@@ -185,7 +108,7 @@ fts AS (
 		/ (h.tf + 1.2::float8 * (1 - 0.75::float8 + 0.75::float8 * h.len / avglen.a))) DESC, h.id DESC) AS r
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
-fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= $4)
+fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= @recall_limit)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
 	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
 	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
@@ -199,8 +122,8 @@ FROM fused f JOIN messages m ON m.id = f.id AND NOT m.forgotten
 ORDER BY f.score DESC, m.id DESC
 
 -- name: searchHybrid
-WITH scope AS (SELECT $1::uuid AS conversation_id, $2::bigint AS before_id),
-q AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config($3), $3)) AS lexemes, membot_search_prefix(scope.conversation_id) AS prefix FROM scope),
+WITH scope AS (SELECT @conversation_id::uuid AS conversation_id, @before_id::bigint AS before_id),
+q AS (SELECT tsvector_to_array(to_tsvector(membot_ts_config(@words), @words)) AS lexemes, membot_search_prefix(scope.conversation_id) AS prefix FROM scope),
 tq AS (SELECT coalesce(array_to_string(ARRAY(SELECT quote_literal(l) FROM unnest(q.lexemes) l), ' | ')::tsquery, ''::tsquery) AS q FROM q),
 ends AS MATERIALIZED (
 	SELECT (SELECT m.id FROM messages m WHERE m.conversation_id = scope.conversation_id AND m.id < scope.before_id
@@ -257,22 +180,22 @@ fts AS (
 		/ (h.tf + 1.2::float8 * (1 - 0.75::float8 + 0.75::float8 * h.len / avglen.a))) DESC, h.id DESC) AS r
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
-qv AS MATERIALIZED (SELECT $5::text::vector AS v WHERE $5::text IS NOT NULL),
+qv AS MATERIALIZED (SELECT @embedding::text::vector AS v WHERE @embedding::text IS NOT NULL),
 sem_from AS MATERIALIZED (
 	SELECT coalesce((SELECT x.message_id FROM message_embeddings x
-		WHERE x.conversation_id = scope.conversation_id AND x.model = $6 AND x.message_id < scope.before_id
+		WHERE x.conversation_id = scope.conversation_id AND x.model = @embedding_model AND x.message_id < scope.before_id
 		ORDER BY x.message_id DESC OFFSET 1000 - 1 LIMIT 1), 0) AS id
 	FROM scope),
 sem AS (
 	SELECT e.message_id AS id, row_number() OVER (ORDER BY e.embedding <=> qv.v, e.message_id DESC) AS r
 	FROM scope, qv, sem_from, message_embeddings e
-	WHERE e.conversation_id = scope.conversation_id AND e.model = $6
+	WHERE e.conversation_id = scope.conversation_id AND e.model = @embedding_model
 	  AND e.message_id < scope.before_id AND e.message_id >= sem_from.id
 	ORDER BY r LIMIT 20),
 fused AS (
 	SELECT id, sum(1.0 / (1 + r)) AS score
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
-	GROUP BY id ORDER BY score DESC, id DESC LIMIT $4)
+	GROUP BY id ORDER BY score DESC, id DESC LIMIT @recall_limit)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
 	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
 	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,

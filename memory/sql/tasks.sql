@@ -2,14 +2,17 @@
 -- kind 'reminder' sends its text). A chat's are listed for /tasks by id.
 
 -- name: addTask
--- addTask adds a scheduled row unless it would pass the bounds ($9
--- scheduled ones for the user, $10 for the chat, $11 rows of reminders
--- set in the chat an hour); then it returns no row.
+-- addTask adds a scheduled row unless it would pass the bounds (scheduled
+-- ones for the user, for the chat, rows of reminders set in the chat an
+-- hour); then it returns no row.
 INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, source_message_id, message_thread_id, kind, schedule, time_zone)
-SELECT $1, $2, $3, $4, NULLIF($5::bigint, 0), nullif($6::bigint, 0), $7, $8, $12
-WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = $1 AND schedule IS NOT NULL AND status IN ('pending', 'sending', 'paused')) < $9
-  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND schedule IS NOT NULL AND status IN ('pending', 'sending', 'paused')) < $10
-  AND (SELECT count(*) FROM reminders WHERE chat_id = $2 AND created_at > now() - interval '1 hour') < $11
+SELECT @telegram_user_id, @chat_id, @text, @due_at, NULLIF(@source_message_id::bigint, 0),
+	NULLIF(@message_thread_id::bigint, 0), @kind, @schedule, @time_zone
+WHERE (SELECT count(*) FROM reminders WHERE telegram_user_id = @telegram_user_id AND schedule IS NOT NULL
+		AND status IN ('pending', 'sending', 'paused')) < @max_per_user
+  AND (SELECT count(*) FROM reminders WHERE chat_id = @chat_id AND schedule IS NOT NULL
+		AND status IN ('pending', 'sending', 'paused')) < @max_per_chat
+  AND (SELECT count(*) FROM reminders WHERE chat_id = @chat_id AND created_at > now() - interval '1 hour') < @max_per_hour
 RETURNING id
 
 -- name: dueTasks
@@ -27,10 +30,10 @@ WHERE r.kind = 'task' AND r.status = 'pending' AND r.due_at <= now()
 ORDER BY r.due_at, r.id LIMIT $1 FOR UPDATE OF r SKIP LOCKED
 
 -- name: enqueueRun
--- enqueueRun puts task $2's run in the inbox of chat $3 as an update of
--- bot $1 with a negative id of its own, payload $4.
+-- enqueueRun puts a task's run in the inbox of its chat as an update of
+-- the bot with a negative id of its own.
 INSERT INTO updates (bot_id, update_id, chat_id, payload, digest, task_id)
-VALUES ($1, nextval('scheduled_runs'), $3, $4::jsonb, gen_random_uuid(), $2)
+VALUES (@bot_id, nextval('scheduled_runs'), @chat_id, @payload::jsonb, gen_random_uuid(), @task_id)
 
 -- name: advanceTask
 -- advanceTask moves task $1 to its next occurrence $2, or ends it (status
@@ -55,14 +58,14 @@ WHERE r.chat_id = $1 AND r.schedule IS NOT NULL AND r.status IN ('pending', 'sen
 ORDER BY r.id
 
 -- name: setTaskStatus
--- setTaskStatus pauses (status 'paused'), resumes ('pending', due at $5)
--- or deletes ('cancelled') task $2 of chat $1, when user $3 set it (0:
--- whoever did). A resumed task runs next at its next occurrence, never
--- for the ones it missed while paused; only a paused task is resumed.
-UPDATE reminders r SET status = $4, due_at = coalesce($5, r.due_at), owner_id = NULL
-WHERE r.id = $2 AND r.chat_id = $1 AND r.schedule IS NOT NULL AND r.status IN ('pending', 'paused')
-  AND ($4 <> 'pending' OR r.status = 'paused')
-  AND ($3::bigint = 0 OR r.telegram_user_id = $3)
+-- setTaskStatus pauses (status 'paused'), resumes ('pending', due at
+-- due_at) or deletes ('cancelled') a task of the chat, when the user set
+-- it (0: whoever did). A resumed task runs next at its next occurrence,
+-- never for the ones it missed while paused; only a paused task is resumed.
+UPDATE reminders r SET status = @status, due_at = coalesce(@due_at, r.due_at), owner_id = NULL
+WHERE r.id = @id AND r.chat_id = @chat_id AND r.schedule IS NOT NULL AND r.status IN ('pending', 'paused')
+  AND (@status <> 'pending' OR r.status = 'paused')
+  AND (@telegram_user_id::bigint = 0 OR r.telegram_user_id = @telegram_user_id)
 RETURNING r.id, r.telegram_user_id, r.chat_id, r.text, r.due_at,
 	coalesce(r.source_message_id, 0) AS source_message_id, r.attempts,
 	coalesce((SELECT language_code FROM users u WHERE u.telegram_user_id = r.telegram_user_id), '') AS language_code,

@@ -7,35 +7,34 @@
 -- conversation it began in); otherwise it is the newest row of the chat's
 -- current conversation. The two cases are two branches of a UNION ALL, each
 -- gated by a condition on the update alone, rather than one WHERE with an
--- OR: pgx prepares statements, PostgreSQL may then plan them without looking
--- at the values (a generic plan), and the OR became a scan of the whole
--- conversation. The chat's current conversation is found as in
--- conversations.sql, in the topic given as the statement's last parameter.
+-- OR, which a generic plan (made without the values) turns into a scan of
+-- the whole conversation. The chat's current conversation is found as in
+-- conversations.sql, in the topic message_thread_id (0: none).
 
 -- name: insertUserMessage
 -- insertUserMessage stores the user's row in the chat's current
 -- conversation, with its author's id in the metadata (in a group the text's
 -- name prefix is for the model; the id is what a query should trust). A
--- second attempt at the same update stores nothing. $7 is the topic, $8
--- when the message was written (NULL: when stored).
+-- second attempt at the same update stores nothing. written_at is when
+-- the message was written (NULL: when stored).
 WITH conv_existing AS (
-	SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($7::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1
+	SELECT id FROM conversations WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1
 ), conv_created AS (
 	INSERT INTO conversations (telegram_user_id, chat_id, message_thread_id)
-	SELECT $2, $1, nullif($7::bigint, 0) WHERE NOT EXISTS (SELECT 1 FROM conv_existing)
+	SELECT @telegram_user_id, @chat_id, nullif(@message_thread_id::bigint, 0) WHERE NOT EXISTS (SELECT 1 FROM conv_existing)
 	RETURNING id
 ), conv AS (
 	SELECT id FROM conv_existing UNION ALL SELECT id FROM conv_created
 )
 INSERT INTO messages (conversation_id, role, content, telegram_message_id, update_id, metadata, search_vector, written_at)
-SELECT id, 'user', $3, NULLIF($4::bigint, 0), NULLIF($5::bigint, 0),
-	jsonb_build_object('author_id', $2::bigint) || coalesce($6::jsonb, '{}'::jsonb), membot_message_stems('user'::text, $3::text),
-	$8::timestamptz FROM conv
+SELECT id, 'user', @content, NULLIF(@telegram_message_id::bigint, 0), NULLIF(@update_id::bigint, 0),
+	jsonb_build_object('author_id', @telegram_user_id::bigint) || coalesce(@metadata::jsonb, '{}'::jsonb), membot_message_stems('user'::text, @content::text),
+	@written_at::timestamptz FROM conv
 ON CONFLICT (update_id) WHERE role = 'user' DO NOTHING
 
 -- name: turnHistory
--- turnHistory is the newest $3 rows of the conversation of the turn's
--- user row (topic $4), forgotten ones left out, with what a user row's
+-- turnHistory is the newest @history_limit rows of the conversation of the turn's
+-- user row (in its topic), forgotten ones left out, with what a user row's
 -- metadata says of who wrote it (memory.Message.AuthorID and after).
 SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, content, tool_calls,
 	coalesce(tool_call_id, '') AS tool_call_id, coalesce(tool_name, '') AS tool_name,
@@ -49,17 +48,17 @@ SELECT * FROM (SELECT id, conversation_id::text AS conversation_id, role, conten
 	CASE WHEN role = 'user' THEN coalesce((metadata->>'forwarded')::boolean, false) ELSE false END AS forwarded,
 	CASE WHEN role = 'user' THEN coalesce(metadata->>'via_bot', '') ELSE '' END AS via_bot FROM messages m
 	WHERE m.conversation_id >= (SELECT conversation_id FROM (SELECT id, conversation_id FROM (
-	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
+	SELECT id, conversation_id FROM messages WHERE @update_id::bigint <> 0 AND update_id = @update_id::bigint AND role = 'user'
 	UNION ALL
-	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
-		(SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($4::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
+	(SELECT id, conversation_id FROM messages WHERE @update_id::bigint = 0 AND conversation_id =
+		(SELECT id FROM conversations WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
 	ORDER BY id DESC LIMIT 1)) turn_user_row) r) AND m.conversation_id <= (SELECT conversation_id FROM (SELECT id, conversation_id FROM (
-	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
+	SELECT id, conversation_id FROM messages WHERE @update_id::bigint <> 0 AND update_id = @update_id::bigint AND role = 'user'
 	UNION ALL
-	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
-		(SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($4::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
+	(SELECT id, conversation_id FROM messages WHERE @update_id::bigint = 0 AND conversation_id =
+		(SELECT id FROM conversations WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
 	ORDER BY id DESC LIMIT 1)) turn_user_row) r) AND NOT m.forgotten
-	ORDER BY m.conversation_id DESC, m.id DESC LIMIT $3) newest ORDER BY id
+	ORDER BY m.conversation_id DESC, m.id DESC LIMIT @history_limit) newest ORDER BY id
 
 -- name: turnConversation
 -- turnConversation is the conversation of the turn's user row (topic
@@ -78,23 +77,23 @@ SELECT r.conversation_id::text, r.id, c.mode, coalesce(c.model, ''), coalesce((S
 -- turnRecall is the auto-recall of a turn with the message's embedding
 -- (autoRecallFront and the semantic side) over the conversation of its
 -- user row, stored before it in StartTurn's batch, before its window of
--- $3 rows: the semantic side ranks anyway, so no found statement first.
--- $7 is the topic.
+-- @history_limit rows: the semantic side ranks anyway, so no found
+-- statement first.
 WITH turn AS (SELECT r.conversation_id, r.id, (SELECT m.search_vector FROM messages m WHERE m.id = r.id) AS v
 		FROM (SELECT id, conversation_id FROM (
-	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
+	SELECT id, conversation_id FROM messages WHERE @update_id::bigint <> 0 AND update_id = @update_id::bigint AND role = 'user'
 	UNION ALL
-	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
-		(SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($7::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
+	(SELECT id, conversation_id FROM messages WHERE @update_id::bigint = 0 AND conversation_id =
+		(SELECT id FROM conversations WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
 	ORDER BY id DESC LIMIT 1)) turn_user_row) r),
 win AS MATERIALIZED (
 	SELECT w.* FROM turn, LATERAL (
 		SELECT m.id, m.search_vector AS v FROM messages m
 		WHERE m.conversation_id >= turn.conversation_id AND m.conversation_id <= turn.conversation_id
 		  AND m.id IS DISTINCT FROM turn.id
-		ORDER BY m.conversation_id DESC, m.id DESC LIMIT $3 - 1) w),
+		ORDER BY m.conversation_id DESC, m.id DESC LIMIT @history_limit - 1) w),
 scope AS (
-	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < $3 - 1 THEN 0
+	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < @history_limit - 1 THEN 0
 		ELSE coalesce(least((SELECT min(id) FROM win), turn.id), 9223372036854775807) END AS before_id,
 		(SELECT min(id) FROM win) AS window_from, turn.id AS turn_id
 	FROM turn),
@@ -136,22 +135,22 @@ fts AS (
 		/ (h.tf + 1.2::float8 * (1 - 0.75::float8 + 0.75::float8 * h.len / avglen.a))) DESC, h.id DESC) AS r
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
-qv AS MATERIALIZED (SELECT $5::text::vector AS v WHERE $5::text IS NOT NULL),
+qv AS MATERIALIZED (SELECT @embedding::text::vector AS v WHERE @embedding::text IS NOT NULL),
 sem_from AS MATERIALIZED (
 	SELECT coalesce((SELECT x.message_id FROM message_embeddings x
-		WHERE x.conversation_id = scope.conversation_id AND x.model = $6 AND x.message_id < scope.before_id
+		WHERE x.conversation_id = scope.conversation_id AND x.model = @embedding_model AND x.message_id < scope.before_id
 		ORDER BY x.message_id DESC OFFSET 1000 - 1 LIMIT 1), 0) AS id
 	FROM scope),
 sem AS (
 	SELECT e.message_id AS id, row_number() OVER (ORDER BY e.embedding <=> qv.v, e.message_id DESC) AS r
 	FROM scope, qv, sem_from, message_embeddings e
-	WHERE e.conversation_id = scope.conversation_id AND e.model = $6
+	WHERE e.conversation_id = scope.conversation_id AND e.model = @embedding_model
 	  AND e.message_id < scope.before_id AND e.message_id >= sem_from.id
 	ORDER BY r LIMIT 20),
 fused AS (
 	SELECT id, sum(1.0 / (1 + r)) AS score
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
-	GROUP BY id ORDER BY score DESC, id DESC LIMIT $4)
+	GROUP BY id ORDER BY score DESC, id DESC LIMIT @recall_limit)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
 	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
 	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
@@ -168,24 +167,23 @@ ORDER BY f.score DESC, m.id DESC
 -- name: turnFound
 -- turnFound tells whether the turn's auto-recall without an embedding
 -- has anything to rank (autoRecallFound). Most turns' recall does not,
--- and setting up the ranking alone, for no rows, cost 0.2 ms of a turn
--- (membench); so StartTurn ranks only after this says yes, in a round
--- trip of its own (turnRank). $5 is the topic.
+-- and setting up the ranking costs even for no rows; so StartTurn ranks
+-- only after this says yes, in a round trip of its own (turnRank).
 WITH turn AS (SELECT r.conversation_id, r.id, (SELECT m.search_vector FROM messages m WHERE m.id = r.id) AS v
 		FROM (SELECT id, conversation_id FROM (
-	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
+	SELECT id, conversation_id FROM messages WHERE @update_id::bigint <> 0 AND update_id = @update_id::bigint AND role = 'user'
 	UNION ALL
-	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
-		(SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($5::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
+	(SELECT id, conversation_id FROM messages WHERE @update_id::bigint = 0 AND conversation_id =
+		(SELECT id FROM conversations WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
 	ORDER BY id DESC LIMIT 1)) turn_user_row) r),
 win AS MATERIALIZED (
 	SELECT w.* FROM turn, LATERAL (
 		SELECT m.id FROM messages m
 		WHERE m.conversation_id >= turn.conversation_id AND m.conversation_id <= turn.conversation_id
 		  AND m.id IS DISTINCT FROM turn.id
-		ORDER BY m.conversation_id DESC, m.id DESC LIMIT $3 - 1) w),
+		ORDER BY m.conversation_id DESC, m.id DESC LIMIT @history_limit - 1) w),
 scope AS (
-	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < $3 - 1 THEN 0
+	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < @history_limit - 1 THEN 0
 		ELSE coalesce(least((SELECT min(id) FROM win), turn.id), 9223372036854775807) END AS before_id,
 		(SELECT min(id) FROM win) AS window_from, turn.id AS turn_id
 	FROM turn),
@@ -213,21 +211,21 @@ learned AS (
 	SELECT scope.conversation_id, l.lexeme FROM scope, learning l, versions v WHERE v.counted = v.now
 	ORDER BY l.lexeme -- two turns learning at once wait for each other in one order, not in a deadlock
 	ON CONFLICT DO NOTHING)
-SELECT EXISTS (SELECT FROM scope, uses u WHERE u.n <= 20 AND u.oldest < scope.before_id) AND $4::int > 0
+SELECT EXISTS (SELECT FROM scope, uses u WHERE u.n <= 20 AND u.oldest < scope.before_id) AND @recall_limit::int > 0
 
 -- name: turnRankFullText
--- turnRank ranks autoRecallFront for the turn's row $1, known once
--- the batch that stored it is done, before its window of $2 rows, with
+-- turnRank ranks autoRecallFront for the turn's row @turn_id, known once
+-- the batch that stored it is done, before its window of @history_limit rows, with
 -- and without vectors; rowFound is turnFound for it.
-WITH turn AS (SELECT m.conversation_id, m.id, m.search_vector AS v FROM messages m WHERE m.id = $1),
+WITH turn AS (SELECT m.conversation_id, m.id, m.search_vector AS v FROM messages m WHERE m.id = @turn_id),
 win AS MATERIALIZED (
 	SELECT w.* FROM turn, LATERAL (
 		SELECT m.id, m.search_vector AS v FROM messages m
 		WHERE m.conversation_id >= turn.conversation_id AND m.conversation_id <= turn.conversation_id
 		  AND m.id IS DISTINCT FROM turn.id
-		ORDER BY m.conversation_id DESC, m.id DESC LIMIT $2 - 1) w),
+		ORDER BY m.conversation_id DESC, m.id DESC LIMIT @history_limit - 1) w),
 scope AS (
-	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < $2 - 1 THEN 0
+	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < @history_limit - 1 THEN 0
 		ELSE coalesce(least((SELECT min(id) FROM win), turn.id), 9223372036854775807) END AS before_id,
 		(SELECT min(id) FROM win) AS window_from, turn.id AS turn_id
 	FROM turn),
@@ -269,7 +267,7 @@ fts AS (
 		/ (h.tf + 1.2::float8 * (1 - 0.75::float8 + 0.75::float8 * h.len / avglen.a))) DESC, h.id DESC) AS r
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
-fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= $3)
+fused AS (SELECT id, 1.0 / (1 + r) AS score FROM fts WHERE r <= @recall_limit)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
 	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
 	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
@@ -284,15 +282,15 @@ FROM fused f JOIN messages m ON m.id = f.id AND NOT m.forgotten
 ORDER BY f.score DESC, m.id DESC
 
 -- name: turnRankHybrid
-WITH turn AS (SELECT m.conversation_id, m.id, m.search_vector AS v FROM messages m WHERE m.id = $1),
+WITH turn AS (SELECT m.conversation_id, m.id, m.search_vector AS v FROM messages m WHERE m.id = @turn_id),
 win AS MATERIALIZED (
 	SELECT w.* FROM turn, LATERAL (
 		SELECT m.id, m.search_vector AS v FROM messages m
 		WHERE m.conversation_id >= turn.conversation_id AND m.conversation_id <= turn.conversation_id
 		  AND m.id IS DISTINCT FROM turn.id
-		ORDER BY m.conversation_id DESC, m.id DESC LIMIT $2 - 1) w),
+		ORDER BY m.conversation_id DESC, m.id DESC LIMIT @history_limit - 1) w),
 scope AS (
-	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < $2 - 1 THEN 0
+	SELECT turn.conversation_id, CASE WHEN (SELECT count(*) FROM win) < @history_limit - 1 THEN 0
 		ELSE coalesce(least((SELECT min(id) FROM win), turn.id), 9223372036854775807) END AS before_id,
 		(SELECT min(id) FROM win) AS window_from, turn.id AS turn_id
 	FROM turn),
@@ -334,22 +332,22 @@ fts AS (
 		/ (h.tf + 1.2::float8 * (1 - 0.75::float8 + 0.75::float8 * h.len / avglen.a))) DESC, h.id DESC) AS r
 	FROM hits h JOIN df USING (lexeme), rows, avglen
 	GROUP BY h.id ORDER BY r LIMIT 20),
-qv AS MATERIALIZED (SELECT $4::text::vector AS v WHERE $4::text IS NOT NULL),
+qv AS MATERIALIZED (SELECT @embedding::text::vector AS v WHERE @embedding::text IS NOT NULL),
 sem_from AS MATERIALIZED (
 	SELECT coalesce((SELECT x.message_id FROM message_embeddings x
-		WHERE x.conversation_id = scope.conversation_id AND x.model = $5 AND x.message_id < scope.before_id
+		WHERE x.conversation_id = scope.conversation_id AND x.model = @embedding_model AND x.message_id < scope.before_id
 		ORDER BY x.message_id DESC OFFSET 1000 - 1 LIMIT 1), 0) AS id
 	FROM scope),
 sem AS (
 	SELECT e.message_id AS id, row_number() OVER (ORDER BY e.embedding <=> qv.v, e.message_id DESC) AS r
 	FROM scope, qv, sem_from, message_embeddings e
-	WHERE e.conversation_id = scope.conversation_id AND e.model = $5
+	WHERE e.conversation_id = scope.conversation_id AND e.model = @embedding_model
 	  AND e.message_id < scope.before_id AND e.message_id >= sem_from.id
 	ORDER BY r LIMIT 20),
 fused AS (
 	SELECT id, sum(1.0 / (1 + r)) AS score
 	FROM (SELECT id, r FROM fts UNION ALL SELECT id, r FROM sem) ranked
-	GROUP BY id ORDER BY score DESC, id DESC LIMIT $3)
+	GROUP BY id ORDER BY score DESC, id DESC LIMIT @recall_limit)
 SELECT m.id, m.role, coalesce(m.written_at, m.created_at) AS written_at,
 	CASE WHEN m.role = 'user' THEN coalesce((m.metadata->>'author_id')::bigint, 0) ELSE 0 END AS author_id,
 	m.role = 'user' AND coalesce((m.metadata->>'forwarded')::boolean, false) AS forwarded,
@@ -403,14 +401,14 @@ learned AS (
 SELECT EXISTS (SELECT FROM scope, uses u WHERE u.n <= 20 AND u.oldest < scope.before_id) AND $3::int > 0
 
 -- name: receivedText
--- receivedText logs the message_received event of the turn (topic $5).
+-- receivedText logs the message_received event of the turn (in its topic).
 INSERT INTO events (type, telegram_user_id, chat_id, conversation_id, update_id, payload)
-SELECT 'message_received', $3::bigint, $1::bigint, r.conversation_id, NULLIF($2::bigint, 0), jsonb_build_object('kind', $4::text)
+SELECT 'message_received', @telegram_user_id::bigint, @chat_id::bigint, r.conversation_id, NULLIF(@update_id::bigint, 0), jsonb_build_object('kind', @kind::text)
 FROM (SELECT id, conversation_id FROM (
-	SELECT id, conversation_id FROM messages WHERE $2::bigint <> 0 AND update_id = $2::bigint AND role = 'user'
+	SELECT id, conversation_id FROM messages WHERE @update_id::bigint <> 0 AND update_id = @update_id::bigint AND role = 'user'
 	UNION ALL
-	(SELECT id, conversation_id FROM messages WHERE $2::bigint = 0 AND conversation_id =
-		(SELECT id FROM conversations WHERE chat_id = $1 AND message_thread_id IS NOT DISTINCT FROM nullif($5::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
+	(SELECT id, conversation_id FROM messages WHERE @update_id::bigint = 0 AND conversation_id =
+		(SELECT id FROM conversations WHERE chat_id = @chat_id AND message_thread_id IS NOT DISTINCT FROM nullif(@message_thread_id::bigint, 0) AND reset_at IS NULL ORDER BY created_at DESC LIMIT 1)
 	ORDER BY id DESC LIMIT 1)) turn_user_row) r
 ON CONFLICT (type, update_id)
 WHERE type IN ('message_received', 'reply_sent', 'access_denied', 'rate_limited') DO NOTHING

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/pg"
 )
 
 // Usage is what the limits look at before a message is admitted.
@@ -19,7 +20,8 @@ type Usage struct {
 // windowStart (messages), leaving out updateID, in one round trip.
 func (s *Store) RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (Usage, error) {
 	var u Usage
-	err := s.pool.QueryRow(ctx, recentUsageSQL, userID, dayStart, windowStart, updateID).Scan(&u.TokensToday, &u.Received, &u.RateNotices)
+	args := pg.Named(recentUsageParams{UserID: userID, DayStart: dayStart, WindowStart: windowStart, UpdateID: updateID})
+	err := s.pool.QueryRow(ctx, recentUsageSQL, args).Scan(&u.TokensToday, &u.Received, &u.RateNotices)
 	if err != nil {
 		return u, fmt.Errorf("recent usage: %w", translate(err))
 	}
@@ -95,6 +97,14 @@ func (s *Store) Stats(ctx context.Context, dayStart time.Time) (*Stats, error) {
 		return nil, fmt.Errorf("stats: %w", translate(err))
 	}
 	return st, nil
+}
+
+// recentUsageParams are the arguments of recentUsage.
+type recentUsageParams struct {
+	UserID      int64     `db:"telegram_user_id"`
+	DayStart    time.Time `db:"day_start"`
+	WindowStart time.Time `db:"window_start"`
+	UpdateID    int64     `db:"update_id"`
 }
 
 // The statements of this file, whole in sql/usage.sql.

@@ -14,27 +14,27 @@ UPDATE memory_jobs SET leased_until = NULL, updated_at = now(),
 UPDATE memory_jobs SET last_message_id = greatest(last_message_id, $2), updated_at = now() WHERE job = $1
 
 -- name: rowsToEmbed
-SELECT id, conversation_id::text, left(membot_plain_text(content), $4) AS text FROM messages
-		WHERE id > $1 AND role IN ('user', 'assistant') AND created_at < clock_timestamp() - $3::interval ORDER BY id LIMIT $2
+SELECT id, conversation_id::text, left(membot_plain_text(content), @max_chars) AS text FROM messages
+		WHERE id > @after_id AND role IN ('user', 'assistant') AND created_at < clock_timestamp() - @settle::interval ORDER BY id LIMIT @max_rows
 
 -- name: answeredTurns
--- answeredTurns is up to $2 final answers after row $1, oldest first,
--- settled for $3 and not forgotten, each with the user row before it (its
+-- answeredTurns is up to max_rows final answers after row after_id,
+-- oldest first, settled for settle and not forgotten, each with the user row before it (its
 -- text, when it was written, the kind of its first file, whether Telegram
 -- marked it forwarded, whether it is a scheduled task's run, the inline
 -- bot it was sent via)
 -- and the names of the tools that ran between the two.
 SELECT a.id AS answer_id, a.conversation_id::text AS conversation_id, c.chat_id,
 		coalesce((u.metadata->>'author_id')::bigint, c.telegram_user_id) AS user_id, coalesce(u.id, 0) AS user_message_id,
-		left(coalesce(membot_plain_text(u.content), ''), $4) AS user_text, left(a.content, $4) AS answer_text, coalesce(u.written_at, a.created_at) AS at,
+		left(coalesce(membot_plain_text(u.content), ''), @max_chars) AS user_text, left(a.content, @max_chars) AS answer_text, coalesce(u.written_at, a.created_at) AS at,
 		coalesce(u.metadata->'media'->0->>'kind', '') AS user_media, coalesce((u.metadata->>'forwarded')::boolean, false) AS user_forwarded,
 		coalesce(u.metadata ? 'scheduled', false) AS user_scheduled, coalesce(u.metadata->>'via_bot', '') AS user_via_bot, ARRAY(SELECT DISTINCT t.tool_name FROM messages t WHERE t.conversation_id = a.conversation_id AND t.role = 'tool'
 			AND t.id > coalesce(u.id, 0) AND t.id < a.id AND t.tool_name IS NOT NULL ORDER BY t.tool_name) AS tools
 	FROM messages a JOIN conversations c ON c.id = a.conversation_id
 	LEFT JOIN LATERAL (SELECT id, content, metadata, coalesce(written_at, created_at) AS written_at FROM messages
 		WHERE conversation_id = a.conversation_id AND role = 'user' AND id < a.id ORDER BY id DESC LIMIT 1) u ON true
-	WHERE a.id > $1 AND a.role = 'assistant' AND a.tool_calls IS NULL AND NOT a.forgotten AND a.created_at < clock_timestamp() - $3::interval
-	ORDER BY a.id LIMIT $2
+	WHERE a.id > @after_id AND a.role = 'assistant' AND a.tool_calls IS NULL AND NOT a.forgotten AND a.created_at < clock_timestamp() - @settle::interval
+	ORDER BY a.id LIMIT @max_rows
 
 -- name: newestMessageID
 SELECT coalesce(max(id), 0) FROM messages

@@ -15,19 +15,14 @@ SELECT set_config('synchronous_commit', 'off', true)
 -- genericPlans makes the statements after it in its transaction (a
 -- batch is one) run their prepared generic plans. PostgreSQL otherwise
 -- plans some of them again at every execution, their generic plan's
--- estimate being above the plans made for each execution's values:
--- recall statements (1.5 ms, more than the search itself), StartTurn's history
--- query (0.2 ms), saveUpdate (0.15 ms).
+-- estimate being above the plans made for each execution's values (the
+-- recall statements, StartTurn's history, saveUpdate), which costs more
+-- than running them.
 --
--- A generic plan is made once, at a statement's first run on a connection
--- (and again when the tables' statistics change), and then kept: for a new
--- bot, or membench's fresh database, while the tables are all but empty,
--- when reading a whole table costs less than one index lookup. Such a
--- plan read the whole messages table twice in every auto-recall, for as
--- long as the plan lived. So these statements are planned without
--- sequential scans: each of them finds its rows through an index, as the
--- plan tests check on a new database too (TestTurnPlansOnANewDatabase).
--- And without JIT, whatever DATABASE_URL says: a sequential scan left
--- where nothing else can read a table is costed at 10^10, which would
--- make PostgreSQL compile the statement (12-73 ms) for a lookup of 0.1 ms.
+-- A generic plan is made once per connection and kept; made while a new
+-- bot's tables are all but empty, it would read whole tables for as long
+-- as it lives. So these statements are planned without sequential scans
+-- (each finds its rows through an index, as TestTurnPlansOnANewDatabase
+-- checks), and without JIT, which a sequential scan's disabled cost would
+-- otherwise trigger for a lookup.
 SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)

@@ -1,8 +1,8 @@
 -- Saving an update: its digest is what Telegram sent for it, md5 of the
 -- update's id and payload. The lookup of it is written with the expression
--- itself, not v's column: a prepared statement's generic plan, made when the
--- inbox was empty, took v's digest for a join filter and read every update
--- of the bot on each save (0.25 ms a save after 1,000 updates, growing).
+-- itself, not v's column: a generic plan made while the inbox is empty
+-- takes v's digest for a join filter and reads every update of the bot on
+-- each save.
 -- An update id is held while any row names it (each an index probe): the
 -- inbox's, a message's, a rollback's or an event stored once per update
 -- (message_received, reply_sent, access_denied, rate_limited:
@@ -10,7 +10,7 @@
 -- of them names.
 
 -- name: saveUpdate
--- saveUpdate stores update $2 (Telegram's id) of bot $1 in chat $3
+-- saveUpdate stores update @update_id (Telegram's id) of bot @bot_id in chat @chat_id
 -- unless the same update of the same bot is there already (bot_id and
 -- digest). When an earlier update holds its id — another bot's, or one from
 -- before the Bot API's ids started again — it is stored under the next free
@@ -20,19 +20,19 @@
 -- the new update would otherwise be taken for. It returns the id it was
 -- stored under (NULL when not stored) and whether it was there already.
 WITH v AS (
-	SELECT $4::jsonb AS payload, md5($2::bigint::text || ':' || $4::jsonb::text)::uuid AS digest
+	SELECT @payload::jsonb AS payload, md5(@update_id::bigint::text || ':' || @payload::jsonb::text)::uuid AS digest
 ), there AS (
-	SELECT 1 FROM updates WHERE updates.bot_id = $1 AND updates.digest = md5($2::bigint::text || ':' || $4::jsonb::text)::uuid
+	SELECT 1 FROM updates WHERE updates.bot_id = @bot_id AND updates.digest = md5(@update_id::bigint::text || ':' || @payload::jsonb::text)::uuid
 ), stored AS (
 	INSERT INTO updates (bot_id, update_id, chat_id, payload, digest)
-	SELECT $1,
-		CASE WHEN (EXISTS (SELECT 1 FROM updates WHERE update_id = $2)
-			OR EXISTS (SELECT 1 FROM messages WHERE update_id = $2)
-			OR EXISTS (SELECT 1 FROM conversation_rollbacks WHERE update_id = $2)
-			OR EXISTS (SELECT 1 FROM events WHERE type = 'message_received' AND update_id = $2)
-			OR EXISTS (SELECT 1 FROM events WHERE type = 'reply_sent' AND update_id = $2)
-			OR EXISTS (SELECT 1 FROM events WHERE type = 'access_denied' AND update_id = $2)
-			OR EXISTS (SELECT 1 FROM events WHERE type = 'rate_limited' AND update_id = $2))
+	SELECT @bot_id,
+		CASE WHEN (EXISTS (SELECT 1 FROM updates WHERE update_id = @update_id)
+			OR EXISTS (SELECT 1 FROM messages WHERE update_id = @update_id)
+			OR EXISTS (SELECT 1 FROM conversation_rollbacks WHERE update_id = @update_id)
+			OR EXISTS (SELECT 1 FROM events WHERE type = 'message_received' AND update_id = @update_id)
+			OR EXISTS (SELECT 1 FROM events WHERE type = 'reply_sent' AND update_id = @update_id)
+			OR EXISTS (SELECT 1 FROM events WHERE type = 'access_denied' AND update_id = @update_id)
+			OR EXISTS (SELECT 1 FROM events WHERE type = 'rate_limited' AND update_id = @update_id))
 		THEN (greatest((SELECT max(update_id) FROM updates),
 			(SELECT max(update_id) FROM messages),
 			(SELECT max(update_id) FROM conversation_rollbacks),
@@ -40,8 +40,8 @@ WITH v AS (
 			(SELECT max(update_id) FROM events WHERE type = 'reply_sent'),
 			(SELECT max(update_id) FROM events WHERE type = 'access_denied'),
 			(SELECT max(update_id) FROM events WHERE type = 'rate_limited')) + 1)
-		ELSE $2 END,
-		$3, v.payload, v.digest
+		ELSE @update_id END,
+		@chat_id, v.payload, v.digest
 	FROM v WHERE NOT EXISTS (SELECT 1 FROM there)
 	ON CONFLICT DO NOTHING
 	RETURNING update_id
@@ -61,14 +61,14 @@ SELECT (SELECT update_id FROM stored), EXISTS (SELECT 1 FROM there)
 -- bound is raised when it commits, after this statement read it): the
 -- turn must not take the new update for the old one's retry.
 WITH v AS (
-	SELECT $4::jsonb AS payload, md5($2::bigint::text || ':' || $4::jsonb::text)::uuid AS digest
+	SELECT @payload::jsonb AS payload, md5(@update_id::bigint::text || ':' || @payload::jsonb::text)::uuid AS digest
 ), there AS (
-	SELECT 1 FROM updates WHERE updates.bot_id = $1 AND updates.digest = md5($2::bigint::text || ':' || $4::jsonb::text)::uuid
+	SELECT 1 FROM updates WHERE updates.bot_id = @bot_id AND updates.digest = md5(@update_id::bigint::text || ':' || @payload::jsonb::text)::uuid
 ), stored AS (
 	INSERT INTO updates (bot_id, update_id, chat_id, payload, digest)
-	SELECT $1, $2, $3, v.payload, v.digest
-	FROM v WHERE NOT EXISTS (SELECT 1 FROM there) AND $2 > (SELECT max(through) FROM updates_freed)
-	AND NOT EXISTS (SELECT 1 FROM messages WHERE update_id = $2)
+	SELECT @bot_id, @update_id, @chat_id, v.payload, v.digest
+	FROM v WHERE NOT EXISTS (SELECT 1 FROM there) AND @update_id > (SELECT max(through) FROM updates_freed)
+	AND NOT EXISTS (SELECT 1 FROM messages WHERE update_id = @update_id)
 	ON CONFLICT DO NOTHING
 	RETURNING update_id
 )
@@ -117,9 +117,9 @@ UPDATE updates SET bot_id = $1 WHERE bot_id = 0
 UPDATE updates SET shown_message_ids = $2 WHERE update_id = $1
 
 -- name: recordDelivery
-UPDATE messages SET telegram_message_id = $2,
-			metadata = metadata || jsonb_strip_nulls(jsonb_build_object('telegram_message_ids', $3::bigint[],
-				'shown_as', NULLIF($4, ''))) WHERE id = $1
+UPDATE messages SET telegram_message_id = @telegram_message_id,
+			metadata = metadata || jsonb_strip_nulls(jsonb_build_object('telegram_message_ids', @telegram_message_ids::bigint[],
+				'shown_as', NULLIF(@shown_as, ''))) WHERE id = @id
 
 -- name: handBack
 -- handBack returns what owner $1 holds to the inbox as it stops cleanly:

@@ -1,13 +1,13 @@
 -- name: recentUsage
--- recentUsage leaves out update $4, the one being decided: a retried
--- update must not count against itself.
+-- recentUsage leaves out the update being decided: a retried update must
+-- not count against itself.
 SELECT
 	(SELECT coalesce(sum(prompt_tokens + completion_tokens), 0) FROM llm_calls
-	 WHERE telegram_user_id = $1 AND created_at >= $2),
+	 WHERE telegram_user_id = @telegram_user_id AND created_at >= @day_start),
 	(SELECT count(*) FROM events
-	 WHERE telegram_user_id = $1 AND type = 'message_received' AND occurred_at >= $3 AND update_id IS DISTINCT FROM $4),
+	 WHERE telegram_user_id = @telegram_user_id AND type = 'message_received' AND occurred_at >= @window_start AND update_id IS DISTINCT FROM @update_id),
 	(SELECT count(*) FROM events
-	 WHERE telegram_user_id = $1 AND type = 'rate_limited' AND occurred_at >= $3 AND update_id IS DISTINCT FROM $4
+	 WHERE telegram_user_id = @telegram_user_id AND type = 'rate_limited' AND occurred_at >= @window_start AND update_id IS DISTINCT FROM @update_id
 	   AND payload->>'limit' = 'rate' AND payload->>'notified' = 'true')
 
 -- name: userStats

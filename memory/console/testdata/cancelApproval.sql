@@ -1,4 +1,0 @@
-UPDATE pending_approvals
-SET status = 'cancelled', decision_at = now(), decision_reason = 'cancelled on the web page'
-WHERE id = $1 AND status = 'pending'
-RETURNING chat_id

@@ -1,1 +1,0 @@
-SELECT content FROM messages WHERE id = $1

@@ -1,1 +1,0 @@
-SELECT set_config('synchronous_commit', 'off', true)

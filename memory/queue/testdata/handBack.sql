@@ -1,1 +1,0 @@
-UPDATE updates SET state = 'pending' WHERE owner_id = $1 AND state = 'processing'

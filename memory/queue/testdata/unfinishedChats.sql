@@ -1,1 +1,0 @@
-SELECT DISTINCT chat_id FROM updates WHERE state <> 'done'

@@ -1,1 +1,0 @@
-SELECT coalesce(pin::text, '') FROM pending_approvals WHERE id = $1

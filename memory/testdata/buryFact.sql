@@ -1,1 +1,0 @@
-INSERT INTO forgotten_facts (telegram_user_id, terms, need) VALUES ($1, $2, $3)

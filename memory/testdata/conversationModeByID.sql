@@ -1,1 +1,0 @@
-SELECT mode FROM conversations WHERE id = $1

@@ -1,1 +1,0 @@
-SELECT coalesce(model, '') FROM conversations WHERE id = $1

@@ -1,1 +1,0 @@
-SELECT removed, removed_by_role FROM conversation_rollbacks WHERE update_id = $1

@@ -1,1 +1,0 @@
-SELECT membot_enable_vectors()

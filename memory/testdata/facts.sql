@@ -1,1 +1,0 @@
-SELECT id, content, coalesce(source_message_id, 0) AS source_message_id, created_at, updated_at, origin FROM memories WHERE telegram_user_id = $1 AND superseded_by IS NULL ORDER BY updated_at DESC, id DESC

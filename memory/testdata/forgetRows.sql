@@ -1,1 +1,0 @@
-UPDATE messages SET forgotten = true WHERE id = ANY($1::bigint[]) AND NOT forgotten

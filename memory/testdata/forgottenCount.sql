@@ -1,1 +1,0 @@
-SELECT count(*) FROM forgotten_facts WHERE telegram_user_id = $1

@@ -1,1 +1,0 @@
-SELECT pg_advisory_xact_lock($1)

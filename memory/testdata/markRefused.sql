@@ -1,2 +1,0 @@
-UPDATE messages SET metadata = coalesce(metadata, '{}'::jsonb) || jsonb_build_object('refused', $2::text)
-WHERE id = $1 AND role = 'user'

@@ -1,1 +1,0 @@
-SELECT EXISTS (SELECT 1 FROM reminders WHERE id = $1 AND status IN ('paused', 'cancelled'))

@@ -1,1 +1,0 @@
-SELECT membot_timezone(), EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'membot_readonly')

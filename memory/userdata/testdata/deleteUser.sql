@@ -1,1 +1,0 @@
-SELECT name, deleted FROM membot_delete_user($1)

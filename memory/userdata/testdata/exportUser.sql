@@ -1,1 +1,0 @@
-SELECT name, rows FROM membot_export_user($1)

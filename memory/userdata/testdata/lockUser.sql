@@ -1,1 +1,0 @@
-SELECT FROM users WHERE telegram_user_id = $1 FOR UPDATE

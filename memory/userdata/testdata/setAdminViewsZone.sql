@@ -1,1 +1,0 @@
-SELECT membot_set_timezone($1)

@@ -1,1 +1,0 @@
-UPDATE updates SET payload = $2 WHERE update_id = $1

@@ -1,1 +1,0 @@
-SELECT count(*) FROM messages WHERE conversation_id = $1
