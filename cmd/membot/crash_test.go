@@ -448,7 +448,9 @@ func (r *crashRun) count(t *testing.T, query string) int {
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "membot")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the Makefile and the image build it
+	out, err := build.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

