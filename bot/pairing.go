@@ -56,7 +56,7 @@ func (h *Handler) admitByOwner(ctx context.Context, in *incoming) (stop bool, er
 		return true, err
 	}
 	if st.Claimed || len(h.Access.Admins) > 0 {
-		return true, h.refuse(ctx, in, func(ctx context.Context) (string, error) { return h.ask(ctx, in) })
+		return true, h.askOwner(ctx, in)
 	}
 	if code, ok := claimCode(in); ok {
 		return true, h.claim(ctx, in, code)
@@ -144,7 +144,7 @@ func (h *Handler) claim(ctx context.Context, in *incoming, code string) error {
 		}
 		return h.reply(ctx, in, t.ClaimDone(texts.Author(in.user.FirstName, in.user.Username, userID)))
 	case memory.ClaimTaken: // claimed by someone else a moment ago
-		return h.refuse(ctx, in, func(ctx context.Context) (string, error) { return h.ask(ctx, in) })
+		return h.askOwner(ctx, in)
 	}
 	if _, err := h.recordRefusal(ctx, in); err != nil {
 		return err
@@ -169,7 +169,24 @@ func (h *Handler) claim(ctx context.Context, in *incoming, code string) error {
 
 // ask opens a request for the sender (in a group: for the group), tells
 // the owner and admins, and returns what the sender is told.
-func (h *Handler) ask(ctx context.Context, in *incoming) (string, error) {
+// askOwner refuses a stranger's update and asks the owner about them. A
+// stranger refused earlier today (before the claim, or while too many
+// requests waited) is asked about all the same; they are answered when
+// the day's first refusal is theirs or a request was opened now, so a
+// flood of messages gets one answer.
+func (h *Handler) askOwner(ctx context.Context, in *incoming) error {
+	first, err := h.recordRefusal(ctx, in)
+	if err != nil {
+		return err
+	}
+	text, opened, err := h.ask(ctx, in)
+	if err != nil || text == "" || !(first || opened) {
+		return err
+	}
+	return h.reply(ctx, in, text)
+}
+
+func (h *Handler) ask(ctx context.Context, in *incoming) (text string, opened bool, err error) {
 	t := tr(in.lang())
 	u, chat := in.user, in.msg.Chat
 	// Only who asks is kept, each name bounded as Telegram bounds it.
@@ -181,23 +198,23 @@ func (h *Handler) ask(ctx context.Context, in *incoming) (string, error) {
 	}
 	req, outcome, err := h.Memory.AskAccess(ctx, req, access.MaxPending, access.RequestLifetime)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	switch outcome {
 	case memory.AskWaiting:
-		return t.PairingWaiting, nil
+		return t.PairingWaiting, false, nil
 	case memory.AskDenied:
-		return t.PairingDeniedYou, nil
+		return t.PairingDeniedYou, false, nil
 	case memory.AskFull:
 		h.Log.Warn("a stranger's request was not opened: too many wait for the owner (/users)", "user_id", u.TelegramUserID, "chat_id", chat.ID)
-		return t.PairingFull, nil
+		return t.PairingFull, false, nil
 	}
 	h.Log.Info("access requested: the owner is asked", "request", req.ID, "kind", req.Kind, "user_id", u.TelegramUserID, "chat_id", chat.ID)
 	h.tellDeciders(ctx, req)
 	if req.Kind == memory.KindGroup {
-		return t.PairingAskedGroup, nil
+		return t.PairingAskedGroup, true, nil
 	}
-	return t.PairingAsked, nil
+	return t.PairingAsked, true, nil
 }
 
 // tellDeciders sends a request to the owners and admins, each in their

@@ -426,3 +426,28 @@ func TestAnAllowedUserStopsTheirAnswer(t *testing.T) {
 		t.Error("the stored answer is not marked stopped")
 	}
 }
+
+// Someone who wrote before the claim (refused that day already) is not
+// left out after it: their next message asks the owner and they are told.
+func TestAStrangerWhoWroteBeforeTheClaimIsAskedAboutAfterIt(t *testing.T) {
+	t.Parallel()
+	h := newOwnedHarness(t)
+	h.Start()
+	code := h.WaitLog(claimLink)[1]
+	if got := h.Say(dana, "hi, anyone there?"); !strings.Contains(got, "no owner yet") {
+		t.Fatalf("before the claim dana got %q", got)
+	}
+	if got := h.Say(jane, "/start "+code); !strings.Contains(got, "owner now") {
+		t.Fatalf("the claim answered %q", got)
+	}
+	if got := h.Say(dana, "hello again"); !strings.Contains(got, "asked my owner") {
+		t.Fatalf("after the claim dana got %q", got)
+	}
+	lastWith(t, h, jane.ID, "Dana")
+	// A second message while the request waits gets no second answer.
+	before := len(h.TG.SentTo(dana.ID))
+	h.WaitDone(h.TG.SendText(dana, "and again"))
+	if sent := h.TG.SentTo(dana.ID); len(sent) != before {
+		t.Errorf("a message while the request waits was answered: %q", sent[before:])
+	}
+}

@@ -36,8 +36,10 @@ type Manager struct {
 }
 
 // DefaultBudget is the estimated tokens the definitions of all servers'
-// tools may take together (MCP_TOOLS_BUDGET): they go into every request.
-const DefaultBudget = 16000
+// tools may take together (MCP_TOOLS_BUDGET): they go into every request,
+// so they are held to a quarter of the default CONTEXT_TOKENS, leaving the
+// rest to the conversation.
+const DefaultBudget = 4000
 
 // Start starts every server in the background: each is started (or
 // connected to) and its tools listed, then offered through offer

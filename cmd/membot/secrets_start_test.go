@@ -33,6 +33,8 @@ func TestAStartUpErrorNeverShowsASecret(t *testing.T) {
 		setting string
 		secrets []string
 	}{
+		{"OPENAI_BASE_URL set to a bare key", map[string]string{"OPENAI_BASE_URL": "sk-bare-key-secret"},
+			"OPENAI_BASE_URL", []string{"sk-bare-key-secret"}},
 		{"OPENAI_BASE_URL with a key as its password", map[string]string{"OPENAI_BASE_URL": "htps://user:sk-url-password-secret@api.example.com/v1"},
 			"OPENAI_BASE_URL", []string{"sk-url-password-secret"}},
 		{"OPENAI_BASE_URL with a key as its user", map[string]string{"OPENAI_BASE_URL": "https//sk-url-user-secret@api.example.com/v1"},

@@ -377,7 +377,11 @@ func (e *env) url(key, def string) string {
 	s := strings.TrimRight(e.str(key, def), "/")
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		e.fail(key, "must be an http(s) URL, got %q", redact.URL(s))
+		if !strings.Contains(s, "://") { // not even shaped like a URL: it may be a key pasted in the wrong place
+			e.fail(key, "must be an http(s) URL such as https://api.example.com/v1 (what is set is not shown: it is no URL, and may be a key)")
+		} else {
+			e.fail(key, "must be an http(s) URL, got %q", redact.URL(s))
+		}
 	}
 	return s
 }

@@ -255,7 +255,14 @@ func (m *membot) newHandler() error {
 	var mcpServers func() []mcptools.Status
 	if len(cfg.MCPServers) > 0 {
 		// They serve turns in flight: they stop with the work, at the end.
-		servers := mcptools.Start(m.work, cfg.MCPServers, tools.Names(), cfg.MCPToolsBudget, registry.SetExtra, log)
+		// The tools go into every request: at most half of CONTEXT_TOKENS,
+		// or the history would have no room.
+		budget := min(cfg.MCPToolsBudget, cfg.Agent.ContextTokens/2)
+		if budget < cfg.MCPToolsBudget {
+			log.Warn("MCP_TOOLS_BUDGET is held to half of CONTEXT_TOKENS, so that requests keep room for the conversation",
+				"mcp_tools_budget", cfg.MCPToolsBudget, "held_to", budget)
+		}
+		servers := mcptools.Start(m.work, cfg.MCPServers, tools.Names(), budget, registry.SetExtra, log)
 		registry.AwaitExtra(servers.Tried())
 		m.undo = append(m.undo, func() { m.abandon(); servers.Wait() })
 		mcpServers, m.mcpTried = servers.Statuses, servers.Tried()

@@ -2,6 +2,9 @@ package doctor
 
 import (
 	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/access"
@@ -43,7 +46,10 @@ func (d *doctor) access(ctx context.Context) []Line {
 		username = me.UserName
 	}
 	st, err := bot.ClaimStatus(callCtx, policy, store, username)
+	var pgErr *pgconn.PgError
 	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table: not migrated yet
+		return []Line{unset("access", "owner mode; the claim link is made once the migrations have run (membot migrate, or the bot's first start); then run membot doctor again")}
 	case err != nil:
 		return []Line{failed("access", "owner mode; the claim could not be read: "+err.Error(), "run membot migrate, then membot doctor again")}
 	case st.Claimed:
