@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,8 @@ type Store interface {
 	// ApprovalPin is the pin stored with an approval (Pin, as JSON), ""
 	// when it has none.
 	ApprovalPin(ctx context.Context, id int64) (string, error)
+	// Tombstones are what is kept of the facts the user asked to forget.
+	Tombstones(ctx context.Context, userID int64) ([]memory.Tombstone, error)
 }
 
 // Metrics is what a turn reports for monitoring; nil reports nothing.
@@ -288,6 +291,33 @@ func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 	return a.answer(ctx, turn, req)
 }
 
+// leaveOutForgotten takes out of a private chat's turn the rows that state
+// a fact the user asked to forget: an answer that repeated it after the
+// forgetting, before the background work marked it, must not bring it back
+// to the model. The turn's own message stays: the user says it again now.
+// It costs a round trip only for a user who forgot something.
+func (a *Agent) leaveOutForgotten(ctx context.Context, turn *memory.Turn, userID, chatID int64) error {
+	if turn.Forgotten == 0 || userID != chatID {
+		return nil
+	}
+	tombs, err := a.store.Tombstones(ctx, userID)
+	if err != nil || len(tombs) == 0 {
+		return err
+	}
+	turn.History = slices.DeleteFunc(turn.History, func(m memory.Message) bool {
+		if m.ID == turn.UserMessageID {
+			return false
+		}
+		text := m.Content
+		for _, c := range m.ToolCalls {
+			text += "\n" + c.Arguments
+		}
+		return memory.Stated(tombs, text)
+	})
+	turn.Recalled = slices.DeleteFunc(turn.Recalled, func(s memory.Snippet) bool { return memory.Stated(tombs, s.Text) })
+	return nil
+}
+
 // answer runs the model, and the tools it calls, until it answers, and
 // stores every step. A turn whose answer is already stored is not run again.
 func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Reply, error) {
@@ -298,6 +328,9 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	}
 	info := TurnInfo{UserID: req.User.TelegramUserID, Chat: req.Chat, ConversationID: turn.ConversationID,
 		UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID, Forwarded: req.Forwarded}
+	if err := a.leaveOutForgotten(ctx, turn, req.User.TelegramUserID, req.Chat.ID); err != nil {
+		return nil, err
+	}
 	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
 		// An earlier attempt paused this turn for approval and was cut short,
 		// perhaps before the buttons were sent.

@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -395,5 +396,34 @@ func TestAForgottenSecretRepeatedByTheBotIsInNoLaterRequest(t *testing.T) {
 	h.Say(jane, "ok")
 	if found := requestsHolding(h, from, secret); len(found) != 0 {
 		t.Fatalf("the PIN said again is in the next request:\n%s", strings.Join(found, "\n"))
+	}
+}
+
+// Without the background memory work (AUTO_MEMORY and SUMMARIES off), an
+// answer that repeats a forgotten fact after the forgetting is left out of
+// every later request all the same: the turn leaves out what states a
+// tombstone.
+func TestAnAnswerRepeatingAForgottenFactIsLeftOutAtOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.Start()
+	h.LLM.Script(
+		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("r1", "remember", `{"fact":"Bank PIN is 4321"}`)}},
+		openaifake.Reply{Content: "Saved."},
+	)
+	h.Say(jane, "remember my bank PIN is 4321")
+	if got := h.Say(jane, "/forget all"); !strings.Contains(got, "1") {
+		t.Fatalf("/forget all = %q", got)
+	}
+	// A model that knew it otherwise says it again, right after.
+	h.LLM.Script(openaifake.Reply{Content: "Your bank PIN is 4321."}, openaifake.Reply{Content: "Hello."}, openaifake.Reply{Content: "Fine."})
+	h.Say(jane, "hi")
+	from := len(h.LLM.Requests())
+	h.Say(jane, "how are you?")
+	h.Say(jane, "and now?")
+	for _, req := range h.LLM.Requests()[from:] {
+		if body, _ := json.Marshal(req); strings.Contains(string(body), "4321") {
+			t.Fatalf("a request after the repeat holds the forgotten PIN: %s", body)
+		}
 	}
 }
