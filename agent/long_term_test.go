@@ -6,39 +6,8 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent/modes"
-	"github.com/membot/membot/agent/request"
 	"github.com/membot/membot/memory"
 )
-
-func TestValidWindowPlacesADecidedCallWhereItsResultIs(t *testing.T) {
-	t.Parallel()
-	rows := []memory.Message{
-		{Role: memory.RoleUser, Content: "read the page"},
-		{Role: memory.RoleAssistant, ToolCalls: []memory.ToolCall{{ID: "f", Name: "fetch_url"}, {ID: "c", Name: "calculator"}}},
-		{Role: memory.RoleTool, ToolCallID: "c", Content: "4"}, // ran at once
-		{Role: memory.RoleUser, Content: "meanwhile"},
-		{Role: memory.RoleAssistant, Content: "sure"},
-		{Role: memory.RoleTool, ToolCallID: "f", Content: "page"},                                // approved later
-		{Role: memory.RoleAssistant, ToolCalls: []memory.ToolCall{{ID: "f", Name: "fetch_url"}}}, // the same id again
-		{Role: memory.RoleTool, ToolCallID: "f", Content: "page 2"},
-	}
-	var got []string
-	for _, r := range request.ValidWindow(rows) {
-		got = append(got, string(r.Role)+":"+r.Content+r.ToolCallID)
-	}
-	want := "user:read the page user:meanwhile assistant:sure assistant: tool:pagef tool:4c assistant: tool:page 2f"
-	if strings.Join(got, " ") != want {
-		t.Fatalf("window = %q\nwant     %q", strings.Join(got, " "), want)
-	}
-	// While the call still waits, the row that asked is left out.
-	got = nil
-	for _, r := range request.ValidWindow(rows[:5]) {
-		got = append(got, string(r.Role)+":"+r.Content)
-	}
-	if strings.Join(got, " ") != "user:read the page user:meanwhile assistant:sure" {
-		t.Fatalf("waiting window = %q", got)
-	}
-}
 
 func TestSystemPromptCarriesFactsAndWaitingCalls(t *testing.T) {
 	t.Parallel()

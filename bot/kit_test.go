@@ -21,8 +21,11 @@ func newHarness(t *testing.T) *harness { return testkit.New(t) }
 // the role invariant strict servers hold membot to (openaifake.CheckRoles);
 // started as the parser of a PDF the bot under test reads, it is that, and
 // started as the tests' stdio MCP server, it is that (mcpfake.ServeIfAsked).
+// The tests mostly wait, so more of them run side by side than go test's
+// default (testkit.RaiseParallel).
 func TestMain(m *testing.M) {
 	filetext.RunIfChild()
 	mcpfake.ServeIfAsked()
+	testkit.RaiseParallel()
 	os.Exit(openaifake.Main(m))
 }

@@ -71,39 +71,6 @@ func TestAVoiceMessageIsTranscribedStoredAndAnswered(t *testing.T) {
 	}
 }
 
-// A voice message over the 20 MB a bot may download is answered politely
-// and never fetched; with TRANSCRIPTION_MODEL empty, voice gets a clear
-// answer, and nothing is fetched either.
-func TestOversizedVoiceIsRefusedWithoutADownload(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.Start()
-	big := h.TG.AddFileOfSize("voice/long.oga", []byte("x"), 25<<20)
-	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "voice", telegramfake.Voice(big, 3000), "") }).Text; got != "This file is too big for me: I take files of up to 20 MB." {
-		t.Fatalf("oversized voice answered %q", got)
-	}
-	if n := len(h.TG.Calls("getFile")) + len(h.TG.Calls(telegramfake.DownloadMethod)); n != 0 {
-		t.Errorf("%d getFile or download calls for an oversized file", n)
-	}
-	if n := len(h.LLM.Transcriptions()) + len(h.LLM.Requests()); n != 0 {
-		t.Errorf("the model servers were asked %d times", n)
-	}
-}
-
-func TestVoiceWithTranscriptionOffIsAnsweredClearly(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.Env["TRANSCRIPTION_MODEL"] = ""
-	h.Start()
-	f := h.TG.AddFile("voice/a.oga", []byte("hello"))
-	if got := h.Expect(ivan.ID, func() int64 { return h.TG.SendMedia(ivan, "voice", telegramfake.Voice(f, 2), "") }).Text; !strings.Contains(got, "TRANSCRIPTION_MODEL") {
-		t.Fatalf("voice with transcription off answered %q", got)
-	}
-	if n := len(h.TG.Calls("getFile")); n != 0 {
-		t.Errorf("%d getFile calls with transcription off", n)
-	}
-}
-
 // imagesOf returns the bytes of the images of a request's user messages.
 func imagesOf(t *testing.T, req openai.ChatCompletionRequest) [][]byte {
 	t.Helper()
@@ -235,25 +202,6 @@ func TestANonVisionModelGetsTheCaptionAndTheUserIsTold(t *testing.T) {
 	}
 	if n := h.Count(`SELECT count(*) FROM updates WHERE error IS NOT NULL`); n != 0 {
 		t.Errorf("%d updates failed", n)
-	}
-}
-
-// VISION=off: nothing is downloaded; a photo without a caption is answered
-// without the model.
-func TestVisionOffFetchesNothing(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.Env["VISION"] = "off"
-	h.Start()
-	photo := telegramfake.PhotoSizes(h.TG.AddFile("photos/p.jpg", []byte("\xff\xd8\xff jpeg")))
-	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "photo", photo, "") }).Text; !strings.HasPrefix(got, "I cannot see images here") {
-		t.Fatalf("photo answered %q", got)
-	}
-	if got := h.Expect(jane.ID, func() int64 { return h.TG.SendMedia(jane, "photo", photo, "a cat?") }).Text; !strings.Contains(got, "cannot see images") || !strings.Contains(got, "[photo] a cat?") {
-		t.Fatalf("photo with caption answered %q", got)
-	}
-	if n := len(h.TG.Calls("getFile")); n != 0 {
-		t.Errorf("%d getFile calls with VISION=off", n)
 	}
 }
 
@@ -444,35 +392,6 @@ func TestVoiceRepliesAreToggledPerChat(t *testing.T) {
 	off.Start()
 	if got := off.Say(jane, "/voice"); !strings.Contains(got, "TTS_MODEL") {
 		t.Fatalf("/voice without TTS_MODEL answered %q", got)
-	}
-}
-
-// An image sent as a file is shown as an image of its own type; a file
-// that says it is an image and is not gets a clear answer, not a refused turn.
-func TestAnImageFileIsShownAndAFakeOneIsRefused(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.Start()
-	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0}, 32)...)
-	f := h.TG.AddFile("docs/chart.png", png)
-	if got := h.Expect(jane.ID, func() int64 {
-		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(f, "chart.png", "image/png"), "explain")
-	}).Text; got != "echo: [image chart.png] explain" {
-		t.Fatalf("the image file answered %q", got)
-	}
-	last := h.LLM.Requests()[0].Messages[1]
-	if len(last.MultiContent) != 2 || last.MultiContent[1].ImageURL == nil ||
-		last.MultiContent[1].ImageURL.URL != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(png) {
-		t.Fatalf("the model got %+v", last.MultiContent)
-	}
-	fake := h.TG.AddFile("docs/fake.png", []byte("not a picture at all"))
-	if got := h.Expect(jane.ID, func() int64 {
-		return h.TG.SendMedia(jane, "document", telegramfake.DocumentOf(fake, "fake.png", "image/png"), "")
-	}).Text; !strings.HasPrefix(got, "I could not read fake.png") {
-		t.Fatalf("the fake image answered %q", got)
-	}
-	if n := len(h.LLM.Requests()); n != 1 {
-		t.Errorf("the model was asked %d times, want once", n)
 	}
 }
 

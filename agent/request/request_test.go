@@ -86,6 +86,8 @@ func TestBuildShapesEveryWindowAsStrictServersWant(t *testing.T) {
 			"system:S | user:" + earlierOmitted + " | assistant:+calls=c1 | tool:result of c1=c1"},
 		{"a result whose call fell outside the window", []memory.Message{result("c0"), user("a")},
 			"system:S | user:a"},
+		{"an answer, then tool calls decided later", []memory.Message{user("a"), assistant("meanwhile"), calls("c1"), result("c1")},
+			"system:S | user:a | assistant:meanwhile+calls=c1 | tool:result of c1=c1"},
 		{"an empty answer and an empty result", []memory.Message{user("a"), assistant(""), user("b"), calls("c1"), {Role: memory.RoleTool, ToolCallID: "c1"}},
 			"system:S | user:a | assistant:(empty) | user:b | assistant:+calls=c1 | tool:(empty)=c1"},
 	}

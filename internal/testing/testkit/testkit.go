@@ -397,13 +397,18 @@ func run(ctx context.Context, getenv app.Getenv, logs io.Writer) error {
 // ShortTimers shortens the timers of the bot's background work, which
 // wait for what nobody announces (a row written by hand or by another
 // process): at their defaults (seconds to half a minute) a test would
-// wait on them longer than its patience on a slow machine.
+// wait on them longer than its patience on a slow machine. It shortens
+// the pauses between a failed model call's attempts too.
 func ShortTimers(cfg *app.Config) {
 	const short = 200 * time.Millisecond
 	cfg.Reminders.Poll = short // reminders and tasks
 	cfg.Intake.Sweep = short   // the inbox
 	cfg.Memory.Settle = 100 * time.Millisecond
 	cfg.Memory.Every = short
+	// A model call that fails is repeated after 0.5, 1 and 2 s: 3.5 s of
+	// every turn that ends in the apology. The tests count the attempts,
+	// and what the user is told, not the pauses between them.
+	cfg.Agent.Retry.Backoff = 20 * time.Millisecond
 }
 
 // Get fetches url and returns the status and the body.
