@@ -20,12 +20,14 @@ type ReminderStore interface {
 	// TaskStopped tells whether a task was paused or deleted since its run
 	// was queued (scheduled.go).
 	TaskStopped(ctx context.Context, id int64) (bool, error)
+	// DropUserTasks deletes the tasks of a user no longer served (access.go).
+	DropUserTasks(ctx context.Context, userID int64) (int64, error)
 }
 
 // cmdReminders lists the chat's pending reminders, soonest first, numbered
 // for /cancel_reminder.
 func cmdReminders(ctx context.Context, h *Handler, in *incoming) error {
-	list, err := h.Memory.ChatReminders(ctx, in.msg.Chat.ID)
+	list, err := h.Stores.Reminders.ChatReminders(ctx, in.msg.Chat.ID)
 	if err != nil {
 		return err
 	}
@@ -50,7 +52,7 @@ func cmdCancelReminder(ctx context.Context, h *Handler, in *incoming) error {
 	if err != nil {
 		return err
 	}
-	cancelled, err := h.Memory.CancelReminders(ctx, in.msg.Chat.ID, numbers, owner)
+	cancelled, err := h.Stores.Reminders.CancelReminders(ctx, in.msg.Chat.ID, numbers, owner)
 	if err != nil {
 		return err
 	}
@@ -82,7 +84,7 @@ func (h *Handler) reminderLines(list []memory.Reminder, numbered bool) string {
 
 // cmdTasks lists the chat's scheduled tasks with their buttons (bot/tasks).
 func cmdTasks(ctx context.Context, h *Handler, in *incoming) error {
-	text, buttons, err := tasks.List(ctx, h.Memory, in.msg.Chat.ID, tr(in.lang()), h.Access.Zone())
+	text, buttons, err := tasks.List(ctx, h.Stores.Reminders, in.msg.Chat.ID, tr(in.lang()), h.Access.Zone())
 	if err != nil {
 		return err
 	}
@@ -97,11 +99,11 @@ func pressTask(ctx context.Context, h *Handler, in *incoming, arg string) (*queu
 		return nil, err
 	}
 	t, chatID := tr(in.lang()), in.msg.Chat.ID
-	notice, err := tasks.Press(ctx, h.Memory, chatID, owner, arg, t, h.Access.Zone())
+	notice, err := tasks.Press(ctx, h.Stores.Reminders, chatID, owner, arg, t, h.Access.Zone())
 	if err != nil {
 		return nil, err
 	}
-	text, buttons, err := tasks.List(ctx, h.Memory, chatID, t, h.Access.Zone())
+	text, buttons, err := tasks.List(ctx, h.Stores.Reminders, chatID, t, h.Access.Zone())
 	if err != nil {
 		return nil, err
 	}

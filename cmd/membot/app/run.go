@@ -281,7 +281,9 @@ func (m *membot) newHandler() error {
 	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
 		m.handler.TellAsker(ctx, req, status)
 	}, log)
-	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Users: users, Log: log, Metrics: m.met,
+	stores := bot.Stores{Access: store, Conversations: store, Approvals: store, Facts: store, Reminders: store, Events: store,
+		Usage: users, Transcripts: users, Inbox: store.Inbox()}
+	m.handler = &bot.Handler{Client: m.client, Agent: turns, Stores: stores, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
 	return nil
