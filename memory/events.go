@@ -34,7 +34,7 @@ type Event struct {
 	Payload        map[string]any
 }
 
-func (s *Store) queueEvent(batch *pgx.Batch, e Event) {
+func (s base) queueEvent(batch *pgx.Batch, e Event) {
 	var payload any
 	if len(e.Payload) > 0 {
 		payload = s.storableValue(e.Payload)

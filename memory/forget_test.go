@@ -16,7 +16,7 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	ctx := context.Background()
 	store := open(t)
 	chat := memory.Chat{ID: 7}
-	if err := store.UpsertUser(ctx, memory.User{TelegramUserID: 7, FirstName: "Bob"}); err != nil {
+	if err := store.Access().UpsertUser(ctx, memory.User{TelegramUserID: 7, FirstName: "Bob"}); err != nil {
 		t.Fatal(err)
 	}
 	conv, _ := store.CurrentConversation(ctx, chat, 7)

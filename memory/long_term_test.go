@@ -21,10 +21,10 @@ func TestFactsAreNewestFirstWithinTheBudgetAndOutliveReset(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	bob := memory.User{TelegramUserID: 7, FirstName: "Bob"}
-	if err := store.UpsertUser(ctx, bob); err != nil {
+	if err := store.Access().UpsertUser(ctx, bob); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.UpsertUser(ctx, alice); err != nil {
+	if err := store.Access().UpsertUser(ctx, alice); err != nil {
 		t.Fatal(err)
 	}
 	var ids []int64

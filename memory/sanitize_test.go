@@ -52,7 +52,7 @@ func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
 
 	// Names, message content, tool calls and metadata.
 	nul := "x\x00y\xfe"
-	if err := store.UpsertUser(ctx, memory.User{TelegramUserID: 9, FirstName: nul}); err != nil {
+	if err := store.Access().UpsertUser(ctx, memory.User{TelegramUserID: 9, FirstName: nul}); err != nil {
 		t.Fatalf("user with NUL in the name: %v", err)
 	}
 	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 9}, 9)

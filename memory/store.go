@@ -23,13 +23,20 @@ var ErrUnavailable = pg.ErrUnavailable
 // ErrNotFound is returned when a row that was asked for does not exist.
 var ErrNotFound = pg.ErrNotFound
 
-// Store is the repository. Its methods are safe for concurrent use.
+// Store is the repository. Its methods are safe for concurrent use. It
+// hands out the stores of its domains (Access...), which share its pool.
 type Store struct {
-	pool    *pgxpool.Pool
+	base
 	vectors atomic.Bool // message_embeddings exists (EnableVectors)
-	secrets *pg.Secrets
 	inbox   *queue.Store
 	jobs    *jobs.Store
+}
+
+// base is what every store of the repository shares: the pool, and the
+// secrets taken out of everything written.
+type base struct {
+	pool    *pgxpool.Pool
+	secrets *pg.Secrets
 }
 
 // Open connects to PostgreSQL and checks the connection with a ping. The
@@ -46,8 +53,11 @@ func Open(ctx context.Context, dsn string, maxConns int32, configure ...func(*pg
 // NewStore wraps a pool the caller owns.
 func NewStore(pool *pgxpool.Pool) *Store {
 	secrets := &pg.Secrets{}
-	return &Store{pool: pool, secrets: secrets, inbox: queue.New(pool, secrets), jobs: jobs.New(pool)}
+	return &Store{base: base{pool: pool, secrets: secrets}, inbox: queue.New(pool, secrets), jobs: jobs.New(pool)}
 }
+
+// Access is who uses the bot and who may (access.go, users.go).
+func (s *Store) Access() Access { return Access{s.base} }
 
 // Inbox is the durable inbox of Telegram updates (package queue), over
 // the same pool and secrets.
@@ -64,11 +74,11 @@ func (s *Store) Jobs() *jobs.Store { return s.jobs }
 func (s *Store) HideSecrets(secrets *redact.Secrets) { s.secrets.Hide(secrets) }
 
 // storable is text made storable, with the store's secrets taken out.
-func (s *Store) storable(text string) string { return s.secrets.Storable(text) }
+func (s base) storable(text string) string { return s.secrets.Storable(text) }
 
 // storableValue is a JSON value made storable, with the store's secrets
 // taken out of every string.
-func (s *Store) storableValue(v any) any { return s.secrets.StorableValue(v) }
+func (s base) storableValue(v any) any { return s.secrets.StorableValue(v) }
 
 // What every repository of memory cleans its text and JSON with.
 var cleanText, cleanJSON = pg.CleanText, pg.CleanJSON

@@ -24,7 +24,7 @@ func TestDueTaskRunsOnceThroughTheInbox(t *testing.T) {
 	store := open(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	const chat = 42
-	if err := store.UpsertUser(ctx, memory.User{TelegramUserID: chat, FirstName: "Ann", LanguageCode: "ru"}); err != nil {
+	if err := store.Access().UpsertUser(ctx, memory.User{TelegramUserID: chat, FirstName: "Ann", LanguageCode: "ru"}); err != nil {
 		t.Fatal(err)
 	}
 	due := time.Now().Add(-3 * time.Hour).Truncate(time.Second) // three hourly occurrences missed

@@ -197,7 +197,7 @@ func (m *membot) connectTelegram() error {
 // owner, the claim link (bot.ClaimStatus, which `membot doctor`
 // shows too).
 func (m *membot) announceAccess() error {
-	st, err := bot.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store, m.client.Self.UserName)
+	st, err := bot.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store.Access(), m.client.Self.UserName)
 	if err != nil {
 		return startErr(m.intake, fmt.Errorf("access: %w", err))
 	}
@@ -281,7 +281,7 @@ func (m *membot) newHandler() error {
 	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
 		m.handler.TellAsker(ctx, req, status)
 	}, log)
-	stores := bot.Stores{Access: store, Conversations: store, Approvals: store, Facts: store, Reminders: store, Events: store,
+	stores := bot.Stores{Access: store.Access(), Conversations: store, Approvals: store, Facts: store, Reminders: store, Events: store,
 		Usage: users, Transcripts: users, Inbox: store.Inbox()}
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Stores: stores, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
@@ -301,7 +301,7 @@ func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers fun
 		IsAdmin:  policy.IsAdmin,
 		MayUse:   func(userID int64) bool { return policy.Allows(userID, userID) },
 		BotToken: cfg.Telegram.Token, ExportsPerHour: cfg.Bot.ExportsPerHour, Log: log,
-		Access: store, Rules: func() web.AccessRules { return accessRules(policy) }, Decided: decided,
+		Access: store.Access(), Rules: func() web.AccessRules { return accessRules(policy) }, Decided: decided,
 		Settings: cfg.ShownSettings,
 		Origin: func(f console.From) string {
 			return string(agent.UserRow{Group: f.Group, Forwarded: f.Forwarded, ViaBot: f.ViaBot, Scheduled: f.Scheduled, Media: f.Media}.Origin())

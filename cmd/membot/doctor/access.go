@@ -42,7 +42,7 @@ func (d *doctor) access(ctx context.Context) []Line {
 	if me, err := telegram.NewClient(ctx, ctx, tc).Me(callCtx); err == nil {
 		username = me.UserName
 	}
-	st, err := bot.ClaimStatus(callCtx, policy, store, username)
+	st, err := bot.ClaimStatus(callCtx, policy, store.Access(), username)
 	switch {
 	case err != nil:
 		return []Line{failed("access", "owner mode; the claim could not be read: "+err.Error(), "run membot migrate, then membot doctor again")}
