@@ -169,11 +169,11 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 	past := time.Now().Add(-time.Hour)
 	for i := range 60 {
 		chat := int64(1 + i%4) // within the bounds of one chat
-		if _, err := store.AddReminder(ctx, memory.Reminder{UserID: chat, ChatID: chat, Text: fmt.Sprint(i), DueAt: past.Add(time.Duration(i) * time.Second)}); err != nil {
+		if _, err := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: chat, ChatID: chat, Text: fmt.Sprint(i), DueAt: past.Add(time.Duration(i) * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	future, _ := store.AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "later", DueAt: time.Now().Add(time.Hour)})
+	future, _ := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "later", DueAt: time.Now().Add(time.Hour)})
 
 	// Two live processes claim at the same time: every due row goes to
 	// exactly one of them.
@@ -186,7 +186,7 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				due, err := store.ClaimDueReminders(ctx, o.ID, 7)
+				due, err := store.Reminders().ClaimDueReminders(ctx, o.ID, 7)
 				if err != nil {
 					t.Error(err)
 					return
@@ -217,22 +217,22 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 	deadCtx, kill := context.WithCancel(ctx)
 	dead := store.Inbox().HoldOwnerLock(deadCtx, log)
 	store.Pool().Exec(ctx, `UPDATE reminders SET status = 'pending', owner_id = NULL WHERE text IN ('0', '1')`)
-	if due, _ := store.ClaimDueReminders(ctx, dead.ID, 10); len(due) != 2 || due[0].LanguageCode != "" {
+	if due, _ := store.Reminders().ClaimDueReminders(ctx, dead.ID, 10); len(due) != 2 || due[0].LanguageCode != "" {
 		t.Fatalf("re-pended rows claimed = %+v", due)
 	}
-	if due, _ := store.ClaimDueReminders(ctx, owners[0].ID, 10); len(due) != 0 {
+	if due, _ := store.Reminders().ClaimDueReminders(ctx, owners[0].ID, 10); len(due) != 0 {
 		t.Fatalf("rows of a live owner were taken: %+v", due)
 	}
 	kill()
 	dead.Wait()
-	due, err := store.ClaimDueReminders(ctx, owners[0].ID, 10)
+	due, err := store.Reminders().ClaimDueReminders(ctx, owners[0].ID, 10)
 	if err != nil || len(due) != 2 || due[0].Attempts != 3 {
 		t.Fatalf("rows of a dead owner: %+v, %v", due, err)
 	}
-	if err := store.MarkReminderSent(ctx, due[0].ID, memory.ReminderSent{TelegramMessageID: 555, Late: true}); err != nil {
+	if err := store.Reminders().MarkReminderSent(ctx, due[0].ID, memory.ReminderSent{TelegramMessageID: 555, Late: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.FailReminder(ctx, due[1].ID, "blocked"); err != nil {
+	if err := store.Reminders().FailReminder(ctx, due[1].ID, "blocked"); err != nil {
 		t.Fatal(err)
 	}
 	var sent, failed int
@@ -241,7 +241,7 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 	if sent != 1 || failed != 1 {
 		t.Fatalf("sent=%d failed=%d, want 1 and 1", sent, failed)
 	}
-	next, ok, err := store.NextReminderDue(ctx)
+	next, ok, err := store.Reminders().NextReminderDue(ctx)
 	if err != nil || !ok || next.Before(time.Now()) {
 		t.Fatalf("next due = %v, %v, %v; want the future one", next, ok, err)
 	}
@@ -253,10 +253,10 @@ func TestRemindersAreListedAndCancelledByNumber(t *testing.T) {
 	store := open(t)
 	now := time.Now()
 	for text, hours := range map[string]int{"third": 3, "first": 1, "second": 2} {
-		store.AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: text, DueAt: now.Add(time.Duration(hours) * time.Hour)})
+		store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: text, DueAt: now.Add(time.Duration(hours) * time.Hour)})
 	}
-	store.AddReminder(ctx, memory.Reminder{UserID: 2, ChatID: 2, Text: "other chat", DueAt: now.Add(time.Hour)})
-	list, _ := store.ChatReminders(ctx, 1)
+	store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 2, ChatID: 2, Text: "other chat", DueAt: now.Add(time.Hour)})
+	list, _ := store.Reminders().ChatReminders(ctx, 1)
 	var texts []string
 	for _, r := range list {
 		texts = append(texts, r.Text)
@@ -264,18 +264,18 @@ func TestRemindersAreListedAndCancelledByNumber(t *testing.T) {
 	if !slices.Equal(texts, []string{"first", "second", "third"}) {
 		t.Fatalf("listed %v", texts)
 	}
-	cancelled, err := store.CancelReminders(ctx, 1, []int{2}, 0)
+	cancelled, err := store.Reminders().CancelReminders(ctx, 1, []int{2}, 0)
 	if err != nil || len(cancelled) != 1 || cancelled[0].Text != "second" {
 		t.Fatalf("cancel 2 = %+v, %v", cancelled, err)
 	}
-	if cancelled, _ := store.CancelReminders(ctx, 1, []int{9}, 0); len(cancelled) != 0 {
+	if cancelled, _ := store.Reminders().CancelReminders(ctx, 1, []int{9}, 0); len(cancelled) != 0 {
 		t.Fatalf("cancel 9 = %+v", cancelled)
 	}
-	cancelled, _ = store.CancelReminders(ctx, 1, nil, 0)
+	cancelled, _ = store.Reminders().CancelReminders(ctx, 1, nil, 0)
 	if len(cancelled) != 2 || cancelled[0].Text != "first" {
 		t.Fatalf("cancel all = %+v", cancelled)
 	}
-	if left, _ := store.ChatReminders(ctx, 2); len(left) != 1 {
+	if left, _ := store.Reminders().ChatReminders(ctx, 2); len(left) != 1 {
 		t.Fatalf("the other chat has %d reminders", len(left))
 	}
 }
@@ -380,13 +380,13 @@ func TestAReleasedReminderIsTriedAgainAndAFailedOneIsNot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	id, err := store.AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "tea", DueAt: time.Now().Add(-time.Minute)})
+	id, err := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "tea", DueAt: time.Now().Add(-time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	claim := func() []memory.Reminder {
 		t.Helper()
-		due, err := store.ClaimDueReminders(ctx, 1, 10)
+		due, err := store.Reminders().ClaimDueReminders(ctx, 1, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -395,7 +395,7 @@ func TestAReleasedReminderIsTriedAgainAndAFailedOneIsNot(t *testing.T) {
 	if due := claim(); len(due) != 1 || due[0].ID != id {
 		t.Fatalf("first claim = %+v", due)
 	}
-	if err := store.ReleaseReminder(ctx, id, "timeout"); err != nil {
+	if err := store.Reminders().ReleaseReminder(ctx, id, "timeout"); err != nil {
 		t.Fatal(err)
 	}
 	var status, why string
@@ -406,7 +406,7 @@ func TestAReleasedReminderIsTriedAgainAndAFailedOneIsNot(t *testing.T) {
 	if due := claim(); len(due) != 1 || due[0].Attempts != 2 {
 		t.Fatalf("a released reminder is not claimed again: %+v", due)
 	}
-	if err := store.FailReminder(ctx, id, "blocked"); err != nil {
+	if err := store.Reminders().FailReminder(ctx, id, "blocked"); err != nil {
 		t.Fatal(err)
 	}
 	if due := claim(); len(due) != 0 {

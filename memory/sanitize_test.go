@@ -78,7 +78,7 @@ func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
 	if _, err := store.Remember(ctx, 9, 0, "likes "+nul, 0); err != nil {
 		t.Fatalf("fact with NUL: %v", err)
 	}
-	if _, err := store.AddReminder(ctx, memory.Reminder{UserID: 9, ChatID: 9, Text: nul, DueAt: time.Now().Add(time.Hour)}); err != nil {
+	if _, err := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 9, ChatID: 9, Text: nul, DueAt: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatalf("reminder with NUL: %v", err)
 	}
 

@@ -59,6 +59,10 @@ func NewStore(pool *pgxpool.Pool) *Store {
 // Access is who uses the bot and who may (access.go, users.go).
 func (s *Store) Access() Access { return Access{s.base} }
 
+// Reminders is the reminders and the scheduled tasks (reminders.go,
+// tasks.go).
+func (s *Store) Reminders() Reminders { return Reminders{s.base, s.inbox} }
+
 // Inbox is the durable inbox of Telegram updates (package queue), over
 // the same pool and secrets.
 func (s *Store) Inbox() *queue.Store { return s.inbox }

@@ -233,10 +233,10 @@ func (m *membot) newHandler() error {
 	cfg, log, store := m.cfg, m.log, m.store
 	llmHTTP := &http.Client{Transport: m.transport}
 	embedder := startRecall(m.intake, cfg, store, llmHTTP, log)
-	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store, Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
+	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store.Reminders(), Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
 	m.purger = &purge.Purger{Queue: purge.NewStore(store.Pool()), Log: log, Retention: cfg.Retention}
 	toolEnv := cfg.Tools
-	toolEnv.Store, toolEnv.ReminderAdded, toolEnv.Embedder = store, m.reminders.Wake, embedder
+	toolEnv.Store, toolEnv.Reminders, toolEnv.ReminderAdded, toolEnv.Embedder = store, store.Reminders(), m.reminders.Wake, embedder
 	if searcher := websearch.New(cfg.WebSearch); searcher != nil {
 		toolEnv.WebSearch = searcher
 		log.Info("web_search is offered", "provider", searcher.Provider())
@@ -281,7 +281,7 @@ func (m *membot) newHandler() error {
 	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
 		m.handler.TellAsker(ctx, req, status)
 	}, log)
-	stores := bot.Stores{Access: store.Access(), Conversations: store, Approvals: store, Facts: store, Reminders: store, Events: store,
+	stores := bot.Stores{Access: store.Access(), Conversations: store, Approvals: store, Facts: store, Reminders: store.Reminders(), Events: store,
 		Usage: users, Transcripts: users, Inbox: store.Inbox()}
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Stores: stores, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
