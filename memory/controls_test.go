@@ -156,7 +156,7 @@ func TestUndoCancelsTheApprovalsOfTheCallsItRemoves(t *testing.T) {
 	if err != nil || r.Removed != 2 || len(r.Cancelled) != 1 || r.Cancelled[0].ID != waiting[0].ID {
 		t.Fatalf("undo = %+v, %v", r, err)
 	}
-	if a, _ := store.Approval(ctx, waiting[0].ID); a.Status != memory.ApprovalCancelled || a.DecisionReason != "cancelled by /undo" {
+	if a, _ := store.Approvals().Approval(ctx, waiting[0].ID); a.Status != memory.ApprovalCancelled || a.DecisionReason != "cancelled by /undo" {
 		t.Fatalf("approval after undo = %+v", a)
 	}
 }

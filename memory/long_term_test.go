@@ -29,29 +29,29 @@ func TestFactsAreNewestFirstWithinTheBudgetAndOutliveReset(t *testing.T) {
 	}
 	var ids []int64
 	for _, fact := range []string{"Lives in Kazan", "Has a cat named Murka", "Prefers tea to coffee"} {
-		f, err := store.Remember(ctx, bob.TelegramUserID, 0, fact, 0)
+		f, err := store.LongTerm().Remember(ctx, bob.TelegramUserID, 0, fact, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, f.ID)
 	}
 	// The same fact again (in another case) refreshes the old row.
-	again, err := store.Remember(ctx, bob.TelegramUserID, 0, "lives in kazan", 0)
+	again, err := store.LongTerm().Remember(ctx, bob.TelegramUserID, 0, "lives in kazan", 0)
 	if err != nil || again.ID != ids[0] {
 		t.Fatalf("remembering a known fact = %+v, %v; want row %d", again, err, ids[0])
 	}
-	facts, _ := store.Facts(ctx, bob.TelegramUserID)
+	facts, _ := store.LongTerm().Facts(ctx, bob.TelegramUserID)
 	if got := contents(facts); got != "Lives in Kazan|Prefers tea to coffee|Has a cat named Murka" {
 		t.Fatalf("facts = %s", got)
 	}
 	// Replacing by id, and nobody can touch another user's fact.
-	if _, err := store.Remember(ctx, bob.TelegramUserID, ids[1], "Has two cats", 0); err != nil {
+	if _, err := store.LongTerm().Remember(ctx, bob.TelegramUserID, ids[1], "Has two cats", 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Remember(ctx, alice.TelegramUserID, ids[1], "hijacked", 0); !errors.Is(err, memory.ErrNotFound) {
+	if _, err := store.LongTerm().Remember(ctx, alice.TelegramUserID, ids[1], "hijacked", 0); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("replacing another user's fact: %v", err)
 	}
-	if _, err := store.ForgetFact(ctx, alice.TelegramUserID, ids[1]); !errors.Is(err, memory.ErrNotFound) {
+	if _, err := store.LongTerm().ForgetFact(ctx, alice.TelegramUserID, ids[1]); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("forgetting another user's fact: %v", err)
 	}
 
@@ -68,13 +68,13 @@ func TestFactsAreNewestFirstWithinTheBudgetAndOutliveReset(t *testing.T) {
 		t.Fatalf("facts in the turn = %s", got)
 	}
 
-	if f, err := store.ForgetFactNumber(ctx, bob.TelegramUserID, 3); err != nil || f.Content != "Prefers tea to coffee" {
+	if f, err := store.LongTerm().ForgetFactNumber(ctx, bob.TelegramUserID, 3); err != nil || f.Content != "Prefers tea to coffee" {
 		t.Fatalf("forget number 3 = %+v, %v", f, err)
 	}
-	if _, err := store.ForgetFactNumber(ctx, bob.TelegramUserID, 3); !errors.Is(err, memory.ErrNotFound) {
+	if _, err := store.LongTerm().ForgetFactNumber(ctx, bob.TelegramUserID, 3); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("forgetting a number past the end: %v", err)
 	}
-	if n, err := store.ForgetAllFacts(ctx, bob.TelegramUserID); err != nil || n != 2 {
+	if n, err := store.LongTerm().ForgetAllFacts(ctx, bob.TelegramUserID); err != nil || n != 2 {
 		t.Fatalf("forget all = %d, %v", n, err)
 	}
 }
@@ -311,7 +311,7 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	if _, err := store.Pool().Exec(ctx, `UPDATE pending_approvals SET arguments = NULL WHERE id = $1`, ap.ID); err != nil {
 		t.Fatal(err)
 	}
-	if old, err := store.Approval(ctx, ap.ID); err != nil || old.Details != `{"url": "http://x"}` {
+	if old, err := store.Approvals().Approval(ctx, ap.ID); err != nil || old.Details != `{"url": "http://x"}` {
 		t.Fatalf("an approval without its text = %+v, %v", old, err)
 	}
 	if _, err := store.Pool().Exec(ctx, `UPDATE pending_approvals SET arguments = $2 WHERE id = $1`, ap.ID, ap.Details); err != nil {
@@ -322,7 +322,7 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	if len(again.Approvals) != 1 || again.Approvals[0].ID != ap.ID {
 		t.Fatalf("retried turn approvals = %+v", again.Approvals)
 	}
-	if err := store.SetApprovalMessage(ctx, ap.ID, 900); err != nil {
+	if err := store.Approvals().SetApprovalMessage(ctx, ap.ID, 900); err != nil {
 		t.Fatal(err)
 	}
 	// The chat goes on; the assistant row falls out of a 3-row window.
@@ -330,11 +330,11 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 		store.AppendMessages(ctx, turn.ConversationID, memory.Message{Role: memory.RoleUser, Content: fmt.Sprint("later ", i)})
 	}
 
-	decided, ok, err := store.Decide(ctx, memory.Decision{ApprovalID: ap.ID, Status: memory.ApprovalApproved, DecidedBy: 42, UpdateID: 11, Reason: "approved by the user"})
+	decided, ok, err := store.Approvals().Decide(ctx, memory.Decision{ApprovalID: ap.ID, Status: memory.ApprovalApproved, DecidedBy: 42, UpdateID: 11, Reason: "approved by the user"})
 	if err != nil || !ok || decided.Status != memory.ApprovalApproved || decided.DecisionAt == nil || decided.DecisionUpdateID != 11 || decided.TelegramMessageID != 900 {
 		t.Fatalf("decide = %+v, %v, %v", decided, ok, err)
 	}
-	second, ok, err := store.Decide(ctx, memory.Decision{ApprovalID: ap.ID, Status: memory.ApprovalRejected, DecidedBy: 42, UpdateID: 12})
+	second, ok, err := store.Approvals().Decide(ctx, memory.Decision{ApprovalID: ap.ID, Status: memory.ApprovalRejected, DecidedBy: 42, UpdateID: 12})
 	if err != nil || ok || second.Status != memory.ApprovalApproved || second.DecisionUpdateID != 11 {
 		t.Fatalf("second decision = %+v, %v, %v", second, ok, err)
 	}
@@ -359,16 +359,16 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	store.PauseForApproval(ctx, turn.ConversationID, memory.Step{Messages: []memory.Message{{Role: memory.RoleAssistant,
 		ToolCalls: []memory.ToolCall{{ID: "call_c", Name: "fetch_url", Arguments: `{}`}}}}},
 		[]memory.Approval{{RequestID: "call_c", Subject: "fetch_url", Details: `{}`, UserID: 42, ChatID: 42}})
-	if list, _ := store.ChatApprovals(ctx, memory.Chat{ID: 42}); len(list) != 1 || list[0].RequestID != "call_c" {
+	if list, _ := store.Approvals().ChatApprovals(ctx, memory.Chat{ID: 42}); len(list) != 1 || list[0].RequestID != "call_c" {
 		t.Fatalf("pending = %+v", list)
 	}
-	cancelled, err := store.CancelApprovals(ctx, memory.Chat{ID: 42}, "cancelled by /new")
+	cancelled, err := store.Approvals().CancelApprovals(ctx, memory.Chat{ID: 42}, "cancelled by /new")
 	if err != nil || len(cancelled) != 1 || cancelled[0].Status != memory.ApprovalCancelled {
 		t.Fatalf("cancel = %+v, %v", cancelled, err)
 	}
 	store.Reset(ctx, memory.Chat{ID: 42}, 42)
 	purgeAll(t, store)
-	after, _ := store.Approval(ctx, cancelled[0].ID)
+	after, _ := store.Approvals().Approval(ctx, cancelled[0].ID)
 	if after.ConversationID != "" || after.AssistantMessageID != 0 || after.DecisionReason != "cancelled by /new" {
 		t.Fatalf("after reset = %+v", after)
 	}

@@ -72,10 +72,10 @@ func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
 	if err := store.Inbox().Complete(ctx, 1, nil, "failed: "+nul); err != nil {
 		t.Fatalf("complete with NUL in the error: %v", err)
 	}
-	if err := store.AddEvents(ctx, memory.Event{Type: memory.EventLLMError, UserID: 9, Payload: map[string]any{"error": nul}}); err != nil {
+	if err := store.Events().AddEvents(ctx, memory.Event{Type: memory.EventLLMError, UserID: 9, Payload: map[string]any{"error": nul}}); err != nil {
 		t.Fatalf("event with NUL: %v", err)
 	}
-	if _, err := store.Remember(ctx, 9, 0, "likes "+nul, 0); err != nil {
+	if _, err := store.LongTerm().Remember(ctx, 9, 0, "likes "+nul, 0); err != nil {
 		t.Fatalf("fact with NUL: %v", err)
 	}
 	if _, err := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 9, ChatID: 9, Text: nul, DueAt: time.Now().Add(time.Hour)}); err != nil {

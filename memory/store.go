@@ -63,6 +63,17 @@ func (s *Store) Access() Access { return Access{s.base} }
 // tasks.go).
 func (s *Store) Reminders() Reminders { return Reminders{s.base, s.inbox} }
 
+// Approvals is the tool calls that wait for a yes, as they are decided
+// (approvals.go).
+func (s *Store) Approvals() Approvals { return Approvals{s.base} }
+
+// Events is the event log (events.go).
+func (s *Store) Events() Events { return Events{s.base} }
+
+// LongTerm is the facts, the summaries and the tombstones (facts.go,
+// summaries.go, forgotten.go).
+func (s *Store) LongTerm() LongTerm { return LongTerm{s.base} }
+
 // Inbox is the durable inbox of Telegram updates (package queue), over
 // the same pool and secrets.
 func (s *Store) Inbox() *queue.Store { return s.inbox }

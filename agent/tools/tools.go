@@ -14,11 +14,14 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// Store is what remember, forget and search_history keep and read: the
-// facts and the messages (memory.Store).
-type Store interface {
+// Facts is what remember and forget change (memory.LongTerm).
+type Facts interface {
 	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)
 	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
+}
+
+// History is what search_history searches: the messages (memory.Store).
+type History interface {
 	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
 }
 
@@ -35,7 +38,8 @@ type Reminders interface {
 type Env struct {
 	Location  *time.Location
 	Now       func() time.Time
-	Store     Store     // for the tools that remember and search
+	Facts     Facts     // for remember and forget
+	History   History   // for search_history
 	Reminders Reminders // for the tools that remind and schedule
 	// ReminderAdded, when set, is told about each new reminder or task, so
 	// the scheduler can wake up for it.
