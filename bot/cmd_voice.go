@@ -14,7 +14,7 @@ func cmdVoice(ctx context.Context, h *Handler, in *incoming) error {
 	if !h.Agent.CanSpeak() {
 		return h.reply(ctx, in, t.VoiceUnavailable)
 	}
-	on, err := h.Stores.Conversations.ToggleVoiceReplies(ctx, in.msg.Chat.ID)
+	on, err := h.Stores.Choices.ToggleVoiceReplies(ctx, in.msg.Chat.ID)
 	if err != nil {
 		return err
 	}

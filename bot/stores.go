@@ -17,7 +17,8 @@ import (
 // command reaches no more than its own; memory's stores implement them.
 type Stores struct {
 	Access        AccessStore       // who uses the bot and who may: access.go, pairing.go
-	Conversations ConversationStore // each chat's conversation and how it is answered
+	Conversations ConversationStore // each chat's current conversation: /new, /retry, /undo, albums
+	Choices       ChoiceStore       // what a conversation is answered with: /mode, /model, /voice
 	Approvals     ApprovalStore     // tool calls that wait for a yes: approvals.go
 	Facts         facts.Store       // what the bot remembers of a user: facts.go
 	Reminders     ReminderStore     // reminders and scheduled tasks: reminders.go, scheduled.go
@@ -46,16 +47,21 @@ type AccessStore interface {
 	AccessDeciders(ctx context.Context, admins []int64) ([]memory.Decider, error)
 }
 
-// ConversationStore keeps each chat's current conversation and how it is
-// answered: /new, /retry and /undo, /voice, /mode and /model, and the
-// albums media waits for (memory.Store).
+// ConversationStore keeps each chat's current conversation: /new, /retry
+// and /undo, and the albums media waits for (memory.Store).
 type ConversationStore interface {
 	Reset(ctx context.Context, chat memory.Chat, userID int64) (string, error)
 	Rollback(ctx context.Context, in memory.RollbackStart) (*memory.Rollback, error)
-	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
+	media.AlbumStore
+}
+
+// ChoiceStore keeps what a conversation is answered with: its mode and
+// model (bot/choice), and whether the chat's answers are spoken, /voice
+// (memory.Choices).
+type ChoiceStore interface {
 	choice.ModeStore
 	choice.ModelStore
-	media.AlbumStore
+	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
 }
 
 // EventStore keeps the events: what arrived, was refused, sent (memory.Store).

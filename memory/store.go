@@ -74,6 +74,10 @@ func (s *Store) Events() Events { return Events{s.base} }
 // summaries.go, forgotten.go).
 func (s *Store) LongTerm() LongTerm { return LongTerm{s.base} }
 
+// Choices is each conversation's mode and model, and each chat's voice
+// replies (modes.go, models.go, media.go).
+func (s *Store) Choices() Choices { return Choices{s.base} }
+
 // Inbox is the durable inbox of Telegram updates (package queue), over
 // the same pool and secrets.
 func (s *Store) Inbox() *queue.Store { return s.inbox }

@@ -282,7 +282,7 @@ func (m *membot) newHandler() error {
 	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
 		m.handler.TellAsker(ctx, req, status)
 	}, log)
-	stores := bot.Stores{Access: store.Access(), Conversations: store, Approvals: store.Approvals(), Facts: store.LongTerm(), Reminders: store.Reminders(), Events: store.Events(),
+	stores := bot.Stores{Access: store.Access(), Conversations: store, Choices: store.Choices(), Approvals: store.Approvals(), Facts: store.LongTerm(), Reminders: store.Reminders(), Events: store.Events(),
 		Usage: users, Transcripts: users, Inbox: store.Inbox()}
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Stores: stores, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
