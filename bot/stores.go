@@ -29,7 +29,7 @@ type Stores struct {
 }
 
 // AccessStore keeps the users, the owner, the claim code and who else may
-// use the bot (memory.Store).
+// use the bot (memory.Access).
 type AccessStore interface {
 	ClaimStore // claim.go
 	// Arrived records a user and the event of their message's arrival.
@@ -64,7 +64,7 @@ type ChoiceStore interface {
 	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
 }
 
-// EventStore keeps the events: what arrived, was refused, sent (memory.Store).
+// EventStore keeps the events: what arrived, was refused, sent (memory.Events).
 type EventStore interface {
 	AddEvents(ctx context.Context, events ...memory.Event) error
 	export.Events // the exports a user had lately

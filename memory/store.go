@@ -23,8 +23,10 @@ var ErrUnavailable = pg.ErrUnavailable
 // ErrNotFound is returned when a row that was asked for does not exist.
 var ErrNotFound = pg.ErrNotFound
 
-// Store is the repository. Its methods are safe for concurrent use. It
-// hands out the stores of its domains (Access...), which share its pool.
+// Store is the repository: it keeps the turns, the messages and their
+// search itself, and hands out the store of each other domain (Access,
+// Approvals, Choices, Events, LongTerm, Reminders), which share its pool
+// and secrets. Its methods are safe for concurrent use.
 type Store struct {
 	base
 	vectors atomic.Bool // message_embeddings exists (EnableVectors)
