@@ -41,7 +41,7 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	if err != nil || len(turns) != 3 || !slices.Equal(turns[1].Tools, []string{"calculator"}) || len(turns[2].Tools) != 0 {
 		t.Fatalf("answered turns = %+v, %v", turns, err)
 	}
-	if found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5}); err != nil || len(found) == 0 {
+	if found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5}); err != nil || len(found) == 0 {
 		t.Fatalf("search_history before the forget: %+v, %v", found, err)
 	}
 
@@ -64,12 +64,12 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	if got := strings.Join(seen, "|"); strings.Contains(got, "4711") || len(seen) != 7 {
 		t.Fatalf("the window after the forget: %q", got)
 	}
-	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5})
+	found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5})
 	if err != nil || len(found) != 0 {
 		t.Fatalf("search_history finds a forgotten row: %+v, %v", found, err)
 	}
 	// Nor is it shown beside a hit next to it.
-	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "answer", Limit: 5})
+	found, err = store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "answer", Limit: 5})
 	if err != nil || len(found) == 0 || strings.Contains(fmt.Sprintf("%+v", found), "4711") {
 		t.Fatalf("search_history beside a forgotten row: %+v, %v", found, err)
 	}

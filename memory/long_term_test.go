@@ -106,7 +106,7 @@ func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "Where is the PASSPORT?", BeforeID: 0, Limit: 5})
+	found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "Where is the PASSPORT?", BeforeID: 0, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +116,12 @@ func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 		t.Fatalf("search = %+v", found)
 	}
 	// Other forms of the words match, and rows matching more words rank first.
-	found, _ = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "folders passports", BeforeID: 0, Limit: 5})
+	found, _ = store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "folders passports", BeforeID: 0, Limit: 5})
 	found = hits(found)
 	if len(found) != 1 || found[0].MessageID != ids[3] {
 		t.Fatalf("prefix search = %+v", found)
 	}
-	found, _ = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "number passport", BeforeID: 0, Limit: 3})
+	found, _ = store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "number passport", BeforeID: 0, Limit: 3})
 	found = hits(found)
 	if len(found) != 3 || found[0].MessageID != ids[3] {
 		t.Fatalf("ranked search = %+v", found)
@@ -129,14 +129,14 @@ func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 	// The time stamp is not searchable, rows from beforeID on are left out,
 	// and so are tool rows.
 	for _, q := range []string{"Текущее время", "tool"} {
-		if found, _ := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: q, BeforeID: 0, Limit: 5}); len(found) != 0 {
+		if found, _ := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: q, BeforeID: 0, Limit: 5}); len(found) != 0 {
 			t.Errorf("search %q found %+v", q, found)
 		}
 	}
-	if found, _ := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "passport", BeforeID: ids[3], Limit: 5}); len(found) != 0 {
+	if found, _ := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "passport", BeforeID: ids[3], Limit: 5}); len(found) != 0 {
 		t.Fatalf("search before the row found %+v", found)
 	}
-	if found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "?!", BeforeID: 0, Limit: 5}); err != nil || len(found) != 0 {
+	if found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "?!", BeforeID: 0, Limit: 5}); err != nil || len(found) != 0 {
 		t.Fatalf("a query without words = %+v, %v", found, err)
 	}
 

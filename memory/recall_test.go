@@ -45,7 +45,7 @@ func found(t *testing.T, store *memory.Store, q memory.Search) []int64 {
 	if q.Limit == 0 {
 		q.Limit = 5
 	}
-	snippets, err := store.SearchMessages(context.Background(), q)
+	snippets, err := store.Index().SearchMessages(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func withVectors(t *testing.T) *memory.Store {
 	t.Helper()
 	pgtest.RequireVectors(t)
 	store := open(t)
-	ok, err := store.EnableVectors(context.Background())
+	ok, err := store.Index().EnableVectors(context.Background())
 	if err != nil || !ok {
 		t.Fatalf("pgvector in the test database: %v, %v (scripts/test.sh installs it)", ok, err)
 	}
@@ -138,7 +138,7 @@ func TestSearchFusesFullTextAndEmbeddings(t *testing.T) {
 	}
 	// Hand-made vectors: the trip row is close to the query's meaning.
 	vecs := [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}}
-	if err := store.SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{Model: "m", Purpose: memory.PurposeEmbeddings}, rows[3].ID); err != nil {
+	if err := store.Index().SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{Model: "m", Purpose: memory.PurposeEmbeddings}, rows[3].ID); err != nil {
 		t.Fatal(err)
 	}
 	// "поездка" shares no stem with "ездил": full-text alone finds nothing.
@@ -202,7 +202,7 @@ func TestSearchFusionKeepsEachRankingsBestRow(t *testing.T) {
 		vecs = append(vecs, []float32{1, 0.05 * float32(i+1), 0})
 	}
 	vecs = append(vecs, []float32{0, 0, 1}, []float32{1, 0, 0})
-	if err := store.SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{}, rows[len(rows)-1].ID); err != nil {
+	if err := store.Index().SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{}, rows[len(rows)-1].ID); err != nil {
 		t.Fatal(err)
 	}
 	q := memory.Search{ConversationID: conv, Text: "joke Tokyo", Limit: 5}
@@ -237,7 +237,7 @@ func TestRecallWorksWithoutPgvector(t *testing.T) {
 		t.Fatalf("full-text search without pgvector found %v", got)
 	}
 	rows, _ := store.Jobs().RowsToEmbed(ctx, 0, 10, 0)
-	if err := store.SaveEmbeddings(ctx, "m", rows, [][]float32{{1, 0}, {0, 1}}, memory.LLMCall{}, rows[1].ID); err != nil {
+	if err := store.Index().SaveEmbeddings(ctx, "m", rows, [][]float32{{1, 0}, {0, 1}}, memory.LLMCall{}, rows[1].ID); err != nil {
 		t.Fatalf("saving embeddings without pgvector: %v", err)
 	}
 	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1}, Content: "puppies?", HistoryLimit: 1,

@@ -23,13 +23,13 @@ var ErrUnavailable = pg.ErrUnavailable
 // ErrNotFound is returned when a row that was asked for does not exist.
 var ErrNotFound = pg.ErrNotFound
 
-// Store is the repository: it keeps the turns, the messages and their
-// search itself, and hands out the store of each other domain (Access,
-// Approvals, Choices, Events, LongTerm, Reminders), which share its pool
-// and secrets. Its methods are safe for concurrent use.
+// Store is the repository: it keeps the turns and the messages itself,
+// and hands out the store of each other domain (Access, Approvals,
+// Choices, Events, Index, LongTerm, Reminders), which share its pool and
+// secrets. Its methods are safe for concurrent use.
 type Store struct {
 	base
-	vectors atomic.Bool // message_embeddings exists (EnableVectors)
+	vectors *atomic.Bool // message_embeddings exists (Index.EnableVectors)
 	inbox   *queue.Store
 	jobs    *jobs.Store
 }
@@ -55,7 +55,7 @@ func Open(ctx context.Context, dsn string, maxConns int32, configure ...func(*pg
 // NewStore wraps a pool the caller owns.
 func NewStore(pool *pgxpool.Pool) *Store {
 	secrets := &pg.Secrets{}
-	return &Store{base: base{pool: pool, secrets: secrets}, inbox: queue.New(pool, secrets), jobs: jobs.New(pool)}
+	return &Store{base: base{pool: pool, secrets: secrets}, vectors: new(atomic.Bool), inbox: queue.New(pool, secrets), jobs: jobs.New(pool)}
 }
 
 // Access is who uses the bot and who may (access.go, users.go).
@@ -75,6 +75,10 @@ func (s *Store) Events() Events { return Events{s.base} }
 // LongTerm is the facts, the summaries and the tombstones (facts.go,
 // summaries.go, forgotten.go).
 func (s *Store) LongTerm() LongTerm { return LongTerm{s.base} }
+
+// Index is the messages' search, by words and by meaning, and their
+// embeddings (search.go, embeddings.go).
+func (s *Store) Index() Index { return Index{s.base, s.vectors} }
 
 // Choices is each conversation's mode and model, and each chat's voice
 // replies (modes.go, models.go, media.go).

@@ -61,7 +61,7 @@ type Facts interface {
 	ForgetAllFacts(ctx context.Context, userID int64) (int64, error)
 }
 
-// Search finds messages of a conversation (memory.Store).
+// Search finds messages of a conversation (memory.Index).
 type Search interface {
 	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
 }

@@ -47,7 +47,7 @@ type Store interface {
 }
 
 // Index is where the messages' embeddings are saved, for semantic search
-// (memory.Store).
+// (memory.Index).
 type Index interface {
 	SaveEmbeddings(ctx context.Context, model string, rows []jobs.TextRow, vecs [][]float32, call memory.LLMCall, cursor int64) error
 }

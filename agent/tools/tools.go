@@ -20,7 +20,7 @@ type Facts interface {
 	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
 }
 
-// History is what search_history searches: the messages (memory.Store).
+// History is what search_history searches: the messages (memory.Index).
 type History interface {
 	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
 }

@@ -236,7 +236,7 @@ func (m *membot) newHandler() error {
 	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store.Reminders(), Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
 	m.purger = &purge.Purger{Queue: purge.NewStore(store.Pool()), Log: log, Retention: cfg.Retention}
 	toolEnv := cfg.Tools
-	toolEnv.Facts, toolEnv.History, toolEnv.Reminders = store.LongTerm(), store, store.Reminders()
+	toolEnv.Facts, toolEnv.History, toolEnv.Reminders = store.LongTerm(), store.Index(), store.Reminders()
 	toolEnv.ReminderAdded, toolEnv.Embedder = m.reminders.Wake, embedder
 	if searcher := websearch.New(cfg.WebSearch); searcher != nil {
 		toolEnv.WebSearch = searcher
@@ -269,7 +269,7 @@ func (m *membot) newHandler() error {
 	for _, model := range cfg.LLM.Models {
 		models = append(models, agent.Model{Name: model.Name, LLM: newClient(model.BaseURL), Caps: model.Caps})
 	}
-	m.memorizer = &memorize.Memorizer{Store: store.LongTerm(), Index: store, Jobs: store.Jobs(), LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, Config: cfg.Memory,
+	m.memorizer = &memorize.Memorizer{Store: store.LongTerm(), Index: store.Index(), Jobs: store.Jobs(), LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, Config: cfg.Memory,
 		HistoryLimit: cfg.Agent.HistoryLimit, Tools: registry, Location: cfg.Location, Log: log}
 	ac := cfg.Agent
 	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}
@@ -282,8 +282,11 @@ func (m *membot) newHandler() error {
 	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
 		m.handler.TellAsker(ctx, req, status)
 	}, log)
-	stores := bot.Stores{Access: store.Access(), Conversations: store, Choices: store.Choices(), Approvals: store.Approvals(), Facts: store.LongTerm(), Reminders: store.Reminders(), Events: store.Events(),
-		Usage: users, Transcripts: users, Inbox: store.Inbox()}
+	stores := bot.Stores{
+		Access: store.Access(), Conversations: store, Choices: store.Choices(), Approvals: store.Approvals(),
+		Facts: store.LongTerm(), Reminders: store.Reminders(), Events: store.Events(), Inbox: store.Inbox(),
+		Usage: users, Transcripts: users,
+	}
 	m.handler = &bot.Handler{Client: m.client, Agent: turns, Stores: stores, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
@@ -298,7 +301,7 @@ func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers fun
 	wc.Location, wc.DailyTokenLimit = cfg.Location, cfg.Bot.Access.DailyTokenLimit
 	policy := &cfg.Bot.Access
 	deps := web.Deps{
-		Console: console.New(store.Pool()), Facts: store.LongTerm(), Search: store, Events: store.Events(), Export: users.Export,
+		Console: console.New(store.Pool()), Facts: store.LongTerm(), Search: store.Index(), Events: store.Events(), Export: users.Export,
 		IsAdmin:  policy.IsAdmin,
 		MayUse:   func(userID int64) bool { return policy.Allows(userID, userID) },
 		BotToken: cfg.Telegram.Token, ExportsPerHour: cfg.Bot.ExportsPerHour, Log: log,
@@ -454,7 +457,7 @@ func startRecall(ctx context.Context, cfg *Config, store *memory.Store, hc *http
 		log.Info("recall: full-text search alone (set EMBEDDINGS_MODEL for semantic recall)", "auto_recall", cfg.Agent.Recall, "auto_memory", cfg.Memory.AutoMemory)
 		return nil
 	}
-	ok, err := store.EnableVectors(ctx)
+	ok, err := store.Index().EnableVectors(ctx)
 	if err != nil || !ok {
 		log.Warn("recall: full-text search alone: the database has no pgvector (CREATE EXTENSION vector as a superuser, then restart)",
 			"embeddings_model", cfg.Memory.EmbeddingsModel, "err", err)
