@@ -35,7 +35,11 @@ type Store interface {
 	// ApprovalPin is the pin stored with an approval (Pin, as JSON), ""
 	// when it has none.
 	ApprovalPin(ctx context.Context, id int64) (string, error)
-	// Tombstones are what is kept of the facts the user asked to forget.
+}
+
+// Tombstones reads what is kept of the facts a user asked to forget
+// (memory.LongTerm).
+type Tombstones interface {
 	Tombstones(ctx context.Context, userID int64) ([]memory.Tombstone, error)
 }
 
@@ -100,6 +104,9 @@ type Config struct {
 	Recall int
 	// Embedder, when set, makes recall semantic too (EMBEDDINGS_MODEL).
 	Embedder Embedder
+	// Forgotten, when set, reads the facts a user asked to forget: a
+	// turn leaves out the rows that state one (leaveOutForgotten).
+	Forgotten Tombstones
 	// TurnDone, when set, is called after a turn's answer is stored: it
 	// wakes the background memory work (memorize.Memorizer.Wake).
 	TurnDone func()
@@ -297,10 +304,10 @@ func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 // to the model. The turn's own message stays: the user says it again now.
 // It costs a round trip only for a user who forgot something.
 func (a *Agent) leaveOutForgotten(ctx context.Context, turn *memory.Turn, userID, chatID int64) error {
-	if turn.Forgotten == 0 || userID != chatID {
+	if turn.Forgotten == 0 || userID != chatID || a.cfg.Forgotten == nil {
 		return nil
 	}
-	tombs, err := a.store.Tombstones(ctx, userID)
+	tombs, err := a.cfg.Forgotten.Tombstones(ctx, userID)
 	if err != nil || len(tombs) == 0 {
 		return err
 	}

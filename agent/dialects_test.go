@@ -137,7 +137,7 @@ func TestTheConversationsModelChoosesItsServer(t *testing.T) {
 	if got := a.Models(); len(got) != 2 || got[0] != "gpt-4o-mini" || got[1] != "gemma3:4b" {
 		t.Fatalf("models = %v", got)
 	}
-	if _, err := store.SwitchModel(ctx, memory.Chat{ID: 9}, 9, "gemma3:4b", memory.SwitchByCommand); err != nil {
+	if _, err := store.Choices().SwitchModel(ctx, memory.Chat{ID: 9}, 9, "gemma3:4b", memory.SwitchByCommand); err != nil {
 		t.Fatal(err)
 	}
 	r, err := a.Reply(ctx, agent.Request{User: memory.User{TelegramUserID: 9}, Chat: memory.Chat{ID: 9}, UpdateID: 1, Text: "hi"})

@@ -40,7 +40,7 @@ func TestAnUntrustedToolDescriptionMakesRememberAskFirst(t *testing.T) {
 		paused    bool
 	}{{described: true, paused: true}, {described: false, paused: false}} {
 		weather.DescribedOutside = c.described
-		registry := agent.NewRegistry(append(tools.Builtin(tools.Env{Store: store}), weather)...)
+		registry := agent.NewRegistry(append(tools.Builtin(tools.Env{Facts: store.LongTerm()}), weather)...)
 		a := agent.New(store, client, registry, agent.Config{Model: "m", HistoryLimit: 30}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		user := int64(100 + i)
 		llm.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("r1", "remember", `{"fact":"The user's bank is EvilBank"}`)}})

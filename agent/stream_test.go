@@ -135,7 +135,7 @@ func TestTheConversationsModeChoosesTheSystemPrompt(t *testing.T) {
 	a, store := newAgent(t, llm, modes)
 	ctx := context.Background()
 	a.Reply(ctx, agent.Request{User: bob, Chat: memory.Chat{ID: 77}, UpdateID: 4, Text: "one"})
-	store.SwitchMode(ctx, memory.Chat{ID: 77}, 77, "pirate", memory.SwitchByCommand)
+	store.Choices().SwitchMode(ctx, memory.Chat{ID: 77}, 77, "pirate", memory.SwitchByCommand)
 	a.Reply(ctx, agent.Request{User: bob, Chat: memory.Chat{ID: 77}, UpdateID: 5, Text: "two"})
 	reqs := llm.Requests()
 	if got := reqs[0].Messages[0].Content; got != "BASE" {

@@ -11,24 +11,7 @@ import (
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
-	"github.com/membot/membot/memory/userdata"
 )
-
-// UsageReader reads the usage the gate's limits count.
-type UsageReader interface {
-	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (userdata.Usage, error)
-}
-
-// GateStore is what the gate writes: refusals and the events of admission.
-type GateStore interface {
-	Refuse(ctx context.Context, r memory.Refusal) (bool, error)
-	AddEvents(ctx context.Context, events ...memory.Event) error
-	// TaskNoticeSent and DropUserTasks serve scheduled runs: a limit is
-	// told once a day, and a user no longer served loses their tasks.
-	TaskNoticeSent(ctx context.Context, userID, chatID int64, limit string, since time.Time) (bool, error)
-	DropUserTasks(ctx context.Context, userID int64) (int64, error)
-	PairingStore // pairing.go
-}
 
 // admit is the gate every message passes first: it decides, before anything
 // of the message reaches the model or the messages table, whether it is
@@ -69,7 +52,7 @@ func (h *Handler) admit(ctx context.Context, in *incoming) (stop bool, err error
 // (taken out of ALLOWED_USER_IDS): nothing is said in the chat, and the
 // user's tasks in every chat are cancelled, so none of them runs again.
 func (h *Handler) dropTasks(ctx context.Context, in *incoming) error {
-	n, err := h.Memory.DropUserTasks(ctx, in.user.TelegramUserID)
+	n, err := h.Stores.Reminders.DropUserTasks(ctx, in.user.TelegramUserID)
 	if err != nil {
 		return err
 	}
@@ -89,7 +72,7 @@ func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err e
 		return false, nil
 	}
 	now := a.Now()
-	usage, err := h.Users.RecentUsage(ctx, userID, in.update.UpdateID, a.DayStart(now), now.Add(-time.Minute))
+	usage, err := h.Stores.Usage.RecentUsage(ctx, userID, in.update.UpdateID, a.DayStart(now), now.Add(-time.Minute))
 	if err != nil {
 		return true, err
 	}
@@ -105,7 +88,7 @@ func (h *Handler) overLimit(ctx context.Context, in *incoming) (stop bool, err e
 		// every few minutes must not repeat the notice at each run.
 		tell := true
 		if in.run != nil {
-			sent, err := h.Memory.TaskNoticeSent(ctx, userID, in.msg.Chat.ID, "tokens", a.DayStart(now))
+			sent, err := h.Stores.Events.TaskNoticeSent(ctx, userID, in.msg.Chat.ID, "tokens", a.DayStart(now))
 			if err != nil {
 				return true, err
 			}
@@ -127,7 +110,7 @@ func (h *Handler) budgetSpent(ctx context.Context, in *incoming) (bool, error) {
 // the rows of update updateID left out.
 func (h *Handler) tokensLeft(ctx context.Context, userID, updateID int64) (left int64, limited bool, err error) {
 	return h.Access.TokensLeft(userID, func(dayStart time.Time) (int64, error) {
-		usage, err := h.Users.RecentUsage(ctx, userID, updateID, dayStart, h.Access.Now().Add(-time.Minute))
+		usage, err := h.Stores.Usage.RecentUsage(ctx, userID, updateID, dayStart, h.Access.Now().Add(-time.Minute))
 		return usage.TokensToday, err
 	})
 }
@@ -169,7 +152,7 @@ func (h *Handler) refuse(ctx context.Context, in *incoming, answer func(context.
 func (h *Handler) recordRefusal(ctx context.Context, in *incoming) (first bool, err error) {
 	a := &h.Access
 	userID, chatID := in.user.TelegramUserID, in.msg.Chat.ID
-	first, err = h.Memory.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
+	first, err = h.Stores.Access.Refuse(ctx, memory.Refusal{UserID: userID, ChatID: chatID, UpdateID: in.update.UpdateID,
 		Day: a.Now().In(a.Zone()).Format(time.DateOnly), Payload: strangerPayload(in)})
 	if err != nil {
 		return false, err
@@ -185,7 +168,7 @@ func (h *Handler) limited(ctx context.Context, in *incoming, limit string, tell 
 	if in.run != nil {
 		ev.Payload["task_id"] = in.run.TaskID
 	}
-	if err := h.Memory.AddEvents(ctx, ev); err != nil {
+	if err := h.Stores.Events.AddEvents(ctx, ev); err != nil {
 		return err
 	}
 	h.Log.Info("message stopped by a limit", "user_id", in.user.TelegramUserID, "limit", limit, "notified", tell)

@@ -10,20 +10,12 @@ import (
 
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
-	"github.com/membot/membot/memory/userdata"
 )
-
-// AdminStore is what /stats and /user read.
-type AdminStore interface {
-	Stats(ctx context.Context, dayStart time.Time) (*userdata.Stats, error)
-	UserByUsername(ctx context.Context, username string) (int64, error)
-	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*userdata.UserStats, error)
-}
 
 // cmdStats: users, who was active today, messages and tokens today.
 func cmdStats(ctx context.Context, h *Handler, in *incoming) error {
 	a := &h.Access
-	st, err := h.Users.Stats(ctx, a.DayStart(a.Now()))
+	st, err := h.Stores.Usage.Stats(ctx, a.DayStart(a.Now()))
 	if err != nil {
 		return err
 	}
@@ -38,7 +30,7 @@ func cmdUser(ctx context.Context, h *Handler, in *incoming) error {
 	arg := strings.TrimSpace(in.msg.CommandArguments())
 	id, err := strconv.ParseInt(arg, 10, 64)
 	if name := strings.TrimPrefix(arg, "@"); err != nil && usernamePattern.MatchString(name) {
-		id, err = h.Users.UserByUsername(ctx, name)
+		id, err = h.Stores.Usage.UserByUsername(ctx, name)
 		if errors.Is(err, memory.ErrNotFound) {
 			return h.reply(ctx, in, tr(in.lang()).UserUnknown("@"+name))
 		}
@@ -51,7 +43,7 @@ func cmdUser(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	a := &h.Access
 	now := a.Now()
-	st, err := h.Users.UserStats(ctx, id, a.DayStart(now), a.MonthStart(now))
+	st, err := h.Stores.Usage.UserStats(ctx, id, a.DayStart(now), a.MonthStart(now))
 	if err != nil {
 		return err
 	}

@@ -86,7 +86,7 @@ func (h *Handler) stream(ctx context.Context, in *incoming, firstText func()) *p
 func (h *Handler) noteShown(ctx context.Context, in *incoming) present.Note {
 	return func(ids []int64) {
 		start := time.Now()
-		if err := h.Inbox.NoteShown(ctx, in.update.UpdateID, ids); err != nil {
+		if err := h.Stores.Inbox.NoteShown(ctx, in.update.UpdateID, ids); err != nil {
 			h.Log.Warn("noting the messages an answer shows in failed", "update_id", in.update.UpdateID, "err", err)
 			return
 		}

@@ -23,7 +23,7 @@ type ApprovalStore interface {
 
 // approvals sends and rewrites the messages that ask for approvals.
 func (h *Handler) approvals() *approve.Prompts {
-	return &approve.Prompts{Client: h.Client, Agent: h.Agent, Store: h.Memory, Clock: h.clock, Log: h.Log}
+	return &approve.Prompts{Client: h.Client, Agent: h.Agent, Store: h.Stores.Approvals, Clock: h.clock, Log: h.Log}
 }
 
 // pressed returns the approval a button under it was pressed for (its id
@@ -32,7 +32,7 @@ func (h *Handler) approvals() *approve.Prompts {
 func (h *Handler) pressed(ctx context.Context, in *incoming, arg string) (*memory.Approval, error) {
 	lang := in.lang()
 	id, _ := strconv.ParseInt(arg, 10, 64)
-	ap, err := h.Memory.Approval(ctx, id)
+	ap, err := h.Stores.Approvals.Approval(ctx, id)
 	if errors.Is(err, memory.ErrNotFound) || err == nil && ap.ChatID != in.msg.Chat.ID {
 		h.notify(ctx, in, tr(lang).ApprovalUnknown)
 		return nil, nil
@@ -60,7 +60,7 @@ func decide(status string) callbackFunc {
 			return nil, err
 		}
 		if ap.Status == memory.ApprovalPending {
-			if ap, _, err = h.Memory.Decide(ctx, approve.Decision(ap, status, in.user.TelegramUserID, in.update.UpdateID)); err != nil {
+			if ap, _, err = h.Stores.Approvals.Decide(ctx, approve.Decision(ap, status, in.user.TelegramUserID, in.update.UpdateID)); err != nil {
 				return nil, err
 			}
 		}
@@ -120,7 +120,7 @@ func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval)
 
 // cmdApprovals lists the chat's pending approvals, with buttons to decide them.
 func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
-	list, err := h.Memory.ChatApprovals(ctx, in.conversation())
+	list, err := h.Stores.Approvals.ChatApprovals(ctx, in.conversation())
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 // cancelApprovals cancels the chat's pending approvals (for /new) and takes
 // their buttons off; it returns how many there were.
 func (h *Handler) cancelApprovals(ctx context.Context, lang string, chat memory.Chat) (int, error) {
-	cancelled, err := h.Memory.CancelApprovals(ctx, chat, "cancelled by /new")
+	cancelled, err := h.Stores.Approvals.CancelApprovals(ctx, chat, "cancelled by /new")
 	if err != nil {
 		return 0, err
 	}

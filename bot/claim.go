@@ -23,7 +23,7 @@ type AccessStatus struct {
 	ServedBefore bool
 }
 
-// ClaimStore keeps the owner and the claim code (memory.Store).
+// ClaimStore keeps the owner and the claim code (memory.Access).
 type ClaimStore interface {
 	AccessClaim(ctx context.Context, newCode string, lifetime time.Duration) (memory.Claim, error)
 }

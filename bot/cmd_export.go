@@ -13,17 +13,6 @@ import (
 	"github.com/membot/membot/memory/userdata"
 )
 
-// TranscriptStore is what /export reads: the chat's current conversation.
-type TranscriptStore interface {
-	WalkCurrentTranscript(ctx context.Context, chat memory.Chat, head func(c userdata.Conversation, rows int) error, each func(m *memory.Message) error) error
-}
-
-// ExportStore is how /export counts the exports a user had lately.
-type ExportStore interface {
-	EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (int, time.Time, error)
-	AddEvents(ctx context.Context, events ...memory.Event) error
-}
-
 // Exports are streamed from the database to files on disk and uploaded
 // from there, so a conversation of any length costs a bounded amount of
 // memory; each document stays under Telegram's 50 MB upload limit.
@@ -61,7 +50,7 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	lang, loc := in.lang(), h.Access.Zone()
 	walk := func(head func(c userdata.Conversation, rows int) error, each func(m *memory.Message) error) error {
-		return h.Users.WalkCurrentTranscript(ctx, in.conversation(), head, each)
+		return h.Stores.Transcripts.WalkCurrentTranscript(ctx, in.conversation(), head, each)
 	}
 	e, err := export.Write(walk, dir, limit, lang, loc)
 	if errors.Is(err, memory.ErrNotFound) || (err == nil && e.Total == 0) {
@@ -80,7 +69,7 @@ func cmdExport(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	sent := memory.Event{Type: memory.EventExportSent, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"documents": documents, "messages": e.Shown}}
-	if err := h.Memory.AddEvents(ctx, sent); err != nil {
+	if err := h.Stores.Events.AddEvents(ctx, sent); err != nil {
 		return err
 	}
 	if e.Shown < e.Total {
@@ -103,5 +92,5 @@ func (h *Handler) exportLimited(ctx context.Context, in *incoming) (again time.T
 	if h.Access.IsAdmin(in.user.TelegramUserID) {
 		return time.Time{}, nil
 	}
-	return export.Again(ctx, h.Memory, in.user.TelegramUserID, h.exportsPerHour(), h.Access.Now())
+	return export.Again(ctx, h.Stores.Events, in.user.TelegramUserID, h.exportsPerHour(), h.Access.Now())
 }

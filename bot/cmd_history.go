@@ -6,13 +6,7 @@ import (
 	"strings"
 
 	"github.com/membot/membot/bot/export"
-	"github.com/membot/membot/memory"
 )
-
-// HistoryStore is what /history reads.
-type HistoryStore interface {
-	Dialogue(ctx context.Context, chat memory.Chat, limit int) ([]memory.Message, error)
-}
 
 const (
 	historyDefault = 10
@@ -29,7 +23,7 @@ func cmdHistory(ctx context.Context, h *Handler, in *incoming) error {
 			return h.reply(ctx, in, tr(in.lang()).HistoryUsage(historyMax))
 		}
 	}
-	msgs, err := h.Users.Dialogue(ctx, in.conversation(), n)
+	msgs, err := h.Stores.Transcripts.Dialogue(ctx, in.conversation(), n)
 	if err != nil {
 		return err
 	}

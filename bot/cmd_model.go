@@ -12,7 +12,7 @@ import (
 // each, and switch it by name or by a button (bot/choice).
 
 func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
-	a, err := choice.Models{Names: h.Models, Store: h.Memory}.Command(ctx, asker(in), in.msg.CommandArguments())
+	a, err := choice.Models{Names: h.Models, Store: h.Stores.Choices}.Command(ctx, asker(in), in.msg.CommandArguments())
 	if err != nil {
 		return err
 	}
@@ -20,12 +20,12 @@ func cmdModel(ctx context.Context, h *Handler, in *incoming) error {
 }
 
 func pressModel(ctx context.Context, h *Handler, in *incoming, arg string) (*queue.Delivery, error) {
-	p, err := choice.Models{Names: h.Models, Store: h.Memory}.Press(ctx, asker(in), arg)
+	p, err := choice.Models{Names: h.Models, Store: h.Stores.Choices}.Press(ctx, asker(in), arg)
 	return nil, h.pressedChoice(ctx, in, "models", p, err)
 }
 
 func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
-	a, err := choice.Modes{Modes: h.Modes, Store: h.Memory}.Command(ctx, asker(in), in.msg.CommandArguments())
+	a, err := choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}.Command(ctx, asker(in), in.msg.CommandArguments())
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func cmdMode(ctx context.Context, h *Handler, in *incoming) error {
 }
 
 func pressMode(ctx context.Context, h *Handler, in *incoming, name string) (*queue.Delivery, error) {
-	p, err := choice.Modes{Modes: h.Modes, Store: h.Memory}.Press(ctx, asker(in), name)
+	p, err := choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}.Press(ctx, asker(in), name)
 	return nil, h.pressedChoice(ctx, in, "modes", p, err)
 }
 

@@ -14,11 +14,6 @@ import (
 // in conversation_rollbacks): /retry the last answer, to have it written
 // again; /undo the last user message and everything after it.
 
-// RollbackStore is what /retry and /undo change.
-type RollbackStore interface {
-	Rollback(ctx context.Context, in memory.RollbackStart) (*memory.Rollback, error)
-}
-
 // cmdRetry answers the last user message again, replacing the old answer
 // and taking back what the old answer's turn set or saved.
 func cmdRetry(ctx context.Context, h *Handler, in *incoming) error {
@@ -72,7 +67,7 @@ func cmdUndo(ctx context.Context, h *Handler, in *incoming) error {
 
 // rollback takes rows back and the buttons off approvals that no longer wait.
 func (h *Handler) rollback(ctx context.Context, in *incoming, command string) (*memory.Rollback, error) {
-	r, err := h.Memory.Rollback(ctx, memory.RollbackStart{Chat: in.conversation(), UpdateID: in.update.UpdateID, Command: command})
+	r, err := h.Stores.Conversations.Rollback(ctx, memory.RollbackStart{Chat: in.conversation(), UpdateID: in.update.UpdateID, Command: command})
 	if err != nil {
 		return nil, err
 	}

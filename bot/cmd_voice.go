@@ -6,11 +6,6 @@ import (
 	"github.com/membot/membot/agent"
 )
 
-// VoiceStore is what /voice changes.
-type VoiceStore interface {
-	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
-}
-
 // /voice turns spoken answers on or off for the chat: each answer is then
 // also sent as a voice message, after its text (chat_settings.voice_replies).
 
@@ -19,7 +14,7 @@ func cmdVoice(ctx context.Context, h *Handler, in *incoming) error {
 	if !h.Agent.CanSpeak() {
 		return h.reply(ctx, in, t.VoiceUnavailable)
 	}
-	on, err := h.Memory.ToggleVoiceReplies(ctx, in.msg.Chat.ID)
+	on, err := h.Stores.Choices.ToggleVoiceReplies(ctx, in.msg.Chat.ID)
 	if err != nil {
 		return err
 	}

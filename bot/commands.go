@@ -10,17 +10,10 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// CommandStore is what running a command needs of memory: its arrival,
-// and /new's reset of the conversation.
-type CommandStore interface {
-	Arrived(ctx context.Context, u memory.User, e memory.Event) error
-	Reset(ctx context.Context, chat memory.Chat, userID int64) (string, error)
-}
-
 func (h *Handler) command(ctx context.Context, in *incoming, name string) error {
 	arrived := memory.Event{Type: memory.EventMessageReceived, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"kind": "command", "command": name}}
-	if err := h.Memory.Arrived(ctx, in.user, arrived); err != nil {
+	if err := h.Stores.Access.Arrived(ctx, in.user, arrived); err != nil {
 		return err
 	}
 	spec, ok := h.routes().command(name)
@@ -78,7 +71,7 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 	if err != nil {
 		return err
 	}
-	if _, err := h.Memory.Reset(ctx, in.conversation(), in.user.TelegramUserID); err != nil {
+	if _, err := h.Stores.Conversations.Reset(ctx, in.conversation(), in.user.TelegramUserID); err != nil {
 		return err
 	}
 	if h.ConversationsReset != nil {

@@ -12,7 +12,7 @@ func cmdMemory(ctx context.Context, h *Handler, in *incoming) error {
 	if !in.msg.Chat.IsPrivate() {
 		return h.reply(ctx, in, tr(in.lang()).FactsPrivate)
 	}
-	if err := h.replyWith(ctx, in)(facts.List(ctx, h.Memory, in.user.TelegramUserID, in.lang())); err != nil {
+	if err := h.replyWith(ctx, in)(facts.List(ctx, h.Stores.Facts, in.user.TelegramUserID, in.lang())); err != nil {
 		return err
 	}
 	return h.offerMemoryApp(ctx, in)
@@ -26,9 +26,9 @@ func cmdForget(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	numbers, all, _ := numberArgs(in) // numbers is nil when they are not numbers
 	if all {
-		return h.replyWith(ctx, in)(facts.ForgetAll(ctx, h.Memory, in.user.TelegramUserID, in.lang()))
+		return h.replyWith(ctx, in)(facts.ForgetAll(ctx, h.Stores.Facts, in.user.TelegramUserID, in.lang()))
 	}
-	return h.replyWith(ctx, in)(facts.Forget(ctx, h.Memory, in.user.TelegramUserID, in.lang(), numbers))
+	return h.replyWith(ctx, in)(facts.Forget(ctx, h.Stores.Facts, in.user.TelegramUserID, in.lang(), numbers))
 }
 
 // replyWith replies with the text a command's logic came to, unless it

@@ -15,8 +15,6 @@ import (
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/bot/access"
-	"github.com/membot/membot/bot/choice"
-	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/stop"
 	"github.com/membot/membot/bot/telegram"
@@ -49,32 +47,6 @@ type Agent interface {
 	Speak(ctx context.Context, req agent.SpeakRequest) ([]byte, error)
 }
 
-// Memory is what the handler reaches memory for: the union of what each
-// of its parts declares beside its code (memory.Store implements it).
-type Memory interface {
-	GateStore         // access.go
-	CommandStore      // commands.go
-	MediaStore        // media.go
-	ApprovalStore     // approvals.go
-	facts.Store       // facts.go (bot/facts)
-	ReminderStore     // reminders.go
-	RollbackStore     // cmd_rollback.go
-	ExportStore       // cmd_export.go
-	choice.ModeStore  // cmd_model.go (bot/choice)
-	choice.ModelStore // cmd_model.go (bot/choice)
-	VoiceStore        // cmd_voice.go
-}
-
-// Users is what the handler reads of users, their conversations and the
-// bot's totals (memory/userdata's Store implements it).
-type Users interface {
-	UsageReader     // access.go
-	UsageStore      // usage.go
-	AdminStore      // admin.go
-	HistoryStore    // cmd_history.go
-	TranscriptStore // cmd_export.go
-}
-
 // Inbox is what the handler reaches the inbox of updates for, while a
 // turn runs (memory.Store.Inbox implements it).
 type Inbox interface {
@@ -84,11 +56,10 @@ type Inbox interface {
 
 // Handler turns one Telegram update into the bot's answer.
 type Handler struct {
-	Client  *telegram.Client
-	Agent   Agent
-	Memory  Memory
-	Inbox   Inbox
-	Users   Users
+	Client *telegram.Client
+	Agent  Agent
+	// Stores keep what the handler reads and writes, one per domain.
+	Stores  Stores
 	Log     *slog.Logger
 	Metrics Metrics
 	Modes   *modes.Set // the built-in modes when nil

@@ -33,7 +33,7 @@ func (panickingAgent) Reply(context.Context, agent.Request) (*agent.Reply, error
 // it through rather than give the update up at its first attempt.
 func TestAPanicWhileHandlingReachesTheDispatcherAndGiveUpApologises(t *testing.T) {
 	h, fake := newTestHandler(t)
-	h.Agent, h.Memory = panickingAgent{}, nil
+	h.Agent, h.Stores = panickingAgent{}, Stores{}
 	user := telegramfake.User{ID: 7, FirstName: "Иван", LanguageCode: "ru"}
 	payload, _ := json.Marshal(map[string]any{"update_id": 1, "message": telegramfake.TextMessage(7, "private", user, "hi")})
 	u := &queue.Update{UpdateID: 1, ChatID: 7, Payload: payload}

@@ -9,13 +9,6 @@ import (
 	"github.com/membot/membot/memory/queue"
 )
 
-// MediaStore is what taking media needs of memory: the arrival of a
-// message, and whether a later photo of its album is waiting.
-type MediaStore interface {
-	Arrived(ctx context.Context, u memory.User, e memory.Event) error
-	media.AlbumStore
-}
-
 // media handles a message with a file (bot/media takes it): a recording
 // is heard, an image seen, a document read, and what came of it answered,
 // or the user told why not.
@@ -25,10 +18,10 @@ func (h *Handler) media(ctx context.Context, in *incoming) (*queue.Delivery, err
 	// comes of it (the turn's own record of it is then a no-op).
 	arrived := memory.Event{Type: memory.EventMessageReceived, UserID: in.user.TelegramUserID, ChatID: in.msg.Chat.ID,
 		UpdateID: in.update.UpdateID, Payload: map[string]any{"kind": att.Kind}}
-	if err := h.Memory.Arrived(ctx, in.user, arrived); err != nil {
+	if err := h.Stores.Access.Arrived(ctx, in.user, arrived); err != nil {
 		return nil, err
 	}
-	taker := &media.Taker{Config: h.Media, Client: h.Client, Agent: h.Agent, Album: h.Memory, Files: h.Files, Log: h.Log,
+	taker := &media.Taker{Config: h.Media, Client: h.Client, Agent: h.Agent, Album: h.Stores.Conversations, Files: h.Files, Log: h.Log,
 		Transient: Transient, TokensLeft: h.tokensLeft}
 	taken, err := taker.Take(ctx, media.Message{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
 		Caption: in.route.text, File: att})

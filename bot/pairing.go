@@ -25,25 +25,11 @@ import (
 // the same way, and left on Deny. Nothing of what a stranger wrote is kept
 // (the gate's refusal blanks the stored update), and no model is called.
 
-// PairingStore is what owner mode keeps in memory (memory.Store).
-type PairingStore interface {
-	ClaimStore
-	AccessOf(ctx context.Context, userID, chatID int64) (memory.AccessState, error)
-	ClaimOwner(ctx context.Context, userID, updateID int64, same func(code string) bool, maxWrong int) (memory.ClaimOutcome, int, error)
-	AskAccess(ctx context.Context, r memory.AccessRequest, maxPending int, lifetime time.Duration) (memory.AccessRequest, memory.AskOutcome, error)
-	DecideAccess(ctx context.Context, id int64, status string, by int64) (memory.AccessRequest, bool, error)
-	SetAccess(ctx context.Context, kind string, telegramID int64, status string, by int64) (bool, error)
-	RevokeAccess(ctx context.Context, kind string, telegramID int64) (bool, error)
-	AccessGrants(ctx context.Context, limit int) ([]memory.AccessGrant, error)
-	PendingRequests(ctx context.Context, limit int) ([]memory.AccessRequest, error)
-	AccessDeciders(ctx context.Context, admins []int64) ([]memory.Decider, error)
-}
-
 // admitByOwner is the gate of owner mode for a sender the settings do not
 // let in: served when the owner allowed them (or the group), else refused
 // (a blocked one without a word), with the claim, or a request to the owner.
 func (h *Handler) admitByOwner(ctx context.Context, in *incoming) (stop bool, err error) {
-	st, err := h.Memory.AccessOf(ctx, in.user.TelegramUserID, in.msg.Chat.ID)
+	st, err := h.Stores.Access.AccessOf(ctx, in.user.TelegramUserID, in.msg.Chat.ID)
 	if err != nil {
 		return true, err
 	}
@@ -73,7 +59,7 @@ func (h *Handler) letIn(ctx context.Context, userID int64, chat *tgbotapi.Chat) 
 	if h.Access.Mode() != access.Owner {
 		return false, nil
 	}
-	st, err := h.Memory.AccessOf(ctx, userID, chat.ID)
+	st, err := h.Stores.Access.AccessOf(ctx, userID, chat.ID)
 	if err != nil {
 		return false, err
 	}
@@ -127,7 +113,7 @@ func claimCode(in *incoming) (string, bool) {
 // nowhere: the update is refused like a stranger's.
 func (h *Handler) claim(ctx context.Context, in *incoming, code string) error {
 	userID := in.user.TelegramUserID
-	outcome, left, err := h.Memory.ClaimOwner(ctx, userID, in.update.UpdateID,
+	outcome, left, err := h.Stores.Access.ClaimOwner(ctx, userID, in.update.UpdateID,
 		func(live string) bool { return access.SameCode(code, live) }, access.WrongCodesPerHour)
 	if err != nil {
 		return err
@@ -139,7 +125,7 @@ func (h *Handler) claim(ctx context.Context, in *incoming, code string) error {
 		h.Log.Warn("the bot is claimed: its owner is this user", "user_id", userID, "username", in.user.Username)
 		arrived := memory.Event{Type: memory.EventMessageReceived, UserID: userID, ChatID: in.msg.Chat.ID,
 			UpdateID: in.update.UpdateID, Payload: map[string]any{"kind": "command", "command": "start"}}
-		if err := h.Memory.Arrived(ctx, in.user, arrived); err != nil {
+		if err := h.Stores.Access.Arrived(ctx, in.user, arrived); err != nil {
 			return err
 		}
 		return h.reply(ctx, in, t.ClaimDone(texts.Author(in.user.FirstName, in.user.Username, userID)))
@@ -157,7 +143,7 @@ func (h *Handler) claim(ctx context.Context, in *incoming, code string) error {
 		}
 		return h.reply(ctx, in, t.ClaimWrong(left))
 	case memory.ClaimExpired:
-		st, err := ClaimStatus(ctx, &h.Access, h.Memory, h.Client.Self.UserName) // a new code, in the log
+		st, err := ClaimStatus(ctx, &h.Access, h.Stores.Access, h.Client.Self.UserName) // a new code, in the log
 		if err != nil {
 			return err
 		}
@@ -196,7 +182,7 @@ func (h *Handler) ask(ctx context.Context, in *incoming) (text string, opened bo
 	if !chat.IsPrivate() {
 		req.Kind, req.TelegramID, req.ChatTitle = memory.KindGroup, chat.ID, texts.Label(chat.Title, 128)
 	}
-	req, outcome, err := h.Memory.AskAccess(ctx, req, access.MaxPending, access.RequestLifetime)
+	req, outcome, err := h.Stores.Access.AskAccess(ctx, req, access.MaxPending, access.RequestLifetime)
 	if err != nil {
 		return "", false, err
 	}
@@ -224,7 +210,7 @@ func (h *Handler) tellDeciders(ctx context.Context, req memory.AccessRequest) {
 	for id := range h.Access.Admins {
 		admins = append(admins, id)
 	}
-	deciders, err := h.Memory.AccessDeciders(ctx, admins)
+	deciders, err := h.Stores.Access.AccessDeciders(ctx, admins)
 	if err != nil {
 		h.Log.Warn("telling the owner of a request failed; it waits in /users", "request", req.ID, "err", err)
 		return
@@ -293,7 +279,7 @@ func pressPair(ctx context.Context, h *Handler, in *incoming, arg string) (*queu
 		h.notify(ctx, in, t.PairingOwnersOnly)
 		return nil, nil
 	}
-	req, ok, err := h.Memory.DecideAccess(ctx, id, status, by)
+	req, ok, err := h.Stores.Access.DecideAccess(ctx, id, status, by)
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +340,7 @@ func (h *Handler) membership(ctx context.Context, in *incoming) error {
 	gone := func(status string) bool { return status == "left" || status == "kicked" }
 	switch {
 	case gone(m.NewChatMember.Status):
-		_, err := h.Memory.RevokeAccess(ctx, memory.KindGroup, m.Chat.ID)
+		_, err := h.Stores.Access.RevokeAccess(ctx, memory.KindGroup, m.Chat.ID)
 		return err
 	case !gone(m.OldChatMember.Status):
 		return nil // a change of rights, not an add
@@ -367,7 +353,7 @@ func (h *Handler) membership(ctx context.Context, in *incoming) error {
 		return nil // the group is allowed already
 	}
 	h.Log.Info("the owner added the bot to a group: it is allowed", "chat_id", m.Chat.ID, "by", in.user.TelegramUserID)
-	_, err = h.Memory.SetAccess(ctx, memory.KindGroup, m.Chat.ID, memory.AccessAllowed, in.user.TelegramUserID)
+	_, err = h.Stores.Access.SetAccess(ctx, memory.KindGroup, m.Chat.ID, memory.AccessAllowed, in.user.TelegramUserID)
 	return err
 }
 
@@ -405,9 +391,9 @@ func (h *Handler) setUser(ctx context.Context, in *incoming, verb string, id int
 	var err error
 	switch verb {
 	case "allow", "block":
-		changed, err = h.Memory.SetAccess(ctx, kind, id, pairingStatus[verb], in.user.TelegramUserID)
+		changed, err = h.Stores.Access.SetAccess(ctx, kind, id, pairingStatus[verb], in.user.TelegramUserID)
 	case "revoke":
-		changed, err = h.Memory.RevokeAccess(ctx, kind, id)
+		changed, err = h.Stores.Access.RevokeAccess(ctx, kind, id)
 	default:
 		return t.UsersUsage
 	}
@@ -431,11 +417,11 @@ func (h *Handler) setUser(ctx context.Context, in *incoming, verb string, id int
 // groups and the requests waiting, with buttons to decide and revoke.
 func (h *Handler) listUsers(ctx context.Context, in *incoming) error {
 	t := tr(in.lang())
-	grants, err := h.Memory.AccessGrants(ctx, usersListed)
+	grants, err := h.Stores.Access.AccessGrants(ctx, usersListed)
 	if err != nil {
 		return err
 	}
-	pending, err := h.Memory.PendingRequests(ctx, access.MaxPending)
+	pending, err := h.Stores.Access.PendingRequests(ctx, access.MaxPending)
 	if err != nil {
 		return err
 	}

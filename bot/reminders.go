@@ -2,46 +2,36 @@ package bot
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
 
+	"github.com/membot/membot/bot/remind"
 	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/bot/telegram"
-	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
 )
 
 // ReminderStore is what /reminders, /cancel_reminder and /tasks need.
 type ReminderStore interface {
-	ChatReminders(ctx context.Context, chatID int64) ([]memory.Reminder, error)
-	CancelReminders(ctx context.Context, chatID int64, numbers []int, ownerID int64) ([]memory.Reminder, error)
+	remind.Store
 	tasks.Store
 	// TaskStopped tells whether a task was paused or deleted since its run
 	// was queued (scheduled.go).
 	TaskStopped(ctx context.Context, id int64) (bool, error)
+	// DropUserTasks deletes the tasks of a user no longer served (access.go).
+	DropUserTasks(ctx context.Context, userID int64) (int64, error)
 }
 
-// cmdReminders lists the chat's pending reminders, soonest first, numbered
-// for /cancel_reminder.
+// cmdReminders lists the chat's pending reminders (bot/remind).
 func cmdReminders(ctx context.Context, h *Handler, in *incoming) error {
-	list, err := h.Memory.ChatReminders(ctx, in.msg.Chat.ID)
-	if err != nil {
-		return err
-	}
-	if len(list) == 0 {
-		return h.reply(ctx, in, tr(in.lang()).RemindersNone)
-	}
-	return h.reply(ctx, in, tr(in.lang()).RemindersList(h.reminderLines(list, true)))
+	return h.replyWith(ctx, in)(remind.List(ctx, h.Stores.Reminders, in.msg.Chat.ID, tr(in.lang()), h.Access.Zone()))
 }
 
 // cmdCancelReminder cancels reminders by their /reminders numbers
-// ("/cancel_reminder 2", "/cancel_reminder 1 3"), or all of them.
+// ("/cancel_reminder 2", "/cancel_reminder 1 3"), or all of them
+// (bot/remind); in a group, a member's own only.
 func cmdCancelReminder(ctx context.Context, h *Handler, in *incoming) error {
-	lang := in.lang()
 	numbers, all, ok := numberArgs(in)
 	if !ok {
-		return h.reply(ctx, in, tr(lang).CancelReminderUsage)
+		return h.reply(ctx, in, tr(in.lang()).CancelReminderUsage)
 	}
 	if all {
 		numbers = nil
@@ -50,39 +40,12 @@ func cmdCancelReminder(ctx context.Context, h *Handler, in *incoming) error {
 	if err != nil {
 		return err
 	}
-	cancelled, err := h.Memory.CancelReminders(ctx, in.msg.Chat.ID, numbers, owner)
-	if err != nil {
-		return err
-	}
-	if len(cancelled) == 0 && owner != 0 {
-		return h.reply(ctx, in, tr(lang).RemindersOwnOnly)
-	}
-	if len(cancelled) == 0 {
-		if all {
-			return h.reply(ctx, in, tr(lang).RemindersNone)
-		}
-		return h.reply(ctx, in, tr(lang).ReminderNoSuch(strings.Trim(fmt.Sprint(numbers), "[]")))
-	}
-	return h.reply(ctx, in, tr(lang).RemindersCancelled(h.reminderLines(cancelled, false)))
-}
-
-// reminderLines shows reminders one per line: "1. 2026-11-21 18:00 — text".
-func (h *Handler) reminderLines(list []memory.Reminder, numbered bool) string {
-	lines := make([]string, len(list))
-	for i, r := range list {
-		lines[i] = h.clock(r.DueAt) + " — " + r.Text
-		if numbered {
-			lines[i] = strconv.Itoa(i+1) + ". " + lines[i]
-		} else {
-			lines[i] = "• " + lines[i]
-		}
-	}
-	return strings.Join(lines, "\n")
+	return h.replyWith(ctx, in)(remind.Cancel(ctx, h.Stores.Reminders, in.msg.Chat.ID, numbers, owner, tr(in.lang()), h.Access.Zone()))
 }
 
 // cmdTasks lists the chat's scheduled tasks with their buttons (bot/tasks).
 func cmdTasks(ctx context.Context, h *Handler, in *incoming) error {
-	text, buttons, err := tasks.List(ctx, h.Memory, in.msg.Chat.ID, tr(in.lang()), h.Access.Zone())
+	text, buttons, err := tasks.List(ctx, h.Stores.Reminders, in.msg.Chat.ID, tr(in.lang()), h.Access.Zone())
 	if err != nil {
 		return err
 	}
@@ -97,11 +60,11 @@ func pressTask(ctx context.Context, h *Handler, in *incoming, arg string) (*queu
 		return nil, err
 	}
 	t, chatID := tr(in.lang()), in.msg.Chat.ID
-	notice, err := tasks.Press(ctx, h.Memory, chatID, owner, arg, t, h.Access.Zone())
+	notice, err := tasks.Press(ctx, h.Stores.Reminders, chatID, owner, arg, t, h.Access.Zone())
 	if err != nil {
 		return nil, err
 	}
-	text, buttons, err := tasks.List(ctx, h.Memory, chatID, t, h.Access.Zone())
+	text, buttons, err := tasks.List(ctx, h.Stores.Reminders, chatID, t, h.Access.Zone())
 	if err != nil {
 		return nil, err
 	}

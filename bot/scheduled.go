@@ -46,7 +46,7 @@ func scheduledRun(u *queue.Update) *incoming {
 // or down) is not answered; one that finds the bot can no longer write to
 // the chat (blocked, removed) pauses its task.
 func (h *Handler) runTask(ctx context.Context, in *incoming) (delivery *queue.Delivery, err error) {
-	if stopped, err := h.Memory.TaskStopped(ctx, in.run.TaskID); err != nil || stopped {
+	if stopped, err := h.Stores.Reminders.TaskStopped(ctx, in.run.TaskID); err != nil || stopped {
 		if stopped {
 			h.Log.Info("a scheduled run not answered: its task was paused or deleted since it was queued",
 				"task_id", in.run.TaskID, "chat_id", in.run.ChatID)
@@ -57,7 +57,7 @@ func (h *Handler) runTask(ctx context.Context, in *incoming) (delivery *queue.De
 		if telegram.IsGone(err) {
 			// Every later run would call the model for nobody: the task
 			// waits, paused, until someone who can write there resumes it.
-			if _, pauseErr := h.Memory.SetTaskStatus(ctx, in.run.ChatID, in.run.TaskID, 0, memory.TaskPause, time.Time{}); pauseErr == nil {
+			if _, pauseErr := h.Stores.Reminders.SetTaskStatus(ctx, in.run.ChatID, in.run.TaskID, 0, memory.TaskPause, time.Time{}); pauseErr == nil {
 				h.Log.Warn("a scheduled task paused: the bot can no longer write to its chat", "task_id", in.run.TaskID,
 					"chat_id", in.run.ChatID, "err", err)
 			}

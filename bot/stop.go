@@ -16,7 +16,7 @@ func (h *Handler) stoppable(ctx context.Context, in *incoming) (turnCtx context.
 		every = DefaultStopEvery
 	}
 	may := func(ctx context.Context, userID int64) (bool, error) { return h.mayStop(ctx, in, userID) }
-	return stop.Watch{Requests: h.Inbox, Every: every, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
+	return stop.Watch{Requests: h.Stores.Inbox, Every: every, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
 		DraftID: draftID(in), May: may, Log: h.Log}.Start(ctx)
 }
 

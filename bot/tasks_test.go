@@ -328,7 +328,7 @@ func TestARunQueuedBeforeItsTaskWasPausedIsNotAnswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The run is queued as the scheduler queues it; then the task is paused.
-	runs, err := memory.NewStore(h.DB).RunDueTasks(ctx, 10, func(memory.Reminder) (time.Time, bool) {
+	runs, err := memory.NewStore(h.DB).Reminders().RunDueTasks(ctx, 10, func(memory.Reminder) (time.Time, bool) {
 		return time.Now().Add(24 * time.Hour), false
 	})
 	if err != nil || len(runs) != 1 {

@@ -2,21 +2,13 @@ package bot
 
 import (
 	"context"
-	"time"
-
-	"github.com/membot/membot/memory/userdata"
 )
-
-// UsageStore is what /usage reads.
-type UsageStore interface {
-	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*userdata.UserStats, error)
-}
 
 // cmdUsage shows the user their own usage today and this month.
 func cmdUsage(ctx context.Context, h *Handler, in *incoming) error {
 	a := &h.Access
 	now := a.Now()
-	st, err := h.Users.UserStats(ctx, in.user.TelegramUserID, a.DayStart(now), a.MonthStart(now))
+	st, err := h.Stores.Usage.UserStats(ctx, in.user.TelegramUserID, a.DayStart(now), a.MonthStart(now))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,11 @@ import (
 	"github.com/membot/membot/memory/pg"
 )
 
+// Access keeps who uses the bot and who may: the users, the owner and
+// the claim code, the grants and the requests of owner mode, and the
+// refusals. It is safe for concurrent use.
+type Access struct{ base }
+
 // Refusal is a message from someone not allowed to use the bot.
 type Refusal struct {
 	UserID   int64
@@ -31,7 +36,7 @@ type refuseParams struct {
 
 // Refuse records a refused message and its access_denied event in one round
 // trip. It reports whether the sender should be told: once a day per chat.
-func (s *Store) Refuse(ctx context.Context, r Refusal) (answer bool, err error) {
+func (s Access) Refuse(ctx context.Context, r Refusal) (answer bool, err error) {
 	batch := &pgx.Batch{}
 	args := pg.Named(refuseParams{UserID: r.UserID, ChatID: r.ChatID, Day: r.Day, UpdateID: r.UpdateID})
 	batch.Queue(refuseSQL, args).QueryRow(func(row pgx.Row) error {
@@ -66,7 +71,7 @@ type AccessState struct {
 }
 
 // AccessOf is the access state of userID writing in chatID.
-func (s *Store) AccessOf(ctx context.Context, userID, chatID int64) (AccessState, error) {
+func (s Access) AccessOf(ctx context.Context, userID, chatID int64) (AccessState, error) {
 	var st AccessState
 	if err := s.pool.QueryRow(ctx, accessOfSQL, userID, chatID).Scan(&st.User, &st.Group, &st.Claimed); err != nil {
 		return st, fmt.Errorf("access of user %d in chat %d: %w", userID, chatID, translate(err))
@@ -86,7 +91,7 @@ type Claim struct {
 
 // AccessClaim returns the claim, newCode becoming the code (for lifetime)
 // when the bot has no owner and no live code.
-func (s *Store) AccessClaim(ctx context.Context, newCode string, lifetime time.Duration) (Claim, error) {
+func (s Access) AccessClaim(ctx context.Context, newCode string, lifetime time.Duration) (Claim, error) {
 	var c Claim
 	err := s.pool.QueryRow(ctx, accessClaimSQL, newCode, lifetime.Seconds()).Scan(&c.Claimed, &c.Code, &c.ExpiresAt, &c.ServedBefore)
 	if err != nil {
@@ -112,7 +117,7 @@ const (
 // ClaimOwner tries to make userID the owner with what they sent in update
 // updateID, same telling whether a live code matches it. A user gets
 // maxWrong wrong codes an hour; triesLeft is how many remain.
-func (s *Store) ClaimOwner(ctx context.Context, userID, updateID int64, same func(code string) bool, maxWrong int) (outcome ClaimOutcome, triesLeft int, err error) {
+func (s Access) ClaimOwner(ctx context.Context, userID, updateID int64, same func(code string) bool, maxWrong int) (outcome ClaimOutcome, triesLeft int, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, lockAccessSQL, claimLockKey); err != nil {
 			return err
@@ -202,7 +207,7 @@ type askAccessParams struct {
 // requests wait already; an opened request gets its id and times. A
 // request decided otherwise than denied lets its asker in or out at the
 // gate, so a recent one is waiting or denied.
-func (s *Store) AskAccess(ctx context.Context, r AccessRequest, maxPending int, lifetime time.Duration) (AccessRequest, AskOutcome, error) {
+func (s Access) AskAccess(ctx context.Context, r AccessRequest, maxPending int, lifetime time.Duration) (AccessRequest, AskOutcome, error) {
 	var recent string
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, lockAccessSQL, requestLockKey); err != nil {
@@ -231,7 +236,7 @@ func (s *Store) AskAccess(ctx context.Context, r AccessRequest, maxPending int, 
 // DecideAccess decides pending request id (status AccessAllowed,
 // AccessDenied or AccessBlocked) for decider by, and returns it; ok is
 // false when it is not pending (decided already, or expired).
-func (s *Store) DecideAccess(ctx context.Context, id int64, status string, by int64) (r AccessRequest, ok bool, err error) {
+func (s Access) DecideAccess(ctx context.Context, id int64, status string, by int64) (r AccessRequest, ok bool, err error) {
 	rows, err := s.pool.Query(ctx, decideAccessSQL, id, status, by)
 	if err != nil {
 		return r, false, fmt.Errorf("decide access request %d: %w", id, translate(err))
@@ -257,7 +262,7 @@ type setAccessParams struct {
 // SetAccess records the owner's word (AccessAllowed or AccessBlocked, by
 // decider by) on a user or group, closing its pending requests with it.
 // It reports false for an owner, who stays the owner.
-func (s *Store) SetAccess(ctx context.Context, kind string, telegramID int64, status string, by int64) (bool, error) {
+func (s Access) SetAccess(ctx context.Context, kind string, telegramID int64, status string, by int64) (bool, error) {
 	tag, err := s.pool.Exec(ctx, setAccessSQL, pg.Named(setAccessParams{
 		Kind: kind, TelegramID: telegramID, Status: status, GrantedBy: by,
 	}))
@@ -269,7 +274,7 @@ func (s *Store) SetAccess(ctx context.Context, kind string, telegramID int64, st
 
 // RevokeAccess forgets the owner's word on a user or group; it reports
 // whether there was one (an owner's is kept).
-func (s *Store) RevokeAccess(ctx context.Context, kind string, telegramID int64) (bool, error) {
+func (s Access) RevokeAccess(ctx context.Context, kind string, telegramID int64) (bool, error) {
 	tag, err := s.pool.Exec(ctx, revokeAccessSQL, kind, telegramID)
 	if err != nil {
 		return false, fmt.Errorf("revoke access of %s %d: %w", kind, telegramID, translate(err))
@@ -290,7 +295,7 @@ type AccessGrant struct {
 
 // AccessGrants lists up to limit of the owner's words: the owners, the
 // allowed, then the blocked.
-func (s *Store) AccessGrants(ctx context.Context, limit int) ([]AccessGrant, error) {
+func (s Access) AccessGrants(ctx context.Context, limit int) ([]AccessGrant, error) {
 	rows, err := s.pool.Query(ctx, accessGrantsSQL, limit)
 	if err != nil {
 		return nil, fmt.Errorf("access grants: %w", translate(err))
@@ -303,7 +308,7 @@ func (s *Store) AccessGrants(ctx context.Context, limit int) ([]AccessGrant, err
 }
 
 // PendingRequests lists up to limit requests waiting, the oldest first.
-func (s *Store) PendingRequests(ctx context.Context, limit int) ([]AccessRequest, error) {
+func (s Access) PendingRequests(ctx context.Context, limit int) ([]AccessRequest, error) {
 	rows, err := s.pool.Query(ctx, pendingRequestsSQL, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending access requests: %w", translate(err))
@@ -322,7 +327,7 @@ type Decider struct {
 }
 
 // AccessDeciders are the owners and admins, who decide requests.
-func (s *Store) AccessDeciders(ctx context.Context, admins []int64) ([]Decider, error) {
+func (s Access) AccessDeciders(ctx context.Context, admins []int64) ([]Decider, error) {
 	if admins == nil {
 		admins = []int64{}
 	}

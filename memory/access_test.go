@@ -23,7 +23,7 @@ func TestConcurrentAsksOpenAtMostTheBound(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			id := int64(1000 + i%askers) // each asks twice
-			_, outcome, err := store.AskAccess(ctx, memory.AccessRequest{Kind: memory.KindUser, TelegramID: id, ChatID: id, UserID: id,
+			_, outcome, err := store.Access().AskAccess(ctx, memory.AccessRequest{Kind: memory.KindUser, TelegramID: id, ChatID: id, UserID: id,
 				FirstName: "Stranger"}, bound, time.Hour)
 			if err != nil {
 				t.Error(err)
@@ -41,7 +41,7 @@ func TestConcurrentAsksOpenAtMostTheBound(t *testing.T) {
 	if opened != bound {
 		t.Fatalf("%d requests opened by %d askers at once, want %d", opened, askers, bound)
 	}
-	grants, err := store.PendingRequests(ctx, 10)
+	grants, err := store.Access().PendingRequests(ctx, 10)
 	if err != nil || len(grants) != bound {
 		t.Fatalf("pending = %d (%v), want %d", len(grants), err, bound)
 	}
@@ -59,11 +59,11 @@ func TestOneOwnerWhenTwoClaimAtOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	c, err := store.AccessClaim(ctx, "ABCDEFGHJK", time.Hour)
+	c, err := store.Access().AccessClaim(ctx, "ABCDEFGHJK", time.Hour)
 	if err != nil || c.Claimed || c.Code != "ABCDEFGHJK" {
 		t.Fatalf("claim = %+v, %v", c, err)
 	}
-	if again, _ := store.AccessClaim(ctx, "ZZZZZZZZZZ", time.Hour); again.Code != c.Code {
+	if again, _ := store.Access().AccessClaim(ctx, "ZZZZZZZZZZ", time.Hour); again.Code != c.Code {
 		t.Fatalf("a live code was replaced: %q, then %q", c.Code, again.Code)
 	}
 	outcomes := make([]memory.ClaimOutcome, 8)
@@ -73,7 +73,7 @@ func TestOneOwnerWhenTwoClaimAtOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var err error
-			outcomes[i], _, err = store.ClaimOwner(ctx, int64(10+i), int64(i), func(code string) bool { return code == "ABCDEFGHJK" }, 5)
+			outcomes[i], _, err = store.Access().ClaimOwner(ctx, int64(10+i), int64(i), func(code string) bool { return code == "ABCDEFGHJK" }, 5)
 			if err != nil {
 				t.Error(err)
 			}
@@ -91,7 +91,7 @@ func TestOneOwnerWhenTwoClaimAtOnce(t *testing.T) {
 	if owners != 1 {
 		t.Fatalf("%d owners, want 1", owners)
 	}
-	if c, _ := store.AccessClaim(ctx, "NEWCODE234", time.Hour); !c.Claimed || c.Code != "" {
+	if c, _ := store.Access().AccessClaim(ctx, "NEWCODE234", time.Hour); !c.Claimed || c.Code != "" {
 		t.Fatalf("after the claim: %+v", c)
 	}
 }

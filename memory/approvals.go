@@ -44,6 +44,12 @@ type Approval struct {
 	Pin string `db:"-"`
 }
 
+// Approvals keeps the tool calls that wait for a yes as the bot's buttons
+// and /approvals decide them; a turn pauses for them and reads their pins
+// through Store (PauseForApproval, ApprovalPin). It is safe for
+// concurrent use.
+type Approvals struct{ base }
+
 func collectApprovals(rows pgx.Rows, err error) ([]Approval, error) {
 	if err != nil {
 		return nil, translate(err)
@@ -109,7 +115,7 @@ type requestApprovalParams struct {
 }
 
 // Approval returns one approval by id.
-func (s *Store) Approval(ctx context.Context, id int64) (*Approval, error) {
+func (s Approvals) Approval(ctx context.Context, id int64) (*Approval, error) {
 	a, err := collectApproval(s.pool.Query(ctx, approvalByIDSQL, id))
 	if err != nil {
 		return nil, fmt.Errorf("approval: %w", err)
@@ -147,7 +153,7 @@ type decideApprovalParams struct {
 // Decide records a decision on a pending approval. decided is false when
 // the approval was no longer pending (decided before, or cancelled); the
 // row is returned as it is either way.
-func (s *Store) Decide(ctx context.Context, d Decision) (a *Approval, decided bool, err error) {
+func (s Approvals) Decide(ctx context.Context, d Decision) (a *Approval, decided bool, err error) {
 	a, err = collectApproval(s.pool.Query(ctx, decideApprovalSQL, pg.Named(decideApprovalParams{
 		ID: d.ApprovalID, Status: d.Status, DecidedBy: d.DecidedBy, UpdateID: d.UpdateID, Reason: d.Reason,
 	})))
@@ -162,7 +168,7 @@ func (s *Store) Decide(ctx context.Context, d Decision) (a *Approval, decided bo
 }
 
 // SetApprovalMessage records the Telegram message that shows the buttons.
-func (s *Store) SetApprovalMessage(ctx context.Context, id, telegramMessageID int64) error {
+func (s Approvals) SetApprovalMessage(ctx context.Context, id, telegramMessageID int64) error {
 	if _, err := s.pool.Exec(ctx, setApprovalMessageSQL, id, telegramMessageID); err != nil {
 		return fmt.Errorf("set approval message: %w", translate(err))
 	}
@@ -171,7 +177,7 @@ func (s *Store) SetApprovalMessage(ctx context.Context, id, telegramMessageID in
 
 // ChatApprovals returns the chat's pending approvals (in a topic: the
 // topic's), oldest first.
-func (s *Store) ChatApprovals(ctx context.Context, chat Chat) ([]Approval, error) {
+func (s Approvals) ChatApprovals(ctx context.Context, chat Chat) ([]Approval, error) {
 	list, err := collectApprovals(s.pool.Query(ctx, chatApprovalsSQL, chat.ID, chat.Thread))
 	if err != nil {
 		return nil, fmt.Errorf("chat approvals: %w", err)
@@ -180,7 +186,7 @@ func (s *Store) ChatApprovals(ctx context.Context, chat Chat) ([]Approval, error
 }
 
 // CancelApprovals cancels the chat's pending approvals and returns them.
-func (s *Store) CancelApprovals(ctx context.Context, chat Chat, reason string) ([]Approval, error) {
+func (s Approvals) CancelApprovals(ctx context.Context, chat Chat, reason string) ([]Approval, error) {
 	list, err := collectApprovals(s.pool.Query(ctx, cancelApprovalsSQL, chat.ID, reason, chat.Thread))
 	if err != nil {
 		return nil, fmt.Errorf("cancel approvals: %w", err)

@@ -111,7 +111,7 @@ func BenchmarkSearchHistory(b *testing.B) {
 				took := make([]time.Duration, 0, b.N)
 				for i := range b.N {
 					start := time.Now()
-					if _, err := store.SearchMessages(ctx, memory.Search{ConversationID: set.convs[i%len(set.convs)], Text: words.text, Limit: 10}); err != nil {
+					if _, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: set.convs[i%len(set.convs)], Text: words.text, Limit: 10}); err != nil {
 						b.Fatal(err)
 					}
 					took = append(took, time.Since(start))

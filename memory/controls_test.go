@@ -93,7 +93,7 @@ func TestRetryRemovesTheOldAnswerAndFindsANewOneOnResume(t *testing.T) {
 	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 8}, 8)
 	exchange(t, store, conv, "first", false)
 	exchange(t, store, conv, "question", true)
-	if _, err := store.SwitchMode(ctx, memory.Chat{ID: 8}, 8, "coder", memory.SwitchByCommand); err != nil {
+	if _, err := store.Choices().SwitchMode(ctx, memory.Chat{ID: 8}, 8, "coder", memory.SwitchByCommand); err != nil {
 		t.Fatal(err)
 	}
 
@@ -156,7 +156,7 @@ func TestUndoCancelsTheApprovalsOfTheCallsItRemoves(t *testing.T) {
 	if err != nil || r.Removed != 2 || len(r.Cancelled) != 1 || r.Cancelled[0].ID != waiting[0].ID {
 		t.Fatalf("undo = %+v, %v", r, err)
 	}
-	if a, _ := store.Approval(ctx, waiting[0].ID); a.Status != memory.ApprovalCancelled || a.DecisionReason != "cancelled by /undo" {
+	if a, _ := store.Approvals().Approval(ctx, waiting[0].ID); a.Status != memory.ApprovalCancelled || a.DecisionReason != "cancelled by /undo" {
 		t.Fatalf("approval after undo = %+v", a)
 	}
 }
@@ -165,17 +165,17 @@ func TestModeSwitchesAreRecordedAndNewResetsTheMode(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	if mode, err := store.ConversationMode(ctx, memory.Chat{ID: 3}, 3); err != nil || mode != memory.DefaultMode {
+	if mode, err := store.Choices().ConversationMode(ctx, memory.Chat{ID: 3}, 3); err != nil || mode != memory.DefaultMode {
 		t.Fatalf("first mode = %q, %v", mode, err)
 	}
-	from, err := store.SwitchMode(ctx, memory.Chat{ID: 3}, 3, "concise", memory.SwitchByButton)
+	from, err := store.Choices().SwitchMode(ctx, memory.Chat{ID: 3}, 3, "concise", memory.SwitchByButton)
 	if err != nil || from != memory.DefaultMode {
 		t.Fatalf("switch = %q, %v", from, err)
 	}
-	if from, _ := store.SwitchMode(ctx, memory.Chat{ID: 3}, 3, "concise", memory.SwitchByCommand); from != "concise" {
+	if from, _ := store.Choices().SwitchMode(ctx, memory.Chat{ID: 3}, 3, "concise", memory.SwitchByCommand); from != "concise" {
 		t.Fatalf("switch to the same mode reported %q", from)
 	}
-	if mode, _ := store.ConversationMode(ctx, memory.Chat{ID: 3}, 3); mode != "concise" {
+	if mode, _ := store.Choices().ConversationMode(ctx, memory.Chat{ID: 3}, 3); mode != "concise" {
 		t.Fatalf("mode = %q", mode)
 	}
 	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 3}, Chat: memory.Chat{ID: 3}, UpdateID: 1, Content: "hi", HistoryLimit: 5})
@@ -186,7 +186,7 @@ func TestModeSwitchesAreRecordedAndNewResetsTheMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mode, _ := store.ConversationMode(ctx, memory.Chat{ID: 3}, 3); mode != memory.DefaultMode {
+	if mode, _ := store.Choices().ConversationMode(ctx, memory.Chat{ID: 3}, 3); mode != memory.DefaultMode {
 		t.Fatalf("mode after /new = %q", mode)
 	}
 	var switches []string

@@ -10,6 +10,12 @@ import (
 // CurrentConversation returns the id of the chat's current conversation,
 // creating one when the chat has none.
 func (s *Store) CurrentConversation(ctx context.Context, chat Chat, userID int64) (string, error) {
+	return s.currentConversation(ctx, chat, userID)
+}
+
+// currentConversation is CurrentConversation, for every store of the
+// repository.
+func (s base) currentConversation(ctx context.Context, chat Chat, userID int64) (string, error) {
 	var id string
 	if err := s.pool.QueryRow(ctx, currentConversationSQL, chat.ID, userID, chat.Thread).Scan(&id); err != nil {
 		return "", fmt.Errorf("current conversation: %w", translate(err))

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 
@@ -10,11 +11,19 @@ import (
 	"github.com/membot/membot/memory/pg"
 )
 
+// Index finds messages by their words and, once pgvector is there
+// (EnableVectors), by their meaning, and keeps their embeddings. It is
+// safe for concurrent use.
+type Index struct {
+	base
+	vectors *atomic.Bool // shared with Store, whose turns recall with it
+}
+
 // EnableVectors creates pgvector's extension and the message_embeddings
 // table when the server has pgvector and the role may (see migration
 // 00019), and says whether semantic recall is possible. Until it has said
 // yes, searches are full-text alone.
-func (s *Store) EnableVectors(ctx context.Context) (bool, error) {
+func (s Index) EnableVectors(ctx context.Context) (bool, error) {
 	var ok bool
 	if err := s.pool.QueryRow(ctx, enableVectorsSQL).Scan(&ok); err != nil {
 		return false, fmt.Errorf("enable vectors: %w", translate(err))
@@ -24,7 +33,7 @@ func (s *Store) EnableVectors(ctx context.Context) (bool, error) {
 }
 
 // Vectors says whether searches may use the message embeddings.
-func (s *Store) Vectors() bool { return s.vectors.Load() }
+func (s Index) Vectors() bool { return s.vectors.Load() }
 
 // saveEmbeddingsParams are the arguments of saveEmbeddings.
 type saveEmbeddingsParams struct {
@@ -37,7 +46,7 @@ type saveEmbeddingsParams struct {
 // SaveEmbeddings stores the embeddings of rows (vecs[i] is rows[i]'s; a
 // nil one is skipped), the model call, and moves the embeddings job's
 // cursor to cursor, in one round trip.
-func (s *Store) SaveEmbeddings(ctx context.Context, model string, rows []jobs.TextRow, vecs [][]float32, call LLMCall, cursor int64) error {
+func (s Index) SaveEmbeddings(ctx context.Context, model string, rows []jobs.TextRow, vecs [][]float32, call LLMCall, cursor int64) error {
 	batch := &pgx.Batch{}
 	if s.Vectors() {
 		for i, r := range rows {

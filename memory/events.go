@@ -24,6 +24,11 @@ const (
 	EventExportSent        = "export_sent"
 )
 
+// Events keeps the event log: what arrived, was refused, was sent, and
+// the notices told. A turn's events are stored with its step (SaveStep).
+// It is safe for concurrent use.
+type Events struct{ base }
+
 // Event is one row of the event log. Zero ids stand for NULL.
 type Event struct {
 	Type           string
@@ -34,7 +39,7 @@ type Event struct {
 	Payload        map[string]any
 }
 
-func (s *Store) queueEvent(batch *pgx.Batch, e Event) {
+func (s base) queueEvent(batch *pgx.Batch, e Event) {
 	var payload any
 	if len(e.Payload) > 0 {
 		payload = s.storableValue(e.Payload)
@@ -56,7 +61,7 @@ type insertEventParams struct {
 }
 
 // AddEvents stores events, atomically.
-func (s *Store) AddEvents(ctx context.Context, events ...Event) error {
+func (s Events) AddEvents(ctx context.Context, events ...Event) error {
 	batch := &pgx.Batch{}
 	for _, e := range events {
 		s.queueEvent(batch, e)
@@ -69,7 +74,7 @@ func (s *Store) AddEvents(ctx context.Context, events ...Event) error {
 
 // EventsSince counts the user's events of type typ since since, and
 // tells when the oldest of them happened (zero when there is none).
-func (s *Store) EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (n int, oldest time.Time, err error) {
+func (s Events) EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (n int, oldest time.Time, err error) {
 	if err := s.pool.QueryRow(ctx, eventsSinceSQL, userID, typ, since).Scan(&n, &oldest); err != nil {
 		return 0, time.Time{}, fmt.Errorf("events since: %w", translate(err))
 	}
@@ -112,7 +117,7 @@ const (
 	PurposeImage         = "image" // a picture drawn (/image, generate_image)
 )
 
-func (s *Store) queueLLMCall(batch *pgx.Batch, c LLMCall) {
+func (s base) queueLLMCall(batch *pgx.Batch, c LLMCall) {
 	status := c.Status
 	if status == "" {
 		status = "ok"
@@ -145,7 +150,7 @@ type insertLLMCallParams struct {
 // TaskNoticeSent tells whether userID's scheduled runs in chatID were
 // told since since that limit (the payload's "limit" of a rate_limited
 // event) stopped them.
-func (s *Store) TaskNoticeSent(ctx context.Context, userID, chatID int64, limit string, since time.Time) (bool, error) {
+func (s Events) TaskNoticeSent(ctx context.Context, userID, chatID int64, limit string, since time.Time) (bool, error) {
 	var sent bool
 	args := pg.Named(taskNoticeSentParams{UserID: userID, ChatID: chatID, Limit: limit, Since: since})
 	if err := s.pool.QueryRow(ctx, taskNoticeSentSQL, args).Scan(&sent); err != nil {

@@ -11,6 +11,11 @@ import (
 	"github.com/membot/membot/memory/pg"
 )
 
+// LongTerm keeps what is remembered beyond a conversation: the facts of
+// each user, the summaries of each conversation, and the tombstones of
+// what was forgotten. It is safe for concurrent use.
+type LongTerm struct{ base }
+
 // Fact is one long-term fact about a user (a row of memories).
 type Fact struct {
 	ID              int64     `db:"id"`
@@ -37,7 +42,7 @@ const MaxFacts = 200
 // its row. With id 0 it adds a fact (or refreshes the same text saved
 // before); otherwise it supersedes the user's current fact id, or fails
 // with ErrNotFound.
-func (s *Store) Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*Fact, error) {
+func (s LongTerm) Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*Fact, error) {
 	return s.remember(ctx, userID, id, content, sourceMessageID, OriginTool)
 }
 
@@ -65,7 +70,7 @@ func factStatement(id int64, f factParams) (string, pgx.StrictNamedArgs) {
 	}{f, MaxFacts})
 }
 
-func (s *Store) remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64, origin string) (*Fact, error) {
+func (s LongTerm) remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64, origin string) (*Fact, error) {
 	var rows pgx.Rows
 	var err error
 	content = cleanText(content)
@@ -86,19 +91,19 @@ func (s *Store) remember(ctx context.Context, userID, id int64, content string, 
 
 // ForgetFact deletes the user's current fact id, with the versions it
 // superseded, and returns it (ErrNotFound if the user has no such fact).
-func (s *Store) ForgetFact(ctx context.Context, userID, id int64) (*Fact, error) {
+func (s LongTerm) ForgetFact(ctx context.Context, userID, id int64) (*Fact, error) {
 	return s.forgetOne(ctx, id, userID, 0)
 }
 
 // ForgetFactNumber deletes the user's n-th current fact as Facts lists them
 // (1 is the newest), with the versions it superseded, and returns it.
-func (s *Store) ForgetFactNumber(ctx context.Context, userID int64, n int) (*Fact, error) {
+func (s LongTerm) ForgetFactNumber(ctx context.Context, userID int64, n int) (*Fact, error) {
 	return s.forgetOne(ctx, 0, userID, n-1)
 }
 
 // forgetOne forgets the user's current fact id, or (id 0) the one at
 // offset in Facts' order (forgetFacts).
-func (s *Store) forgetOne(ctx context.Context, id, userID int64, offset int) (*Fact, error) {
+func (s LongTerm) forgetOne(ctx context.Context, id, userID int64, offset int) (*Fact, error) {
 	gone, err := s.forget(ctx, id, userID, offset, false)
 	if err == nil && len(gone) != 1 {
 		err = ErrNotFound
@@ -111,7 +116,7 @@ func (s *Store) forgetOne(ctx context.Context, id, userID int64, offset int) (*F
 
 // ForgetAllFacts deletes every fact of the user, with their history, and
 // says how many current facts there were.
-func (s *Store) ForgetAllFacts(ctx context.Context, userID int64) (int64, error) {
+func (s LongTerm) ForgetAllFacts(ctx context.Context, userID int64) (int64, error) {
 	gone, err := s.forget(ctx, 0, userID, 0, true)
 	if err != nil {
 		return 0, fmt.Errorf("forget all facts: %w", err)
@@ -129,7 +134,7 @@ type forgetFactsParams struct {
 
 // forget runs forgetFacts and buries what it deleted, in one transaction,
 // and returns the current facts forgotten.
-func (s *Store) forget(ctx context.Context, id, userID int64, offset int, all bool) ([]Fact, error) {
+func (s LongTerm) forget(ctx context.Context, id, userID int64, offset int, all bool) ([]Fact, error) {
 	type goneFact struct {
 		Fact
 		Current bool `db:"current"`
@@ -160,7 +165,7 @@ func (s *Store) forget(ctx context.Context, id, userID int64, offset int, all bo
 }
 
 // Facts returns every current fact of the user, newest first.
-func (s *Store) Facts(ctx context.Context, userID int64) ([]Fact, error) {
+func (s LongTerm) Facts(ctx context.Context, userID int64) ([]Fact, error) {
 	rows, err := s.pool.Query(ctx, factsSQL, userID)
 	if err != nil {
 		return nil, fmt.Errorf("facts: %w", translate(err))
@@ -200,7 +205,7 @@ type FactChange struct {
 // after-turn job's cursor past ex, all or nothing in one round trip, so an
 // exchange is read once: a fact the user deletes is not extracted again
 // from the same messages. Past MaxFacts, new facts are dropped.
-func (s *Store) SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []FactChange, call LLMCall) error {
+func (s LongTerm) SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []FactChange, call LLMCall) error {
 	batch := &pgx.Batch{}
 	for _, c := range changes {
 		sql, args := factStatement(c.ID, factParams{

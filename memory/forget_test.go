@@ -16,7 +16,7 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	ctx := context.Background()
 	store := open(t)
 	chat := memory.Chat{ID: 7}
-	if err := store.UpsertUser(ctx, memory.User{TelegramUserID: 7, FirstName: "Bob"}); err != nil {
+	if err := store.Access().UpsertUser(ctx, memory.User{TelegramUserID: 7, FirstName: "Bob"}); err != nil {
 		t.Fatal(err)
 	}
 	conv, _ := store.CurrentConversation(ctx, chat, 7)
@@ -27,12 +27,12 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	fact, err := store.Remember(ctx, 7, 0, "Locker is 4711", rows[0].ID)
+	fact, err := store.LongTerm().Remember(ctx, 7, 0, "Locker is 4711", rows[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	call := memory.LLMCall{UserID: 7, ChatID: 7, Model: "m", Purpose: memory.PurposeSummary, Status: "ok"}
-	if err := store.SaveSummary(ctx, memory.Summary{ConversationID: conv, ChatID: 7, FromMessageID: rows[0].ID,
+	if err := store.LongTerm().SaveSummary(ctx, memory.Summary{ConversationID: conv, ChatID: 7, FromMessageID: rows[0].ID,
 		ToMessageID: rows[4].ID, Content: "The locker is 4711.", Model: "m"}, call); err != nil {
 		t.Fatal(err)
 	}
@@ -41,16 +41,16 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	if err != nil || len(turns) != 3 || !slices.Equal(turns[1].Tools, []string{"calculator"}) || len(turns[2].Tools) != 0 {
 		t.Fatalf("answered turns = %+v, %v", turns, err)
 	}
-	if found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5}); err != nil || len(found) == 0 {
+	if found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5}); err != nil || len(found) == 0 {
 		t.Fatalf("search_history before the forget: %+v, %v", found, err)
 	}
 
-	if _, err := store.ForgetFact(ctx, 7, fact.ID); err != nil {
+	if _, err := store.LongTerm().ForgetFact(ctx, 7, fact.ID); err != nil {
 		t.Fatal(err)
 	}
 	// Its whole exchange (question, call, result, answer, note) and nothing
 	// else is forgotten; the user's summaries are gone.
-	if sums, err := store.Summaries(ctx, conv); err != nil || len(sums) != 0 {
+	if sums, err := store.LongTerm().Summaries(ctx, conv); err != nil || len(sums) != 0 {
 		t.Fatalf("summaries after the forget = %+v, %v", sums, err)
 	}
 	retry, err := store.StartRetry(ctx, memory.RetryStart{Chat: chat, UserID: 7, HistoryLimit: 30, RecallLimit: 3})
@@ -64,12 +64,12 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	if got := strings.Join(seen, "|"); strings.Contains(got, "4711") || len(seen) != 7 {
 		t.Fatalf("the window after the forget: %q", got)
 	}
-	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5})
+	found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "gym locker", Limit: 5})
 	if err != nil || len(found) != 0 {
 		t.Fatalf("search_history finds a forgotten row: %+v, %v", found, err)
 	}
 	// Nor is it shown beside a hit next to it.
-	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "answer", Limit: 5})
+	found, err = store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "answer", Limit: 5})
 	if err != nil || len(found) == 0 || strings.Contains(fmt.Sprintf("%+v", found), "4711") {
 		t.Fatalf("search_history beside a forgotten row: %+v, %v", found, err)
 	}
@@ -80,18 +80,18 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 
 	// A fact of the newest exchange, forgotten: /retry has nothing to
 	// answer again (it would show the row to the model).
-	newest, err := store.Remember(ctx, 7, 0, "Says hello", retry.UserMessageID)
+	newest, err := store.LongTerm().Remember(ctx, 7, 0, "Says hello", retry.UserMessageID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.ForgetFactNumber(ctx, 7, 1); err != nil || newest.ID == 0 {
+	if _, err := store.LongTerm().ForgetFactNumber(ctx, 7, 1); err != nil || newest.ID == 0 {
 		t.Fatal(err)
 	}
 	if _, err := store.StartRetry(ctx, memory.RetryStart{Chat: chat, UserID: 7, HistoryLimit: 30}); !errors.Is(err, memory.ErrNoUserMessage) {
 		t.Fatalf("retry of a forgotten row: %v", err)
 	}
 	// Forgetting all with no fact left drops nothing more and fails nothing.
-	if n, err := store.ForgetAllFacts(ctx, 7); err != nil || n != 0 {
+	if n, err := store.LongTerm().ForgetAllFacts(ctx, 7); err != nil || n != 0 {
 		t.Fatalf("forget all = %d, %v", n, err)
 	}
 }

@@ -177,7 +177,7 @@ func bury(ctx context.Context, tx pgx.Tx, userID int64, texts []string) error {
 }
 
 // Tombstones returns the user's tombstones, newest first (at most 1,000).
-func (s *Store) Tombstones(ctx context.Context, userID int64) ([]Tombstone, error) {
+func (s LongTerm) Tombstones(ctx context.Context, userID int64) ([]Tombstone, error) {
 	rows, err := s.pool.Query(ctx, tombstonesSQL, userID)
 	if err == nil {
 		var tombs []Tombstone
@@ -191,7 +191,7 @@ func (s *Store) Tombstones(ctx context.Context, userID int64) ([]Tombstone, erro
 // ForgetRows marks the rows of conversationID from fromID to toID (an
 // exchange) forgotten: what the memory work does with a later exchange
 // that states a forgotten fact again.
-func (s *Store) ForgetRows(ctx context.Context, conversationID string, fromID, toID int64) error {
+func (s LongTerm) ForgetRows(ctx context.Context, conversationID string, fromID, toID int64) error {
 	if _, err := s.pool.Exec(ctx, forgetExchangeSQL, conversationID, fromID, toID); err != nil {
 		return fmt.Errorf("forget rows: %w", translate(err))
 	}

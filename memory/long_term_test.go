@@ -21,37 +21,37 @@ func TestFactsAreNewestFirstWithinTheBudgetAndOutliveReset(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	bob := memory.User{TelegramUserID: 7, FirstName: "Bob"}
-	if err := store.UpsertUser(ctx, bob); err != nil {
+	if err := store.Access().UpsertUser(ctx, bob); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.UpsertUser(ctx, alice); err != nil {
+	if err := store.Access().UpsertUser(ctx, alice); err != nil {
 		t.Fatal(err)
 	}
 	var ids []int64
 	for _, fact := range []string{"Lives in Kazan", "Has a cat named Murka", "Prefers tea to coffee"} {
-		f, err := store.Remember(ctx, bob.TelegramUserID, 0, fact, 0)
+		f, err := store.LongTerm().Remember(ctx, bob.TelegramUserID, 0, fact, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, f.ID)
 	}
 	// The same fact again (in another case) refreshes the old row.
-	again, err := store.Remember(ctx, bob.TelegramUserID, 0, "lives in kazan", 0)
+	again, err := store.LongTerm().Remember(ctx, bob.TelegramUserID, 0, "lives in kazan", 0)
 	if err != nil || again.ID != ids[0] {
 		t.Fatalf("remembering a known fact = %+v, %v; want row %d", again, err, ids[0])
 	}
-	facts, _ := store.Facts(ctx, bob.TelegramUserID)
+	facts, _ := store.LongTerm().Facts(ctx, bob.TelegramUserID)
 	if got := contents(facts); got != "Lives in Kazan|Prefers tea to coffee|Has a cat named Murka" {
 		t.Fatalf("facts = %s", got)
 	}
 	// Replacing by id, and nobody can touch another user's fact.
-	if _, err := store.Remember(ctx, bob.TelegramUserID, ids[1], "Has two cats", 0); err != nil {
+	if _, err := store.LongTerm().Remember(ctx, bob.TelegramUserID, ids[1], "Has two cats", 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Remember(ctx, alice.TelegramUserID, ids[1], "hijacked", 0); !errors.Is(err, memory.ErrNotFound) {
+	if _, err := store.LongTerm().Remember(ctx, alice.TelegramUserID, ids[1], "hijacked", 0); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("replacing another user's fact: %v", err)
 	}
-	if _, err := store.ForgetFact(ctx, alice.TelegramUserID, ids[1]); !errors.Is(err, memory.ErrNotFound) {
+	if _, err := store.LongTerm().ForgetFact(ctx, alice.TelegramUserID, ids[1]); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("forgetting another user's fact: %v", err)
 	}
 
@@ -68,13 +68,13 @@ func TestFactsAreNewestFirstWithinTheBudgetAndOutliveReset(t *testing.T) {
 		t.Fatalf("facts in the turn = %s", got)
 	}
 
-	if f, err := store.ForgetFactNumber(ctx, bob.TelegramUserID, 3); err != nil || f.Content != "Prefers tea to coffee" {
+	if f, err := store.LongTerm().ForgetFactNumber(ctx, bob.TelegramUserID, 3); err != nil || f.Content != "Prefers tea to coffee" {
 		t.Fatalf("forget number 3 = %+v, %v", f, err)
 	}
-	if _, err := store.ForgetFactNumber(ctx, bob.TelegramUserID, 3); !errors.Is(err, memory.ErrNotFound) {
+	if _, err := store.LongTerm().ForgetFactNumber(ctx, bob.TelegramUserID, 3); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("forgetting a number past the end: %v", err)
 	}
-	if n, err := store.ForgetAllFacts(ctx, bob.TelegramUserID); err != nil || n != 2 {
+	if n, err := store.LongTerm().ForgetAllFacts(ctx, bob.TelegramUserID); err != nil || n != 2 {
 		t.Fatalf("forget all = %d, %v", n, err)
 	}
 }
@@ -106,7 +106,7 @@ func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "Where is the PASSPORT?", BeforeID: 0, Limit: 5})
+	found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "Where is the PASSPORT?", BeforeID: 0, Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +116,12 @@ func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 		t.Fatalf("search = %+v", found)
 	}
 	// Other forms of the words match, and rows matching more words rank first.
-	found, _ = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "folders passports", BeforeID: 0, Limit: 5})
+	found, _ = store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "folders passports", BeforeID: 0, Limit: 5})
 	found = hits(found)
 	if len(found) != 1 || found[0].MessageID != ids[3] {
 		t.Fatalf("prefix search = %+v", found)
 	}
-	found, _ = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "number passport", BeforeID: 0, Limit: 3})
+	found, _ = store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "number passport", BeforeID: 0, Limit: 3})
 	found = hits(found)
 	if len(found) != 3 || found[0].MessageID != ids[3] {
 		t.Fatalf("ranked search = %+v", found)
@@ -129,14 +129,14 @@ func TestSearchFindsOldMessagesByWordsInAnyForm(t *testing.T) {
 	// The time stamp is not searchable, rows from beforeID on are left out,
 	// and so are tool rows.
 	for _, q := range []string{"Текущее время", "tool"} {
-		if found, _ := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: q, BeforeID: 0, Limit: 5}); len(found) != 0 {
+		if found, _ := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: q, BeforeID: 0, Limit: 5}); len(found) != 0 {
 			t.Errorf("search %q found %+v", q, found)
 		}
 	}
-	if found, _ := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "passport", BeforeID: ids[3], Limit: 5}); len(found) != 0 {
+	if found, _ := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "passport", BeforeID: ids[3], Limit: 5}); len(found) != 0 {
 		t.Fatalf("search before the row found %+v", found)
 	}
-	if found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "?!", BeforeID: 0, Limit: 5}); err != nil || len(found) != 0 {
+	if found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "?!", BeforeID: 0, Limit: 5}); err != nil || len(found) != 0 {
 		t.Fatalf("a query without words = %+v, %v", found, err)
 	}
 
@@ -169,11 +169,11 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 	past := time.Now().Add(-time.Hour)
 	for i := range 60 {
 		chat := int64(1 + i%4) // within the bounds of one chat
-		if _, err := store.AddReminder(ctx, memory.Reminder{UserID: chat, ChatID: chat, Text: fmt.Sprint(i), DueAt: past.Add(time.Duration(i) * time.Second)}); err != nil {
+		if _, err := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: chat, ChatID: chat, Text: fmt.Sprint(i), DueAt: past.Add(time.Duration(i) * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	future, _ := store.AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "later", DueAt: time.Now().Add(time.Hour)})
+	future, _ := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "later", DueAt: time.Now().Add(time.Hour)})
 
 	// Two live processes claim at the same time: every due row goes to
 	// exactly one of them.
@@ -186,7 +186,7 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				due, err := store.ClaimDueReminders(ctx, o.ID, 7)
+				due, err := store.Reminders().ClaimDueReminders(ctx, o.ID, 7)
 				if err != nil {
 					t.Error(err)
 					return
@@ -217,22 +217,22 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 	deadCtx, kill := context.WithCancel(ctx)
 	dead := store.Inbox().HoldOwnerLock(deadCtx, log)
 	store.Pool().Exec(ctx, `UPDATE reminders SET status = 'pending', owner_id = NULL WHERE text IN ('0', '1')`)
-	if due, _ := store.ClaimDueReminders(ctx, dead.ID, 10); len(due) != 2 || due[0].LanguageCode != "" {
+	if due, _ := store.Reminders().ClaimDueReminders(ctx, dead.ID, 10); len(due) != 2 || due[0].LanguageCode != "" {
 		t.Fatalf("re-pended rows claimed = %+v", due)
 	}
-	if due, _ := store.ClaimDueReminders(ctx, owners[0].ID, 10); len(due) != 0 {
+	if due, _ := store.Reminders().ClaimDueReminders(ctx, owners[0].ID, 10); len(due) != 0 {
 		t.Fatalf("rows of a live owner were taken: %+v", due)
 	}
 	kill()
 	dead.Wait()
-	due, err := store.ClaimDueReminders(ctx, owners[0].ID, 10)
+	due, err := store.Reminders().ClaimDueReminders(ctx, owners[0].ID, 10)
 	if err != nil || len(due) != 2 || due[0].Attempts != 3 {
 		t.Fatalf("rows of a dead owner: %+v, %v", due, err)
 	}
-	if err := store.MarkReminderSent(ctx, due[0].ID, memory.ReminderSent{TelegramMessageID: 555, Late: true}); err != nil {
+	if err := store.Reminders().MarkReminderSent(ctx, due[0].ID, memory.ReminderSent{TelegramMessageID: 555, Late: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.FailReminder(ctx, due[1].ID, "blocked"); err != nil {
+	if err := store.Reminders().FailReminder(ctx, due[1].ID, "blocked"); err != nil {
 		t.Fatal(err)
 	}
 	var sent, failed int
@@ -241,7 +241,7 @@ func TestRemindersAreClaimedOnceAcrossProcesses(t *testing.T) {
 	if sent != 1 || failed != 1 {
 		t.Fatalf("sent=%d failed=%d, want 1 and 1", sent, failed)
 	}
-	next, ok, err := store.NextReminderDue(ctx)
+	next, ok, err := store.Reminders().NextReminderDue(ctx)
 	if err != nil || !ok || next.Before(time.Now()) {
 		t.Fatalf("next due = %v, %v, %v; want the future one", next, ok, err)
 	}
@@ -253,10 +253,10 @@ func TestRemindersAreListedAndCancelledByNumber(t *testing.T) {
 	store := open(t)
 	now := time.Now()
 	for text, hours := range map[string]int{"third": 3, "first": 1, "second": 2} {
-		store.AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: text, DueAt: now.Add(time.Duration(hours) * time.Hour)})
+		store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: text, DueAt: now.Add(time.Duration(hours) * time.Hour)})
 	}
-	store.AddReminder(ctx, memory.Reminder{UserID: 2, ChatID: 2, Text: "other chat", DueAt: now.Add(time.Hour)})
-	list, _ := store.ChatReminders(ctx, 1)
+	store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 2, ChatID: 2, Text: "other chat", DueAt: now.Add(time.Hour)})
+	list, _ := store.Reminders().ChatReminders(ctx, 1)
 	var texts []string
 	for _, r := range list {
 		texts = append(texts, r.Text)
@@ -264,18 +264,18 @@ func TestRemindersAreListedAndCancelledByNumber(t *testing.T) {
 	if !slices.Equal(texts, []string{"first", "second", "third"}) {
 		t.Fatalf("listed %v", texts)
 	}
-	cancelled, err := store.CancelReminders(ctx, 1, []int{2}, 0)
+	cancelled, err := store.Reminders().CancelReminders(ctx, 1, []int{2}, 0)
 	if err != nil || len(cancelled) != 1 || cancelled[0].Text != "second" {
 		t.Fatalf("cancel 2 = %+v, %v", cancelled, err)
 	}
-	if cancelled, _ := store.CancelReminders(ctx, 1, []int{9}, 0); len(cancelled) != 0 {
+	if cancelled, _ := store.Reminders().CancelReminders(ctx, 1, []int{9}, 0); len(cancelled) != 0 {
 		t.Fatalf("cancel 9 = %+v", cancelled)
 	}
-	cancelled, _ = store.CancelReminders(ctx, 1, nil, 0)
+	cancelled, _ = store.Reminders().CancelReminders(ctx, 1, nil, 0)
 	if len(cancelled) != 2 || cancelled[0].Text != "first" {
 		t.Fatalf("cancel all = %+v", cancelled)
 	}
-	if left, _ := store.ChatReminders(ctx, 2); len(left) != 1 {
+	if left, _ := store.Reminders().ChatReminders(ctx, 2); len(left) != 1 {
 		t.Fatalf("the other chat has %d reminders", len(left))
 	}
 }
@@ -311,7 +311,7 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	if _, err := store.Pool().Exec(ctx, `UPDATE pending_approvals SET arguments = NULL WHERE id = $1`, ap.ID); err != nil {
 		t.Fatal(err)
 	}
-	if old, err := store.Approval(ctx, ap.ID); err != nil || old.Details != `{"url": "http://x"}` {
+	if old, err := store.Approvals().Approval(ctx, ap.ID); err != nil || old.Details != `{"url": "http://x"}` {
 		t.Fatalf("an approval without its text = %+v, %v", old, err)
 	}
 	if _, err := store.Pool().Exec(ctx, `UPDATE pending_approvals SET arguments = $2 WHERE id = $1`, ap.ID, ap.Details); err != nil {
@@ -322,7 +322,7 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	if len(again.Approvals) != 1 || again.Approvals[0].ID != ap.ID {
 		t.Fatalf("retried turn approvals = %+v", again.Approvals)
 	}
-	if err := store.SetApprovalMessage(ctx, ap.ID, 900); err != nil {
+	if err := store.Approvals().SetApprovalMessage(ctx, ap.ID, 900); err != nil {
 		t.Fatal(err)
 	}
 	// The chat goes on; the assistant row falls out of a 3-row window.
@@ -330,11 +330,11 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 		store.AppendMessages(ctx, turn.ConversationID, memory.Message{Role: memory.RoleUser, Content: fmt.Sprint("later ", i)})
 	}
 
-	decided, ok, err := store.Decide(ctx, memory.Decision{ApprovalID: ap.ID, Status: memory.ApprovalApproved, DecidedBy: 42, UpdateID: 11, Reason: "approved by the user"})
+	decided, ok, err := store.Approvals().Decide(ctx, memory.Decision{ApprovalID: ap.ID, Status: memory.ApprovalApproved, DecidedBy: 42, UpdateID: 11, Reason: "approved by the user"})
 	if err != nil || !ok || decided.Status != memory.ApprovalApproved || decided.DecisionAt == nil || decided.DecisionUpdateID != 11 || decided.TelegramMessageID != 900 {
 		t.Fatalf("decide = %+v, %v, %v", decided, ok, err)
 	}
-	second, ok, err := store.Decide(ctx, memory.Decision{ApprovalID: ap.ID, Status: memory.ApprovalRejected, DecidedBy: 42, UpdateID: 12})
+	second, ok, err := store.Approvals().Decide(ctx, memory.Decision{ApprovalID: ap.ID, Status: memory.ApprovalRejected, DecidedBy: 42, UpdateID: 12})
 	if err != nil || ok || second.Status != memory.ApprovalApproved || second.DecisionUpdateID != 11 {
 		t.Fatalf("second decision = %+v, %v, %v", second, ok, err)
 	}
@@ -359,16 +359,16 @@ func TestApprovalsArePausedDecidedOnceAndResumed(t *testing.T) {
 	store.PauseForApproval(ctx, turn.ConversationID, memory.Step{Messages: []memory.Message{{Role: memory.RoleAssistant,
 		ToolCalls: []memory.ToolCall{{ID: "call_c", Name: "fetch_url", Arguments: `{}`}}}}},
 		[]memory.Approval{{RequestID: "call_c", Subject: "fetch_url", Details: `{}`, UserID: 42, ChatID: 42}})
-	if list, _ := store.ChatApprovals(ctx, memory.Chat{ID: 42}); len(list) != 1 || list[0].RequestID != "call_c" {
+	if list, _ := store.Approvals().ChatApprovals(ctx, memory.Chat{ID: 42}); len(list) != 1 || list[0].RequestID != "call_c" {
 		t.Fatalf("pending = %+v", list)
 	}
-	cancelled, err := store.CancelApprovals(ctx, memory.Chat{ID: 42}, "cancelled by /new")
+	cancelled, err := store.Approvals().CancelApprovals(ctx, memory.Chat{ID: 42}, "cancelled by /new")
 	if err != nil || len(cancelled) != 1 || cancelled[0].Status != memory.ApprovalCancelled {
 		t.Fatalf("cancel = %+v, %v", cancelled, err)
 	}
 	store.Reset(ctx, memory.Chat{ID: 42}, 42)
 	purgeAll(t, store)
-	after, _ := store.Approval(ctx, cancelled[0].ID)
+	after, _ := store.Approvals().Approval(ctx, cancelled[0].ID)
 	if after.ConversationID != "" || after.AssistantMessageID != 0 || after.DecisionReason != "cancelled by /new" {
 		t.Fatalf("after reset = %+v", after)
 	}
@@ -380,13 +380,13 @@ func TestAReleasedReminderIsTriedAgainAndAFailedOneIsNot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := open(t)
-	id, err := store.AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "tea", DueAt: time.Now().Add(-time.Minute)})
+	id, err := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "tea", DueAt: time.Now().Add(-time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	claim := func() []memory.Reminder {
 		t.Helper()
-		due, err := store.ClaimDueReminders(ctx, 1, 10)
+		due, err := store.Reminders().ClaimDueReminders(ctx, 1, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -395,7 +395,7 @@ func TestAReleasedReminderIsTriedAgainAndAFailedOneIsNot(t *testing.T) {
 	if due := claim(); len(due) != 1 || due[0].ID != id {
 		t.Fatalf("first claim = %+v", due)
 	}
-	if err := store.ReleaseReminder(ctx, id, "timeout"); err != nil {
+	if err := store.Reminders().ReleaseReminder(ctx, id, "timeout"); err != nil {
 		t.Fatal(err)
 	}
 	var status, why string
@@ -406,7 +406,7 @@ func TestAReleasedReminderIsTriedAgainAndAFailedOneIsNot(t *testing.T) {
 	if due := claim(); len(due) != 1 || due[0].Attempts != 2 {
 		t.Fatalf("a released reminder is not claimed again: %+v", due)
 	}
-	if err := store.FailReminder(ctx, id, "blocked"); err != nil {
+	if err := store.Reminders().FailReminder(ctx, id, "blocked"); err != nil {
 		t.Fatal(err)
 	}
 	if due := claim(); len(due) != 0 {

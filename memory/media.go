@@ -18,7 +18,7 @@ func (s *Store) LaterInAlbum(ctx context.Context, chatID, updateID int64, album 
 
 // ToggleVoiceReplies switches a chat's spoken answers (/voice) and
 // returns whether they are now on.
-func (s *Store) ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error) {
+func (s Choices) ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error) {
 	var on bool
 	if err := s.pool.QueryRow(ctx, toggleVoiceRepliesSQL, chatID).Scan(&on); err != nil {
 		return false, fmt.Errorf("toggle voice replies: %w", translate(err))

@@ -16,7 +16,7 @@ import (
 
 // ConversationModel returns the model of the chat's current conversation,
 // "" for the default, creating the conversation when the chat has none.
-func (s *Store) ConversationModel(ctx context.Context, chat Chat, userID int64) (string, error) {
+func (s Choices) ConversationModel(ctx context.Context, chat Chat, userID int64) (string, error) {
 	var model string
 	err := s.pool.QueryRow(ctx, conversationModelSQL, chat.ID, userID, chat.Thread).Scan(&model)
 	if err != nil {
@@ -35,8 +35,8 @@ func queueModel(batch *pgx.Batch, conversationID string, dst *string) {
 // SwitchModel sets the model of the chat's current conversation ("" for
 // the default) and records the switch in model_switches. It returns the
 // model it had before.
-func (s *Store) SwitchModel(ctx context.Context, chat Chat, userID int64, to, reason string) (from string, err error) {
-	conv, err := s.CurrentConversation(ctx, chat, userID)
+func (s Choices) SwitchModel(ctx context.Context, chat Chat, userID int64, to, reason string) (from string, err error) {
+	conv, err := s.currentConversation(ctx, chat, userID)
 	if err != nil {
 		return "", err
 	}

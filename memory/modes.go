@@ -9,6 +9,11 @@ import (
 	"github.com/membot/membot/memory/pg"
 )
 
+// Choices keeps what each conversation is answered with, its mode and its
+// model, and whether a chat's answers are also spoken (media.go). It is
+// safe for concurrent use.
+type Choices struct{ base }
+
 // DefaultMode is the mode a conversation starts in (the column's default).
 const DefaultMode = "default"
 
@@ -29,7 +34,7 @@ type conversationModeParams struct {
 
 // ConversationMode returns the mode of the chat's current conversation,
 // creating the conversation when the chat has none.
-func (s *Store) ConversationMode(ctx context.Context, chat Chat, userID int64) (string, error) {
+func (s Choices) ConversationMode(ctx context.Context, chat Chat, userID int64) (string, error) {
 	var mode string
 	args := pg.Named(conversationModeParams{ChatID: chat.ID, UserID: userID, DefaultMode: DefaultMode, ThreadID: chat.Thread})
 	err := s.pool.QueryRow(ctx, conversationModeSQL, args).Scan(&mode)
@@ -57,8 +62,8 @@ type switchParams struct {
 
 // SwitchMode sets the mode of the chat's current conversation and records
 // the switch in mode_switches. It returns the mode it was in before.
-func (s *Store) SwitchMode(ctx context.Context, chat Chat, userID int64, to, reason string) (from string, err error) {
-	conv, err := s.CurrentConversation(ctx, chat, userID)
+func (s Choices) SwitchMode(ctx context.Context, chat Chat, userID int64, to, reason string) (from string, err error) {
+	conv, err := s.currentConversation(ctx, chat, userID)
 	if err != nil {
 		return "", err
 	}

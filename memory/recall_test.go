@@ -45,7 +45,7 @@ func found(t *testing.T, store *memory.Store, q memory.Search) []int64 {
 	if q.Limit == 0 {
 		q.Limit = 5
 	}
-	snippets, err := store.SearchMessages(context.Background(), q)
+	snippets, err := store.Index().SearchMessages(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func withVectors(t *testing.T) *memory.Store {
 	t.Helper()
 	pgtest.RequireVectors(t)
 	store := open(t)
-	ok, err := store.EnableVectors(context.Background())
+	ok, err := store.Index().EnableVectors(context.Background())
 	if err != nil || !ok {
 		t.Fatalf("pgvector in the test database: %v, %v (scripts/test.sh installs it)", ok, err)
 	}
@@ -138,7 +138,7 @@ func TestSearchFusesFullTextAndEmbeddings(t *testing.T) {
 	}
 	// Hand-made vectors: the trip row is close to the query's meaning.
 	vecs := [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}}
-	if err := store.SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{Model: "m", Purpose: memory.PurposeEmbeddings}, rows[3].ID); err != nil {
+	if err := store.Index().SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{Model: "m", Purpose: memory.PurposeEmbeddings}, rows[3].ID); err != nil {
 		t.Fatal(err)
 	}
 	// "поездка" shares no stem with "ездил": full-text alone finds nothing.
@@ -202,7 +202,7 @@ func TestSearchFusionKeepsEachRankingsBestRow(t *testing.T) {
 		vecs = append(vecs, []float32{1, 0.05 * float32(i+1), 0})
 	}
 	vecs = append(vecs, []float32{0, 0, 1}, []float32{1, 0, 0})
-	if err := store.SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{}, rows[len(rows)-1].ID); err != nil {
+	if err := store.Index().SaveEmbeddings(ctx, "m", rows, vecs, memory.LLMCall{}, rows[len(rows)-1].ID); err != nil {
 		t.Fatal(err)
 	}
 	q := memory.Search{ConversationID: conv, Text: "joke Tokyo", Limit: 5}
@@ -237,7 +237,7 @@ func TestRecallWorksWithoutPgvector(t *testing.T) {
 		t.Fatalf("full-text search without pgvector found %v", got)
 	}
 	rows, _ := store.Jobs().RowsToEmbed(ctx, 0, 10, 0)
-	if err := store.SaveEmbeddings(ctx, "m", rows, [][]float32{{1, 0}, {0, 1}}, memory.LLMCall{}, rows[1].ID); err != nil {
+	if err := store.Index().SaveEmbeddings(ctx, "m", rows, [][]float32{{1, 0}, {0, 1}}, memory.LLMCall{}, rows[1].ID); err != nil {
 		t.Fatalf("saving embeddings without pgvector: %v", err)
 	}
 	turn, err := store.StartTurn(ctx, memory.TurnStart{User: memory.User{TelegramUserID: 1}, Chat: memory.Chat{ID: 1}, Content: "puppies?", HistoryLimit: 1,
@@ -287,11 +287,11 @@ func TestFactsAreSupersededAndForgottenWithTheirHistory(t *testing.T) {
 	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 7}, 7)
 	ids := say(t, store, conv, "I live in Kazan", "Noted", "I moved to Perm", "Nice")
 	ex := jobs.Exchange{AnswerID: ids[1], ConversationID: conv, ChatID: 7, UserID: 7, UserMessageID: ids[0]}
-	if err := store.SaveExtracted(ctx, ex, []memory.FactChange{{Text: "Lives in Kazan"}, {Text: "Is called Bob"}},
+	if err := store.LongTerm().SaveExtracted(ctx, ex, []memory.FactChange{{Text: "Lives in Kazan"}, {Text: "Is called Bob"}},
 		memory.LLMCall{Model: "mm", Purpose: memory.PurposeFacts}); err != nil {
 		t.Fatal(err)
 	}
-	facts, _ := store.Facts(ctx, 7)
+	facts, _ := store.LongTerm().Facts(ctx, 7)
 	if len(facts) != 2 || facts[0].Origin != memory.OriginAuto || facts[0].SourceMessageID != ids[0] {
 		t.Fatalf("extracted facts = %+v", facts)
 	}
@@ -300,10 +300,10 @@ func TestFactsAreSupersededAndForgottenWithTheirHistory(t *testing.T) {
 		kazan = facts[1].ID
 	}
 	ex = jobs.Exchange{AnswerID: ids[3], ConversationID: conv, ChatID: 7, UserID: 7, UserMessageID: ids[2]}
-	if err := store.SaveExtracted(ctx, ex, []memory.FactChange{{ID: kazan, Text: "Lives in Perm"}}, memory.LLMCall{}); err != nil {
+	if err := store.LongTerm().SaveExtracted(ctx, ex, []memory.FactChange{{ID: kazan, Text: "Lives in Perm"}}, memory.LLMCall{}); err != nil {
 		t.Fatal(err)
 	}
-	facts, _ = store.Facts(ctx, 7)
+	facts, _ = store.LongTerm().Facts(ctx, 7)
 	if got := contents(facts); got != "Lives in Perm|Is called Bob" {
 		t.Fatalf("current facts = %s", got)
 	}
@@ -325,7 +325,7 @@ func TestFactsAreSupersededAndForgottenWithTheirHistory(t *testing.T) {
 		t.Fatalf("answered turns after the cursor = %+v", got)
 	}
 	// Forgetting the current fact takes its history too.
-	if _, err := store.ForgetFactNumber(ctx, 7, 1); err != nil {
+	if _, err := store.LongTerm().ForgetFactNumber(ctx, 7, 1); err != nil {
 		t.Fatal(err)
 	}
 	var left int
@@ -349,7 +349,7 @@ func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
 		texts = append(texts, "q", "a")
 	}
 	ids := say(t, store, conv, texts...)
-	prev, all, err := store.Unsummarised(ctx, conv, 10, 100)
+	prev, all, err := store.LongTerm().Unsummarised(ctx, conv, 10, 100)
 	if err != nil || prev != "" || len(all) != 15 {
 		t.Fatalf("unsummarised = %q, %d rows, %v", prev, len(all), err)
 	}
@@ -357,19 +357,19 @@ func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
 	// the bot late), not when it was stored.
 	written := time.Date(2025, 5, 1, 9, 30, 0, 0, time.UTC)
 	store.Pool().Exec(ctx, `UPDATE messages SET written_at = $2 WHERE id = $1`, all[3].ID, written)
-	if _, again, _ := store.Unsummarised(ctx, conv, 10, 100); !again[3].WrittenAt.Equal(written) || again[4].WrittenAt.Year() == 2025 {
+	if _, again, _ := store.LongTerm().Unsummarised(ctx, conv, 10, 100); !again[3].WrittenAt.Equal(written) || again[4].WrittenAt.Year() == 2025 {
 		t.Fatalf("the rows to summarise are dated %v, %v; want %v for the late one", again[3].WrittenAt, again[4].WrittenAt, written)
 	}
 	// A long backlog is summarised from its newest rows.
-	if _, newest, _ := store.Unsummarised(ctx, conv, 10, 8); len(newest) != 8 || newest[0].ID != all[7].ID || newest[7].ID != all[14].ID {
+	if _, newest, _ := store.LongTerm().Unsummarised(ctx, conv, 10, 8); len(newest) != 8 || newest[0].ID != all[7].ID || newest[7].ID != all[14].ID {
 		t.Fatalf("the newest 8 = %+v", newest)
 	}
 	rows := all[:8]
 	sum := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[0].ID, ToMessageID: rows[7].ID, Content: "They said q and a.", Model: "mm"}
-	if err := store.SaveSummary(ctx, sum, memory.LLMCall{Model: "mm", Purpose: memory.PurposeSummary}); err != nil {
+	if err := store.LongTerm().SaveSummary(ctx, sum, memory.LLMCall{Model: "mm", Purpose: memory.PurposeSummary}); err != nil {
 		t.Fatal(err)
 	}
-	prev, rows, _ = store.Unsummarised(ctx, conv, 10, 100)
+	prev, rows, _ = store.LongTerm().Unsummarised(ctx, conv, 10, 100)
 	// 25 rows, 10 in the window, 8 summarised: 7 left, from after the summary.
 	if prev != "They said q and a." || len(rows) != 7 || rows[0].ID != sum.ToMessageID+1 || rows[6].ID >= ids[len(ids)-10] {
 		t.Fatalf("after a summary: %q, %+v", prev, rows)

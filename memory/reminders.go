@@ -10,7 +10,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/membot/membot/memory/pg"
+	"github.com/membot/membot/memory/queue"
 )
+
+// Reminders keeps the reminders and the scheduled tasks, and puts each
+// task's run in the inbox of updates. It is safe for concurrent use.
+type Reminders struct {
+	base
+	inbox *queue.Store
+}
 
 // Reminder is a row of reminders.
 type Reminder struct {
@@ -56,7 +64,7 @@ type addReminderParams struct {
 }
 
 // AddReminder stores a pending reminder and returns its id.
-func (s *Store) AddReminder(ctx context.Context, r Reminder) (int64, error) {
+func (s Reminders) AddReminder(ctx context.Context, r Reminder) (int64, error) {
 	var id int64
 	err := s.pool.QueryRow(ctx, addReminderSQL, pg.Named(addReminderParams{
 		UserID: r.UserID, ChatID: r.ChatID, Text: cleanText(r.Text), DueAt: r.DueAt, SourceMessageID: r.SourceMessageID,
@@ -86,7 +94,7 @@ var ErrTooManyReminders = errors.New("too many reminders")
 // ClaimDueReminders claims up to limit due reminders for owner, oldest due
 // first. The caller sends each one and then marks it with MarkReminderSent
 // or ReleaseReminder.
-func (s *Store) ClaimDueReminders(ctx context.Context, owner int32, limit int) ([]Reminder, error) {
+func (s Reminders) ClaimDueReminders(ctx context.Context, owner int32, limit int) ([]Reminder, error) {
 	rows, err := s.pool.Query(ctx, claimRemindersSQL, owner, limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim reminders: %w", translate(err))
@@ -115,7 +123,7 @@ type ReminderSent struct {
 
 // MarkReminderSent records that claimed reminder id reached Telegram as
 // sent says. A reminder with a schedule waits again, for sent.Next.
-func (s *Store) MarkReminderSent(ctx context.Context, id int64, sent ReminderSent) error {
+func (s Reminders) MarkReminderSent(ctx context.Context, id int64, sent ReminderSent) error {
 	var nextAt *time.Time
 	if !sent.Next.IsZero() {
 		nextAt = &sent.Next
@@ -131,19 +139,19 @@ func (s *Store) MarkReminderSent(ctx context.Context, id int64, sent ReminderSen
 
 // ReleaseReminder gives a claimed reminder back after a send that failed
 // for now: it is tried again later.
-func (s *Store) ReleaseReminder(ctx context.Context, id int64, errText string) error {
+func (s Reminders) ReleaseReminder(ctx context.Context, id int64, errText string) error {
 	return s.releaseReminder(ctx, id, "pending", errText)
 }
 
 // FailReminder gives a claimed reminder up after a send that failed for
 // good (the user blocked the bot): it is never tried again.
-func (s *Store) FailReminder(ctx context.Context, id int64, errText string) error {
+func (s Reminders) FailReminder(ctx context.Context, id int64, errText string) error {
 	return s.releaseReminder(ctx, id, "failed", errText)
 }
 
 // releaseReminder sets a claimed reminder's status (pending or failed)
 // and the error that ended its send.
-func (s *Store) releaseReminder(ctx context.Context, id int64, status, errText string) error {
+func (s Reminders) releaseReminder(ctx context.Context, id int64, status, errText string) error {
 	_, err := s.pool.Exec(ctx, releaseReminderSQL, id, status, s.storable(errText))
 	if err != nil {
 		return fmt.Errorf("release reminder: %w", translate(err))
@@ -153,7 +161,7 @@ func (s *Store) releaseReminder(ctx context.Context, id int64, status, errText s
 
 // NextReminderDue returns when the earliest reminder that ClaimDueReminders
 // could take is due; ok is false when there is none.
-func (s *Store) NextReminderDue(ctx context.Context) (due time.Time, ok bool, err error) {
+func (s Reminders) NextReminderDue(ctx context.Context) (due time.Time, ok bool, err error) {
 	var next *time.Time
 	if err := s.pool.QueryRow(ctx, nextReminderDueSQL).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("next reminder: %w", translate(err))
@@ -165,7 +173,7 @@ func (s *Store) NextReminderDue(ctx context.Context) (due time.Time, ok bool, er
 }
 
 // ChatReminders returns the chat's pending reminders, soonest first.
-func (s *Store) ChatReminders(ctx context.Context, chatID int64) ([]Reminder, error) {
+func (s Reminders) ChatReminders(ctx context.Context, chatID int64) ([]Reminder, error) {
 	rows, err := s.pool.Query(ctx, chatRemindersSQL, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("chat reminders: %w", translate(err))
@@ -181,7 +189,7 @@ func (s *Store) ChatReminders(ctx context.Context, chatID int64) ([]Reminder, er
 // ChatReminders lists them (1 is the soonest), or all of them when numbers
 // is empty, and returns those cancelled. With an ownerID, only that user's
 // reminders among them are cancelled (the numbers stay the chat's).
-func (s *Store) CancelReminders(ctx context.Context, chatID int64, numbers []int, ownerID int64) ([]Reminder, error) {
+func (s Reminders) CancelReminders(ctx context.Context, chatID int64, numbers []int, ownerID int64) ([]Reminder, error) {
 	if numbers == nil {
 		numbers = []int{} // NULL would match nothing
 	}

@@ -52,7 +52,7 @@ func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
 
 	// Names, message content, tool calls and metadata.
 	nul := "x\x00y\xfe"
-	if err := store.UpsertUser(ctx, memory.User{TelegramUserID: 9, FirstName: nul}); err != nil {
+	if err := store.Access().UpsertUser(ctx, memory.User{TelegramUserID: 9, FirstName: nul}); err != nil {
 		t.Fatalf("user with NUL in the name: %v", err)
 	}
 	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 9}, 9)
@@ -72,13 +72,13 @@ func TestWhatPostgreSQLRefusesIsCleanedOnTheWayIn(t *testing.T) {
 	if err := store.Inbox().Complete(ctx, 1, nil, "failed: "+nul); err != nil {
 		t.Fatalf("complete with NUL in the error: %v", err)
 	}
-	if err := store.AddEvents(ctx, memory.Event{Type: memory.EventLLMError, UserID: 9, Payload: map[string]any{"error": nul}}); err != nil {
+	if err := store.Events().AddEvents(ctx, memory.Event{Type: memory.EventLLMError, UserID: 9, Payload: map[string]any{"error": nul}}); err != nil {
 		t.Fatalf("event with NUL: %v", err)
 	}
-	if _, err := store.Remember(ctx, 9, 0, "likes "+nul, 0); err != nil {
+	if _, err := store.LongTerm().Remember(ctx, 9, 0, "likes "+nul, 0); err != nil {
 		t.Fatalf("fact with NUL: %v", err)
 	}
-	if _, err := store.AddReminder(ctx, memory.Reminder{UserID: 9, ChatID: 9, Text: nul, DueAt: time.Now().Add(time.Hour)}); err != nil {
+	if _, err := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 9, ChatID: 9, Text: nul, DueAt: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatalf("reminder with NUL: %v", err)
 	}
 

@@ -93,7 +93,7 @@ const (
 // best match the search (sql/search.sql), each with the rows around it
 // while the result fits in its characters: blocks of neighbouring rows,
 // oldest first within a block, the block of the best hit first.
-func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error) {
+func (s Index) SearchMessages(ctx context.Context, q Search) ([]Snippet, error) {
 	var queries []string
 	for _, t := range append([]string{q.Text}, q.Queries...) {
 		if w := searchWords(t); w != "" && len(queries) < maxQueries {
@@ -157,7 +157,7 @@ func (s *Store) SearchMessages(ctx context.Context, q Search) ([]Snippet, error)
 
 // inContext shows hits, best first, each with the rows beside it older
 // than beforeID, within budget characters (arrange).
-func (s *Store) inContext(ctx context.Context, conversationID string, beforeID int64, hits []Snippet, budget int) ([]Snippet, error) {
+func (s base) inContext(ctx context.Context, conversationID string, beforeID int64, hits []Snippet, budget int) ([]Snippet, error) {
 	around, err := s.neighbours(ctx, conversationID, beforeID, hits)
 	if err != nil {
 		return nil, err
@@ -212,7 +212,7 @@ type neighbour struct {
 }
 
 // neighbours reads the rows beside each of hits (searchNeighbours).
-func (s *Store) neighbours(ctx context.Context, conversationID string, beforeID int64, hits []Snippet) ([]neighbour, error) {
+func (s base) neighbours(ctx context.Context, conversationID string, beforeID int64, hits []Snippet) ([]neighbour, error) {
 	ids := make([]int64, len(hits))
 	for i, h := range hits {
 		ids[i] = h.MessageID

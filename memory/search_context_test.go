@@ -45,7 +45,7 @@ func TestSearchShowsAHitWithItsNeighbours(t *testing.T) {
 		"Unrelated talk about dinner plans for the weekend ahead.",   // 5
 		"Sounds good to me, let us cook pasta on Saturday evening.",  // 6
 	)
-	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "spare key", Limit: 1})
+	found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "spare key", Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestSearchShowsAHitWithItsNeighbours(t *testing.T) {
 	if found[0].Hit != 1 || found[1].Hit != 0 || !strings.Contains(found[0].Text, "«key»") || strings.Contains(found[1].Text, "«") {
 		t.Fatalf("the hit and its neighbour: %+v", found)
 	}
-	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "garage remote", Limit: 1})
+	found, err = store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "garage remote", Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestSearchShowsAHitWithItsNeighbours(t *testing.T) {
 		t.Fatalf("garage remote shown as %v; want %v: the row before, the hit, the short reply and the row beyond it", got, want)
 	}
 	// The characters are bounded: the hit alone fits in 70.
-	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "garage remote", Limit: 1, Chars: 100})
+	found, err = store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "garage remote", Limit: 1, Chars: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestSearchShowsAHitWithItsNeighbours(t *testing.T) {
 		t.Fatalf("garage remote within 100 characters shown as %v; want the hit alone", got)
 	}
 	// Rows from BeforeID on are not shown as neighbours either.
-	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "spare key", Limit: 1, BeforeID: ids[1]})
+	found, err = store.Index().SearchMessages(ctx, memory.Search{ConversationID: conv, Text: "spare key", Limit: 1, BeforeID: ids[1]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestSearchAndHistoryShowTheTimeARowWasWritten(t *testing.T) {
 	if h := turn.History; len(h) != 1 || !h[0].WrittenAt.Equal(written) || !h[0].CreatedAt.After(written) {
 		t.Fatalf("the turn's history: %+v", h)
 	}
-	found, err := store.SearchMessages(ctx, memory.Search{ConversationID: turn.ConversationID, Text: "heron", Limit: 1})
+	found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: turn.ConversationID, Text: "heron", Limit: 1})
 	if err != nil || len(found) != 1 || !found[0].WrittenAt.Equal(written) {
 		t.Fatalf("search found %+v, %v; want the row written at %v", found, err, written)
 	}
@@ -204,7 +204,7 @@ func TestSearchAndHistoryShowTheTimeARowWasWritten(t *testing.T) {
 	}
 	// A row stored without one was written when it was stored.
 	say(t, store, turn.ConversationID, "a heron again")
-	found, err = store.SearchMessages(ctx, memory.Search{ConversationID: turn.ConversationID, Text: "heron again", Limit: 1})
+	found, err = store.Index().SearchMessages(ctx, memory.Search{ConversationID: turn.ConversationID, Text: "heron again", Limit: 1})
 	if err != nil || len(found) == 0 || found[len(found)-1].WrittenAt.Before(time.Now().Add(-time.Hour)) {
 		t.Fatalf("search found %+v, %v; want the new row at its storing", found, err)
 	}

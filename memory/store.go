@@ -23,13 +23,22 @@ var ErrUnavailable = pg.ErrUnavailable
 // ErrNotFound is returned when a row that was asked for does not exist.
 var ErrNotFound = pg.ErrNotFound
 
-// Store is the repository. Its methods are safe for concurrent use.
+// Store is the repository: it keeps the turns and the messages itself,
+// and hands out the store of each other domain (Access, Approvals,
+// Choices, Events, Index, LongTerm, Reminders), which share its pool and
+// secrets. Its methods are safe for concurrent use.
 type Store struct {
-	pool    *pgxpool.Pool
-	vectors atomic.Bool // message_embeddings exists (EnableVectors)
-	secrets *pg.Secrets
+	base
+	vectors *atomic.Bool // message_embeddings exists (Index.EnableVectors)
 	inbox   *queue.Store
 	jobs    *jobs.Store
+}
+
+// base is what every store of the repository shares: the pool, and the
+// secrets taken out of everything written.
+type base struct {
+	pool    *pgxpool.Pool
+	secrets *pg.Secrets
 }
 
 // Open connects to PostgreSQL and checks the connection with a ping. The
@@ -46,8 +55,34 @@ func Open(ctx context.Context, dsn string, maxConns int32, configure ...func(*pg
 // NewStore wraps a pool the caller owns.
 func NewStore(pool *pgxpool.Pool) *Store {
 	secrets := &pg.Secrets{}
-	return &Store{pool: pool, secrets: secrets, inbox: queue.New(pool, secrets), jobs: jobs.New(pool)}
+	return &Store{base: base{pool: pool, secrets: secrets}, vectors: new(atomic.Bool), inbox: queue.New(pool, secrets), jobs: jobs.New(pool)}
 }
+
+// Access is who uses the bot and who may (access.go, users.go).
+func (s *Store) Access() Access { return Access{s.base} }
+
+// Reminders is the reminders and the scheduled tasks (reminders.go,
+// tasks.go).
+func (s *Store) Reminders() Reminders { return Reminders{s.base, s.inbox} }
+
+// Approvals is the tool calls that wait for a yes, as they are decided
+// (approvals.go).
+func (s *Store) Approvals() Approvals { return Approvals{s.base} }
+
+// Events is the event log (events.go).
+func (s *Store) Events() Events { return Events{s.base} }
+
+// LongTerm is the facts, the summaries and the tombstones (facts.go,
+// summaries.go, forgotten.go).
+func (s *Store) LongTerm() LongTerm { return LongTerm{s.base} }
+
+// Index is the messages' search, by words and by meaning, and their
+// embeddings (search.go, embeddings.go).
+func (s *Store) Index() Index { return Index{s.base, s.vectors} }
+
+// Choices is each conversation's mode and model, and each chat's voice
+// replies (modes.go, models.go, media.go).
+func (s *Store) Choices() Choices { return Choices{s.base} }
 
 // Inbox is the durable inbox of Telegram updates (package queue), over
 // the same pool and secrets.
@@ -64,11 +99,11 @@ func (s *Store) Jobs() *jobs.Store { return s.jobs }
 func (s *Store) HideSecrets(secrets *redact.Secrets) { s.secrets.Hide(secrets) }
 
 // storable is text made storable, with the store's secrets taken out.
-func (s *Store) storable(text string) string { return s.secrets.Storable(text) }
+func (s base) storable(text string) string { return s.secrets.Storable(text) }
 
 // storableValue is a JSON value made storable, with the store's secrets
 // taken out of every string.
-func (s *Store) storableValue(v any) any { return s.secrets.StorableValue(v) }
+func (s base) storableValue(v any) any { return s.secrets.StorableValue(v) }
 
 // What every repository of memory cleans its text and JSON with.
 var cleanText, cleanJSON = pg.CleanText, pg.CleanJSON

@@ -47,7 +47,7 @@ const maxSummarisedChars = 1500
 // Unsummarised returns the conversation's newest summary ("" when none)
 // and the newest limit rows (at most) that left its window of window rows
 // since, oldest first.
-func (s *Store) Unsummarised(ctx context.Context, conversationID string, window, limit int) (string, []SummaryRow, error) {
+func (s LongTerm) Unsummarised(ctx context.Context, conversationID string, window, limit int) (string, []SummaryRow, error) {
 	var prev string
 	var rows []SummaryRow
 	batch := &pgx.Batch{}
@@ -93,7 +93,7 @@ type saveSummaryParams struct {
 // SaveSummary stores a summary (none when its Content is empty) and the
 // model call that wrote it. A conversation deleted meanwhile (/new) keeps
 // no summary.
-func (s *Store) SaveSummary(ctx context.Context, sum Summary, call LLMCall) error {
+func (s LongTerm) SaveSummary(ctx context.Context, sum Summary, call LLMCall) error {
 	batch := &pgx.Batch{}
 	if sum.Content != "" { // a failed call is recorded all the same
 		batch.Queue(saveSummarySQL, pg.Named(saveSummaryParams{
@@ -109,7 +109,7 @@ func (s *Store) SaveSummary(ctx context.Context, sum Summary, call LLMCall) erro
 }
 
 // Summaries returns the conversation's summaries, oldest first.
-func (s *Store) Summaries(ctx context.Context, conversationID string) ([]Summary, error) {
+func (s LongTerm) Summaries(ctx context.Context, conversationID string) ([]Summary, error) {
 	rows, err := s.pool.Query(ctx, summariesSQL, conversationID)
 	if err != nil {
 		return nil, fmt.Errorf("summaries: %w", translate(err))

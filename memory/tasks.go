@@ -42,7 +42,7 @@ type addTaskParams struct {
 
 // AddTask stores a scheduled row (r.Schedule set; r.DueAt its first
 // occurrence) and returns its id.
-func (s *Store) AddTask(ctx context.Context, r Reminder) (int64, error) {
+func (s Reminders) AddTask(ctx context.Context, r Reminder) (int64, error) {
 	if r.Schedule == "" {
 		return 0, errors.New("add task: no schedule")
 	}
@@ -76,7 +76,7 @@ func (s *Store) AddTask(ctx context.Context, r Reminder) (int64, error) {
 // DropUserTasks cancels every scheduled row of userID not yet done, in
 // every chat, and says how many: a user the bot no longer serves loses
 // their tasks.
-func (s *Store) DropUserTasks(ctx context.Context, userID int64) (int64, error) {
+func (s Reminders) DropUserTasks(ctx context.Context, userID int64) (int64, error) {
 	tag, err := s.pool.Exec(ctx, dropUserTasksSQL, userID)
 	if err != nil {
 		return 0, fmt.Errorf("drop user tasks: %w", translate(err))
@@ -93,7 +93,7 @@ type RunPlan func(task Reminder) (next time.Time, late bool)
 // and its task moves on to the next occurrence plan gives, in one
 // transaction: a run is enqueued once, whatever dies when, and the
 // occurrences missed while the bot was down come to that one run.
-func (s *Store) RunDueTasks(ctx context.Context, limit int, plan RunPlan) ([]queue.TaskRun, error) {
+func (s Reminders) RunDueTasks(ctx context.Context, limit int, plan RunPlan) ([]queue.TaskRun, error) {
 	var runs []queue.TaskRun
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		runs = nil
@@ -143,7 +143,7 @@ func (s *Store) RunDueTasks(ctx context.Context, limit int, plan RunPlan) ([]que
 
 // ChatTasks returns the chat's scheduled rows that still run (paused ones
 // too), oldest first.
-func (s *Store) ChatTasks(ctx context.Context, chatID int64) ([]Reminder, error) {
+func (s Reminders) ChatTasks(ctx context.Context, chatID int64) ([]Reminder, error) {
 	rows, err := s.pool.Query(ctx, chatTasksSQL, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("chat tasks: %w", translate(err))
@@ -157,7 +157,7 @@ func (s *Store) ChatTasks(ctx context.Context, chatID int64) ([]Reminder, error)
 
 // TaskStopped tells whether task id was paused or deleted: a run of it
 // queued before that is not answered.
-func (s *Store) TaskStopped(ctx context.Context, id int64) (bool, error) {
+func (s Reminders) TaskStopped(ctx context.Context, id int64) (bool, error) {
 	var stopped bool
 	if err := s.pool.QueryRow(ctx, taskStoppedSQL, id).Scan(&stopped); err != nil {
 		return false, fmt.Errorf("task stopped: %w", translate(err))
@@ -178,7 +178,7 @@ var ErrNoSuchTask = errors.New("no such task")
 
 // SetTaskStatus pauses, resumes (next: when it runs next) or deletes task
 // id of the chat. With a userID, only a task that user set is changed.
-func (s *Store) SetTaskStatus(ctx context.Context, chatID, id, userID int64, status string, next time.Time) (*Reminder, error) {
+func (s Reminders) SetTaskStatus(ctx context.Context, chatID, id, userID int64, status string, next time.Time) (*Reminder, error) {
 	var nextAt *time.Time
 	if status == TaskResume {
 		nextAt = &next

@@ -24,11 +24,11 @@ func TestDueTaskRunsOnceThroughTheInbox(t *testing.T) {
 	store := open(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	const chat = 42
-	if err := store.UpsertUser(ctx, memory.User{TelegramUserID: chat, FirstName: "Ann", LanguageCode: "ru"}); err != nil {
+	if err := store.Access().UpsertUser(ctx, memory.User{TelegramUserID: chat, FirstName: "Ann", LanguageCode: "ru"}); err != nil {
 		t.Fatal(err)
 	}
 	due := time.Now().Add(-3 * time.Hour).Truncate(time.Second) // three hourly occurrences missed
-	id, err := store.AddTask(ctx, memory.Reminder{UserID: chat, ChatID: chat, ThreadID: 5, Text: "weather?", DueAt: due,
+	id, err := store.Reminders().AddTask(ctx, memory.Reminder{UserID: chat, ChatID: chat, ThreadID: 5, Text: "weather?", DueAt: due,
 		Schedule: "0 * * * *", TimeZone: "UTC"})
 	if err != nil {
 		t.Fatal(err)
@@ -36,14 +36,14 @@ func TestDueTaskRunsOnceThroughTheInbox(t *testing.T) {
 	next := time.Now().Add(time.Hour).Truncate(time.Second)
 	var planned []memory.Reminder
 	plan := func(r memory.Reminder) (time.Time, bool) { planned = append(planned, r); return next, true }
-	runs, err := store.RunDueTasks(ctx, 10, plan)
+	runs, err := store.Reminders().RunDueTasks(ctx, 10, plan)
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("RunDueTasks = %+v, %v; want one run", runs, err)
 	}
 	if r := runs[0]; r.TaskID != id || r.Prompt != "weather?" || !r.Late || !r.DueAt.Equal(due) || r.From.FirstName != "Ann" || r.Thread != 5 {
 		t.Fatalf("run = %+v", r)
 	}
-	if again, err := store.RunDueTasks(ctx, 10, plan); err != nil || len(again) != 0 {
+	if again, err := store.Reminders().RunDueTasks(ctx, 10, plan); err != nil || len(again) != 0 {
 		t.Fatalf("the task ran again: %+v, %v", again, err)
 	}
 	var status string
@@ -76,11 +76,11 @@ func TestDueTaskRunsOnceThroughTheInbox(t *testing.T) {
 
 	// A run in a group is its user's update: erasing the user's data takes
 	// it, with the names it carries.
-	if _, err := store.AddTask(ctx, memory.Reminder{UserID: chat, ChatID: -500, Text: "group task", DueAt: due,
+	if _, err := store.Reminders().AddTask(ctx, memory.Reminder{UserID: chat, ChatID: -500, Text: "group task", DueAt: due,
 		Schedule: "0 * * * *", TimeZone: "UTC"}); err != nil {
 		t.Fatal(err)
 	}
-	if runs, err := store.RunDueTasks(ctx, 10, plan); err != nil || len(runs) != 1 {
+	if runs, err := store.Reminders().RunDueTasks(ctx, 10, plan); err != nil || len(runs) != 1 {
 		t.Fatalf("the group's task: %+v, %v", runs, err)
 	}
 	if _, err := userdata.New(store.Pool()).Forget(ctx, chat); err != nil {
@@ -100,7 +100,7 @@ func TestTasksAreBoundedPausedAndDeleted(t *testing.T) {
 	ctx := context.Background()
 	store := open(t)
 	add := func(user, chat int64) error {
-		_, err := store.AddTask(ctx, memory.Reminder{UserID: user, ChatID: chat, Text: "p", DueAt: time.Now().Add(time.Hour),
+		_, err := store.Reminders().AddTask(ctx, memory.Reminder{UserID: user, ChatID: chat, Text: "p", DueAt: time.Now().Add(time.Hour),
 			Schedule: "0 8 * * *", TimeZone: "UTC"})
 		return err
 	}
@@ -121,45 +121,45 @@ func TestTasksAreBoundedPausedAndDeleted(t *testing.T) {
 		t.Fatalf("a task over the user's bound: %v", err)
 	}
 	// The reminders' own bounds do not count tasks.
-	if _, err := store.AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "r", DueAt: time.Now().Add(time.Hour)}); err != nil {
+	if _, err := store.Reminders().AddReminder(ctx, memory.Reminder{UserID: 1, ChatID: 1, Text: "r", DueAt: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := store.ChatReminders(ctx, 1); len(list) != 1 {
+	if list, _ := store.Reminders().ChatReminders(ctx, 1); len(list) != 1 {
 		t.Fatalf("/reminders lists %d rows, want the one reminder", len(list))
 	}
 
-	list, err := store.ChatTasks(ctx, -100)
+	list, err := store.Reminders().ChatTasks(ctx, -100)
 	if err != nil || len(list) != memory.MaxTasksPerChat {
 		t.Fatalf("ChatTasks = %d, %v", len(list), err)
 	}
 	id := list[0].ID
-	if _, err := store.SetTaskStatus(ctx, -100, id, 2, memory.TaskPause, time.Time{}); !errors.Is(err, memory.ErrNoSuchTask) {
+	if _, err := store.Reminders().SetTaskStatus(ctx, -100, id, 2, memory.TaskPause, time.Time{}); !errors.Is(err, memory.ErrNoSuchTask) {
 		t.Fatalf("another user paused the task: %v", err)
 	}
-	paused, err := store.SetTaskStatus(ctx, -100, id, 1, memory.TaskPause, time.Time{})
+	paused, err := store.Reminders().SetTaskStatus(ctx, -100, id, 1, memory.TaskPause, time.Time{})
 	if err != nil || paused.Status != "paused" {
 		t.Fatalf("pause = %+v, %v", paused, err)
 	}
 	store.Pool().Exec(ctx, `UPDATE reminders SET due_at = now() - interval '1 day' WHERE id = $1`, id)
-	if runs, _ := store.RunDueTasks(ctx, 10, func(memory.Reminder) (time.Time, bool) { return time.Time{}, false }); len(runs) != 0 {
+	if runs, _ := store.Reminders().RunDueTasks(ctx, 10, func(memory.Reminder) (time.Time, bool) { return time.Time{}, false }); len(runs) != 0 {
 		t.Fatalf("a paused task ran: %+v", runs)
 	}
 	next := time.Now().Add(2 * time.Hour).Truncate(time.Second)
-	resumed, err := store.SetTaskStatus(ctx, -100, id, 0, memory.TaskResume, next)
+	resumed, err := store.Reminders().SetTaskStatus(ctx, -100, id, 0, memory.TaskResume, next)
 	if err != nil || resumed.Status != "pending" || !resumed.DueAt.Equal(next) {
 		t.Fatalf("resume = %+v, %v", resumed, err)
 	}
 	// Resuming a task that is not paused would move it past its next run.
-	if _, err := store.SetTaskStatus(ctx, -100, id, 0, memory.TaskResume, next.Add(time.Hour)); !errors.Is(err, memory.ErrNoSuchTask) {
+	if _, err := store.Reminders().SetTaskStatus(ctx, -100, id, 0, memory.TaskResume, next.Add(time.Hour)); !errors.Is(err, memory.ErrNoSuchTask) {
 		t.Fatalf("a running task was resumed: %v", err)
 	}
-	if _, err := store.SetTaskStatus(ctx, -100, id, 1, memory.TaskDelete, time.Time{}); err != nil {
+	if _, err := store.Reminders().SetTaskStatus(ctx, -100, id, 1, memory.TaskDelete, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := store.ChatTasks(ctx, -100); len(list) != memory.MaxTasksPerChat-1 {
+	if list, _ := store.Reminders().ChatTasks(ctx, -100); len(list) != memory.MaxTasksPerChat-1 {
 		t.Fatalf("%d tasks left after a delete", len(list))
 	}
-	if _, err := store.SetTaskStatus(ctx, -100, id, 1, memory.TaskResume, next); !errors.Is(err, memory.ErrNoSuchTask) {
+	if _, err := store.Reminders().SetTaskStatus(ctx, -100, id, 1, memory.TaskResume, next); !errors.Is(err, memory.ErrNoSuchTask) {
 		t.Fatalf("a deleted task resumed: %v", err)
 	}
 }
@@ -180,7 +180,7 @@ func TestTasksAddedAtOnceKeepToTheUsersBound(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, err := store.AddTask(ctx, memory.Reminder{UserID: 7, ChatID: -1000 - int64(i), Text: "p",
+			_, err := store.Reminders().AddTask(ctx, memory.Reminder{UserID: 7, ChatID: -1000 - int64(i), Text: "p",
 				DueAt: time.Now().Add(time.Hour), Schedule: "0 8 * * *", TimeZone: "UTC"})
 			switch {
 			case err == nil:

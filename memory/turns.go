@@ -89,7 +89,7 @@ var turnRankSQL = recallStatements{fullText: turnRankFullTextSQL, hybrid: turnRa
 // ranks the same.
 func (s *Store) rankRow(ctx context.Context, row int64, window int, r Recall) ([]Snippet, error) {
 	emb := r.Embedding
-	if !s.Vectors() {
+	if !s.vectors.Load() {
 		emb = nil
 	}
 	var recalled []Snippet
@@ -167,7 +167,7 @@ func (s *Store) StartTurn(ctx context.Context, in TurnStart) (*Turn, error) {
 	found := false
 	if words := searchWords(in.Recall.Text); in.Recall.Limit > 0 && (words != "" || in.Recall.Embedding != nil) {
 		params := turnRecallParams{turnRowParams: turnRow, RecallLimit: in.Recall.Limit}
-		if s.Vectors() && in.Recall.Embedding != nil { // the semantic side ranks anyway
+		if s.vectors.Load() && in.Recall.Embedding != nil { // the semantic side ranks anyway
 			queueRecall(batch, &t.Recalled, turnRecallSQL, withEmbedding(params, in.Recall.Embedding, in.Recall.EmbeddingModel))
 		} else {
 			batch.Queue(turnFoundSQL, pg.Named(params)).QueryRow(func(row pgx.Row) error { return row.Scan(&found) })

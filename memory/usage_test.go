@@ -15,7 +15,7 @@ func TestRefuseAnswersTheFirstUpdateOfADayOnly(t *testing.T) {
 	store := open(t)
 	refuse := func(update int64, day string) bool {
 		t.Helper()
-		answer, err := store.Refuse(ctx, memory.Refusal{UserID: 9, ChatID: 9, UpdateID: update, Day: day})
+		answer, err := store.Access().Refuse(ctx, memory.Refusal{UserID: 9, ChatID: 9, UpdateID: update, Day: day})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ type upsertUserParams struct {
 }
 
 // UpsertUser creates the user's row or refreshes their names and last_seen_at.
-func (s *Store) UpsertUser(ctx context.Context, u User) error {
+func (s Access) UpsertUser(ctx context.Context, u User) error {
 	if _, err := s.pool.Exec(ctx, upsertUserSQL, upsertUserArgs(u)); err != nil {
 		return fmt.Errorf("upsert user: %w", translate(err))
 	}
@@ -45,7 +45,7 @@ func (s *Store) UpsertUser(ctx context.Context, u User) error {
 
 // Arrived upserts the user and logs the event of their message (a command,
 // say: text turns log theirs in StartTurn), in one round trip.
-func (s *Store) Arrived(ctx context.Context, u User, e Event) error {
+func (s Access) Arrived(ctx context.Context, u User, e Event) error {
 	batch := &pgx.Batch{}
 	batch.Queue(upsertUserSQL, upsertUserArgs(u))
 	s.queueEvent(batch, e)

@@ -10,7 +10,7 @@ import (
 )
 
 // AccessStore is who may use the bot as the database keeps it, and the
-// owner's decisions on it (memory.Store): the page decides with the same
+// owner's decisions on it (memory.Access): the page decides with the same
 // calls as the owner's buttons and /users.
 type AccessStore interface {
 	AccessGrants(ctx context.Context, limit int) ([]memory.AccessGrant, error)

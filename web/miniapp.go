@@ -101,7 +101,7 @@ func (s *Server) mySearch(w http.ResponseWriter, r *http.Request, u TelegramUser
 	}
 	hits := []memory.Snippet{}
 	for _, id := range ids {
-		found, err := s.deps.Memory.SearchMessages(r.Context(), memory.Search{ConversationID: id, Text: q, Limit: 10})
+		found, err := s.deps.Search.SearchMessages(r.Context(), memory.Search{ConversationID: id, Text: q, Limit: 10})
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func (s *Server) mySearch(w http.ResponseWriter, r *http.Request, u TelegramUser
 // ExportsPerHour of the two together in any hour.
 func (s *Server) myExport(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
 	if limit := s.deps.ExportsPerHour; limit > 0 {
-		n, _, err := s.deps.Memory.EventsSince(r.Context(), u.ID, memory.EventExportSent, time.Now().Add(-time.Hour))
+		n, _, err := s.deps.Events.EventsSince(r.Context(), u.ID, memory.EventExportSent, time.Now().Add(-time.Hour))
 		if err != nil {
 			return err
 		}
@@ -122,7 +122,7 @@ func (s *Server) myExport(w http.ResponseWriter, r *http.Request, u TelegramUser
 			return writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "you exported your data lately: try again in an hour"})
 		}
 	}
-	if err := s.deps.Memory.AddEvents(r.Context(), memory.Event{Type: memory.EventExportSent, UserID: u.ID,
+	if err := s.deps.Events.AddEvents(r.Context(), memory.Event{Type: memory.EventExportSent, UserID: u.ID,
 		Payload: map[string]any{"via": "mini_app"}}); err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (s *Server) myFactEdit(w http.ResponseWriter, r *http.Request, u TelegramUs
 	if problem != "" {
 		return writeJSON(w, http.StatusBadRequest, map[string]string{"error": problem})
 	}
-	f, err := s.deps.Memory.Remember(r.Context(), u.ID, id, text, 0)
+	f, err := s.deps.Facts.Remember(r.Context(), u.ID, id, text, 0)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (s *Server) myFactForget(w http.ResponseWriter, r *http.Request, u Telegram
 	if err != nil {
 		return err
 	}
-	f, err := s.deps.Memory.ForgetFact(r.Context(), u.ID, id)
+	f, err := s.deps.Facts.ForgetFact(r.Context(), u.ID, id)
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (s *Server) myFactForget(w http.ResponseWriter, r *http.Request, u Telegram
 }
 
 func (s *Server) myForgetAll(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
-	n, err := s.deps.Memory.ForgetAllFacts(r.Context(), u.ID)
+	n, err := s.deps.Facts.ForgetAllFacts(r.Context(), u.ID)
 	if err != nil {
 		return err
 	}

@@ -210,7 +210,7 @@ func (s *Server) search(r *http.Request, conversationID string) (string, []memor
 	if len(q) > maxQuery {
 		q = strings.ToValidUTF8(q[:maxQuery], "")
 	}
-	hits, err := s.deps.Memory.SearchMessages(r.Context(), memory.Search{ConversationID: conversationID, Text: q, Limit: 10})
+	hits, err := s.deps.Search.SearchMessages(r.Context(), memory.Search{ConversationID: conversationID, Text: q, Limit: 10})
 	return q, hits, err
 }
 
@@ -315,7 +315,7 @@ func (s *Server) editFact(w http.ResponseWriter, r *http.Request, v viewer) erro
 		s.fail(w, r, http.StatusBadRequest, problem)
 		return nil
 	}
-	f, err := s.deps.Memory.Remember(r.Context(), userID, id, text, 0)
+	f, err := s.deps.Facts.Remember(r.Context(), userID, id, text, 0)
 	if err != nil {
 		return err
 	}
@@ -344,7 +344,7 @@ func (s *Server) forgetFact(w http.ResponseWriter, r *http.Request, v viewer) er
 	if err != nil {
 		return err
 	}
-	f, err := s.deps.Memory.ForgetFact(r.Context(), userID, id)
+	f, err := s.deps.Facts.ForgetFact(r.Context(), userID, id)
 	if errors.Is(err, memory.ErrNotFound) {
 		return errNotFound
 	}
@@ -360,7 +360,7 @@ func (s *Server) forgetAll(w http.ResponseWriter, r *http.Request, v viewer) err
 	if err != nil {
 		return err
 	}
-	n, err := s.deps.Memory.ForgetAllFacts(r.Context(), userID)
+	n, err := s.deps.Facts.ForgetAllFacts(r.Context(), userID)
 	if err != nil {
 		return err
 	}
@@ -533,7 +533,7 @@ func (s *Server) changed(r *http.Request, v viewer, userID int64, action string,
 		payload[k] = val
 	}
 	e := memory.Event{Type: eventWebChange, UserID: userID, Payload: payload}
-	if err := s.deps.Memory.AddEvents(r.Context(), e); err != nil {
+	if err := s.deps.Events.AddEvents(r.Context(), e); err != nil {
 		s.deps.Log.Error("web: record a change", "action", action, "err", err)
 	}
 }

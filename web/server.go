@@ -53,13 +53,22 @@ type Console interface {
 	CancelApproval(ctx context.Context, id int64) (chatID int64, err error)
 }
 
-// Memory is what the pages change the way the bot does (memory.Store):
-// forgetting here is /forget's forgetting.
-type Memory interface {
+// Facts is what the pages change of the facts the way the bot does
+// (memory.LongTerm): forgetting here is /forget's forgetting.
+type Facts interface {
 	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)
 	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
 	ForgetAllFacts(ctx context.Context, userID int64) (int64, error)
+}
+
+// Search finds messages of a conversation (memory.Index).
+type Search interface {
 	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
+}
+
+// Events is the event log as the pages write it, and the Mini App's
+// exports are counted in it with /export's (memory.Events).
+type Events interface {
 	AddEvents(ctx context.Context, events ...memory.Event) error
 	EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (n int, oldest time.Time, err error)
 }
@@ -94,7 +103,9 @@ type ToolServer struct {
 // Deps are the parts the pages use. Checks, Servers and Export may be nil.
 type Deps struct {
 	Console Console
-	Memory  Memory
+	Facts   Facts
+	Search  Search
+	Events  Events
 	// Export is every row of a user as JSON (userdata.Store.Export).
 	Export func(ctx context.Context, userID int64) (map[string]json.RawMessage, error)
 	// Checks runs the setup's checks for the overview.

@@ -35,16 +35,21 @@ type Jobs interface {
 	NewestMessageID(ctx context.Context) (int64, error)
 }
 
-// Store is the part of the memory repository the background
-// memory work writes to.
+// Store is the long-term memory the background work reads and writes:
+// the facts, the summaries, the tombstones (memory.LongTerm).
 type Store interface {
-	SaveEmbeddings(ctx context.Context, model string, rows []jobs.TextRow, vecs [][]float32, call memory.LLMCall, cursor int64) error
 	Facts(ctx context.Context, userID int64) ([]memory.Fact, error)
 	SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []memory.FactChange, call memory.LLMCall) error
 	Unsummarised(ctx context.Context, conversationID string, window, limit int) (string, []memory.SummaryRow, error)
 	SaveSummary(ctx context.Context, sum memory.Summary, call memory.LLMCall) error
 	Tombstones(ctx context.Context, userID int64) ([]memory.Tombstone, error)
 	ForgetRows(ctx context.Context, conversationID string, fromID, toID int64) error
+}
+
+// Index is where the messages' embeddings are saved, for semantic search
+// (memory.Index).
+type Index interface {
+	SaveEmbeddings(ctx context.Context, model string, rows []jobs.TextRow, vecs [][]float32, call memory.LLMCall, cursor int64) error
 }
 
 // Memorizer does the memory work that follows turns, in the background and
@@ -55,6 +60,7 @@ type Store interface {
 // calls are bounded per minute so a busy bot cannot flood the model server.
 type Memorizer struct {
 	Store        Store
+	Index        Index
 	Jobs         Jobs
 	LLM          agent.LLM // for facts and summaries
 	Embedder     agent.Embedder
@@ -186,7 +192,7 @@ func (m *Memorizer) embedStep(ctx context.Context, limit *rate.Limiter) bool {
 		call.Model = "" // no call was made
 	}
 	last := rows[len(rows)-1].ID
-	if err := m.Store.SaveEmbeddings(ctx, m.Embedder.Model(), rows, vecs, call, last); err != nil {
+	if err := m.Index.SaveEmbeddings(ctx, m.Embedder.Model(), rows, vecs, call, last); err != nil {
 		m.logErr(ctx, "embeddings: saving failed", err)
 		return false
 	}

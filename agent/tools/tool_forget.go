@@ -34,7 +34,7 @@ func newForget(env Env) agent.Tool {
 			if err := agent.DecodeArgs(raw, &args); err != nil {
 				return "", err
 			}
-			f, err := env.Store.ForgetFact(ctx, turn.UserID, args.ID)
+			f, err := env.Facts.ForgetFact(ctx, turn.UserID, args.ID)
 			if errors.Is(err, memory.ErrNotFound) {
 				return "", fmt.Errorf("this user has no fact #%d", args.ID)
 			}

@@ -51,7 +51,7 @@ func newRemember(env Env) agent.Tool {
 			case utf8.RuneCountInString(fact) > maxFactLength:
 				return "", fmt.Errorf("the fact is longer than %d characters; save a shorter one, or several", maxFactLength)
 			}
-			f, err := env.Store.Remember(ctx, turn.UserID, args.ID, fact, turn.UserMessageID)
+			f, err := env.Facts.Remember(ctx, turn.UserID, args.ID, fact, turn.UserMessageID)
 			if errors.Is(err, memory.ErrNotFound) {
 				return "", fmt.Errorf("this user has no fact #%d", args.ID)
 			}

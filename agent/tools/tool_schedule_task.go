@@ -73,7 +73,7 @@ func newScheduleTask(env Env) agent.Tool {
 				kind = memory.KindReminder
 			}
 			first := sch.Next(env.Now())
-			id, err := env.Store.AddTask(ctx, memory.Reminder{UserID: turn.UserID, ChatID: turn.Chat.ID, ThreadID: turn.Chat.Thread,
+			id, err := env.Reminders.AddTask(ctx, memory.Reminder{UserID: turn.UserID, ChatID: turn.Chat.ID, ThreadID: turn.Chat.Thread,
 				Text: args.Prompt, DueAt: first, SourceMessageID: turn.UserMessageID, Kind: kind, Schedule: sch.Cron, TimeZone: zone})
 			if errors.Is(err, memory.ErrTooManyTasks) {
 				return "", fmt.Errorf("no more scheduled tasks now: at most %d for a user and %d in a chat, and %d reminders or tasks "+

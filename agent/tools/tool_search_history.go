@@ -71,7 +71,7 @@ func newSearchHistory(env Env) agent.Tool {
 				q.Queries = append(q.Queries, text)
 			}
 			q.Embedding, q.EmbeddingModel = agent.EmbedQuery(ctx, env.Embedder, args.Query, func(error) {}) // full-text alone then
-			found, err := env.Store.SearchMessages(ctx, q)
+			found, err := env.History.SearchMessages(ctx, q)
 			if err != nil {
 				return "", err
 			}

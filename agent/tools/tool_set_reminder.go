@@ -64,7 +64,7 @@ func newSetReminder(env Env) agent.Tool {
 			if due.Sub(now) < env.ReminderMinLead {
 				return "", fmt.Errorf("a reminder must be at least %v ahead", env.ReminderMinLead)
 			}
-			id, err := env.Store.AddReminder(ctx, memory.Reminder{UserID: turn.UserID, ChatID: turn.Chat.ID, ThreadID: turn.Chat.Thread, Text: text,
+			id, err := env.Reminders.AddReminder(ctx, memory.Reminder{UserID: turn.UserID, ChatID: turn.Chat.ID, ThreadID: turn.Chat.Thread, Text: text,
 				DueAt: due, SourceMessageID: turn.UserMessageID})
 			if errors.Is(err, memory.ErrTooManyReminders) {
 				return "", fmt.Errorf("no more reminders now: at most %d may wait for a user or a chat, and %d be set in a chat an hour; "+

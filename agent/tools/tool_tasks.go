@@ -20,7 +20,7 @@ func newListTasks(env Env) agent.Tool {
 		Description: "Lists the scheduled tasks and recurring reminders of this chat (schedule_task's), with their #id, prompt, schedule and next run.",
 		Parameters:  map[string]any{"type": "object", "properties": map[string]any{}},
 		Run: func(ctx context.Context, turn *agent.TurnInfo, _ json.RawMessage) (string, error) {
-			list, err := env.Store.ChatTasks(ctx, turn.Chat.ID)
+			list, err := env.Reminders.ChatTasks(ctx, turn.Chat.ID)
 			if err != nil {
 				return "", err
 			}
@@ -75,7 +75,7 @@ func newCancelTask(env Env) agent.Tool {
 			if err != nil {
 				return "", err
 			}
-			t, err := env.Store.SetTaskStatus(ctx, turn.Chat.ID, id, turn.UserID, memory.TaskDelete, time.Time{})
+			t, err := env.Reminders.SetTaskStatus(ctx, turn.Chat.ID, id, turn.UserID, memory.TaskDelete, time.Time{})
 			if errors.Is(err, memory.ErrNoSuchTask) {
 				return "", fmt.Errorf("this chat has no scheduled task #%d that this user set; list_tasks shows them", id)
 			}

@@ -14,11 +14,20 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-// Store is the part of the memory repository that tools use.
-type Store interface {
+// Facts is what remember and forget change (memory.LongTerm).
+type Facts interface {
 	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)
 	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
+}
+
+// History is what search_history searches: the messages (memory.Index).
+type History interface {
 	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
+}
+
+// Reminders is what set_reminder, schedule_task and the task tools keep
+// (memory.Reminders).
+type Reminders interface {
 	AddReminder(ctx context.Context, r memory.Reminder) (int64, error)
 	AddTask(ctx context.Context, r memory.Reminder) (int64, error)
 	ChatTasks(ctx context.Context, chatID int64) ([]memory.Reminder, error)
@@ -27,9 +36,11 @@ type Store interface {
 
 // Env is what built-in tools may be configured from.
 type Env struct {
-	Location *time.Location
-	Now      func() time.Time
-	Store    Store // for the tools that remember, search and remind
+	Location  *time.Location
+	Now       func() time.Time
+	Facts     Facts     // for remember and forget
+	History   History   // for search_history
+	Reminders Reminders // for the tools that remind and schedule
 	// ReminderAdded, when set, is told about each new reminder or task, so
 	// the scheduler can wake up for it.
 	ReminderAdded func(due time.Time)

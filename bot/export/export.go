@@ -319,7 +319,7 @@ func dialogue(msgs []memory.Message, lang string, loc *time.Location, group bool
 	return strings.Join(lines, "\n")
 }
 
-// Events counts a user's events of a type lately (memory.Store.EventsSince).
+// Events counts a user's events of a type lately (memory.Events.EventsSince).
 type Events interface {
 	EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (int, time.Time, error)
 }

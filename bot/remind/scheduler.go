@@ -1,7 +1,8 @@
 // Package remind sends reminders when they are due (the set_reminder
-// tool stores them; bot's /reminders lists them) and starts the runs of
-// scheduled tasks (schedule_task; /tasks): a background job of its own,
-// sharing the reminders table safely with other processes.
+// tool stores them; /reminders lists them and /cancel_reminder cancels
+// them, commands.go) and starts the runs of scheduled tasks
+// (schedule_task; /tasks): a background job of its own, sharing the
+// reminders table safely with other processes.
 package remind
 
 import (
@@ -65,7 +66,7 @@ const claimBatch = 20
 //
 // A due task's run is put in the inbox as an update of its own, and the
 // task moved on to its next occurrence after now, in one transaction
-// (memory.Store.RunDueTasks): the dispatcher runs it as a turn, exactly
+// (memory.Reminders.RunDueTasks): the dispatcher runs it as a turn, exactly
 // once, as it does a message; the occurrences missed while the bot was
 // down come to one run, late. A reminder with a schedule likewise waits
 // for its next occurrence once sent.

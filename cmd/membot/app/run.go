@@ -197,7 +197,7 @@ func (m *membot) connectTelegram() error {
 // owner, the claim link (bot.ClaimStatus, which `membot doctor`
 // shows too).
 func (m *membot) announceAccess() error {
-	st, err := bot.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store, m.client.Self.UserName)
+	st, err := bot.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store.Access(), m.client.Self.UserName)
 	if err != nil {
 		return startErr(m.intake, fmt.Errorf("access: %w", err))
 	}
@@ -233,10 +233,11 @@ func (m *membot) newHandler() error {
 	cfg, log, store := m.cfg, m.log, m.store
 	llmHTTP := &http.Client{Transport: m.transport}
 	embedder := startRecall(m.intake, cfg, store, llmHTTP, log)
-	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store, Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
+	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store.Reminders(), Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
 	m.purger = &purge.Purger{Queue: purge.NewStore(store.Pool()), Log: log, Retention: cfg.Retention}
 	toolEnv := cfg.Tools
-	toolEnv.Store, toolEnv.ReminderAdded, toolEnv.Embedder = store, m.reminders.Wake, embedder
+	toolEnv.Facts, toolEnv.History, toolEnv.Reminders = store.LongTerm(), store.Index(), store.Reminders()
+	toolEnv.ReminderAdded, toolEnv.Embedder = m.reminders.Wake, embedder
 	if searcher := websearch.New(cfg.WebSearch); searcher != nil {
 		toolEnv.WebSearch = searcher
 		log.Info("web_search is offered", "provider", searcher.Provider())
@@ -275,20 +276,25 @@ func (m *membot) newHandler() error {
 	for _, model := range cfg.LLM.Models {
 		models = append(models, agent.Model{Name: model.Name, LLM: newClient(model.BaseURL), Caps: model.Caps})
 	}
-	m.memorizer = &memorize.Memorizer{Store: store, Jobs: store.Jobs(), LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, Config: cfg.Memory,
+	m.memorizer = &memorize.Memorizer{Store: store.LongTerm(), Index: store.Index(), Jobs: store.Jobs(), LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, Config: cfg.Memory,
 		HistoryLimit: cfg.Agent.HistoryLimit, Tools: registry, Location: cfg.Location, Log: log}
 	ac := cfg.Agent
 	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}
 	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
-	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
+	ac.Embedder, ac.TurnDone, ac.Forgotten = embedder, m.memorizer.Wake, store.LongTerm()
 	ac.IsAdmin = cfg.Bot.Access.IsAdmin
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
 	// The web's decisions on requests tell the asker as the owner's buttons do.
 	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
 		m.handler.TellAsker(ctx, req, status)
 	}, log)
-	m.handler = &bot.Handler{Client: m.client, Agent: turns, Memory: store, Inbox: store.Inbox(), Users: users, Log: log, Metrics: m.met,
+	stores := bot.Stores{
+		Access: store.Access(), Conversations: store, Choices: store.Choices(), Approvals: store.Approvals(),
+		Facts: store.LongTerm(), Reminders: store.Reminders(), Events: store.Events(), Inbox: store.Inbox(),
+		Usage: users, Transcripts: users,
+	}
+	m.handler = &bot.Handler{Client: m.client, Agent: turns, Stores: stores, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
 	return nil
@@ -302,11 +308,11 @@ func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers fun
 	wc.Location, wc.DailyTokenLimit = cfg.Location, cfg.Bot.Access.DailyTokenLimit
 	policy := &cfg.Bot.Access
 	deps := web.Deps{
-		Console: console.New(store.Pool()), Memory: store, Export: users.Export,
+		Console: console.New(store.Pool()), Facts: store.LongTerm(), Search: store.Index(), Events: store.Events(), Export: users.Export,
 		IsAdmin:  policy.IsAdmin,
 		MayUse:   func(userID int64) bool { return policy.Allows(userID, userID) },
 		BotToken: cfg.Telegram.Token, ExportsPerHour: cfg.Bot.ExportsPerHour, Log: log,
-		Access: store, Rules: func() web.AccessRules { return accessRules(policy) }, Decided: decided,
+		Access: store.Access(), Rules: func() web.AccessRules { return accessRules(policy) }, Decided: decided,
 		Settings: cfg.ShownSettings,
 		Origin: func(f console.From) string {
 			return string(agent.UserRow{Group: f.Group, Forwarded: f.Forwarded, ViaBot: f.ViaBot, Scheduled: f.Scheduled, Media: f.Media}.Origin())
@@ -458,7 +464,7 @@ func startRecall(ctx context.Context, cfg *Config, store *memory.Store, hc *http
 		log.Info("recall: full-text search alone (set EMBEDDINGS_MODEL for semantic recall)", "auto_recall", cfg.Agent.Recall, "auto_memory", cfg.Memory.AutoMemory)
 		return nil
 	}
-	ok, err := store.EnableVectors(ctx)
+	ok, err := store.Index().EnableVectors(ctx)
 	if err != nil || !ok {
 		log.Warn("recall: full-text search alone: the database has no pgvector (CREATE EXTENSION vector as a superuser, then restart)",
 			"embeddings_model", cfg.Memory.EmbeddingsModel, "err", err)

@@ -45,7 +45,7 @@ func (d *doctor) access(ctx context.Context) []Line {
 	if me, err := telegram.NewClient(ctx, ctx, tc).Me(callCtx); err == nil {
 		username = me.UserName
 	}
-	st, err := bot.ClaimStatus(callCtx, policy, store, username)
+	st, err := bot.ClaimStatus(callCtx, policy, store.Access(), username)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table: not migrated yet

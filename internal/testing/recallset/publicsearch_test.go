@@ -55,7 +55,7 @@ func TestPublicSearchOnly(t *testing.T) {
 	}
 	defer db.Close()
 	var tool agent.Tool
-	for _, x := range tools.Builtin(tools.Env{Store: store, Location: time.UTC}) {
+	for _, x := range tools.Builtin(tools.Env{History: store.Index(), Location: time.UTC}) {
 		if x.Name == "search_history" {
 			tool = x
 		}

@@ -38,7 +38,7 @@ func TestRecallSearchOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	if ok, err := store.EnableVectors(ctx); !ok || err != nil {
+	if ok, err := store.Index().EnableVectors(ctx); !ok || err != nil {
 		t.Fatalf("pgvector: %v, %v", ok, err)
 	}
 	type conv struct {
@@ -83,12 +83,12 @@ func TestRecallSearchOnly(t *testing.T) {
 			vecs = append(vecs, openaifake.Embed(r.Text))
 		}
 		cursor = rows[len(rows)-1].ID
-		if err := store.SaveEmbeddings(ctx, "fake-embed", rows, vecs, memory.LLMCall{}, cursor); err != nil {
+		if err := store.Index().SaveEmbeddings(ctx, "fake-embed", rows, vecs, memory.LLMCall{}, cursor); err != nil {
 			t.Fatal(err)
 		}
 	}
 	search := func(cv conv, text string, emb []float32, limit int) []int64 {
-		found, err := store.SearchMessages(ctx, memory.Search{ConversationID: cv.id, Text: text, Limit: limit, Embedding: emb, EmbeddingModel: "fake-embed"})
+		found, err := store.Index().SearchMessages(ctx, memory.Search{ConversationID: cv.id, Text: text, Limit: limit, Embedding: emb, EmbeddingModel: "fake-embed"})
 		if err != nil {
 			t.Fatal(err)
 		}
