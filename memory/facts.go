@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -141,6 +142,9 @@ func (s LongTerm) forget(ctx context.Context, id, userID int64, offset int, all 
 	}
 	var current []Fact
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockUserBoundsSQL, userID); err != nil { // one at a time with SaveExtracted
+			return err
+		}
 		rows, err := tx.Query(ctx, forgetFactsSQL, pg.Named(forgetFactsParams{ID: id, UserID: userID, Offset: offset, All: all}))
 		if err != nil {
 			return err
@@ -206,6 +210,32 @@ type FactChange struct {
 // exchange is read once: a fact the user deletes is not extracted again
 // from the same messages. Past MaxFacts, new facts are dropped.
 func (s LongTerm) SaveExtracted(ctx context.Context, ex jobs.Exchange, changes []FactChange, call LLMCall) error {
+	// Under the user's lock, as forget is: a change that states a fact
+	// forgotten since the extraction began is not saved.
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockUserBoundsSQL, ex.UserID); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, tombstonesSQL, ex.UserID)
+		if err != nil {
+			return err
+		}
+		tombs, err := pgx.CollectRows(rows, pgx.RowToStructByName[Tombstone])
+		if err != nil {
+			return err
+		}
+		kept := slices.DeleteFunc(slices.Clone(changes), func(c FactChange) bool { return Stated(tombs, c.Text) })
+		return tx.SendBatch(ctx, s.extractedBatch(ex, kept, call)).Close()
+	})
+	if err != nil {
+		return fmt.Errorf("save extracted facts: %w", translate(err))
+	}
+	return nil
+}
+
+// extractedBatch writes the facts read from an exchange, the model call,
+// and the job's cursor past the exchange.
+func (s LongTerm) extractedBatch(ex jobs.Exchange, changes []FactChange, call LLMCall) *pgx.Batch {
 	batch := &pgx.Batch{}
 	for _, c := range changes {
 		sql, args := factStatement(c.ID, factParams{
@@ -217,10 +247,7 @@ func (s LongTerm) SaveExtracted(ctx context.Context, ex jobs.Exchange, changes [
 		s.queueLLMCall(batch, call)
 	}
 	jobs.QueueCursor(batch, jobs.AfterTurn, ex.AnswerID)
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("save extracted facts: %w", translate(err))
-	}
-	return nil
+	return batch
 }
 
 // The statements of this file, whole in sql/facts.sql.

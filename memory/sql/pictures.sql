@@ -2,7 +2,9 @@
 -- lockUserBounds takes user $1's lock until the transaction ends: what
 -- counts against one of the user's bounds (the day's tokens, their tasks)
 -- is checked and added under it, so that requests from several chats at
--- once are decided one after the other. A statement's snapshot is taken
+-- once are decided one after the other; so are a forget and the facts
+-- read from the user's words, so a fact read before a forget is not saved
+-- after it. A statement's snapshot is taken
 -- when it starts, so the lock is taken by a statement of its own, before.
 SELECT pg_advisory_xact_lock(hashtextextended('membot user ' || $1::bigint::text, 0))
 
