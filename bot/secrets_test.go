@@ -48,10 +48,18 @@ func TestSecretsEchoedByServersAreNeverStoredOrLogged(t *testing.T) {
 	h.Env["AUTO_MEMORY"] = "on"
 	h.Env["FETCH_ALLOW_PRIVATE"] = "true"
 	h.Env["APPROVAL_REQUIRED_TOOLS"] = "set_reminder" // fetch_url runs at once
+	// Answered by what it is asked (not a script the memory work, which
+	// calls the model in the background, could take a reply of).
 	h.LLM.RespondWith(func(req openai.ChatCompletionRequest) openaifake.Reply {
-		if strings.HasPrefix(req.Messages[0].Content, "You keep the long-term memory") ||
-			strings.HasSuffix(openaifake.LastUserContent(req), "refuse this") {
+		last := req.Messages[len(req.Messages)-1]
+		switch {
+		case strings.HasPrefix(req.Messages[0].Content, "You keep the long-term memory") ||
+			strings.HasSuffix(openaifake.LastUserContent(req), "refuse this"):
 			return openaifake.Reply{Status: http.StatusBadRequest, Raw: leak}
+		case last.Role == openai.ChatMessageRoleTool && last.ToolCallID == "call_leak":
+			return openaifake.Reply{Content: "read it"}
+		case strings.HasSuffix(openaifake.LastUserContent(req), "read the page"):
+			return openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_leak", "fetch_url", `{"url":"`+leaky.URL+`/page"}`)}}
 		}
 		return openaifake.Echo(req)
 	})
@@ -67,8 +75,6 @@ func TestSecretsEchoedByServersAreNeverStoredOrLogged(t *testing.T) {
 		Message: "Bad Request: no such chat for bot" + testkit.Token,
 		If:      func(c telegramfake.Call) bool { return strings.Contains(c.Params["text"], "unsendable") }})
 	h.WaitDone(h.TG.SendText(jane, "unsendable"))
-	h.LLM.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("call_leak", "fetch_url", `{"url":"`+leaky.URL+`/page"}`)}},
-		openaifake.Reply{Content: "read it"})
 	h.Say(jane, "read the page")
 	h.WaitIdle()
 
