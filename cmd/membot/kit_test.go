@@ -33,11 +33,10 @@ func runAdmin(h *harness, args ...string) (string, error) {
 // TestMain fails the package when any request a model fake received broke
 // the role invariant strict servers hold membot to (openaifake.CheckRoles);
 // started as the parser of a PDF the bot under test reads, it is that.
-// The tests mostly wait, so more of them run side by side than go test's
-// default (testkit.RaiseParallel).
+// Unlike bot's, these tests keep go test's -parallel: the kill -9 tests
+// judge what a kill explains by when it came, which a crowded machine blurs.
 func TestMain(m *testing.M) {
 	filetext.RunIfChild()
 	mcpfake.ServeIfAsked() // started as a stdio MCP server of a test, it is that
-	testkit.RaiseParallel()
 	os.Exit(openaifake.Main(m))
 }
