@@ -302,11 +302,7 @@ func (s *Server) user(w http.ResponseWriter, r *http.Request, v viewer) error {
 const maxFactChars = 500
 
 func (s *Server) editFact(w http.ResponseWriter, r *http.Request, v viewer) error {
-	userID, err := pathID(r, "user")
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "id")
+	userID, id, err := userAndID(r)
 	if err != nil {
 		return err
 	}
@@ -336,11 +332,7 @@ func factText(s string) (string, string) {
 }
 
 func (s *Server) forgetFact(w http.ResponseWriter, r *http.Request, v viewer) error {
-	userID, err := pathID(r, "user")
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "id")
+	userID, id, err := userAndID(r)
 	if err != nil {
 		return err
 	}
@@ -545,6 +537,14 @@ func (s *Server) back(w http.ResponseWriter, r *http.Request, to string, data an
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
 	return nil
+}
+
+// userAndID are the user and the row a path names (/memory/{user}/…/{id}).
+func userAndID(r *http.Request) (userID, id int64, err error) {
+	if userID, err = pathID(r, "user"); err == nil {
+		id, err = pathID(r, "id")
+	}
+	return userID, id, err
 }
 
 // pathID is the positive number a path names, or errNotFound.
