@@ -37,12 +37,6 @@ type Store interface {
 	ApprovalPin(ctx context.Context, id int64) (string, error)
 }
 
-// Tombstones reads what is kept of the facts a user asked to forget
-// (memory.LongTerm).
-type Tombstones interface {
-	Tombstones(ctx context.Context, userID int64) ([]memory.Tombstone, error)
-}
-
 // Metrics is what a turn reports for monitoring; nil reports nothing.
 type Metrics interface {
 	// LLMRequest is one attempt of a model call; status is "ok", the HTTP
@@ -104,9 +98,6 @@ type Config struct {
 	Recall int
 	// Embedder, when set, makes recall semantic too (EMBEDDINGS_MODEL).
 	Embedder Embedder
-	// Forgotten, when set, reads the facts a user asked to forget: a
-	// turn leaves out the rows that state one (leaveOutForgotten).
-	Forgotten Tombstones
 	// TurnDone, when set, is called after a turn's answer is stored: it
 	// wakes the background memory work (memorize.Memorizer.Wake).
 	TurnDone func()
@@ -298,18 +289,14 @@ func (a *Agent) Regenerate(ctx context.Context, req Request) (*Reply, error) {
 	return a.answer(ctx, turn, req)
 }
 
-// leaveOutForgotten takes out of a private chat's turn the rows that state
-// a fact the user asked to forget: an answer that repeated it after the
-// forgetting, before the background work marked it, must not bring it back
-// to the model. The turn's own message stays: the user says it again now.
-// It costs a round trip only for a user who forgot something.
-func (a *Agent) leaveOutForgotten(ctx context.Context, turn *memory.Turn, userID, chatID int64) error {
-	if turn.Forgotten == 0 || userID != chatID || a.cfg.Forgotten == nil {
-		return nil
-	}
-	tombs, err := a.cfg.Forgotten.Tombstones(ctx, userID)
-	if err != nil || len(tombs) == 0 {
-		return err
+// leaveOutForgotten takes out of a turn the rows that state a fact the
+// user asked to forget (its tombstones come with the turn, in private
+// chats): an answer that repeated it after the forgetting, before the
+// background work marked it, must not bring it back to the model. The
+// turn's own message stays: the user says it again now.
+func leaveOutForgotten(turn *memory.Turn) {
+	if len(turn.Tombstones) == 0 {
+		return
 	}
 	turn.History = slices.DeleteFunc(turn.History, func(m memory.Message) bool {
 		if m.ID == turn.UserMessageID {
@@ -319,10 +306,9 @@ func (a *Agent) leaveOutForgotten(ctx context.Context, turn *memory.Turn, userID
 		for _, c := range m.ToolCalls {
 			text += "\n" + c.Arguments
 		}
-		return memory.Stated(tombs, text)
+		return memory.Stated(turn.Tombstones, text)
 	})
-	turn.Recalled = slices.DeleteFunc(turn.Recalled, func(s memory.Snippet) bool { return memory.Stated(tombs, s.Text) })
-	return nil
+	turn.Recalled = slices.DeleteFunc(turn.Recalled, func(s memory.Snippet) bool { return memory.Stated(turn.Tombstones, s.Text) })
 }
 
 // answer runs the model, and the tools it calls, until it answers, and
@@ -335,9 +321,7 @@ func (a *Agent) answer(ctx context.Context, turn *memory.Turn, req Request) (*Re
 	}
 	info := TurnInfo{UserID: req.User.TelegramUserID, Chat: req.Chat, ConversationID: turn.ConversationID,
 		UserMessageID: turn.UserMessageID, UpdateID: req.UpdateID, Forwarded: req.Forwarded}
-	if err := a.leaveOutForgotten(ctx, turn, req.User.TelegramUserID, req.Chat.ID); err != nil {
-		return nil, err
-	}
+	leaveOutForgotten(turn)
 	if asked := askedBy(turn.Approvals, req.UpdateID); len(asked) > 0 {
 		// An earlier attempt paused this turn for approval and was cut short,
 		// perhaps before the buttons were sent.

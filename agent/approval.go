@@ -40,9 +40,7 @@ func (a *Agent) Resume(ctx context.Context, req ResumeRequest) (*Reply, error) {
 	if turn.Answer != nil {
 		return resumedReply(turn.Answer), nil
 	}
-	if err := a.leaveOutForgotten(ctx, turn, ap.UserID, ap.ChatID); err != nil {
-		return nil, err
-	}
+	leaveOutForgotten(turn)
 	asking := findRow(turn.History, ap.AssistantMessageID)
 	if asking == nil {
 		return nil, ErrApprovalGone

@@ -182,7 +182,7 @@ func (s LongTerm) Facts(ctx context.Context, userID int64) ([]Fact, error) {
 }
 
 // queueFacts adds to batch the query of the user's newest facts within
-// chars characters and of how many they forgot, scanned into t; nothing
+// chars characters and of what they forgot (its tombstones), scanned into t; nothing
 // when chars is 0 (no facts in the prompt: a group).
 func queueFacts(batch *pgx.Batch, userID int64, chars int, t *Turn) {
 	if chars <= 0 {
@@ -193,7 +193,7 @@ func queueFacts(batch *pgx.Batch, userID int64, chars int, t *Turn) {
 		t.Facts, err = pgx.CollectRows(rows, pgx.RowToStructByName[Fact])
 		return err
 	})
-	queueForgottenCount(batch, userID, &t.Forgotten)
+	queueTombstones(batch, userID, t)
 }
 
 // FactChange is one change the background extraction makes to a user's

@@ -198,9 +198,16 @@ func (s LongTerm) ForgetRows(ctx context.Context, conversationID string, fromID,
 	return nil
 }
 
-// queueForgottenCount adds to batch the count of the user's tombstones.
-func queueForgottenCount(batch *pgx.Batch, userID int64, dst *int) {
-	batch.Queue(forgottenCountSQL, userID).QueryRow(func(row pgx.Row) error { return row.Scan(dst) })
+// queueTombstones adds to batch the user's tombstones, scanned into t:
+// the turn leaves out the rows that state a forgotten fact, and the
+// prompt says how many there are.
+func queueTombstones(batch *pgx.Batch, userID int64, t *Turn) {
+	batch.Queue(tombstonesSQL, userID).Query(func(rows pgx.Rows) error {
+		var err error
+		t.Tombstones, err = pgx.CollectRows(rows, pgx.RowToStructByName[Tombstone])
+		t.Forgotten = len(t.Tombstones)
+		return err
+	})
 }
 
 // The statements of this file, whole in sql/forgotten.sql.
@@ -210,5 +217,4 @@ var (
 	forgetRowsSQL     = statement("forgetRows")
 	tombstonesSQL     = statement("tombstones")
 	forgetExchangeSQL = statement("forgetExchange")
-	forgottenCountSQL = statement("forgottenCount")
 )

@@ -62,9 +62,10 @@ type Turn struct {
 	Model string
 	// Facts are the user's newest long-term facts, within FactChars.
 	Facts []Fact
-	// Forgotten is how many facts the user asked to forget (tombstones),
-	// loaded with the facts.
-	Forgotten int
+	// Tombstones are what is kept of the facts the user asked to forget,
+	// loaded with the facts (private chats), and Forgotten how many.
+	Tombstones []Tombstone
+	Forgotten  int
 	// Approvals are the chat's pending approvals and every approval asked
 	// by this turn (of this update, or of the resumed assistant row).
 	Approvals []Approval

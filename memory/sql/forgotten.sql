@@ -15,6 +15,3 @@ SELECT terms, need FROM forgotten_facts WHERE telegram_user_id = $1 ORDER BY id 
 
 -- name: forgetExchange
 UPDATE messages SET forgotten = true WHERE conversation_id = $1 AND id BETWEEN $2 AND $3 AND NOT forgotten
-
--- name: forgottenCount
-SELECT count(*) FROM forgotten_facts WHERE telegram_user_id = $1

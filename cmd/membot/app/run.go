@@ -282,7 +282,7 @@ func (m *membot) newHandler() error {
 	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}
 	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}
 	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
-	ac.Embedder, ac.TurnDone, ac.Forgotten = embedder, m.memorizer.Wake, store.LongTerm()
+	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	ac.IsAdmin = cfg.Bot.Access.IsAdmin
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
 	// The web's decisions on requests tell the asker as the owner's buttons do.
