@@ -50,6 +50,15 @@ func (h *Handler) admitByOwner(ctx context.Context, in *incoming) (stop bool, er
 	return true, h.refuse(ctx, in, func(context.Context) (string, error) { return tr(in.lang()).Unclaimed, nil })
 }
 
+// Serves tells whether the bot serves userID in their private chat, and
+// whether they are an admin or an owner, by the gate's rule (the owner's
+// grants are read from the database): who may open the Mini App and sign
+// in to the web pages.
+func (h *Handler) Serves(ctx context.Context, userID int64) (serves, admin bool, err error) {
+	serves, err = h.letIn(ctx, userID, &tgbotapi.Chat{ID: userID, Type: "private"})
+	return serves, serves && h.Access.IsAdmin(userID), err
+}
+
 // letIn tells whether the bot serves userID in chat: the gate's rule,
 // without its answers (a button press, a request to stop an answer).
 func (h *Handler) letIn(ctx context.Context, userID int64, chat *tgbotapi.Chat) (bool, error) {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/subtle"
 	"errors"
 	"net/http"
@@ -108,6 +109,10 @@ func (s *Server) operator(pattern string, p page) {
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if tooLarge(r) {
+				s.fail(w, r, http.StatusRequestEntityTooLarge, "This change is too large.")
+				return
+			}
 			if !s.sameOrigin(r) || !validCSRF(r, v.CSRF) {
 				s.fail(w, r, http.StatusForbidden, "This change was refused: the page it came from is not this interface's, or is too old. Reload the page and try again.")
 				return
@@ -136,10 +141,30 @@ func (s *Server) viewer(r *http.Request) (viewer, bool) {
 		}
 		return viewer{}, false
 	}
-	if s.deps.IsAdmin != nil && !s.deps.IsAdmin(sess.UserID) {
+	if !s.isAdmin(r.Context(), sess.UserID) {
 		return viewer{}, false // no longer an admin: the session is worth nothing
 	}
 	return viewer{UserID: sess.UserID, SessionID: sess.ID, CSRF: sess.CSRF}, true
+}
+
+// tooLarge reads a change's form and tells whether its body was over
+// maxForm (its fields would read as empty otherwise).
+func tooLarge(r *http.Request) bool {
+	var big *http.MaxBytesError
+	return errors.As(r.ParseForm(), &big)
+}
+
+// isAdmin tells whether userID is an admin or owner now; a failure to
+// tell is logged and counts as no.
+func (s *Server) isAdmin(ctx context.Context, userID int64) bool {
+	if s.deps.Who == nil {
+		return true
+	}
+	_, admin, err := s.deps.Who(ctx, userID)
+	if err != nil {
+		s.deps.Log.Error("web: who is this admin", "err", err)
+	}
+	return admin
 }
 
 // validCSRF tells whether the request carries the page's token.

@@ -58,9 +58,21 @@ func (s *Server) userAPI(pattern string, p userPage) {
 			_ = writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "Telegram's signature on this page does not hold or is too old: open it again from the bot"})
 			return
 		}
-		if s.deps.MayUse != nil && !s.deps.MayUse(u.ID) {
-			_ = writeJSON(w, http.StatusForbidden, map[string]string{"error": "this bot does not serve you"})
+		if r.Method != http.MethodGet && tooLarge(r) {
+			_ = writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "this change is too large"})
 			return
+		}
+		if s.deps.Who != nil {
+			serves, _, err := s.deps.Who(r.Context(), u.ID)
+			if err != nil {
+				s.deps.Log.Error("web: whom the bot serves", "err", err)
+				_ = writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "try again in a moment"})
+				return
+			}
+			if !serves {
+				_ = writeJSON(w, http.StatusForbidden, map[string]string{"error": "this bot does not serve you"})
+				return
+			}
 		}
 		if err := p(w, r, u); err != nil {
 			if errors.Is(err, errNotFound) || errors.Is(err, memory.ErrNotFound) || errors.Is(err, console.ErrNotFound) {
@@ -122,11 +134,11 @@ func (s *Server) myExport(w http.ResponseWriter, r *http.Request, u TelegramUser
 			return writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "you exported your data lately: try again in an hour"})
 		}
 	}
-	if err := s.deps.Events.AddEvents(r.Context(), memory.Event{Type: memory.EventExportSent, UserID: u.ID,
-		Payload: map[string]any{"via": "mini_app"}}); err != nil {
-		return err
-	}
-	return s.export(w, r, u.ID)
+	// Counted once it is made: a failed export costs the user nothing.
+	return s.export(w, r, u.ID, func() error {
+		return s.deps.Events.AddEvents(r.Context(), memory.Event{Type: memory.EventExportSent, UserID: u.ID,
+			Payload: map[string]any{"via": "mini_app"}})
+	})
 }
 
 func (s *Server) myFactEdit(w http.ResponseWriter, r *http.Request, u TelegramUser) error {

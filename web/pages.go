@@ -365,17 +365,23 @@ func (s *Server) exportUser(w http.ResponseWriter, r *http.Request, v viewer) er
 	if err != nil {
 		return err
 	}
-	return s.export(w, r, userID)
+	return s.export(w, r, userID, nil)
 }
 
-// export sends every row of a user as one JSON file.
-func (s *Server) export(w http.ResponseWriter, r *http.Request, userID int64) error {
+// export sends every row of a user as one JSON file; made, it is noted
+// with made (when set) before it is sent.
+func (s *Server) export(w http.ResponseWriter, r *http.Request, userID int64, made func() error) error {
 	if s.deps.Export == nil {
 		return errNotFound
 	}
 	rows, err := s.deps.Export(r.Context(), userID)
 	if err != nil {
 		return err
+	}
+	if made != nil {
+		if err := made(); err != nil {
+			return err
+		}
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="membot-user-%d.json"`, userID))
 	return writeJSON(w, http.StatusOK, rows)

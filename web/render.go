@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/console"
 )
 
@@ -143,7 +144,7 @@ var errNotFound = errors.New("not found")
 // failed answers a page's error: what is not there as 404, anything else
 // as 500 with a plain apology (the error goes to the log, not the page).
 func (s *Server) failed(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, errNotFound) || errors.Is(err, console.ErrNotFound) {
+	if errors.Is(err, errNotFound) || errors.Is(err, console.ErrNotFound) || errors.Is(err, memory.ErrNotFound) {
 		s.fail(w, r, http.StatusNotFound, "There is nothing here.")
 		return
 	}

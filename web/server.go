@@ -123,10 +123,9 @@ type Deps struct {
 	Decided func(ctx context.Context, req memory.AccessRequest, status string)
 	// Settings are the settings the bot runs with, secrets masked.
 	Settings func() []Setting
-	// IsAdmin tells who may sign in.
-	IsAdmin func(userID int64) bool
-	// MayUse tells who the bot serves: only they open the Mini App.
-	MayUse func(userID int64) bool
+	// Who tells whether the bot serves userID (only they open the Mini
+	// App) and whether they are an admin or owner (only they sign in).
+	Who func(ctx context.Context, userID int64) (serves, admin bool, err error)
 	// ExportsPerHour bounds a user's exports from the Mini App, counted
 	// with their /export (EXPORTS_PER_HOUR).
 	ExportsPerHour int

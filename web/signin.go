@@ -53,8 +53,10 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.failed(w, r, err)
 		return
 	}
-	if s.deps.IsAdmin != nil && !s.deps.IsAdmin(sess.UserID) {
-		_ = s.deps.Console.EndSession(r.Context(), sess.ID)
+	if !s.isAdmin(r.Context(), sess.UserID) {
+		if err := s.deps.Console.EndSession(r.Context(), sess.ID); err != nil {
+			s.deps.Log.Warn("web: end a refused session", "err", err)
+		}
 		s.fail(w, r, http.StatusForbidden, "This link's admin is no longer an admin of the bot.")
 		return
 	}

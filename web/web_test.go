@@ -622,3 +622,44 @@ func TestTheConversationShowsApprovalsBesideTheirCallsAndOrigins(t *testing.T) {
 		t.Error("the raw metadata is gone")
 	}
 }
+
+// In owner mode (the default) the Mini App serves whom the owner allowed,
+// known to the database only, and the owner after a restart; a user the
+// bot does not serve gets nothing.
+func TestTheMiniAppServesWhomTheOwnerAllowed(t *testing.T) {
+	t.Parallel()
+	h := testkit.New(t)
+	delete(h.Env, "ACCESS")
+	h.Env["WEB_ADDR"], h.Env["WEB_URL"] = "127.0.0.1:0", "https://membot.example"
+	h.Start()
+	code := h.WaitLog(`code=(\w+)`)[1]
+	h.Say(jane, "/start "+code)
+	h.Say(ivan, "привет")
+	var request telegramfake.Message
+	for _, m := range h.TG.Messages(jane.ID) {
+		if strings.Contains(m.Text, "@ivan") {
+			request = m
+		}
+	}
+	h.Press(jane, request, "pair:allow:1")
+	h.WaitCount(`SELECT count(*) FROM access_requests WHERE status = 'allowed'`, 1)
+	h.Stop()
+	h.Logs = &testkit.SyncBuffer{}
+	h.Start() // nobody is known to this process but from the database
+	s := &site{Harness: h, base: "http://" + h.WaitLog(`web server listening" addr=(\S+)`)[1]}
+	now := time.Now()
+	for _, c := range []struct {
+		user telegramfake.User
+		want int
+	}{{ivan, http.StatusOK}, {jane, http.StatusOK}, {telegramfake.User{ID: 999, FirstName: "Eve"}, http.StatusForbidden}} {
+		initData := web.SignInitData(web.TelegramUser{ID: c.user.ID, FirstName: c.user.FirstName}, testkit.Token, now)
+		if p := s.miniApp("GET", "/app/api/me", initData, nil); p.status != c.want {
+			t.Errorf("%s's Mini App: %d, want %d: %s", c.user.FirstName, p.status, c.want, p.body)
+		}
+	}
+	// Editing a fact that is gone is a 404, not a server error.
+	if p := s.miniApp("POST", "/app/api/facts/12345", web.SignInitData(web.TelegramUser{ID: jane.ID}, testkit.Token, now),
+		url.Values{"content": {"x"}}); p.status != http.StatusNotFound {
+		t.Errorf("editing a missing fact: %d %s", p.status, p.body)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/membot/membot/cmd/membot/app"
 	"github.com/membot/membot/cmd/membot/doctor"
@@ -55,6 +56,11 @@ func webChecks(cfg *app.Config) func(ctx context.Context) []web.Check {
 		var out []web.Check
 		for _, l := range doctor.Lines(ctx, cfg, doctor.Options{}) {
 			detail := l.Text
+			if l.Part == "access" && strings.Contains(detail, "?start=") {
+				// A login-less page must not hand out the claim: whoever
+				// reads the code becomes the owner.
+				detail = "owner mode, not claimed yet: the claim link is in the bot's start-up log (and membot doctor's output)"
+			}
 			if l.Fix != "" {
 				detail += " — fix: " + l.Fix
 			}

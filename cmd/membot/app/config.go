@@ -521,7 +521,10 @@ func (c *Config) ShownSettings() []web.Setting {
 	for _, s := range c.settings() {
 		seen := c.seen[s.name]
 		shown := web.Setting{Name: s.name, Set: seen.set, Value: secrets.String(redact.URLs(seen.value))}
-		if seen.value != "" && (slices.Contains(secretSettings, s.name) ||
+		// A DATABASE_URL in key=value form (password=...) has no URL
+		// credentials to take out: it is hidden whole.
+		keyValueDSN := s.name == "DATABASE_URL" && !strings.Contains(seen.value, "://")
+		if seen.value != "" && (keyValueDSN || slices.Contains(secretSettings, s.name) ||
 			slices.ContainsFunc(secretSuffixes, func(suffix string) bool { return strings.HasSuffix(s.name, suffix) })) {
 			shown.Value, shown.Hidden = "", true
 		}

@@ -285,10 +285,11 @@ func (m *membot) newHandler() error {
 	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
 	ac.IsAdmin = cfg.Bot.Access.IsAdmin
 	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
-	// The web's decisions on requests tell the asker as the owner's buttons do.
+	// The web's decisions on requests tell the asker as the owner's buttons
+	// do, and who may use it is the gate's rule: both are the handler's.
 	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
 		m.handler.TellAsker(ctx, req, status)
-	}, log)
+	}, func(ctx context.Context, userID int64) (bool, bool, error) { return m.handler.Serves(ctx, userID) }, log)
 	stores := bot.Stores{
 		Access: store.Access(), Conversations: store, Choices: store.Choices(), Approvals: store.Approvals(),
 		Facts: store.LongTerm(), Reminders: store.Reminders(), Events: store.Events(), Inbox: store.Inbox(),
@@ -303,14 +304,14 @@ func (m *membot) newHandler() error {
 // newWeb is the web interface over the store: the operator's pages and
 // the Mini App.
 func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers func() []mcptools.Status,
-	decided func(ctx context.Context, req memory.AccessRequest, status string), log *slog.Logger) *web.Server {
+	decided func(ctx context.Context, req memory.AccessRequest, status string),
+	who func(ctx context.Context, userID int64) (serves, admin bool, err error), log *slog.Logger) *web.Server {
 	wc := cfg.Web
 	wc.Location, wc.DailyTokenLimit = cfg.Location, cfg.Bot.Access.DailyTokenLimit
 	policy := &cfg.Bot.Access
 	deps := web.Deps{
 		Console: console.New(store.Pool()), Facts: store.LongTerm(), Search: store.Index(), Events: store.Events(), Export: users.Export,
-		IsAdmin:  policy.IsAdmin,
-		MayUse:   func(userID int64) bool { return policy.Allows(userID, userID) },
+		Who:      who,
 		BotToken: cfg.Telegram.Token, ExportsPerHour: cfg.Bot.ExportsPerHour, Log: log,
 		Access: store.Access(), Rules: func() web.AccessRules { return accessRules(policy) }, Decided: decided,
 		Settings: cfg.ShownSettings,
