@@ -19,8 +19,16 @@ import (
 // never on its own, and shows no secret.
 func TestTheOverviewRunsTheDoctorsChecks(t *testing.T) {
 	t.Parallel()
+	for _, access := range []string{"open", "owner"} {
+		t.Run(access, func(t *testing.T) { t.Parallel(); overviewChecks(t, access) })
+	}
+}
+
+// overviewChecks runs the overview's checks of a bot in mode access; an
+// unclaimed bot's claim code is never on the page, whoever reads it.
+func overviewChecks(t *testing.T, access string) {
 	h := newHarness(t)
-	h.Env["WEB_ADDR"] = "127.0.0.1:0"
+	h.Env["WEB_ADDR"], h.Env["ACCESS"] = "127.0.0.1:0", access
 	var logs syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -77,5 +85,8 @@ func TestTheOverviewRunsTheDoctorsChecks(t *testing.T) {
 	}
 	if strings.Contains(home, testkit.Token) || strings.Contains(home, testkit.APIKey) {
 		t.Error("the checks show a secret")
+	}
+	if access == "owner" && (strings.Contains(home, "?start=") || !strings.Contains(home, "the claim link is in the bot&#39;s start-up log")) {
+		t.Errorf("an unclaimed bot's overview shows the claim, or not where it is:\n%s", home)
 	}
 }
