@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/telegram"
 )
 
@@ -46,11 +47,11 @@ func cmdWeb(ctx context.Context, h *Handler, in *incoming) error {
 
 // offerMemoryApp follows /memory's list with the button that opens the
 // user's memory as a Mini App, where there is one.
-func (h *Handler) offerMemoryApp(ctx context.Context, in *incoming) error {
+func (h *Handler) offerMemoryApp(ctx context.Context, c command.Call) error {
 	if h.Web == nil || h.Web.MiniAppURL() == "" {
 		return nil
 	}
-	t := tr(in.lang())
-	_, err := h.Client.SendWebApp(ctx, telegram.SendWebAppParams{Chat: in.chat(), Text: t.MemoryAppIntro, Button: t.MemoryAppOpen, URL: h.Web.MiniAppURL()})
+	t := tr(c.Lang())
+	_, err := h.Client.SendWebApp(ctx, telegram.SendWebAppParams{Chat: c.To(), Text: t.MemoryAppIntro, Button: t.MemoryAppOpen, URL: h.Web.MiniAppURL()})
 	return err
 }

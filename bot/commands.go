@@ -2,11 +2,12 @@ package bot
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/membot/membot/bot/command"
+	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
 )
 
@@ -31,7 +32,27 @@ func (h *Handler) command(ctx context.Context, in *incoming, name string) error 
 			return h.reply(ctx, in, tr(in.lang()).GroupAdminsOnly("/"+name))
 		}
 	}
+	if spec.do != nil {
+		return spec.do(ctx, h.call(in))
+	}
 	return spec.run(ctx, h, in)
+}
+
+// call is in as the command packages see it.
+func (h *Handler) call(in *incoming) command.Call {
+	c := command.Call{User: in.user, Chat: in.conversation(), Private: in.msg.Chat.IsPrivate(), UpdateID: in.update.UpdateID,
+		MessageID: int64(in.msg.MessageID), Admin: h.Access.IsAdmin(in.user.TelegramUserID),
+		Reply: func(ctx context.Context, text string, buttons ...[]telegram.Button) error {
+			return h.reply(ctx, in, text, buttons...)
+		},
+	}
+	if in.query != nil {
+		_, c.Args, _ = strings.Cut(in.query.Data, ":")
+		c.Notify = func(ctx context.Context, text string) { h.notify(ctx, in, text) }
+	} else {
+		c.Args = in.msg.CommandArguments()
+	}
+	return c
 }
 
 func cmdStart(ctx context.Context, h *Handler, in *incoming) error {
@@ -84,19 +105,8 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 	return h.reply(ctx, in, text, h.newThreadButtons(in)...)
 }
 
-// numberArgs reads a command's arguments as list numbers ("2", "1 3",
-// "#2, 4") or as "all" (also in Russian); ok is false for anything else.
+// numberArgs reads a command's arguments as list numbers or "all"
+// (command.Call.Numbers).
 func numberArgs(in *incoming) (numbers []int, all, ok bool) {
-	args := strings.Fields(strings.ToLower(strings.ReplaceAll(in.msg.CommandArguments(), ",", " ")))
-	if len(args) == 1 && (args[0] == "all" || args[0] == "все" || args[0] == "всё") {
-		return nil, true, true
-	}
-	for _, a := range args {
-		n, err := strconv.Atoi(strings.TrimPrefix(a, "#"))
-		if err != nil || n < 1 {
-			return nil, false, false
-		}
-		numbers = append(numbers, n)
-	}
-	return numbers, false, len(numbers) > 0
+	return command.Call{Args: in.msg.CommandArguments()}.Numbers()
 }

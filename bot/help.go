@@ -26,7 +26,7 @@ var menuLanguages = map[string]string{"": "en", "ru": "ru"}
 func SetCommandMenu(ctx context.Context, client *telegram.Client) error {
 	for code, language := range menuLanguages {
 		var menu []tgbotapi.BotCommand
-		for _, c := range newRoutes().listed(false) {
+		for _, c := range newRoutes(&Handler{}).listed(false) { // the names only: nothing runs
 			menu = append(menu, tgbotapi.BotCommand{Command: c.name, Description: tr(language).Help[c.name]})
 		}
 		if err := client.SetCommands(ctx, code, menu); err != nil {

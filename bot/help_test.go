@@ -3,7 +3,7 @@ package bot
 import "testing"
 
 func TestEveryCommandHasADescriptionInBothLanguages(t *testing.T) {
-	r := newRoutes()
+	r := newRoutes(&Handler{})
 	all, menu := r.listed(true), r.listed(false)
 	if len(all) != len(r.commands) || len(menu) >= len(all) {
 		t.Fatalf("listed: %d for admins, %d in the menu, of %d commands", len(all), len(menu), len(r.commands))

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/membot/membot/bot/approve"
+	"github.com/membot/membot/bot/command"
+	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -22,7 +24,10 @@ type callbackFunc func(ctx context.Context, h *Handler, in *incoming, arg string
 // the text helpKey(name), in both languages.
 type commandSpec struct {
 	name string
-	run  commandFunc
+	// do answers a command its package serves; run one that the turn's
+	// code answers here (it reads the update itself).
+	do  command.Func
+	run commandFunc
 	// adminOnly commands answer ADMIN_USER_IDS only (anyone else is told
 	// they are for admins), are listed in admins' /help only and never in
 	// the menu.
@@ -55,8 +60,10 @@ type routes struct {
 	callbacks map[string]buttonSpec
 }
 
-// newRoutes is the one place that lists what the bot answers.
-func newRoutes() *routes {
+// newRoutes is the one place that lists what the bot answers, with the
+// command packages built from the handler's parts.
+func newRoutes(h *Handler) *routes {
+	facts := facts.Commands{Store: h.Stores.Facts, OfferApp: h.offerMemoryApp}
 	return &routes{
 		commands: []commandSpec{
 			{name: "start", run: cmdStart},
@@ -69,8 +76,8 @@ func newRoutes() *routes {
 			{name: "mode", run: cmdMode, groupAdmins: true},
 			{name: "model", run: cmdModel, groupAdmins: true},
 			{name: "export", run: cmdExport, groupAdmins: true},
-			{name: "memory", run: cmdMemory},
-			{name: "forget", run: cmdForget},
+			{name: "memory", do: facts.Memory},
+			{name: "forget", do: facts.Forget},
 			{name: "reminders", run: cmdReminders},
 			{name: "cancel_reminder", run: cmdCancelReminder}, // a member: their own (ownRowsOnly)
 			{name: "tasks", run: cmdTasks},
@@ -123,6 +130,6 @@ func (r *routes) listed(forAdmin bool) []commandSpec {
 
 // routes are built once per handler.
 func (h *Handler) routes() *routes {
-	h.routesOnce.Do(func() { h.table = newRoutes() })
+	h.routesOnce.Do(func() { h.table = newRoutes(h) })
 	return h.table
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
 )
@@ -66,4 +67,39 @@ func Forget(ctx context.Context, store Store, userID int64, lang string, numbers
 		return "", err
 	}
 	return t.Forgotten(f.Content), nil
+}
+
+// Commands are /memory and /forget, in private chats only (a group's
+// members would read each other's facts).
+type Commands struct {
+	Store Store
+	// OfferApp, when set, follows /memory's list with the button that
+	// opens the user's memory as a Mini App.
+	OfferApp func(ctx context.Context, c command.Call) error
+}
+
+// Memory lists the user's long-term facts, numbered for /forget.
+func (m Commands) Memory(ctx context.Context, c command.Call) error {
+	if !c.Private {
+		return c.Reply(ctx, texts.For(c.Lang()).FactsPrivate)
+	}
+	if err := c.ReplyWith(ctx)(List(ctx, m.Store, c.UserID(), c.Lang())); err != nil {
+		return err
+	}
+	if m.OfferApp == nil {
+		return nil
+	}
+	return m.OfferApp(ctx, c)
+}
+
+// Forget deletes one fact by its /memory number, or all of them.
+func (m Commands) Forget(ctx context.Context, c command.Call) error {
+	if !c.Private {
+		return c.Reply(ctx, texts.For(c.Lang()).FactsPrivate)
+	}
+	numbers, all, _ := c.Numbers() // numbers is nil when they are not numbers
+	if all {
+		return c.ReplyWith(ctx)(ForgetAll(ctx, m.Store, c.UserID(), c.Lang()))
+	}
+	return c.ReplyWith(ctx)(Forget(ctx, m.Store, c.UserID(), c.Lang(), numbers))
 }
