@@ -58,7 +58,7 @@ type factParams struct {
 
 // factStatement is the statement that saves f and its arguments: with
 // id 0 remember (within MaxFacts), otherwise supersede of fact id.
-func factStatement(id int64, f factParams) (string, pgx.StrictNamedArgs) {
+func factStatement(id int64, f factParams) (string, pg.Args) {
 	if id != 0 {
 		return supersedeSQL, pg.Named(struct {
 			factParams

@@ -101,7 +101,7 @@ func scanHistoryRow(row pgx.CollectableRow) (Message, error) {
 	return m, err
 }
 
-func (s *Store) insertMessageArgs(conversationID string, m Message) pgx.StrictNamedArgs {
+func (s *Store) insertMessageArgs(conversationID string, m Message) pg.Args {
 	var toolCalls any
 	if len(m.ToolCalls) > 0 {
 		calls := make([]ToolCall, len(m.ToolCalls))

@@ -65,7 +65,7 @@ type recallStatements struct{ fullText, hybrid string }
 
 // with is the statement to run and its arguments, params and, when emb
 // is set (a store with vectors and a query's embedding), emb and its model.
-func (r recallStatements) with(params any, emb []float32, model string) (string, pgx.StrictNamedArgs) {
+func (r recallStatements) with(params any, emb []float32, model string) (string, pg.Args) {
 	if emb == nil {
 		return r.fullText, pg.Named(params)
 	}
@@ -356,11 +356,15 @@ type searchParams struct {
 
 // withEmbedding are the arguments of a recall statement with vectors:
 // params, the query's embedding and its model.
-func withEmbedding(params any, embedding []float32, model string) pgx.StrictNamedArgs {
-	args := pg.Named(params)
-	args["embedding"] = vectorLiteral(embedding)
-	args["embedding_model"] = model
-	return args
+func withEmbedding(params any, embedding []float32, model string) pg.Args {
+	return pg.Named(params, embeddingParams{Embedding: vectorLiteral(embedding), Model: model})
+}
+
+// embeddingParams are a query's embedding and its model, the arguments a
+// recall statement with vectors takes beside its own.
+type embeddingParams struct {
+	Embedding any    `db:"embedding"`
+	Model     string `db:"embedding_model"`
 }
 
 // vectorLiteral is pgvector's text form of v, or nil (SQL NULL) for none.

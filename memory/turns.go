@@ -246,7 +246,7 @@ func windowFrom(t *Turn) int64 {
 }
 
 // queueRecall adds a turn's auto-recall statement to batch, its rows to *into.
-func queueRecall(batch *pgx.Batch, into *[]Snippet, sql string, args pgx.StrictNamedArgs) {
+func queueRecall(batch *pgx.Batch, into *[]Snippet, sql string, args pg.Args) {
 	batch.Queue(sql, args).Query(func(rows pgx.Rows) error {
 		var err error
 		*into, err = pgx.CollectRows(rows, pgx.RowToStructByName[Snippet])

@@ -19,7 +19,7 @@ type User struct {
 }
 
 // upsertUserArgs are the arguments of upsertUser: u, its texts cleaned.
-func upsertUserArgs(u User) pgx.StrictNamedArgs {
+func upsertUserArgs(u User) pg.Args {
 	return pg.Named(upsertUserParams{
 		TelegramUserID: u.TelegramUserID, Username: cleanText(u.Username), FirstName: cleanText(u.FirstName),
 		LastName: cleanText(u.LastName), LanguageCode: cleanText(u.LanguageCode),
