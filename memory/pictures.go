@@ -11,6 +11,11 @@ import (
 	"github.com/membot/membot/memory/pg"
 )
 
+// Pictures is the pictures drawn for the chats: the tokens each reserves
+// of its user's day, how its call ended, and the picture kept until it is
+// sent, so that a restart sends it instead of drawing it again.
+type Pictures struct{ base }
+
 // PictureAsk is a picture about to be drawn, for ReservePicture.
 type PictureAsk struct {
 	UserID, ChatID int64
@@ -63,7 +68,7 @@ type reservePictureParams struct {
 // with them in the statement that checks the user's day, under the user's
 // lock, so that pictures asked for at once in several chats are decided
 // one after the other and the day's tokens cannot be spent twice.
-func (s *Store) ReservePicture(ctx context.Context, ask PictureAsk) (Reservation, error) {
+func (s Pictures) ReservePicture(ctx context.Context, ask PictureAsk) (Reservation, error) {
 	var r Reservation
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, lockUserBoundsSQL, ask.UserID); err != nil {
@@ -111,7 +116,7 @@ type PictureDrawn struct {
 // FinishPicture records how a reserved call ended and keeps its picture,
 // in one transaction: a crash after it finds the picture (ReservePicture)
 // and sends it, and draws nothing again.
-func (s *Store) FinishPicture(ctx context.Context, d PictureDrawn) error {
+func (s Pictures) FinishPicture(ctx context.Context, d PictureDrawn) error {
 	batch := &pgx.Batch{}
 	batch.Queue(finishPictureSQL, pg.Named(finishPictureParams{
 		CallID: d.CallID, Status: d.Status, Error: s.storable(d.Error), LatencyMS: d.Latency.Milliseconds(), Tokens: d.Tokens,
@@ -149,7 +154,7 @@ type keepPictureParams struct {
 }
 
 // PictureSent drops the kept picture of call id: Telegram has it.
-func (s *Store) PictureSent(ctx context.Context, callID int64) error {
+func (s Pictures) PictureSent(ctx context.Context, callID int64) error {
 	if _, err := s.pool.Exec(ctx, pictureSentSQL, callID); err != nil {
 		return fmt.Errorf("picture sent: %w", translate(err))
 	}

@@ -25,8 +25,8 @@ var ErrNotFound = pg.ErrNotFound
 
 // Store is the repository: it keeps the turns and the messages itself,
 // and hands out the store of each other domain (Access, Approvals,
-// Choices, Events, Index, LongTerm, Reminders), which share its pool and
-// secrets. Its methods are safe for concurrent use.
+// Choices, Events, Index, LongTerm, Pictures, Reminders), which share its
+// pool and secrets. Its methods are safe for concurrent use.
 type Store struct {
 	base
 	vectors *atomic.Bool // message_embeddings exists (Index.EnableVectors)
@@ -79,6 +79,10 @@ func (s *Store) LongTerm() LongTerm { return LongTerm{s.base} }
 // Index is the messages' search, by words and by meaning, and their
 // embeddings (search.go, embeddings.go).
 func (s *Store) Index() Index { return Index{s.base, s.vectors} }
+
+// Pictures is the pictures drawn, reserved and kept until sent
+// (pictures.go).
+func (s *Store) Pictures() Pictures { return Pictures{s.base} }
 
 // Choices is each conversation's mode and model, and each chat's voice
 // replies (modes.go, models.go, media.go).

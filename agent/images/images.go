@@ -63,13 +63,17 @@ type Sent struct {
 	Size         int64
 }
 
-// Store reserves, records and keeps the pictures, and keeps /image's
-// exchange (memory.Store is one).
+// Store reserves, records and keeps the pictures (memory.Pictures).
 type Store interface {
-	CurrentConversation(ctx context.Context, chat memory.Chat, userID int64) (string, error)
 	ReservePicture(ctx context.Context, ask memory.PictureAsk) (memory.Reservation, error)
 	FinishPicture(ctx context.Context, d memory.PictureDrawn) error
 	PictureSent(ctx context.Context, callID int64) error
+}
+
+// Turns is the chat's conversation: where a picture is counted, and
+// where /image's exchange is kept (memory.Store).
+type Turns interface {
+	CurrentConversation(ctx context.Context, chat memory.Chat, userID int64) (string, error)
 	StartTurn(ctx context.Context, in memory.TurnStart) (*memory.Turn, error)
 	SaveStep(ctx context.Context, conversationID string, st memory.Step) ([]int64, error)
 }
@@ -86,6 +90,7 @@ type Painter struct {
 	Server   Generator
 	Sender   Sender
 	Store    Store
+	Turns    Turns
 	Budget   Budget
 	Location *time.Location // the stamp of /image's user row
 	Now      func() time.Time
@@ -143,7 +148,7 @@ func CheckPrompt(prompt string) (string, error) {
 }
 
 // Paint checks req, draws its picture and sends it to the chat. Its
-// tokens are reserved before it is drawn (memory.Store.ReservePicture:
+// tokens are reserved before it is drawn (memory.Pictures.ReservePicture:
 // pictures asked for at once cannot overspend the day) and given back when
 // it was not drawn; a picture cut short by /stop or a shutdown after the
 // server may have drawn (and billed) it keeps them. The picture drawn is
@@ -159,7 +164,7 @@ func (p *Painter) Paint(ctx context.Context, req Request) (*Picture, error) {
 		return nil, err
 	}
 	if req.ConversationID == "" {
-		if req.ConversationID, err = p.Store.CurrentConversation(ctx, req.Chat, req.UserID); err != nil {
+		if req.ConversationID, err = p.Turns.CurrentConversation(ctx, req.Chat, req.UserID); err != nil {
 			return nil, err
 		}
 	}
@@ -305,12 +310,12 @@ func (p *Painter) Keep(ctx context.Context, ex Exchange) error {
 	if loc == nil {
 		loc = time.UTC
 	}
-	turn, err := p.Store.StartTurn(ctx, memory.TurnStart{User: ex.User, Chat: ex.Chat, UpdateID: ex.UpdateID,
+	turn, err := p.Turns.StartTurn(ctx, memory.TurnStart{User: ex.User, Chat: ex.Chat, UpdateID: ex.UpdateID,
 		TelegramMessageID: ex.MessageID, Content: stamp.Add(written, loc, ex.Text), WrittenAt: written, Kind: "command"})
 	if err != nil || turn.Answer != nil {
 		return err
 	}
-	_, err = p.Store.SaveStep(ctx, turn.ConversationID, memory.Step{Messages: []memory.Message{{
+	_, err = p.Turns.SaveStep(ctx, turn.ConversationID, memory.Step{Messages: []memory.Message{{
 		Role: memory.RoleAssistant, Content: ex.Picture.Marker(), TelegramMessageID: ex.Picture.MessageID,
 		UpdateID: ex.UpdateID, Metadata: Meta(ex.Picture)}}})
 	return err

@@ -64,7 +64,7 @@ func TestAPictureStoppedWhileDrawnStillCounts(t *testing.T) {
 	t.Parallel()
 	store := &steps{}
 	server := stalling{started: make(chan struct{})}
-	p := &images.Painter{Config: images.Config{Model: "gpt-image-1", TokensPerImage: 16000}, Server: server, Sender: noSender{}, Store: store}
+	p := &images.Painter{Config: images.Config{Model: "gpt-image-1", TokensPerImage: 16000}, Server: server, Sender: noSender{}, Store: store, Turns: store}
 	ctx, stop := context.WithCancel(context.Background())
 	go func() { <-server.started; stop() }()
 	if _, err := p.Paint(ctx, images.Request{UserID: 1, Chat: memory.Chat{ID: 1}, Prompt: "a fox"}); err == nil {

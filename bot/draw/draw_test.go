@@ -94,7 +94,7 @@ func setup(t *testing.T) (*images.Painter, *painter, *store, *telegramfake.Serve
 	gen, st := &painter{}, &store{}
 	cfg := images.DefaultConfig()
 	cfg.Model = "dall-e-3"
-	return &images.Painter{Config: cfg, Server: gen, Sender: Photos{Client: client}, Store: st}, gen, st, tg
+	return &images.Painter{Config: cfg, Server: gen, Sender: Photos{Client: client}, Store: st, Turns: st}, gen, st, tg
 }
 
 func request(prompt string) Request {

@@ -244,7 +244,7 @@ func (m *membot) newHandler() error {
 	}
 	users := userdata.New(store.Pool())
 	painter := &images.Painter{Config: cfg.Images, Server: &llm.Client{BaseURL: cfg.LLM.Images.BaseURL, APIKey: cfg.LLM.Images.APIKey, HTTP: llmHTTP},
-		Sender: draw.Photos{Client: m.client}, Store: store, Budget: pictureBudget(&cfg.Bot.Access), Location: cfg.Location}
+		Sender: draw.Photos{Client: m.client}, Store: store.Pictures(), Turns: store, Budget: pictureBudget(&cfg.Bot.Access), Location: cfg.Location}
 	if painter.On() {
 		log.Info("pictures are on: /image and generate_image", "image_model", cfg.Images.Model, "tokens_per_image", cfg.Images.TokensPerImage)
 	}
