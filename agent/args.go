@@ -9,9 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
 // maxArgumentBytes bounds one tool call's arguments, like its result.
@@ -194,86 +191,4 @@ func Args(arguments string) ([]Arg, error) {
 		args = append(args, a)
 	}
 	return args, nil
-}
-
-// Visible is s with every character a person could not see, or that could
-// change how the text around it reads, written as an escape: control
-// characters (a newline as \n), bidi overrides, isolates and marks,
-// zero-width and other format characters, line and paragraph separators,
-// variation selectors, fillers, private-use and unassigned characters.
-// What a value holds is then all on its line and in its order.
-func Visible(s string) string {
-	if strings.IndexFunc(s, hidden) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if hidden(r) {
-			b.WriteString(escape(r))
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// VisibleCut is Visible(s) cut to at most limit UTF-16 code units
-// (Telegram's measure of a message), never inside an escape, and how many
-// of s's characters it leaves out.
-func VisibleCut(s string, limit int) (shown string, more int) {
-	var b strings.Builder
-	n := 0
-	for i, r := range s {
-		e := string(r)
-		if hidden(r) {
-			e = escape(r)
-		}
-		n += UTF16Len(e)
-		if n > limit {
-			return b.String(), utf8.RuneCountInString(s[i:])
-		}
-		b.WriteString(e)
-	}
-	return b.String(), 0
-}
-
-// UTF16Len is the length of s in UTF-16 code units.
-func UTF16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += max(utf16.RuneLen(r), 1)
-	}
-	return n
-}
-
-// hidden tells whether r is written as an escape by Visible.
-func hidden(r rune) bool {
-	switch {
-	case r == utf8.RuneError, r < ' ', r == 0x7f:
-		return true
-	case r < 0x80:
-		return false
-	case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zl, unicode.Zp, unicode.Variation_Selector):
-		return true
-	case r == 0x034f, r == 0x115f, r == 0x1160, r == 0x17b4, r == 0x17b5, r == 0x3164, r == 0xffa0, r == 0x2800,
-		r >= 0x180b && r <= 0x180f:
-		return true // invisible, yet not format characters: the combining grapheme joiner, fillers, blanks
-	}
-	return !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) // unassigned
-}
-
-// escape writes r as Visible shows it.
-func escape(r rune) string {
-	switch r {
-	case '\n':
-		return `\n`
-	case '\r':
-		return `\r`
-	case '\t':
-		return `\t`
-	}
-	if r > 0xffff {
-		return fmt.Sprintf(`\U%08x`, r)
-	}
-	return fmt.Sprintf(`\u%04x`, r)
 }

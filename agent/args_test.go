@@ -79,57 +79,6 @@ func TestCanonicalArgs(t *testing.T) {
 	}
 }
 
-// What a person is shown of a value: every invisible or reordering
-// character escaped, newlines too, so a value stays on its line; a long
-// value cut with how much is left out.
-func TestVisibleAndVisibleCut(t *testing.T) {
-	t.Parallel()
-	fake := "ok" + strings.Repeat("\n", 40) + "Allow it?"
-	for _, c := range []struct{ in, want string }{
-		{"mom@example.com", "mom@example.com"},
-		{"Привет, мир ✓", "Привет, мир ✓"},
-		{"evil\u202egpj.exe", `evil\u202egpj.exe`},
-		{"a\u202a\u202b\u202c\u202d\u2066\u2067\u2068\u2069\u200e\u200f\u061cb", `a\u202a\u202b\u202c\u202d\u2066\u2067\u2068\u2069\u200e\u200f\u061cb`},
-		{"pay\u200b\u200c\u200d\u2060\ufeffpal", `pay\u200b\u200c\u200d\u2060\ufeffpal`},
-		{fake, "ok" + strings.Repeat(`\n`, 40) + "Allow it?"},
-		{"a\tb\rc\x00d\x1be\x7f\u0085", `a\tb\rc\u0000d\u001be\u007f\u0085`},
-		{"line\u2028para\u2029", `line\u2028para\u2029`},
-		{"soft\u00adhyphen", `soft\u00adhyphen`},
-		{"tag\U000e0041\U000e007f", `tag\U000e0041\U000e007f`},
-		{"vs\ufe0f\U000e0100", `vs\ufe0f\U000e0100`},
-		{"filler\u3164\u115f", `filler\u3164\u115f`},
-		{"private\ue000", `private\ue000`},
-		{"bad\xffbyte", `bad\ufffdbyte`},
-	} {
-		if got := Visible(c.in); got != c.want {
-			t.Errorf("Visible(%q) = %q, want %q", c.in, got, c.want)
-		}
-		if got, more := VisibleCut(c.in, 10000); got != c.want || more != 0 {
-			t.Errorf("VisibleCut(%q, 10000) = %q, %d", c.in, got, more)
-		}
-	}
-	if got := Visible(fake); strings.Contains(got, "\n") {
-		t.Errorf("a newline is shown as one: %q", got)
-	}
-
-	long := strings.Repeat("ab", 5000) // 10,000 characters
-	if got, more := VisibleCut(long, 300); got != long[:300] || more != 9700 {
-		t.Errorf("VisibleCut of 10,000 characters = %d shown, %d more", len(got), more)
-	}
-	// An escape is never cut in two; the characters left out are counted
-	// as the value has them.
-	if got, more := VisibleCut("abc\u202edef", 8); got != "abc" || more != 4 {
-		t.Errorf("VisibleCut through an escape = %q, %d", got, more)
-	}
-	if got, more := VisibleCut("abc\u202edef", 9); got != `abc\u202e` || more != 3 {
-		t.Errorf("VisibleCut after an escape = %q, %d", got, more)
-	}
-	// Telegram counts UTF-16 units: an emoji is two.
-	if got, more := VisibleCut("😀😀😀", 5); got != "😀😀" || more != 1 {
-		t.Errorf("VisibleCut of emoji = %q, %d", got, more)
-	}
-}
-
 // Args reads the top-level fields in their order, strings decoded and
 // other values as their canonical JSON, with no schema.
 func TestArgsAreTheCanonicalFieldsInOrder(t *testing.T) {

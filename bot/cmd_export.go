@@ -92,5 +92,5 @@ func (h *Handler) exportLimited(ctx context.Context, in *incoming) (again time.T
 	if h.Access.IsAdmin(in.user.TelegramUserID) {
 		return time.Time{}, nil
 	}
-	return export.Again(ctx, h.Stores.Events, in.user.TelegramUserID, h.exportsPerHour(), h.Access.Now())
+	return h.Stores.Events.ExportAgain(ctx, in.user.TelegramUserID, h.exportsPerHour(), h.Access.Now())
 }

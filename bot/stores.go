@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/membot/membot/bot/choice"
-	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/memory"
@@ -67,7 +66,8 @@ type ChoiceStore interface {
 // EventStore keeps the events: what arrived, was refused, sent (memory.Events).
 type EventStore interface {
 	AddEvents(ctx context.Context, events ...memory.Event) error
-	export.Events // the exports a user had lately
+	// ExportAgain tells when a user may export again: /export's bound.
+	ExportAgain(ctx context.Context, userID int64, perHour int, now time.Time) (time.Time, error)
 	// TaskNoticeSent tells whether a scheduled run's limit was told since.
 	TaskNoticeSent(ctx context.Context, userID, chatID int64, limit string, since time.Time) (bool, error)
 }

@@ -72,9 +72,24 @@ func (s Events) AddEvents(ctx context.Context, events ...Event) error {
 	return nil
 }
 
-// EventsSince counts the user's events of type typ since since, and
+// ExportAgain tells when userID may export their data again, when they
+// had perHour exports (/export's and the Mini App's together) in the
+// hour before now: zero when they may now, or when perHour < 1 (no
+// bound).
+func (s Events) ExportAgain(ctx context.Context, userID int64, perHour int, now time.Time) (time.Time, error) {
+	if perHour < 1 {
+		return time.Time{}, nil
+	}
+	n, oldest, err := s.eventsSince(ctx, userID, EventExportSent, now.Add(-time.Hour))
+	if err != nil || n < perHour {
+		return time.Time{}, err
+	}
+	return oldest.Add(time.Hour), nil
+}
+
+// eventsSince counts the user's events of type typ since since, and
 // tells when the oldest of them happened (zero when there is none).
-func (s Events) EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (n int, oldest time.Time, err error) {
+func (s Events) eventsSince(ctx context.Context, userID int64, typ string, since time.Time) (n int, oldest time.Time, err error) {
 	if err := s.pool.QueryRow(ctx, eventsSinceSQL, userID, typ, since).Scan(&n, &oldest); err != nil {
 		return 0, time.Time{}, fmt.Errorf("events since: %w", translate(err))
 	}

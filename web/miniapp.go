@@ -125,14 +125,12 @@ func (s *Server) mySearch(w http.ResponseWriter, r *http.Request, u TelegramUser
 // myExport sends every row of the user, as /export does: at most
 // ExportsPerHour of the two together in any hour.
 func (s *Server) myExport(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
-	if limit := s.deps.ExportsPerHour; limit > 0 {
-		n, _, err := s.deps.Events.EventsSince(r.Context(), u.ID, memory.EventExportSent, time.Now().Add(-time.Hour))
-		if err != nil {
-			return err
-		}
-		if n >= limit {
-			return writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "you exported your data lately: try again in an hour"})
-		}
+	again, err := s.deps.Events.ExportAgain(r.Context(), u.ID, s.deps.ExportsPerHour, time.Now())
+	if err != nil {
+		return err
+	}
+	if !again.IsZero() {
+		return writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "you exported your data lately: try again in an hour"})
 	}
 	// Counted once it is made: a failed export costs the user nothing.
 	return s.export(w, r, u.ID, func() error {

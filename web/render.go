@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/membot/membot/internal/visible"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/console"
 )
@@ -36,7 +36,7 @@ func parsePages(loc *time.Location) map[string]*template.Template {
 		"cut":     cut,
 		"more":    more,
 		"rest":    func(length int) int { return max(length-shownChars, 0) },
-		"visible": visible,
+		"visible": visible.Lines,
 		"json": func(v any) (template.JS, error) {
 			b, err := json.Marshal(v)
 			return template.JS(b), err
@@ -66,14 +66,12 @@ func parsePages(loc *time.Location) map[string]*template.Template {
 const shownChars = 2000
 
 // Every stored text goes through html/template's escaping; visible also
-// shows the characters that would hide or reorder text.
+// shows the characters that would hide or reorder text (visible.Lines).
 
 // cut is the first shownChars characters of s, made visible.
 func cut(s string) string {
-	if utf8.RuneCountInString(s) <= shownChars {
-		return visible(s)
-	}
-	return visible(string([]rune(s)[:shownChars]))
+	s, _ = visible.Runes(s, shownChars)
+	return visible.Lines(s)
 }
 
 // more is how many characters cut left out, 0 for none.
@@ -82,21 +80,6 @@ func more(s string) int {
 		return n - shownChars
 	}
 	return 0
-}
-
-// visible shows the characters that would hide or reorder a text (bidi
-// controls, zero-width characters, other invisible formats, C0/C1
-// controls but newline and tab) as \u escapes.
-func visible(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '\n' || r == '\t' || (!unicode.Is(unicode.Cf, r) && !unicode.IsControl(r) && r != utf8.RuneError) {
-			b.WriteRune(r)
-			continue
-		}
-		fmt.Fprintf(&b, `\u%04x`, r)
-	}
-	return b.String()
 }
 
 // view is what a page's template gets: the page's own data and what the

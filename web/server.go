@@ -70,7 +70,7 @@ type Search interface {
 // exports are counted in it with /export's (memory.Events).
 type Events interface {
 	AddEvents(ctx context.Context, events ...memory.Event) error
-	EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (n int, oldest time.Time, err error)
+	ExportAgain(ctx context.Context, userID int64, perHour int, now time.Time) (time.Time, error)
 }
 
 // Check is one line of membot doctor's, for the overview.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/agent/images"
+	"github.com/membot/membot/internal/visible"
 )
 
 // Painter draws a picture and sends it to the chat (*images.Painter).
@@ -46,7 +47,7 @@ func newGenerateImage(env Env) agent.Tool {
 			if err != nil {
 				return "", err
 			}
-			return "Draw a picture of: " + agent.Visible(prompt), nil
+			return "Draw a picture of: " + visible.Escaped(prompt), nil
 		},
 		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {
 			prompt, err := imagePrompt(raw)

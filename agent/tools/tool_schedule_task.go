@@ -10,6 +10,7 @@ import (
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/internal/schedule"
+	"github.com/membot/membot/internal/visible"
 	"github.com/membot/membot/memory"
 )
 
@@ -60,7 +61,7 @@ func newScheduleTask(env Env) agent.Tool {
 			if args.Reminder {
 				what = "send as a reminder"
 			}
-			return fmt.Sprintf("schedule_task: %s “%s” %s (%s, %s), first on %s", what, agent.Visible(args.Prompt), agent.Visible(args.Schedule), sch.Cron, zone,
+			return fmt.Sprintf("schedule_task: %s “%s” %s (%s, %s), first on %s", what, visible.Escaped(args.Prompt), visible.Escaped(args.Schedule), sch.Cron, zone,
 				sch.Next(env.Now()).Format("2006-01-02 15:04")), nil
 		},
 		Run: func(ctx context.Context, turn *agent.TurnInfo, raw json.RawMessage) (string, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/internal/visible"
 	"github.com/membot/membot/memory"
 )
 
@@ -178,7 +179,7 @@ const (
 // those that run, whether or not its tool is offered now: in the tool's
 // own words when it has them (agent.Tool.Describe), else each argument's
 // key and value. Every character that cannot be seen or that could change
-// how the text reads is shown escaped (agent.Visible), a newline included,
+// how the text reads is shown escaped (visible.Escaped), a newline included,
 // so a value cannot pass for the question; a long value is cut with how
 // many characters are left out, and the ShowWhole button (third) sends
 // the call whole. Arguments that cannot be read (never stored since the
@@ -224,7 +225,7 @@ func (p *Prompts) show(lang string, ap memory.Approval, budget int) (string, boo
 			return "", false, err
 		}
 		for _, a := range args {
-			key, more := agent.VisibleCut(a.Key, 64)
+			key, more := visible.EscapedCut(a.Key, 64)
 			if more > 0 {
 				key += t.MoreCharacters(more)
 				cut = true
@@ -238,7 +239,7 @@ func (p *Prompts) show(lang string, ap memory.Approval, budget int) (string, boo
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		room := budget - used - agent.UTF16Len(l.key)
+		room := budget - used - visible.UTF16Len(l.key)
 		if room <= 0 { // nothing more fits: what is left is counted
 			more := 0
 			for _, rest := range lines[i:] {
@@ -247,9 +248,9 @@ func (p *Prompts) show(lang string, ap memory.Approval, budget int) (string, boo
 			b.WriteString(t.MoreCharacters(more))
 			return b.String(), true, nil
 		}
-		value, more := agent.VisibleCut(l.value, min(l.limit, room))
+		value, more := visible.EscapedCut(l.value, min(l.limit, room))
 		b.WriteString(l.key + value)
-		used += agent.UTF16Len(l.key + value)
+		used += visible.UTF16Len(l.key + value)
 		if more > 0 {
 			b.WriteString(t.MoreCharacters(more))
 			cut = true

@@ -6,7 +6,6 @@ package export
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -317,19 +316,4 @@ func dialogue(msgs []memory.Message, lang string, loc *time.Location, group bool
 		lines = append(lines, texts.Clock(m.WrittenAt, loc)+" "+texts.Preview(text, 200))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// Events counts a user's events of a type lately (memory.Events.EventsSince).
-type Events interface {
-	EventsSince(ctx context.Context, userID int64, typ string, since time.Time) (int, time.Time, error)
-}
-
-// Again tells when userID may export again, when they had perHour exports
-// in the hour before now (zero when they may now).
-func Again(ctx context.Context, events Events, userID int64, perHour int, now time.Time) (time.Time, error) {
-	n, oldest, err := events.EventsSince(ctx, userID, memory.EventExportSent, now.Add(-time.Hour))
-	if err != nil || n < perHour {
-		return time.Time{}, err
-	}
-	return oldest.Add(time.Hour), nil
 }

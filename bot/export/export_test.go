@@ -1,7 +1,6 @@
 package export
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -291,48 +290,6 @@ func TestDialogueListsEachMessageWithItsTime(t *testing.T) {
 	group := GroupDialogue(msgs[:2], "en", moscow)
 	if !strings.Contains(group, " 06:04 один\n") || !strings.Contains(group, " 06:05 Bot: echo: один") {
 		t.Errorf("in a group a user row names its author already, an answer is the bot's:\n%s", group)
-	}
-}
-
-// events is a user's export_sent events, oldest first.
-type events []time.Time
-
-func (e events) EventsSince(_ context.Context, _ int64, typ string, since time.Time) (int, time.Time, error) {
-	if typ != memory.EventExportSent {
-		return 0, time.Time{}, fmt.Errorf("events of type %q asked for", typ)
-	}
-	var n int
-	var oldest time.Time
-	for _, at := range e {
-		if at.After(since) {
-			if n == 0 {
-				oldest = at
-			}
-			n++
-		}
-	}
-	return n, oldest, nil
-}
-
-func TestAgainBoundsExportsPerHour(t *testing.T) {
-	t.Parallel()
-	now := started
-	ago := func(m int) time.Time { return now.Add(-time.Duration(m) * time.Minute) }
-	cases := []struct {
-		name string
-		e    events
-		want time.Time
-	}{
-		{"none", nil, time.Time{}},
-		{"two in the hour", events{ago(50), ago(10)}, time.Time{}},
-		{"three, one over an hour ago", events{ago(70), ago(50), ago(10)}, time.Time{}},
-		{"three in the hour", events{ago(50), ago(20), ago(10)}, ago(50).Add(time.Hour)},
-	}
-	for _, c := range cases {
-		got, err := Again(context.Background(), c.e, 7, 3, now)
-		if err != nil || !got.Equal(c.want) {
-			t.Errorf("%s: Again = %v, %v; want %v", c.name, got, err, c.want)
-		}
 	}
 }
 

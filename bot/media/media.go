@@ -15,13 +15,13 @@ import (
 	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/internal/visible"
 )
 
 // Config is how the bot takes what people send besides text. Everything
@@ -153,19 +153,11 @@ func recordingName(kind string) string {
 // FirstLine is the first line of s, at most n runes, with "…" when cut.
 func FirstLine(s string, n int) string {
 	line, rest, more := strings.Cut(s, "\n")
-	line, cut := cutRunes(line, n)
+	line, cut := visible.Runes(line, n)
 	if cut || (more && strings.TrimSpace(rest) != "") {
 		line += "…"
 	}
 	return line
-}
-
-// cutRunes is s cut to at most n runes, and whether it was cut.
-func cutRunes(s string, n int) (string, bool) {
-	if utf8.RuneCountInString(s) <= n {
-		return s, false
-	}
-	return string([]rune(s)[:n]), true
 }
 
 // ImageFiles fetches the images of earlier rows again for the agent
@@ -180,7 +172,7 @@ func (f ImageFiles) Fetch(ctx context.Context, fileID string, size int64) ([]byt
 // Transcript is a recording's transcript as the user's row keeps it:
 // trimmed, and bounded.
 func Transcript(text string) string {
-	text, _ = cutRunes(strings.TrimSpace(text), maxTranscriptRunes)
+	text, _ = visible.Runes(strings.TrimSpace(text), maxTranscriptRunes)
 	return text
 }
 
