@@ -40,19 +40,19 @@ func TestEscapedAndEscapedCut(t *testing.T) {
 
 	long := strings.Repeat("ab", 5000) // 10,000 characters
 	if got, more := EscapedCut(long, 300); got != long[:300] || more != 9700 {
-		t.Errorf("VisibleCut of 10,000 characters = %d shown, %d more", len(got), more)
+		t.Errorf("EscapedCut of 10,000 characters = %d shown, %d more", len(got), more)
 	}
 	// An escape is never cut in two; the characters left out are counted
 	// as the value has them.
 	if got, more := EscapedCut("abc\u202edef", 8); got != "abc" || more != 4 {
-		t.Errorf("VisibleCut through an escape = %q, %d", got, more)
+		t.Errorf("EscapedCut through an escape = %q, %d", got, more)
 	}
 	if got, more := EscapedCut("abc\u202edef", 9); got != `abc\u202e` || more != 3 {
-		t.Errorf("VisibleCut after an escape = %q, %d", got, more)
+		t.Errorf("EscapedCut after an escape = %q, %d", got, more)
 	}
 	// Telegram counts UTF-16 units: an emoji is two.
 	if got, more := EscapedCut("😀😀😀", 5); got != "😀😀" || more != 1 {
-		t.Errorf("VisibleCut of emoji = %q, %d", got, more)
+		t.Errorf("EscapedCut of emoji = %q, %d", got, more)
 	}
 }
 
