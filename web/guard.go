@@ -134,7 +134,7 @@ func (s *Server) viewer(r *http.Request) (viewer, bool) {
 	if err != nil || c.Value == "" || len(c.Value) > 100 {
 		return viewer{}, false
 	}
-	sess, err := s.deps.Console.Session(r.Context(), c.Value)
+	sess, err := s.deps.Sessions.Session(r.Context(), c.Value)
 	if err != nil {
 		if !errors.Is(err, console.ErrNoSession) {
 			s.deps.Log.Error("web: read session", "err", err)

@@ -107,7 +107,7 @@ func (s *Server) mySearch(w http.ResponseWriter, r *http.Request, u TelegramUser
 	if len(q) > maxQuery {
 		q = q[:maxQuery]
 	}
-	ids, err := s.deps.Console.PrivateConversations(r.Context(), u.ID)
+	ids, err := s.deps.Memory.PrivateConversations(r.Context(), u.ID)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (s *Server) myReminderCancel(w http.ResponseWriter, r *http.Request, u Tele
 	if err != nil {
 		return err
 	}
-	chatID, err := s.deps.Console.CancelReminder(r.Context(), id, u.ID)
+	chatID, err := s.deps.Waits.CancelReminder(r.Context(), id, u.ID)
 	if err != nil {
 		return err
 	}

@@ -23,70 +23,11 @@ import (
 	"github.com/membot/membot/memory/console"
 )
 
-// Console is what the pages read of the database, and the sign-ins
-// (memory/console.Store).
-type Console interface {
-	AddSignInLink(ctx context.Context, token string, userID int64, ttl time.Duration) error
-	SignIn(ctx context.Context, link string, st console.SessionStart) (console.Session, error)
-	Session(ctx context.Context, token string) (console.Session, error)
-	Sessions(ctx context.Context) ([]console.Session, error)
-	EndSession(ctx context.Context, id int64) error
-	DropOldSignIns(ctx context.Context) error
-	Overview(ctx context.Context, dayStart time.Time) (console.Overview, error)
-	RecentFailures(ctx context.Context, since time.Time) ([]console.Failure, error)
-	UsageByDay(ctx context.Context, since time.Time, zone string) ([]console.DayUsage, error)
-	UsageByUser(ctx context.Context, since time.Time) ([]console.UserUsage, error)
-	UsageByModel(ctx context.Context, since time.Time) ([]console.ModelUsage, error)
-	Users(ctx context.Context) ([]console.User, error)
-	User(ctx context.Context, id int64) (console.User, error)
-	UserFacts(ctx context.Context, userID int64) ([]console.Fact, error)
-	UserSummaries(ctx context.Context, userID int64) ([]console.Summary, error)
-	UserReminders(ctx context.Context, userID int64) ([]console.Waiting, error)
-	PrivateConversations(ctx context.Context, userID int64) ([]string, error)
-	Chats(ctx context.Context) ([]console.Chat, error)
-	ConversationMessages(ctx context.Context, conversationID string, limit int) ([]console.Message, error)
-	MessageText(ctx context.Context, id int64) (string, error)
-	ConversationApprovals(ctx context.Context, conversationID string) ([]console.Approval, error)
-	PendingApprovals(ctx context.Context) ([]console.Approval, error)
-	WaitingReminders(ctx context.Context) ([]console.Waiting, error)
-	CancelReminder(ctx context.Context, id, userID int64) (chatID int64, err error)
-	CancelApproval(ctx context.Context, id int64) (chatID int64, err error)
-}
-
-// Facts is what the pages change of the facts the way the bot does
-// (memory.LongTerm): forgetting here is /forget's forgetting.
-type Facts interface {
-	Remember(ctx context.Context, userID, id int64, content string, sourceMessageID int64) (*memory.Fact, error)
-	ForgetFact(ctx context.Context, userID, id int64) (*memory.Fact, error)
-	ForgetAllFacts(ctx context.Context, userID int64) (int64, error)
-}
-
-// Search finds messages of a conversation (memory.Index).
-type Search interface {
-	SearchMessages(ctx context.Context, q memory.Search) ([]memory.Snippet, error)
-}
-
 // Events is the event log as the pages write it, and the Mini App's
 // exports are counted in it with /export's (memory.Events).
 type Events interface {
 	AddEvents(ctx context.Context, events ...memory.Event) error
 	ExportAgain(ctx context.Context, userID int64, perHour int, now time.Time) (time.Time, error)
-}
-
-// Check is one line of membot doctor's, for the overview.
-type Check struct {
-	Name   string `json:"name"`
-	Mark   string `json:"mark"` // ✓, ✗ or – (not set)
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-}
-
-// checkRun is the overview's last run of the checks.
-type checkRun struct {
-	mu     sync.Mutex
-	at     time.Time
-	lines  []Check
-	active bool
 }
 
 // ToolServer is an MCP server as /tools shows it.
@@ -102,10 +43,18 @@ type ToolServer struct {
 
 // Deps are the parts the pages use. Checks, Servers and Export may be nil.
 type Deps struct {
-	Console Console
-	Facts   Facts
-	Search  Search
-	Events  Events
+	// The stores, each declaring what its pages use (memory/console.Store
+	// is the first six, memory's stores the others).
+	Sessions      SessionStore      // sign-ins and sessions: signin.go, guard.go
+	Overview      OverviewStore     // overview.go
+	Conversations ConversationStore // conversations.go
+	Memory        MemoryStore       // each user's memory: usermemory.go, miniapp.go
+	Usage         UsageStore        // usage.go
+	Waits         WaitStore         // what the bot waits on: waits.go, miniapp.go
+	Facts         Facts             // usermemory.go, miniapp.go
+	Search        Search            // conversations.go, miniapp.go
+	Events        Events            // every change, and the Mini App's exports
+	Access        AccessStore       // access.go
 	// Export is every row of a user as JSON (userdata.Store.Export).
 	Export func(ctx context.Context, userID int64) (map[string]json.RawMessage, error)
 	// Checks runs the setup's checks for the overview.
@@ -114,10 +63,9 @@ type Deps struct {
 	Servers func() []ToolServer
 	// Origin words where a user row came from (agent.UserRow's origin).
 	Origin func(console.From) string
-	// Access is who may use the bot as the database keeps it, Rules what
-	// the settings say of it; the access page needs both.
-	Access AccessStore
-	Rules  func() AccessRules
+	// Rules is what the settings say of who may use the bot; the access
+	// page shows it beside what Access keeps.
+	Rules func() AccessRules
 	// Decided tells whoever asked what was decided on their request, as
 	// the owner's buttons in Telegram do.
 	Decided func(ctx context.Context, req memory.AccessRequest, status string)
@@ -178,7 +126,7 @@ func (s *Server) NewSignInLink(ctx context.Context, userID int64) (string, error
 		return "", errors.New("the web interface has no sign-in: WEB_URL is not set")
 	}
 	token := randomToken()
-	if err := s.deps.Console.AddSignInLink(ctx, token, userID, s.cfg.LinkTTL); err != nil {
+	if err := s.deps.Sessions.AddSignInLink(ctx, token, userID, s.cfg.LinkTTL); err != nil {
 		return "", err
 	}
 	return s.cfg.URL + "/signin?token=" + token, nil

@@ -1,11 +1,24 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/membot/membot/memory/console"
 )
+
+// SessionStore keeps the sign-in links and the sessions they open: the
+// sign-in, each request's session, the sessions page (memory/console.Store).
+type SessionStore interface {
+	AddSignInLink(ctx context.Context, token string, userID int64, ttl time.Duration) error
+	SignIn(ctx context.Context, link string, st console.SessionStart) (console.Session, error)
+	Session(ctx context.Context, token string) (console.Session, error)
+	Sessions(ctx context.Context) ([]console.Session, error)
+	EndSession(ctx context.Context, id int64) error
+	DropOldSignIns(ctx context.Context) error
+}
 
 // signInForm shows the button that uses a /web link. The link itself
 // changes nothing when fetched, so a link preview (Telegram fetches
@@ -42,7 +55,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	token := randomToken()
 	ua := r.UserAgent()
-	sess, err := s.deps.Console.SignIn(r.Context(), link, console.SessionStart{
+	sess, err := s.deps.Sessions.SignIn(r.Context(), link, console.SessionStart{
 		Token: token, CSRF: randomToken(), UserAgent: ua, TTL: s.cfg.SessionTTL,
 	})
 	if errors.Is(err, console.ErrNoSession) {
@@ -54,13 +67,13 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.isAdmin(r.Context(), sess.UserID) {
-		if err := s.deps.Console.EndSession(r.Context(), sess.ID); err != nil {
+		if err := s.deps.Sessions.EndSession(r.Context(), sess.ID); err != nil {
 			s.deps.Log.Warn("web: end a refused session", "err", err)
 		}
 		s.fail(w, r, http.StatusForbidden, "This link's admin is no longer an admin of the bot.")
 		return
 	}
-	if err := s.deps.Console.DropOldSignIns(r.Context()); err != nil { // the tables stay small
+	if err := s.deps.Sessions.DropOldSignIns(r.Context()); err != nil { // the tables stay small
 		s.deps.Log.Warn("web: drop old sign-ins", "err", err)
 	}
 	s.setSessionCookie(w, token, int(s.cfg.SessionTTL.Seconds()))
@@ -77,4 +90,41 @@ func (s *Server) needSignIn(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(http.StatusUnauthorized)
 	_ = s.pages["signin"].Execute(w, view{Title: "Sign in"})
+}
+
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request, v viewer) error {
+	sessions, err := s.deps.Sessions.Sessions(r.Context())
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, v, "sessions", "Sessions", map[string]any{
+		"sessions": sessions, "current": v.SessionID, "signed_in": s.access == SignedIn,
+	})
+}
+
+func (s *Server) endSession(w http.ResponseWriter, r *http.Request, v viewer) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if err := s.deps.Sessions.EndSession(r.Context(), id); err != nil {
+		return err
+	}
+	s.changed(r, v, 0, "end_session", map[string]any{"session_id": id})
+	if id == v.SessionID {
+		s.setSessionCookie(w, "", -1)
+		return s.back(w, r, "/signin", map[string]any{"ended": id})
+	}
+	return s.back(w, r, "/sessions", map[string]any{"ended": id})
+}
+
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request, v viewer) error {
+	if v.SessionID != 0 {
+		if err := s.deps.Sessions.EndSession(r.Context(), v.SessionID); err != nil {
+			return err
+		}
+		s.changed(r, v, 0, "sign_out", map[string]any{"session_id": v.SessionID})
+	}
+	s.setSessionCookie(w, "", -1)
+	return s.back(w, r, "/signin", map[string]any{"signed_out": true})
 }

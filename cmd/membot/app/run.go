@@ -309,11 +309,13 @@ func newWeb(cfg *Config, store *memory.Store, users *userdata.Store, servers fun
 	wc := cfg.Web
 	wc.Location, wc.DailyTokenLimit = cfg.Location, cfg.Bot.Access.DailyTokenLimit
 	policy := &cfg.Bot.Access
+	pages := console.New(store.Pool())
 	deps := web.Deps{
-		Console: console.New(store.Pool()), Facts: store.LongTerm(), Search: store.Index(), Events: store.Events(), Export: users.Export,
+		Sessions: pages, Overview: pages, Conversations: pages, Memory: pages, Usage: pages, Waits: pages,
+		Facts: store.LongTerm(), Search: store.Index(), Events: store.Events(), Access: store.Access(), Export: users.Export,
 		Who:      who,
 		BotToken: cfg.Telegram.Token, ExportsPerHour: cfg.Bot.ExportsPerHour, Log: log,
-		Access: store.Access(), Rules: func() web.AccessRules { return accessRules(policy) }, Decided: decided,
+		Rules: func() web.AccessRules { return accessRules(policy) }, Decided: decided,
 		Settings: cfg.ShownSettings,
 		Origin: func(f console.From) string {
 			return string(agent.UserRow{Group: f.Group, Forwarded: f.Forwarded, ViaBot: f.ViaBot, Scheduled: f.Scheduled, Media: f.Media}.Origin())
