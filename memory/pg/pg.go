@@ -1,8 +1,8 @@
 // Package pg is what memory's repositories share: the pool's connections
 // (NewPool), the translation of the driver's errors into ErrUnavailable and
 // ErrNotFound (Translate), text and JSON made storable with the secrets
-// taken out (Secrets), and the settings a batch begins with
-// (sql/session.sql).
+// taken out (Secrets), a statement's named arguments bound from a params
+// struct (Named), and the settings a batch begins with (sql/session.sql).
 package pg
 
 import (
