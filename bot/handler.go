@@ -15,6 +15,7 @@ import (
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/agent/modes"
 	"github.com/membot/membot/bot/access"
+	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/stop"
 	"github.com/membot/membot/bot/telegram"
@@ -50,8 +51,9 @@ type Agent interface {
 // Inbox is what the handler reaches the inbox of updates for, while a
 // turn runs (memory.Store.Inbox implements it).
 type Inbox interface {
-	stop.Requests // stop.go (bot/stop)
-	ShownStore    // answer.go
+	stop.Requests    // stop.go (bot/stop)
+	ShownStore       // answer.go
+	media.AlbumStore // media.go: an album's later photos
 }
 
 // Handler turns one Telegram update into the bot's answer.

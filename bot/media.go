@@ -21,7 +21,7 @@ func (h *Handler) media(ctx context.Context, in *incoming) (*queue.Delivery, err
 	if err := h.Stores.Access.Arrived(ctx, in.user, arrived); err != nil {
 		return nil, err
 	}
-	taker := &media.Taker{Config: h.Media, Client: h.Client, Agent: h.Agent, Album: h.Stores.Conversations, Files: h.Files, Log: h.Log,
+	taker := &media.Taker{Config: h.Media, Client: h.Client, Agent: h.Agent, Album: h.Stores.Inbox, Files: h.Files, Log: h.Log,
 		Transient: Transient, TokensLeft: h.tokensLeft}
 	taken, err := taker.Take(ctx, media.Message{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
 		Caption: in.route.text, File: att})

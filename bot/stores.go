@@ -6,7 +6,6 @@ import (
 
 	"github.com/membot/membot/bot/choice"
 	"github.com/membot/membot/bot/facts"
-	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/userdata"
 )
@@ -16,7 +15,7 @@ import (
 // command reaches no more than its own; memory's stores implement them.
 type Stores struct {
 	Access        AccessStore       // who uses the bot and who may: access.go, pairing.go
-	Conversations ConversationStore // each chat's current conversation: /new, /retry, /undo, albums
+	Conversations ConversationStore // each chat's current conversation: /new, /retry, /undo
 	Choices       ChoiceStore       // what a conversation is answered with: /mode, /model, /voice
 	Approvals     ApprovalStore     // tool calls that wait for a yes: approvals.go
 	Facts         facts.Store       // what the bot remembers of a user: facts.go
@@ -47,11 +46,10 @@ type AccessStore interface {
 }
 
 // ConversationStore keeps each chat's current conversation: /new, /retry
-// and /undo, and the albums media waits for (memory.Store).
+// and /undo (memory.Store).
 type ConversationStore interface {
 	Reset(ctx context.Context, chat memory.Chat, userID int64) (string, error)
 	Rollback(ctx context.Context, in memory.RollbackStart) (*memory.Rollback, error)
-	media.AlbumStore
 }
 
 // ChoiceStore keeps what a conversation is answered with: its mode and

@@ -8,7 +8,6 @@ var (
 	TurnHistorySQL       = turnHistorySQL
 	TurnAnswerSQL        = turnAnswerSQL
 	VoiceRepliesSQL      = chatVoiceRepliesSQL
-	LaterInAlbumSQL      = laterInAlbumSQL
 	TurnRecallVectorsSQL = turnRecallSQL
 	TurnRankSQL          = turnRankFullTextSQL
 	TurnFoundSQL         = turnFoundSQL

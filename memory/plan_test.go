@@ -264,7 +264,7 @@ func testTurnStatements(t *testing.T, pool *pgxpool.Pool, res *seed.Result) {
 			"claim":                    {inboxSQL(t, "claim"), "updates", []any{res.FirstChatID, 1}},
 			"claim if free":            {inboxSQL(t, "claimFree"), "updates", []any{res.FirstChatID, 1}},
 			"voice replies":            {memory.VoiceRepliesSQL, "chat_settings", []any{res.FirstChatID}},
-			"later in album":           {memory.LaterInAlbumSQL, "updates", []any{res.FirstChatID, 1, "album"}},
+			"later in album":           {inboxSQL(t, "laterInAlbum"), "updates", []any{res.FirstChatID, 1, "album"}},
 			"save a new update":        {inboxSQL(t, "saveNewUpdate"), "updates", []any{newUpdate(res.FirstChatID, update+1)}},
 			"save an update":           {inboxSQL(t, "saveUpdate"), "updates", []any{newUpdate(res.FirstChatID, update+1)}},
 		} {

@@ -25,7 +25,7 @@ type Transcriber interface {
 }
 
 // AlbumStore tells whether a later photo of an album is in the inbox
-// (memory.Store).
+// (memory/queue.Store).
 type AlbumStore interface {
 	LaterInAlbum(ctx context.Context, chatID, updateID int64, album string) (bool, error)
 }

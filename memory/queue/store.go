@@ -1,8 +1,9 @@
 // Package queue is the durable inbox of Telegram updates, a repository
 // over memory's pool: updates saved as they arrive, each chat's claimed by
 // one live process at a time (the owner lock proves it alive), completed
-// with where their answer was delivered, and the requests to stop an
-// answer queued behind it. Every statement is written whole in sql/*.sql.
+// with where their answer was delivered; the requests to stop an answer,
+// and an album's later photos, queued behind it. Every statement is
+// written whole in sql/*.sql.
 package queue
 
 import (

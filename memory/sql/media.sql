@@ -2,12 +2,6 @@
 -- an expression StartTurn reads with the turn's row, in the same statement
 -- (turnConversation); chatVoiceReplies is it alone, for the plan tests.
 
--- name: laterInAlbum
--- laterInAlbum looks for an unfinished update of the chat after $2 that
--- is part of album $3 (by the updates_unfinished index: a chat has few).
-SELECT EXISTS (SELECT 1 FROM updates
-	WHERE chat_id = $1 AND update_id > $2 AND state <> 'done' AND payload->'message'->>'media_group_id' = $3)
-
 -- name: toggleVoiceReplies
 -- toggleVoiceReplies turns a chat's spoken answers on when they were
 -- off (or never set), off when on.
