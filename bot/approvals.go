@@ -124,7 +124,7 @@ func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
 	if err != nil {
 		return err
 	}
-	owner, err := h.ownRowsOnly(ctx, in)
+	owner, err := h.gate().OwnRowsOnly(ctx, in.user.TelegramUserID, in.msg.Chat.ID, in.msg.Chat.IsPrivate())
 	if err != nil {
 		return err
 	}

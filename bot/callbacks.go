@@ -21,13 +21,16 @@ func (h *Handler) callback(ctx context.Context, in *incoming) (*queue.Delivery, 
 	prefix, arg, _ := strings.Cut(in.query.Data, ":")
 	if b, ok := h.routes().callbacks[prefix]; ok {
 		if b.groupAdmins {
-			if ok, err := h.groupAdmin(ctx, in); !ok {
+			if ok, err := h.gate().GroupAdmin(ctx, in.user.TelegramUserID, in.msg.Chat.ID, in.msg.Chat.IsPrivate()); !ok {
 				if err != nil {
 					return nil, err
 				}
 				h.notify(ctx, in, tr(in.lang()).GroupAdminsOnlyButton)
 				return nil, nil
 			}
+		}
+		if b.do != nil {
+			return nil, b.do(ctx, h.call(in))
 		}
 		return b.run(ctx, h, in, arg)
 	}

@@ -29,7 +29,7 @@ func cmdVoice(ctx context.Context, h *Handler, in *incoming) error {
 // user whose answer took them to DAILY_TOKEN_LIMIT gets no speech: it is
 // a paid call too (agent.TokensPer1000SpeechChars).
 func (h *Handler) speak(ctx context.Context, in *incoming, text string, answerID int64) {
-	if spent, err := h.budgetSpent(ctx, in); spent || err != nil {
+	if spent, err := h.gate().BudgetSpent(ctx, in.user.TelegramUserID, in.update.UpdateID); spent || err != nil {
 		h.Log.Info("the answer is not spoken: the day's tokens are spent, or unknown", "chat_id", in.msg.Chat.ID, "err", err)
 		return
 	}

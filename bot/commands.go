@@ -25,7 +25,7 @@ func (h *Handler) command(ctx context.Context, in *incoming, name string) error 
 		return h.reply(ctx, in, tr(in.lang()).AdminsOnly("/"+name))
 	}
 	if spec.groupAdmins {
-		if ok, err := h.groupAdmin(ctx, in); !ok {
+		if ok, err := h.gate().GroupAdmin(ctx, in.user.TelegramUserID, in.msg.Chat.ID, in.msg.Chat.IsPrivate()); !ok {
 			if err != nil {
 				return err
 			}

@@ -14,7 +14,7 @@ import (
 	"github.com/membot/membot/agent/images"
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/agent/modes"
-	"github.com/membot/membot/bot/access"
+	"github.com/membot/membot/bot/gate"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/stop"
 	"github.com/membot/membot/bot/telegram"
@@ -84,7 +84,8 @@ type Handler struct {
 	routesOnce sync.Once
 	table      *routes // what the bot answers: see newRoutes
 
-	chatAdmins access.ChatAdmins // who administers a chat, lately (chatAdmin)
+	gateOnce sync.Once
+	gk       *gate.Gate // who may use the bot and how much: see gate
 }
 
 // incoming is a message, or a press of one of the bot's buttons, being handled.

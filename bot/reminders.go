@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 
+	"github.com/membot/membot/bot/gate"
 	"github.com/membot/membot/bot/remind"
 	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/bot/telegram"
@@ -16,8 +17,7 @@ type ReminderStore interface {
 	// TaskStopped tells whether a task was paused or deleted since its run
 	// was queued (scheduled.go).
 	TaskStopped(ctx context.Context, id int64) (bool, error)
-	// DropUserTasks deletes the tasks of a user no longer served (access.go).
-	DropUserTasks(ctx context.Context, userID int64) (int64, error)
+	gate.Tasks // a user no longer served loses their tasks
 }
 
 // cmdReminders lists the chat's pending reminders (bot/remind).
@@ -36,7 +36,7 @@ func cmdCancelReminder(ctx context.Context, h *Handler, in *incoming) error {
 	if all {
 		numbers = nil
 	}
-	owner, err := h.ownRowsOnly(ctx, in)
+	owner, err := h.gate().OwnRowsOnly(ctx, in.user.TelegramUserID, in.msg.Chat.ID, in.msg.Chat.IsPrivate())
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func cmdTasks(ctx context.Context, h *Handler, in *incoming) error {
 // pressTask pauses, resumes or deletes a task by its /tasks button (in a
 // group, a member's own only) and shows the list as it is now.
 func pressTask(ctx context.Context, h *Handler, in *incoming, arg string) (*queue.Delivery, error) {
-	owner, err := h.ownRowsOnly(ctx, in)
+	owner, err := h.gate().OwnRowsOnly(ctx, in.user.TelegramUserID, in.msg.Chat.ID, in.msg.Chat.IsPrivate())
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/membot/membot/bot/approve"
 	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/facts"
+	"github.com/membot/membot/bot/gate"
 	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -44,6 +45,9 @@ type commandSpec struct {
 // buttonSpec is one kind of inline button the bot sends, by the prefix of
 // its callback data.
 type buttonSpec struct {
+	// do handles a press its package serves (command.Call.Args is the
+	// data after the prefix); run one that the turn's code handles here.
+	do  command.Func
 	run callbackFunc
 	// callsModel buttons go on with a turn of the model: DAILY_TOKEN_LIMIT
 	// stops them as it stops a message.
@@ -64,6 +68,7 @@ type routes struct {
 // command packages built from the handler's parts.
 func newRoutes(h *Handler) *routes {
 	facts := facts.Commands{Store: h.Stores.Facts, OfferApp: h.offerMemoryApp}
+	g := h.gate()
 	return &routes{
 		commands: []commandSpec{
 			{name: "start", run: cmdStart},
@@ -89,7 +94,7 @@ func newRoutes(h *Handler) *routes {
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
 			{name: "web", run: cmdWeb, adminOnly: true},
-			{name: "users", run: cmdUsers, adminOnly: true},
+			{name: "users", do: g.Users, adminOnly: true},
 		},
 		callbacks: map[string]buttonSpec{
 			"approve":           {run: decide(memory.ApprovalApproved), callsModel: true},
@@ -99,9 +104,9 @@ func newRoutes(h *Handler) *routes {
 			"model":             {run: pressModel, groupAdmins: true},
 			"thread":            {run: pressNewThread},
 			"stop":              {run: pressStop},
-			tasks.Prefix:        {run: pressTask},  // a member: their own (ownRowsOnly)
-			"pair":              {run: pressPair},  // the owner and admins only
-			"users":             {run: pressUsers}, // the owner and admins only
+			tasks.Prefix:        {run: pressTask},   // a member: their own (ownRowsOnly)
+			gate.PairPrefix:     {do: g.PressPair},  // the owner and admins only
+			gate.UsersPrefix:    {do: g.PressUsers}, // the owner and admins only
 		},
 	}
 }

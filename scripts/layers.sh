@@ -52,6 +52,8 @@ rule "./bot/choice/..." DIRECT "^$pgx|^$mod/(bot$|bot/inbox|cmd)" \
 	"/model's and /mode's lists go through memory and the Telegram types: no handler, no intake"
 rule "./bot/facts/..." DIRECT "^($tg|$pgx)|^$mod/(bot$|bot/inbox|cmd)" \
 	"/memory's and /forget's logic goes through memory: no Telegram, no database, no handler"
+rule "./bot/gate/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(agent|bot$|bot/inbox|cmd)" \
+	"the gate decides through the stores and the few Telegram calls it declares: no Telegram library, no database, no handler"
 rule "./bot/stop/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 	"the stop watch asks the inbox through an interface: no Telegram, no database, no handler"
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \

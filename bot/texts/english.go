@@ -16,7 +16,7 @@ var english = Texts{
 	TokenLimit: func(a1, a2 any) string {
 		return fmt.Sprintf("You have used today's limit of %s. It renews at midnight (%s time). /usage shows your usage.", plural(a1, "token", "tokens"), a2)
 	},
-	// The claim and pairing (pairing.go)
+	// The claim and pairing (bot/gate)
 	Unclaimed: "This bot has no owner yet. If it is yours, open the claim link membot writes to its log at start " +
 		"(membot doctor shows it too).",
 	ClaimDone: func(name any) string {

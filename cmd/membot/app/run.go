@@ -24,6 +24,7 @@ import (
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/draw"
+	"github.com/membot/membot/bot/gate"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/remind"
@@ -194,10 +195,10 @@ func (m *membot) connectTelegram() error {
 }
 
 // announceAccess says whom the bot serves and, while it waits for its
-// owner, the claim link (bot.ClaimStatus, which `membot doctor`
+// owner, the claim link (gate.ClaimStatus, which `membot doctor`
 // shows too).
 func (m *membot) announceAccess() error {
-	st, err := bot.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store.Access(), m.client.Self.UserName)
+	st, err := gate.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store.Access(), m.client.Self.UserName)
 	if err != nil {
 		return startErr(m.intake, fmt.Errorf("access: %w", err))
 	}
