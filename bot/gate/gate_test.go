@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/texts"
@@ -582,6 +583,69 @@ func TestServes(t *testing.T) {
 		serves, admin, err := g.Serves(context.Background(), c.user)
 		if err != nil || serves != c.serves || admin != c.admin {
 			t.Fatalf("user %d: serves %v admin %v (%v), want %v %v", c.user, serves, admin, err, c.serves, c.admin)
+		}
+	}
+}
+
+func TestStrangersRequestsAreBounded(t *testing.T) {
+	w := newWorld()
+	w.grants[key(memory.KindUser, owner)] = memory.AccessOwner
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	g := gateOf(w, &access.Policy{Clock: func() time.Time { return now }})
+	for id := int64(10); id < 10+access.MaxPending; id++ {
+		admit(t, g, w.arrival(Message, id, id))
+	}
+	w.replies, w.sent = nil, nil
+	admit(t, g, w.arrival(Message, stranger, stranger))
+	if !slices.Equal(w.replies, []string{en.PairingFull}) || len(w.sent) != 0 {
+		t.Fatalf("replies %q, sent %v: want told the owner has too many requests, and the owner not told", w.replies, w.sent)
+	}
+	g.Policy.Owners.Add(owner) // seen by the gate as the press came in
+	if err := g.PressPair(context.Background(), w.call(g.Policy, owner, owner, "deny:1")); err != nil || w.grants[key(memory.KindUser, 10)] != memory.AccessDenied {
+		t.Fatalf("deny: %v, grants %v", err, w.grants)
+	}
+	// The same day, strangers told already are told nothing more.
+	w.replies = nil
+	admit(t, g, w.arrival(Message, 10, 10))
+	admit(t, g, w.arrival(Message, 11, 11))
+	if len(w.replies) != 0 {
+		t.Fatalf("strangers told today were told again: %q", w.replies)
+	}
+	// The next day each is told where they stand, once.
+	now = now.Add(24 * time.Hour)
+	for range 2 {
+		admit(t, g, w.arrival(Message, 10, 10))
+		admit(t, g, w.arrival(Message, 11, 11))
+	}
+	if want := []string{en.PairingDeniedYou, en.PairingWaiting}; !slices.Equal(w.replies, want) {
+		t.Fatalf("the next day: %q, want %q", w.replies, want)
+	}
+}
+
+func TestTokensLeft(t *testing.T) {
+	cases := []struct {
+		name    string
+		limit   int64
+		user    int64
+		used    int64
+		left    int64
+		limited bool
+		spent   bool
+	}{
+		{"no limit", 0, friend, 500, 0, false, false},
+		{"an admin", 100, admin, 500, 0, false, false},
+		{"some left", 100, friend, 30, 70, true, false},
+		{"none left", 100, friend, 100, 0, true, true},
+		{"over", 100, friend, 130, -30, true, true},
+	}
+	for _, c := range cases {
+		w := newWorld()
+		w.usage[c.user] = userdata.Usage{TokensToday: c.used}
+		g := gateOf(w, &access.Policy{DailyTokenLimit: c.limit, Admins: map[int64]bool{admin: true}})
+		left, limited, err := g.TokensLeft(context.Background(), c.user, 1)
+		spent, _ := g.BudgetSpent(context.Background(), c.user, 1)
+		if err != nil || left != c.left || limited != c.limited || spent != c.spent {
+			t.Fatalf("%s: left %d limited %v spent %v (%v); want %d %v %v", c.name, left, limited, spent, err, c.left, c.limited, c.spent)
 		}
 	}
 }
