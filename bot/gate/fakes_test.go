@@ -34,6 +34,7 @@ type world struct {
 	dropped  []int64         // users whose tasks were dropped
 	statuses map[[2]int64]string
 	calls    map[string]int // how often each method was called
+	update   int64          // the last arrival's update id
 
 	sent    []sent // Send: texts to chats other than the arrival's
 	edits   []telegram.EditMessageTextParams
@@ -311,14 +312,12 @@ const (
 	group    int64 = -100
 )
 
-var nextUpdate int64 = 1000
-
 // arrival is a message of userID in chatID (private when the same), whose
 // answers are recorded in w.
 func (w *world) arrival(kind Kind, userID, chatID int64) Arrival {
-	nextUpdate++
+	w.update++
 	return Arrival{User: memory.User{TelegramUserID: userID, FirstName: fmt.Sprint("user", userID), LanguageCode: "en"},
-		ChatID: chatID, Private: userID == chatID, ChatTitle: "the group", UpdateID: nextUpdate, Kind: kind, Spends: kind == Message,
+		ChatID: chatID, Private: userID == chatID, ChatTitle: "the group", UpdateID: w.update, Kind: kind, Spends: kind == Message,
 		Kept: func() []byte { return []byte(`{}`) },
 		Reply: func(_ context.Context, text string) error {
 			w.mu.Lock()
