@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/membot/membot/bot/approve"
+	"github.com/membot/membot/bot/choice"
 	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/tasks"
@@ -44,6 +45,9 @@ type commandSpec struct {
 // buttonSpec is one kind of inline button the bot sends, by the prefix of
 // its callback data.
 type buttonSpec struct {
+	// do handles a press its package serves (it must answer the press: a
+	// Call's Notify); run one that the turn's code handles here.
+	do  command.Func
 	run callbackFunc
 	// callsModel buttons go on with a turn of the model: DAILY_TOKEN_LIMIT
 	// stops them as it stops a message.
@@ -64,6 +68,8 @@ type routes struct {
 // command packages built from the handler's parts.
 func newRoutes(h *Handler) *routes {
 	facts := facts.Commands{Store: h.Stores.Facts, OfferApp: h.offerMemoryApp}
+	choices := choice.Commands{Models: choice.Models{Names: h.Models, Store: h.Stores.Choices},
+		Modes: choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}, Voice: h.Stores.Choices, Speaker: h.Agent}
 	return &routes{
 		commands: []commandSpec{
 			{name: "start", run: cmdStart},
@@ -73,8 +79,8 @@ func newRoutes(h *Handler) *routes {
 			{name: "stop", run: cmdStop},
 			{name: "undo", run: cmdUndo, groupAdmins: true},
 			{name: "history", run: cmdHistory},
-			{name: "mode", run: cmdMode, groupAdmins: true},
-			{name: "model", run: cmdModel, groupAdmins: true},
+			{name: "mode", do: choices.Mode, groupAdmins: true},
+			{name: "model", do: choices.Model, groupAdmins: true},
 			{name: "export", run: cmdExport, groupAdmins: true},
 			{name: "memory", do: facts.Memory},
 			{name: "forget", do: facts.Forget},
@@ -84,7 +90,7 @@ func newRoutes(h *Handler) *routes {
 			{name: "approvals", run: cmdApprovals}, // a member: their own (ownRowsOnly)
 			{name: "tools", run: cmdTools},
 			{name: "usage", run: cmdUsage},
-			{name: "voice", run: cmdVoice, groupAdmins: true},
+			{name: "voice", do: choices.VoiceReplies, groupAdmins: true},
 			{name: "image", run: cmdImage, callsModel: true},
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
@@ -95,8 +101,8 @@ func newRoutes(h *Handler) *routes {
 			"approve":           {run: decide(memory.ApprovalApproved), callsModel: true},
 			"reject":            {run: decide(memory.ApprovalRejected), callsModel: true},
 			approve.WholePrefix: {run: showWhole},
-			"mode":              {run: pressMode, groupAdmins: true},
-			"model":             {run: pressModel, groupAdmins: true},
+			"mode":              {do: choices.PressMode, groupAdmins: true},
+			"model":             {do: choices.PressModel, groupAdmins: true},
 			"thread":            {run: pressNewThread},
 			"stop":              {run: pressStop},
 			tasks.Prefix:        {run: pressTask},  // a member: their own (ownRowsOnly)

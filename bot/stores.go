@@ -61,7 +61,7 @@ type ConversationStore interface {
 type ChoiceStore interface {
 	choice.ModeStore
 	choice.ModelStore
-	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
+	choice.VoiceStore
 }
 
 // EventStore keeps the events: what arrived, was refused, sent (memory.Events).
