@@ -6,6 +6,7 @@ import (
 	"github.com/membot/membot/bot/approve"
 	"github.com/membot/membot/bot/choice"
 	"github.com/membot/membot/bot/command"
+	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/memory"
@@ -68,6 +69,8 @@ type routes struct {
 // command packages built from the handler's parts.
 func newRoutes(h *Handler) *routes {
 	facts := facts.Commands{Store: h.Stores.Facts, OfferApp: h.offerMemoryApp}
+	exports := export.Commands{Transcripts: h.Stores.Transcripts, Events: h.Stores.Events, Documents: h.Client,
+		Clock: &h.Access, PartBytes: h.ExportPartBytes, PerHour: h.ExportsPerHour}
 	choices := choice.Commands{Models: choice.Models{Names: h.Models, Store: h.Stores.Choices},
 		Modes: choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}, Voice: h.Stores.Choices, Speaker: h.Agent}
 	return &routes{
@@ -78,10 +81,10 @@ func newRoutes(h *Handler) *routes {
 			{name: "retry", run: cmdRetry, callsModel: true, groupAdmins: true},
 			{name: "stop", run: cmdStop},
 			{name: "undo", run: cmdUndo, groupAdmins: true},
-			{name: "history", run: cmdHistory},
+			{name: "history", do: exports.History},
 			{name: "mode", do: choices.Mode, groupAdmins: true},
 			{name: "model", do: choices.Model, groupAdmins: true},
-			{name: "export", run: cmdExport, groupAdmins: true},
+			{name: "export", do: exports.Export, groupAdmins: true},
 			{name: "memory", do: facts.Memory},
 			{name: "forget", do: facts.Forget},
 			{name: "reminders", run: cmdReminders},

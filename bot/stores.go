@@ -16,16 +16,16 @@ import (
 // field declares only what the handler uses of its domain, so that a
 // command reaches no more than its own; memory's stores implement them.
 type Stores struct {
-	Access        AccessStore       // who uses the bot and who may: access.go, pairing.go
-	Conversations ConversationStore // each chat's current conversation: /new, /retry, /undo, albums
-	Choices       ChoiceStore       // what a conversation is answered with: /mode, /model, /voice
-	Approvals     ApprovalStore     // tool calls that wait for a yes: approvals.go
-	Facts         facts.Store       // what the bot remembers of a user: facts.go
-	Reminders     ReminderStore     // reminders and scheduled tasks: reminders.go, scheduled.go
-	Events        EventStore        // what happened, for the operator and the limits
-	Usage         UsageStore        // the tokens and messages counted: access.go, usage.go, admin.go
-	Transcripts   TranscriptStore   // the conversations as read back: /history, /export
-	Inbox         Inbox             // the durable inbox of updates, while a turn runs
+	Access        AccessStore        // who uses the bot and who may: access.go, pairing.go
+	Conversations ConversationStore  // each chat's current conversation: /new, /retry, /undo, albums
+	Choices       ChoiceStore        // what a conversation is answered with: /mode, /model, /voice
+	Approvals     ApprovalStore      // tool calls that wait for a yes: approvals.go
+	Facts         facts.Store        // what the bot remembers of a user: facts.go
+	Reminders     ReminderStore      // reminders and scheduled tasks: reminders.go, scheduled.go
+	Events        EventStore         // what happened, for the operator and the limits
+	Usage         UsageStore         // the tokens and messages counted: access.go, usage.go, admin.go
+	Transcripts   export.Transcripts // the conversations as read back: /history, /export
+	Inbox         Inbox              // the durable inbox of updates, while a turn runs
 }
 
 // AccessStore keeps the users, the owner, the claim code and who else may
@@ -79,11 +79,4 @@ type UsageStore interface {
 	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*userdata.UserStats, error)
 	Stats(ctx context.Context, dayStart time.Time) (*userdata.Stats, error)
 	UserByUsername(ctx context.Context, username string) (int64, error)
-}
-
-// TranscriptStore reads a chat's current conversation back: /history and
-// /export (memory/userdata's Store).
-type TranscriptStore interface {
-	Dialogue(ctx context.Context, chat memory.Chat, limit int) ([]memory.Message, error)
-	WalkCurrentTranscript(ctx context.Context, chat memory.Chat, head func(c userdata.Conversation, rows int) error, each func(m *memory.Message) error) error
 }
