@@ -119,9 +119,3 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 	}
 	return h.reply(ctx, in, text, h.newThreadButtons(in)...)
 }
-
-// numberArgs reads a command's arguments as list numbers or "all"
-// (command.Call.Numbers).
-func numberArgs(in *incoming) (numbers []int, all, ok bool) {
-	return command.Call{Args: in.msg.CommandArguments()}.Numbers()
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/facts"
+	"github.com/membot/membot/bot/remind"
 	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -71,6 +72,8 @@ func newRoutes(h *Handler) *routes {
 	facts := facts.Commands{Store: h.Stores.Facts, OfferApp: h.offerMemoryApp}
 	exports := export.Commands{Transcripts: h.Stores.Transcripts, Events: h.Stores.Events, Documents: h.Client,
 		Clock: &h.Access, PartBytes: h.ExportPartBytes, PerHour: h.ExportsPerHour}
+	reminders := remind.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
+	taskList := tasks.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
 	choices := choice.Commands{Models: choice.Models{Names: h.Models, Store: h.Stores.Choices},
 		Modes: choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}, Voice: h.Stores.Choices, Speaker: h.Agent}
 	return &routes{
@@ -87,9 +90,9 @@ func newRoutes(h *Handler) *routes {
 			{name: "export", do: exports.Export, groupAdmins: true},
 			{name: "memory", do: facts.Memory},
 			{name: "forget", do: facts.Forget},
-			{name: "reminders", run: cmdReminders},
-			{name: "cancel_reminder", run: cmdCancelReminder}, // a member: their own (ownRowsOnly)
-			{name: "tasks", run: cmdTasks},
+			{name: "reminders", do: reminders.Reminders},
+			{name: "cancel_reminder", do: reminders.CancelReminder}, // a member: their own (ownRowsOnly)
+			{name: "tasks", do: taskList.Tasks},
 			{name: "approvals", run: cmdApprovals}, // a member: their own (ownRowsOnly)
 			{name: "tools", run: cmdTools},
 			{name: "usage", run: cmdUsage},
@@ -108,9 +111,9 @@ func newRoutes(h *Handler) *routes {
 			"model":             {do: choices.PressModel, groupAdmins: true},
 			"thread":            {run: pressNewThread},
 			"stop":              {run: pressStop},
-			tasks.Prefix:        {run: pressTask},  // a member: their own (ownRowsOnly)
-			"pair":              {run: pressPair},  // the owner and admins only
-			"users":             {run: pressUsers}, // the owner and admins only
+			tasks.Prefix:        {do: taskList.Press}, // a member: their own (ownRowsOnly)
+			"pair":              {run: pressPair},     // the owner and admins only
+			"users":             {run: pressUsers},    // the owner and admins only
 		},
 	}
 }
