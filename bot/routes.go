@@ -74,6 +74,7 @@ func newRoutes(h *Handler) *routes {
 		Clock: &h.Access, PartBytes: h.ExportPartBytes, PerHour: h.ExportsPerHour}
 	reminders := remind.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
 	taskList := tasks.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
+	approvals := approve.Commands{Store: h.Stores.Approvals, Prompts: h.approvals()}
 	choices := choice.Commands{Models: choice.Models{Names: h.Models, Store: h.Stores.Choices},
 		Modes: choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}, Voice: h.Stores.Choices, Speaker: h.Agent}
 	return &routes{
@@ -93,7 +94,7 @@ func newRoutes(h *Handler) *routes {
 			{name: "reminders", do: reminders.Reminders},
 			{name: "cancel_reminder", do: reminders.CancelReminder}, // a member: their own (ownRowsOnly)
 			{name: "tasks", do: taskList.Tasks},
-			{name: "approvals", run: cmdApprovals}, // a member: their own (ownRowsOnly)
+			{name: "approvals", do: approvals.Approvals}, // a member: their own (ownRowsOnly)
 			{name: "tools", run: cmdTools},
 			{name: "usage", run: cmdUsage},
 			{name: "voice", do: choices.VoiceReplies, groupAdmins: true},
