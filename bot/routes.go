@@ -6,6 +6,7 @@ import (
 	"github.com/membot/membot/bot/approve"
 	"github.com/membot/membot/bot/choice"
 	"github.com/membot/membot/bot/command"
+	"github.com/membot/membot/bot/draw"
 	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/remind"
@@ -75,6 +76,8 @@ func newRoutes(h *Handler) *routes {
 	reminders := remind.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
 	taskList := tasks.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
 	approvals := approve.Commands{Store: h.Stores.Approvals, Prompts: h.approvals()}
+	pictures := draw.Commands{Painter: h.Images, DailyTokenLimit: h.Access.DailyTokenLimit, Log: h.Log,
+		Typing: func(ctx context.Context, c command.Call) func() { return h.presenter().Typing(ctx, c.To(), h.TypingEvery) }}
 	choices := choice.Commands{Models: choice.Models{Names: h.Models, Store: h.Stores.Choices},
 		Modes: choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}, Voice: h.Stores.Choices, Speaker: h.Agent}
 	return &routes{
@@ -98,7 +101,7 @@ func newRoutes(h *Handler) *routes {
 			{name: "tools", run: cmdTools},
 			{name: "usage", run: cmdUsage},
 			{name: "voice", do: choices.VoiceReplies, groupAdmins: true},
-			{name: "image", run: cmdImage, callsModel: true},
+			{name: "image", do: pictures.Image, callsModel: true},
 			{name: "stats", run: cmdStats, adminOnly: true},
 			{name: "user", run: cmdUser, adminOnly: true},
 			{name: "web", run: cmdWeb, adminOnly: true},
