@@ -11,6 +11,7 @@ import (
 	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/remind"
 	"github.com/membot/membot/bot/tasks"
+	"github.com/membot/membot/bot/usage"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
 )
@@ -77,7 +78,10 @@ func newRoutes(h *Handler) *routes {
 	taskList := tasks.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
 	approvals := approve.Commands{Store: h.Stores.Approvals, Prompts: h.approvals()}
 	pictures := draw.Commands{Painter: h.Images, DailyTokenLimit: h.Access.DailyTokenLimit, Log: h.Log,
-		Typing: func(ctx context.Context, c command.Call) func() { return h.presenter().Typing(ctx, c.To(), h.TypingEvery) }}
+		Typing: func(ctx context.Context, c command.Call) func() {
+			return h.presenter().Typing(ctx, c.To(), h.TypingEvery)
+		}}
+	use := usage.Commands{Store: h.Stores.Usage, Calendar: &h.Access, DailyTokenLimit: h.Access.DailyTokenLimit}
 	choices := choice.Commands{Models: choice.Models{Names: h.Models, Store: h.Stores.Choices},
 		Modes: choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}, Voice: h.Stores.Choices, Speaker: h.Agent}
 	return &routes{
@@ -99,11 +103,11 @@ func newRoutes(h *Handler) *routes {
 			{name: "tasks", do: taskList.Tasks},
 			{name: "approvals", do: approvals.Approvals}, // a member: their own (ownRowsOnly)
 			{name: "tools", run: cmdTools},
-			{name: "usage", run: cmdUsage},
+			{name: "usage", do: use.Usage},
 			{name: "voice", do: choices.VoiceReplies, groupAdmins: true},
 			{name: "image", do: pictures.Image, callsModel: true},
-			{name: "stats", run: cmdStats, adminOnly: true},
-			{name: "user", run: cmdUser, adminOnly: true},
+			{name: "stats", do: use.Stats, adminOnly: true},
+			{name: "user", do: use.User, adminOnly: true},
 			{name: "web", run: cmdWeb, adminOnly: true},
 			{name: "users", run: cmdUsers, adminOnly: true},
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/media"
+	"github.com/membot/membot/bot/usage"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/userdata"
 )
@@ -76,7 +77,5 @@ type EventStore interface {
 // /user show (memory/userdata's Store).
 type UsageStore interface {
 	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (userdata.Usage, error)
-	UserStats(ctx context.Context, userID int64, dayStart, monthStart time.Time) (*userdata.UserStats, error)
-	Stats(ctx context.Context, dayStart time.Time) (*userdata.Stats, error)
-	UserByUsername(ctx context.Context, username string) (int64, error)
+	usage.Store
 }
