@@ -11,6 +11,7 @@ import (
 	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/remind"
 	"github.com/membot/membot/bot/tasks"
+	"github.com/membot/membot/bot/tools"
 	"github.com/membot/membot/bot/usage"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -82,6 +83,7 @@ func newRoutes(h *Handler) *routes {
 			return h.presenter().Typing(ctx, c.To(), h.TypingEvery)
 		}}
 	use := usage.Commands{Store: h.Stores.Usage, Calendar: &h.Access, DailyTokenLimit: h.Access.DailyTokenLimit}
+	toolList := tools.Commands{Agent: h.Agent, Servers: h.MCPServers}
 	choices := choice.Commands{Models: choice.Models{Names: h.Models, Store: h.Stores.Choices},
 		Modes: choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}, Voice: h.Stores.Choices, Speaker: h.Agent}
 	return &routes{
@@ -102,7 +104,7 @@ func newRoutes(h *Handler) *routes {
 			{name: "cancel_reminder", do: reminders.CancelReminder}, // a member: their own (ownRowsOnly)
 			{name: "tasks", do: taskList.Tasks},
 			{name: "approvals", do: approvals.Approvals}, // a member: their own (ownRowsOnly)
-			{name: "tools", run: cmdTools},
+			{name: "tools", do: toolList.Tools},
 			{name: "usage", do: use.Usage},
 			{name: "voice", do: choices.VoiceReplies, groupAdmins: true},
 			{name: "image", do: pictures.Image, callsModel: true},
