@@ -13,6 +13,7 @@ import (
 	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/bot/tools"
 	"github.com/membot/membot/bot/usage"
+	"github.com/membot/membot/bot/weblink"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
 )
@@ -72,7 +73,8 @@ type routes struct {
 // newRoutes is the one place that lists what the bot answers, with the
 // command packages built from the handler's parts.
 func newRoutes(h *Handler) *routes {
-	facts := facts.Commands{Store: h.Stores.Facts, OfferApp: h.offerMemoryApp}
+	web := weblink.Commands{Pages: h.Web, Sender: h.Client, Log: h.Log}
+	facts := facts.Commands{Store: h.Stores.Facts, OfferApp: web.OfferApp}
 	exports := export.Commands{Transcripts: h.Stores.Transcripts, Events: h.Stores.Events, Documents: h.Client,
 		Clock: &h.Access, PartBytes: h.ExportPartBytes, PerHour: h.ExportsPerHour}
 	reminders := remind.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
@@ -110,7 +112,7 @@ func newRoutes(h *Handler) *routes {
 			{name: "image", do: pictures.Image, callsModel: true},
 			{name: "stats", do: use.Stats, adminOnly: true},
 			{name: "user", do: use.User, adminOnly: true},
-			{name: "web", run: cmdWeb, adminOnly: true},
+			{name: "web", do: web.Web, adminOnly: true},
 			{name: "users", run: cmdUsers, adminOnly: true},
 		},
 		callbacks: map[string]buttonSpec{
