@@ -18,10 +18,12 @@ var now = time.Date(2030, 5, 6, 12, 0, 0, 0, time.UTC)
 // calendar is UTC's, at now.
 type calendar struct{}
 
-func (calendar) Now() time.Time                   { return now }
-func (calendar) Zone() *time.Location             { return time.UTC }
-func (calendar) DayStart(t time.Time) time.Time   { return t.Truncate(24 * time.Hour) }
-func (calendar) MonthStart(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC) }
+func (calendar) Now() time.Time                 { return now }
+func (calendar) Zone() *time.Location           { return time.UTC }
+func (calendar) DayStart(t time.Time) time.Time { return t.Truncate(24 * time.Hour) }
+func (calendar) MonthStart(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
 
 // store knows users 7 (@jane_doe) and 8, and asks for the day and month
 // the calendar begins.
