@@ -103,9 +103,9 @@ func newRoutes(h *Handler) *routes {
 			{name: "memory", do: facts.Memory},
 			{name: "forget", do: facts.Forget},
 			{name: "reminders", do: reminders.Reminders},
-			{name: "cancel_reminder", do: reminders.CancelReminder}, // a member: their own (ownRowsOnly)
+			{name: "cancel_reminder", do: reminders.CancelReminder}, // a member: their own (Call.OwnRows)
 			{name: "tasks", do: taskList.Tasks},
-			{name: "approvals", do: approvals.Approvals}, // a member: their own (ownRowsOnly)
+			{name: "approvals", do: approvals.Approvals}, // a member: their own (Call.OwnRows)
 			{name: "tools", do: toolList.Tools},
 			{name: "usage", do: use.Usage},
 			{name: "voice", do: choices.VoiceReplies, groupAdmins: true},
@@ -123,7 +123,7 @@ func newRoutes(h *Handler) *routes {
 			"model":             {do: choices.PressModel, groupAdmins: true},
 			"thread":            {run: pressNewThread},
 			"stop":              {run: pressStop},
-			tasks.Prefix:        {do: taskList.Press}, // a member: their own (ownRowsOnly)
+			tasks.Prefix:        {do: taskList.Press}, // a member: their own (Call.OwnRows)
 			"pair":              {run: pressPair},     // the owner and admins only
 			"users":             {run: pressUsers},    // the owner and admins only
 		},
