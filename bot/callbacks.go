@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/membot/membot/bot/telegram"
-
 	"github.com/membot/membot/memory/queue"
 )
 

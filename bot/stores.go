@@ -8,6 +8,8 @@ import (
 	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/facts"
 	"github.com/membot/membot/bot/media"
+	"github.com/membot/membot/bot/remind"
+	"github.com/membot/membot/bot/tasks"
 	"github.com/membot/membot/bot/usage"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/userdata"
@@ -20,11 +22,11 @@ type Stores struct {
 	Access        AccessStore        // who uses the bot and who may: access.go, pairing.go
 	Conversations ConversationStore  // each chat's current conversation: /new, /retry, /undo, albums
 	Choices       ChoiceStore        // what a conversation is answered with: /mode, /model, /voice
-	Approvals     ApprovalStore      // tool calls that wait for a yes: approvals.go
-	Facts         facts.Store        // what the bot remembers of a user: facts.go
-	Reminders     ReminderStore      // reminders and scheduled tasks: reminders.go, scheduled.go
+	Approvals     ApprovalStore      // tool calls that wait for a yes: approvals.go, bot/approve
+	Facts         facts.Store        // what the bot remembers of a user: bot/facts
+	Reminders     ReminderStore      // reminders and scheduled tasks: bot/remind, bot/tasks, scheduled.go
 	Events        EventStore         // what happened, for the operator and the limits
-	Usage         UsageStore         // the tokens and messages counted: access.go, usage.go, admin.go
+	Usage         UsageStore         // the tokens and messages counted: access.go, bot/usage
 	Transcripts   export.Transcripts // the conversations as read back: /history, /export
 	Inbox         Inbox              // the durable inbox of updates, while a turn runs
 }
@@ -78,4 +80,16 @@ type EventStore interface {
 type UsageStore interface {
 	RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (userdata.Usage, error)
 	usage.Store
+}
+
+// ReminderStore keeps reminders and scheduled tasks: what /reminders,
+// /cancel_reminder and /tasks need (bot/remind, bot/tasks), and the runs.
+type ReminderStore interface {
+	remind.Store
+	tasks.Store
+	// TaskStopped tells whether a task was paused or deleted since its run
+	// was queued (scheduled.go).
+	TaskStopped(ctx context.Context, id int64) (bool, error)
+	// DropUserTasks deletes the tasks of a user no longer served (access.go).
+	DropUserTasks(ctx context.Context, userID int64) (int64, error)
 }
