@@ -19,6 +19,7 @@ import (
 	"github.com/membot/membot/bot/stop"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/bot/weblink"
 	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -77,7 +78,7 @@ type Handler struct {
 	// MCPServers, when set, says what each MCP server is doing (/tools).
 	MCPServers func() []mcptools.Status
 	// Web is the web interface (/web, /memory's Mini App); nil: none.
-	Web WebPages
+	Web weblink.Pages
 	// Config is the settings: access, how answers are shown, media.
 	Config
 

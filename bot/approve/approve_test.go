@@ -13,6 +13,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/internal/testing/calltest"
 	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/memory"
 )
@@ -204,31 +205,65 @@ func TestCloseLeavesAPendingOrUnsentApprovalAndTakesButtonsOffWhenTheEditFails(t
 	}
 }
 
-func TestListNumbersThePendingApprovals(t *testing.T) {
+// pending is a chat's pending approvals.
+type pending []memory.Approval
+
+func (p pending) ChatApprovals(context.Context, memory.Chat) ([]memory.Approval, error) {
+	return p, nil
+}
+
+func TestApprovalsListsThePendingOnesNumbered(t *testing.T) {
 	t.Parallel()
-	p, tg, _ := setup(t)
-	var list []memory.Approval
+	p, _, _ := setup(t)
+	var list pending
 	for i := range MaxListed + 5 {
 		list = append(list, approval(int64(100+i), "fetch_url", "{}"))
 	}
-	if err := p.List(context.Background(), telegram.Chat{ID: chatID}, 3, "en", list); err != nil {
+	r := &calltest.Recorder{}
+	if err := (Commands{Store: list, Prompts: p}).Approvals(context.Background(), r.Call("")); err != nil {
 		t.Fatal(err)
 	}
-	m := tg.Messages(chatID)[0]
-	en := texts.For("en")
+	if len(r.Replies) != 1 {
+		t.Fatalf("replies = %q, want the list", r.Texts())
+	}
+	m, en := r.Replies[0], texts.For("en")
 	if !strings.HasPrefix(m.Text, en.ApprovalsList+"\n\n1. fetch_url\nfetch_url({})\n(10:30)\n\n2. fetch_url") {
 		t.Errorf("the list reads %q", m.Text)
 	}
-	if !strings.Contains(m.Text, "\n\n20. fetch_url") || strings.Contains(m.Text, "\n\n21. ") {
+	if !strings.Contains(m.Text, "\n\n20. fetch_url") || strings.Contains(m.Text, "\n\n21. ") || len(m.Buttons) != MaxListed {
 		t.Errorf("the list does not stop at %d approvals", MaxListed)
 	}
-	for _, want := range []string{`"text":"✅ 1","callback_data":"approve:100"`, `"text":"❌ 20","callback_data":"reject:119"`} {
-		if !strings.Contains(m.ReplyMarkup, want) {
-			t.Errorf("buttons %s lack %s", m.ReplyMarkup, want)
-		}
+	first, last := m.Buttons[0][0], m.Buttons[MaxListed-1][1]
+	if first != (telegram.Button{Text: "✅ 1", Data: "approve:100"}) || last != (telegram.Button{Text: "❌ 20", Data: "reject:119"}) {
+		t.Errorf("buttons %+v … %+v", first, last)
 	}
-	if strings.Contains(m.ReplyMarkup, "approve:120") {
-		t.Errorf("buttons past %d approvals", MaxListed)
+}
+
+func TestAGroupsMemberSeesTheirOwnApprovals(t *testing.T) {
+	t.Parallel()
+	p, _, _ := setup(t)
+	mine, theirs := approval(1, "fetch_url", "{}"), approval(2, "fetch_url", "{}")
+	theirs.UserID = 6
+	cases := []struct {
+		name string
+		own  int64
+		list pending
+		rows int
+		want string
+	}{
+		{"an admin sees all", 0, pending{mine, theirs}, 2, ""},
+		{"a member their own", 5, pending{mine, theirs}, 1, ""},
+		{"a member with none of their own", 6, pending{mine}, 0, texts.For("en").ApprovalsNone},
+		{"none", 0, nil, 0, texts.For("en").ApprovalsNone},
+	}
+	for _, c := range cases {
+		r := &calltest.Recorder{Own: c.own}
+		if err := (Commands{Store: c.list, Prompts: p}).Approvals(context.Background(), calltest.InGroup(r.Call(""))); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Replies) != 1 || len(r.Replies[0].Buttons) != c.rows || c.want != "" && r.Last() != c.want {
+			t.Errorf("%s: replies %+v, want %d rows %q", c.name, r.Replies, c.rows, c.want)
+		}
 	}
 }
 

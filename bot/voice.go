@@ -6,24 +6,6 @@ import (
 	"github.com/membot/membot/agent"
 )
 
-// /voice turns spoken answers on or off for the chat: each answer is then
-// also sent as a voice message, after its text (chat_settings.voice_replies).
-
-func cmdVoice(ctx context.Context, h *Handler, in *incoming) error {
-	t := tr(in.lang())
-	if !h.Agent.CanSpeak() {
-		return h.reply(ctx, in, t.VoiceUnavailable)
-	}
-	on, err := h.Stores.Choices.ToggleVoiceReplies(ctx, in.msg.Chat.ID)
-	if err != nil {
-		return err
-	}
-	if on {
-		return h.reply(ctx, in, t.VoiceRepliesOn)
-	}
-	return h.reply(ctx, in, t.VoiceRepliesOff)
-}
-
 // speak sends the answer text as a voice message too. The text is
 // delivered already: a failure here is logged, and the chat goes on. A
 // user whose answer took them to DAILY_TOKEN_LIMIT gets no speech: it is
