@@ -158,7 +158,7 @@ func (a *Agent) AsksFirstIn(tool Tool, user, chat int64) bool {
 	case tool.AutoApproveUsers != nil:
 		return !slices.Contains(tool.AutoApproveUsers, user)
 	}
-	return !private && (a.cfg.IsAdmin == nil || !a.cfg.IsAdmin(user))
+	return !private && (a.parts.IsAdmin == nil || !a.parts.IsAdmin(user))
 }
 
 // Tools returns the tools the model is offered now, by name.

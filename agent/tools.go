@@ -69,7 +69,7 @@ type Tool struct {
 	// AutoApproveUsers, of an MCP server's tool that runs without asking
 	// (AskFirst false), are the only users for whom it does; when nil, it
 	// does in private chats and, in groups, for the bot's admins
-	// (Config.IsAdmin).
+	// (Parts.IsAdmin).
 	AutoApproveUsers []int64
 }
 
@@ -490,7 +490,7 @@ func (a *Agent) runCall(ctx context.Context, turn *TurnInfo, call memory.ToolCal
 	start := time.Now()
 	result, err := a.tools.Call(ctx, turn, call)
 	meta := map[string]any{"duration_ms": time.Since(start).Milliseconds(), "arguments": call.Arguments}
-	a.cfg.Metrics.ToolCall(a.tools.metricName(call.Name), err)
+	a.parts.Metrics.ToolCall(a.tools.metricName(call.Name), err)
 	if t, ok := a.tools.tool(call.Name); ok && t.Server != "" {
 		meta["mcp_server"], meta["mcp_tool"] = t.Server, t.ServerTool
 	}

@@ -114,12 +114,13 @@ type LLMConfig struct {
 	Images        llm.Server // IMAGE_BASE_URL, IMAGE_API_KEY
 }
 
-// ModelSetting is one entry of MODELS: a model, the base URL of its server
-// (OPENAI_BASE_URL when none is given) and what that server refuses.
+// ModelSetting is one entry of MODELS: a model and what its server
+// refuses (agent.Model, the agent's settings), and the base URL of that
+// server (OPENAI_BASE_URL when none is given), of which the wiring makes
+// the agent's client (agent.Parts.Servers).
 type ModelSetting struct {
-	Name    string
+	agent.Model
 	BaseURL string
-	Caps    agent.Capabilities
 }
 
 // defaultConfig is every setting's default: the packages' own, and the
@@ -294,6 +295,11 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 	c.seen = e.seen
 	// What several packages are told of one setting.
 	c.Agent.Location, c.Tools.Location, c.Bot.Access.Location = c.Location, c.Location, c.Location
+	c.Memory.Location, c.Images.Location, c.Reminders.Location = c.Location, c.Location, c.Location
+	c.Memory.HistoryLimit = c.Agent.HistoryLimit
+	for _, m := range c.LLM.Models {
+		c.Agent.Models = append(c.Agent.Models, m.Model)
+	}
 	c.Bot.Access.Owners = &access.Owners{} // the handler's copy of the policy and the painter's share what they learn
 	c.Bot.Media.Vision = c.Agent.Vision
 	c.Bot.Media.Transcribe = c.Agent.TranscriptionModel != ""
@@ -453,10 +459,10 @@ func (c *Config) readModes(e *env, key string) {
 // The default model (OPENAI_MODEL) comes first whether listed or not.
 func (c *Config) readModels(e *env, key string) {
 	baseURL := c.LLM.Chat.BaseURL
-	models := []ModelSetting{{Name: c.Agent.Model, BaseURL: baseURL}}
+	models := []ModelSetting{{Model: agent.Model{Name: c.Agent.Model}, BaseURL: baseURL}}
 	for _, entry := range e.list(key, "") {
 		fields := strings.Fields(entry)
-		m := ModelSetting{Name: fields[0], BaseURL: baseURL}
+		m := ModelSetting{Model: agent.Model{Name: fields[0]}, BaseURL: baseURL}
 		var flags []string
 		for _, f := range fields[1:] {
 			if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
