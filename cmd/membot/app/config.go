@@ -489,16 +489,51 @@ func (c *Config) readModels(e *env, key string) {
 	c.LLM.Models = models
 }
 
-// Secrets is every secret among the settings: the bot token, the model
-// servers' and the web search providers' keys, the webhook's secret, the MCP servers' headers,
-// environment and URLs, and the credentials and query of every URL setting. The log's writer and the store take them out of
-// whatever they write; a new setting that holds a secret is added here.
-// (The database's password is not: it never reaches an error of a server,
-// and a short one, "membot", would blank out ordinary words.)
+// secretSetting is a setting whose whole value is a secret, and the
+// field it is read into.
+type secretSetting struct {
+	name  string
+	value *string
+}
+
+// secretSettings are the settings whose whole value is a secret, the one
+// list of them: start-up errors hide what they are set to (env.secrets),
+// the running bot what its fields hold (Secrets), and the web's settings
+// page shows none of them (ShownSettings). A new setting that holds a
+// secret is added here. The URL settings may hold one too, in their
+// credentials or query (redact.URLs takes those out by their place in
+// the URL).
+func (c *Config) secretSettings() []secretSetting {
+	return []secretSetting{
+		{"TELEGRAM_BOT_TOKEN", &c.Telegram.Token},
+		{"WEBHOOK_SECRET", &c.Intake.WebhookSecret},
+		{"OPENAI_API_KEY", &c.LLM.Chat.APIKey},
+		{"TRANSCRIPTION_API_KEY", &c.LLM.Transcription.APIKey},
+		{"TTS_API_KEY", &c.LLM.Speech.APIKey},
+		{"EMBEDDINGS_API_KEY", &c.LLM.Embeddings.APIKey},
+		{"IMAGE_API_KEY", &c.LLM.Images.APIKey},
+		{"BRAVE_API_KEY", &c.WebSearch.BraveAPIKey},
+		{"TAVILY_API_KEY", &c.WebSearch.TavilyAPIKey},
+	}
+}
+
+// isSecret tells whether the setting called name is one of secretSettings.
+func isSecret(name string) bool {
+	return slices.ContainsFunc((&Config{}).secretSettings(), func(s secretSetting) bool { return s.name == name })
+}
+
+// Secrets is every secret among the settings: those of secretSettings
+// (the bot token, the model servers' and the web search providers' keys,
+// the webhook's secret), the MCP servers' headers, environment and URLs,
+// and the credentials and query of every URL setting. The log's writer
+// and the store take them out of whatever they write. (The database's
+// password is not: it never reaches an error of a server, and a short
+// one, "membot", would blank out ordinary words.)
 func (c *Config) Secrets() *redact.Secrets {
-	values := []string{c.Telegram.Token, c.Intake.WebhookSecret,
-		c.LLM.Chat.APIKey, c.LLM.Transcription.APIKey, c.LLM.Speech.APIKey, c.LLM.Embeddings.APIKey, c.LLM.Images.APIKey,
-		c.WebSearch.BraveAPIKey, c.WebSearch.TavilyAPIKey}
+	var values []string
+	for _, s := range c.secretSettings() {
+		values = append(values, *s.value)
+	}
 	for _, s := range c.MCPServers {
 		values = append(values, s.Secrets()...)
 	}
@@ -530,7 +565,7 @@ func (c *Config) ShownSettings() []web.Setting {
 		// A DATABASE_URL in key=value form (password=...) has no URL
 		// credentials to take out: it is hidden whole.
 		keyValueDSN := s.name == "DATABASE_URL" && !strings.Contains(seen.value, "://")
-		if seen.value != "" && (keyValueDSN || slices.Contains(secretSettings, s.name) ||
+		if seen.value != "" && (keyValueDSN || isSecret(s.name) ||
 			slices.ContainsFunc(secretSuffixes, func(suffix string) bool { return strings.HasSuffix(s.name, suffix) })) {
 			shown.Value, shown.Hidden = "", true
 		}
