@@ -232,27 +232,26 @@ func (m *membot) serveMetrics() error {
 // wake, the tools, the memory work, the agent, the web interface, and the
 // handler that answers updates with them.
 func (m *membot) newHandler() error {
-	cfg, store := m.cfg, m.store
+	cfg, log, store := m.cfg, m.log, m.store
 	servers := m.modelServers()
-	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store.Reminders(), Client: m.client, Owner: m.owner.ID, Log: m.log}
-	m.purger = &purge.Purger{Queue: purge.NewStore(store.Pool()), Log: m.log, Retention: cfg.Retention}
+	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store.Reminders(), Client: m.client, Owner: m.owner.ID, Log: log}
+	m.purger = &purge.Purger{Queue: purge.NewStore(store.Pool()), Log: log, Retention: cfg.Retention}
 	painter := m.newPainter(servers)
 	registry, mcpServers := m.newTools(servers, painter)
-	m.memorizer = &memorize.Memorizer{Config: cfg.Memory, Store: store.LongTerm(), Index: store.Index(), Jobs: store.Jobs(),
-		LLM: servers.chat, Embedder: servers.embedder, Tools: registry, Log: m.log}
+	m.memorizer = m.newMemorizer(servers, registry)
 	turns := m.newAgent(servers, registry)
 	users := userdata.New(store.Pool())
 	// The web's decisions on requests tell the asker as the owner's buttons
 	// do, and who may use it is the gate's rule: both are the handler's.
 	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
 		m.handler.TellAsker(ctx, req, status)
-	}, func(ctx context.Context, userID int64) (bool, bool, error) { return m.handler.Serves(ctx, userID) }, m.log)
+	}, func(ctx context.Context, userID int64) (bool, bool, error) { return m.handler.Serves(ctx, userID) }, log)
 	stores := bot.Stores{
 		Access: store.Access(), Conversations: store, Choices: store.Choices(), Approvals: store.Approvals(),
 		Facts: store.LongTerm(), Reminders: store.Reminders(), Events: store.Events(), Inbox: store.Inbox(),
 		Usage: users, Transcripts: users,
 	}
-	m.handler = &bot.Handler{Client: m.client, Agent: turns, Stores: stores, Log: m.log, Metrics: m.met,
+	m.handler = &bot.Handler{Client: m.client, Agent: turns, Stores: stores, Log: log, Metrics: m.met,
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
 	return nil
@@ -328,6 +327,14 @@ func (m *membot) newTools(s servers, painter *images.Painter) (*agent.Registry, 
 	m.undo = append(m.undo, func() { m.abandon(); mcp.Wait() })
 	m.mcpTried = mcp.Tried()
 	return registry, mcp.Statuses
+}
+
+// newMemorizer makes the memory work after turns: facts, summaries and
+// embeddings, with the chat server's client.
+func (m *membot) newMemorizer(s servers, registry *agent.Registry) *memorize.Memorizer {
+	store := m.store
+	return &memorize.Memorizer{Config: m.cfg.Memory, Store: store.LongTerm(), Index: store.Index(), Jobs: store.Jobs(),
+		LLM: s.chat, Embedder: s.embedder, Tools: registry, Log: m.log}
 }
 
 // newAgent makes what runs the turns: the settings of cfg.Agent with the
