@@ -126,11 +126,12 @@ type Parts struct {
 
 // Agent answers messages. It is safe for concurrent use by different chats.
 type Agent struct {
+	cfg   Config
+	parts Parts
+	// The parts every step uses, at hand.
 	store  Store
 	llm    LLM
 	tools  *Registry
-	cfg    Config
-	parts  Parts
 	log    *slog.Logger
 	caps   *learned
 	warned sync.Map // keys of the warnings logged once
