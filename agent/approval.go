@@ -117,9 +117,9 @@ func (a *Agent) settle(ctx context.Context, info *TurnInfo, ap memory.Approval, 
 			if stored != "" {
 				ctx = WithPin(ctx, pin)
 			}
-			// runTools stored them canonical; parsed once here, at the
-			// press, a row that is not (kept from an older version) runs
-			// as the prompt showed it (Args: the canonical form) or not at all.
+			// runTools stores them canonical; parsed once here, at the
+			// press, a row that is not still runs as the prompt showed it
+			// (Args: the canonical form), or not at all.
 			canonical, err := CanonicalArgs(call.Arguments)
 			if err != nil {
 				return a.resultRow(info, call, "", err, 0, decision), "", nil
