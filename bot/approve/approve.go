@@ -111,10 +111,9 @@ func (p *Prompts) Close(ctx context.Context, lang string, ap *memory.Approval) {
 		return
 	case memory.ApprovalApproved:
 		outcome = t.OutcomeApproved(p.Clock(at))
-		if err := p.Agent.CannotRun(ctx, *ap); errors.Is(err, agent.ErrToolNotOffered) {
-			outcome = t.OutcomeNotRun(t.ToolNotOffered(Label(ap.Subject)))
-		} else if err != nil {
-			outcome = t.OutcomeNotRun(err.Error())
+		if err := p.Agent.CannotRun(ctx, *ap); err != nil {
+			outcome = t.OutcomeNotRun(notRun(t, ap.Subject, err))
+			p.Log.Info("an approved call cannot run", "approval_id", ap.ID, "tool", ap.Subject, "err", err)
 		}
 	case memory.ApprovalRejected:
 		outcome = t.OutcomeRejected(p.Clock(at))
@@ -133,6 +132,18 @@ func (p *Prompts) Close(ctx context.Context, lang string, ap *memory.Approval) {
 	if err != nil {
 		p.Log.Debug("removing approval buttons failed", "approval_id", ap.ID, "err", err)
 	}
+}
+
+// notRun says in words why an approved call of tool cannot run (err,
+// from Agent.CannotRun, goes to the log only).
+func notRun(t *texts.Texts, tool string, err error) string {
+	switch {
+	case errors.Is(err, agent.ErrToolNotOffered):
+		return t.ToolNotOffered(Label(tool))
+	case errors.Is(err, agent.ErrBadArguments):
+		return t.ArgumentsBroken
+	}
+	return t.CannotRunNow
 }
 
 // MaxListed bounds the approvals List shows at once.

@@ -1,8 +1,10 @@
 package approve
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -29,10 +31,17 @@ func (describer) DescribeCall(name, arguments string) (string, error) {
 	return name + "(" + arguments + ")", nil
 }
 
-// CannotRun: every call can run, but the one whose tool is "gone".
+// CannotRun: every call can run, but the one whose tool is "gone", the
+// one of "broken" (its arguments cannot be read) and the one of "odd"
+// (for a reason of no known kind).
 func (describer) CannotRun(_ context.Context, ap memory.Approval) error {
-	if ap.Subject == "gone" {
-		return errors.New("the tool gone is not available now")
+	switch ap.Subject {
+	case "gone":
+		return fmt.Errorf("unknown tool %q: %w", ap.Subject, agent.ErrToolNotOffered)
+	case "broken":
+		return fmt.Errorf("%w: the key \"to\" comes twice", agent.ErrBadArguments)
+	case "odd":
+		return errors.New("odd: internal state 0x2a")
 	}
 	return nil
 }
@@ -176,6 +185,40 @@ func TestCloseRewritesTheMessageWithTheOutcome(t *testing.T) {
 		m := tg.Messages(chatID)[0]
 		if want := en.ApprovalClosed("fetch_url", `fetch_url({"url":"x"})`, c.outcome); m.Text != want || strings.Contains(m.ReplyMarkup, "callback_data") {
 			t.Errorf("%s: the message reads %q with %s; want %q without buttons", c.status, m.Text, m.ReplyMarkup, want)
+		}
+	}
+}
+
+// An approved call that cannot run is closed with why in the user's
+// words, in their language; the error behind it goes to the log only.
+func TestCloseSaysInWordsWhyAnApprovedCallDoesNotRun(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{"en", "ru"} {
+		tx := texts.For(lang)
+		for tool, why := range map[string]string{
+			"gone":   tx.ToolNotOffered("gone"),
+			"broken": tx.ArgumentsBroken,
+			"odd":    tx.CannotRunNow,
+		} {
+			p, tg, _ := setup(t)
+			var logs bytes.Buffer
+			p.Log = slog.New(slog.NewTextHandler(&logs, nil))
+			ap := approval(1, tool, `{"to":"a"}`)
+			if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, lang, []memory.Approval{ap}, nil); err != nil {
+				t.Fatal(err)
+			}
+			ap.TelegramMessageID, ap.Status = tg.Messages(chatID)[0].ID, memory.ApprovalApproved
+			p.Close(context.Background(), lang, &ap)
+			m := tg.Messages(chatID)[0]
+			if want := tx.ApprovalClosed(tool, tool+`({"to":"a"})`, tx.OutcomeNotRun(why)); m.Text != want {
+				t.Errorf("%s, %s: the message reads %q; want %q", lang, tool, m.Text, want)
+			}
+			if strings.Contains(m.Text, "comes twice") || strings.Contains(m.Text, "0x2a") || strings.Contains(m.Text, "unknown tool") {
+				t.Errorf("%s, %s: the user was shown the error: %q", lang, tool, m.Text)
+			}
+			if !strings.Contains(logs.String(), "approved call cannot run") {
+				t.Errorf("%s, %s: the log has no line of it: %s", lang, tool, logs.String())
+			}
 		}
 	}
 }

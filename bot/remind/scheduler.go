@@ -39,6 +39,8 @@ type Config struct {
 	// noticed; DefaultPoll when zero. Not a setting of the environment:
 	// tests shorten it.
 	Poll time.Duration
+	// Location is the zone of a late reminder's due time (TIMEZONE).
+	Location *time.Location
 }
 
 // DefaultPoll is how often the table is looked at by default.
@@ -72,11 +74,10 @@ const claimBatch = 20
 // for its next occurrence once sent.
 type Scheduler struct {
 	Config
-	Queue    ReminderQueue
-	Client   *telegram.Client
-	Owner    int32
-	Location *time.Location // for the due time of a late reminder
-	Log      *slog.Logger
+	Queue  ReminderQueue
+	Client *telegram.Client
+	Owner  int32
+	Log    *slog.Logger
 	// RunQueued, when set, is told the chat of each task's run put in the
 	// inbox (inbox.Dispatcher.Notify), so it starts at once.
 	RunQueued func(chats []int64)

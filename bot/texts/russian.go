@@ -144,6 +144,9 @@ var russian = Texts{
 	ToolNotOffered: func(tool any) string {
 		return fmt.Sprintf("инструмент %s сейчас недоступен (его MCP-сервер не работает или больше его не предлагает)", tool)
 	},
+	ArgumentsBroken: "его аргументы не читаются в том виде, в каком сохранены",
+	CannotRunNow:    "сейчас его нельзя выполнить",
+
 	ModelList: "Модели (✓ — та, что отвечает в этом чате). Нажмите на нужную или отправьте /model ИМЯ:",
 	ModelOnlyOne: func(a1 any) string {
 		return fmt.Sprintf("Модель — %s; других не настроено (MODELS).", a1)

@@ -90,6 +90,8 @@ type Texts struct {
 	WholeCall       func(tool any) string // the caption of the whole call's file
 	OutcomeNotRun   func(why any) string
 	ToolNotOffered  func(tool any) string // why an approved call does not run
+	ArgumentsBroken string                // why an approved call does not run: its arguments cannot be read
+	CannotRunNow    string                // why, when no other reason fits
 	// cmd_tools.go
 	ToolsBuiltin   func(list any) string
 	ToolsServer    func(name, transport, state any) string
