@@ -83,16 +83,18 @@ type Scheduler struct {
 	RunQueued func(chats []int64)
 
 	wake    wake.Signal
-	started time.Time // when Run began: what fell due before, fell due while the bot was down
+	started time.Time // Run's since: what fell due before, fell due while the bot was down
 }
 
 // Wake tells the scheduler a reminder was added, so it looks again at once.
 func (s *Scheduler) Wake(time.Time) { s.wake.Wake() }
 
 // Run sends due reminders until intake ends; sends run with work, so that
-// one in flight at shutdown is finished and marked.
-func (s *Scheduler) Run(intake, work context.Context) {
-	s.started = time.Now()
+// one in flight at shutdown is finished and marked. What fell due before
+// since (the bot's start, taken before Run's goroutine is) fell due while
+// the bot was down: it is sent late, with a note.
+func (s *Scheduler) Run(intake, work context.Context, since time.Time) {
+	s.started = since
 	poll := cmp.Or(s.Poll, DefaultPoll)
 	b := backoff.New(time.Second, time.Minute)
 	for intake.Err() == nil {

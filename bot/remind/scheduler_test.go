@@ -164,7 +164,7 @@ func setup(t *testing.T, q *table, poll time.Duration) (*Scheduler, *telegramfak
 	s.Poll = poll
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.Run(ctx, ctx) }()
+	go func() { defer close(done); s.Run(ctx, ctx, time.Now()) }()
 	t.Cleanup(func() { cancel(); <-done; tg.Close() })
 	return s, tg, func() [][]int64 { mu.Lock(); defer mu.Unlock(); return slices.Clone(*queued) }
 }

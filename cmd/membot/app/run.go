@@ -478,7 +478,8 @@ func (m *membot) startIntake() error {
 	m.run(func() { m.memorizer.Run(ctx) }) // its progress is in the database: it stops at once
 	m.run(func() { dispatcher.Run(ctx, m.work) })
 	m.reminders.RunQueued = dispatcher.Notify // a task's run starts at once
-	m.run(func() { m.reminders.Run(ctx, m.work) })
+	up := time.Now() // set before the goroutine starts: what falls due from now on is on time
+	m.run(func() { m.reminders.Run(ctx, m.work, up) })
 	m.run(func() { m.purger.Run(ctx) })
 	return nil
 }
