@@ -45,23 +45,25 @@ type Metrics interface {
 	ToolCall(tool string, err error)
 }
 
-// Config holds the settings of a turn.
+// Config holds the settings of a turn: what an operator sets. The
+// collaborators a turn works with are Parts.
 type Config struct {
-	Model         string     // the default model (OPENAI_MODEL)
-	Models        []Model    // the models /model offers, the default among them; their servers and capabilities
+	Model string // the default model (OPENAI_MODEL)
+	// Models are the models /model offers, the default among them, with
+	// what their servers refuse (MODELS). Which server each is asked at
+	// is the wiring's: Parts.Servers.
+	Models        []Model
 	SystemPrompt  string     // the base prompt; a conversation's mode adds to it
 	Modes         *modes.Set // the built-in modes when nil
 	HistoryLimit  int
 	Location      *time.Location // the wall clock of the stamps and of current_time
 	MaxModelCalls int            // per turn, tool rounds included; 8 when zero
 	Retry         RetryPolicy
-	Now           func() time.Time // time.Now when nil
 	// FactChars bounds the user's long-term facts put into the system
 	// prompt, newest first; 2000 when zero.
 	FactChars int
 	// NeedsApproval names the tools whose calls wait for a person's decision.
 	NeedsApproval map[string]bool
-	Metrics       Metrics
 	// ContextTokens bounds a request's estimated size (CONTEXT_TOKENS):
 	// the newest rows that fit are sent, HistoryLimit rows at most. 0: no bound.
 	ContextTokens int
@@ -69,26 +71,17 @@ type Config struct {
 	// server as it expects it; 0 sends none.
 	MaxAnswerTokens int
 
-	// IsAdmin tells whether a user is one of the bot's admins: in groups,
-	// an MCP tool marked autoApprove runs without asking only for them
-	// (unless its server names its own AutoApproveUsers). nil: nobody.
-	IsAdmin func(userID int64) bool
-
 	// What people send besides text (media.go).
 	// Vision: VisionAuto ("" too), VisionOn or VisionOff (VISION).
 	Vision string
 	// ImageHistory is how many of the newest user messages of the window
 	// show the model their images (IMAGE_HISTORY); older ones show their marker.
 	ImageHistory int
-	// Files fetches the images of earlier rows again; nil: only the turn's own are sent.
-	Files Files
-	// Transcriber and TranscriptionModel turn recordings into text; either
-	// unset: recordings are not transcribed.
-	Transcriber        Transcriber
+	// TranscriptionModel turns recordings into text (with
+	// Parts.Transcriber); either unset: recordings are not transcribed.
 	TranscriptionModel string
-	// Speaker, TTSModel and TTSVoice speak answers (/voice); either of the
-	// first two unset: answers are not spoken.
-	Speaker  Speaker
+	// TTSModel and TTSVoice speak answers (/voice, with Parts.Speaker);
+	// TTSModel or the speaker unset: answers are not spoken.
 	TTSModel string
 	TTSVoice string
 
@@ -96,6 +89,34 @@ type Config struct {
 	// turn puts into the prompt by itself (AUTO_RECALL), each with the rows
 	// around it, within 400 characters a message; 0: none.
 	Recall int
+}
+
+// Parts are the collaborators a turn works with, which the wiring builds
+// and tests replace: the store, the model servers, the tools, and the
+// other parts of the bot it calls or tells. Config holds the settings.
+type Parts struct {
+	Store Store
+	// LLM is the default model's server, and that of any model without
+	// one in Servers.
+	LLM LLM
+	// Servers are the servers of the models that have their own (MODELS'
+	// base URLs), by model name.
+	Servers map[string]LLM
+	Tools   *Registry
+	Log     *slog.Logger
+	Metrics Metrics          // nil reports nothing
+	Now     func() time.Time // time.Now when nil
+
+	// IsAdmin tells whether a user is one of the bot's admins: in groups,
+	// an MCP tool marked autoApprove runs without asking only for them
+	// (unless its server names its own AutoApproveUsers). nil: nobody.
+	IsAdmin func(userID int64) bool
+	// Files fetches the images of earlier rows again; nil: only the turn's own are sent.
+	Files Files
+	// Transcriber turns recordings into text (Config.TranscriptionModel).
+	Transcriber Transcriber
+	// Speaker speaks answers (Config.TTSModel, TTSVoice).
+	Speaker Speaker
 	// Embedder, when set, makes recall semantic too (EMBEDDINGS_MODEL).
 	Embedder Embedder
 	// TurnDone, when set, is called after a turn's answer is stored: it
@@ -105,22 +126,22 @@ type Config struct {
 
 // Agent answers messages. It is safe for concurrent use by different chats.
 type Agent struct {
+	cfg   Config
+	parts Parts
+	// The parts every step uses, at hand.
 	store  Store
 	llm    LLM
 	tools  *Registry
-	cfg    Config
 	log    *slog.Logger
 	caps   *learned
 	warned sync.Map // keys of the warnings logged once
 }
 
-// New returns an agent that offers the model the given tools.
-func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *Agent {
+// New returns an agent with the settings cfg, working with parts; the
+// model is offered the tools of parts.Tools.
+func New(cfg Config, parts Parts) *Agent {
 	if cfg.MaxModelCalls <= 0 {
 		cfg.MaxModelCalls = 8
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
@@ -131,17 +152,23 @@ func New(store Store, llm LLM, tools *Registry, cfg Config, log *slog.Logger) *A
 	if cfg.FactChars <= 0 {
 		cfg.FactChars = 2000
 	}
-	if cfg.Metrics == nil {
-		cfg.Metrics = noMetrics{}
-	}
 	if cfg.Vision == "" {
 		cfg.Vision = VisionAuto
 	}
-	caps := &learned{caps: map[string]Capabilities{}, told: map[string]bool{}, log: log, keepImages: cfg.Vision == VisionOn}
+	if parts.Now == nil {
+		parts.Now = time.Now
+	}
+	if parts.Metrics == nil {
+		parts.Metrics = noMetrics{}
+	}
+	if parts.Log == nil {
+		parts.Log = slog.New(slog.DiscardHandler)
+	}
+	caps := &learned{caps: map[string]Capabilities{}, told: map[string]bool{}, log: parts.Log, keepImages: cfg.Vision == VisionOn}
 	for _, m := range cfg.Models {
 		caps.caps[m.Name] = m.Caps
 	}
-	return &Agent{store: store, llm: llm, tools: tools, cfg: cfg, log: log, caps: caps}
+	return &Agent{store: parts.Store, llm: parts.LLM, tools: parts.Tools, cfg: cfg, parts: parts, log: parts.Log, caps: caps}
 }
 
 // Request is one incoming text message.
@@ -242,7 +269,7 @@ func (a *Agent) Reply(ctx context.Context, req Request) (*Reply, error) {
 		// the database: the turn still talks to PostgreSQL four times (five
 		// when auto-recall has rows to rank).
 		start.Recall = memory.Recall{Limit: a.cfg.Recall, Text: req.Text}
-		start.Recall.Embedding, start.Recall.EmbeddingModel = EmbedQuery(ctx, a.cfg.Embedder, req.Text, func(err error) {
+		start.Recall.Embedding, start.Recall.EmbeddingModel = EmbedQuery(ctx, a.parts.Embedder, req.Text, func(err error) {
 			a.warnOnce("embed-query", "recall: embedding the message failed; full-text search alone until it works again", "err", err)
 		})
 	}
@@ -262,7 +289,7 @@ func (a *Agent) Keep(ctx context.Context, req Request) error {
 
 // turnStart is what storing req's user row takes, loading historyLimit rows.
 func (a *Agent) turnStart(req Request, historyLimit int) memory.TurnStart {
-	written := a.cfg.Now()
+	written := a.parts.Now()
 	if !req.SentAt.IsZero() && req.SentAt.Before(written) {
 		written = req.SentAt // stamped with when the person wrote, never ahead of the clock
 	}
@@ -440,8 +467,8 @@ func (a *Agent) finish(ctx context.Context, t *turnState, text, reasoning string
 	if err != nil {
 		return nil, err
 	}
-	if a.cfg.TurnDone != nil {
-		a.cfg.TurnDone()
+	if a.parts.TurnDone != nil {
+		a.parts.TurnDone()
 	}
 	for _, note := range t.notes {
 		text = request.JoinText(text, note)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/membot/membot/memory"
@@ -116,6 +117,14 @@ func (a *Agent) settle(ctx context.Context, info *TurnInfo, ap memory.Approval, 
 			if stored != "" {
 				ctx = WithPin(ctx, pin)
 			}
+			// runTools stores them canonical; parsed once here, at the
+			// press, a row that is not still runs as the prompt showed it
+			// (Args: the canonical form), or not at all.
+			canonical, err := CanonicalArgs(call.Arguments)
+			if err != nil {
+				return a.resultRow(info, call, "", err, 0, decision), "", nil
+			}
+			call.Arguments = canonical
 			return a.runCall(ctx, info, call, decision), "", nil
 		}
 		decision["arguments"], decision["error"] = call.Arguments, "pin broken: "+why
@@ -158,7 +167,7 @@ func (a *Agent) AsksFirstIn(tool Tool, user, chat int64) bool {
 	case tool.AutoApproveUsers != nil:
 		return !slices.Contains(tool.AutoApproveUsers, user)
 	}
-	return !private && (a.cfg.IsAdmin == nil || !a.cfg.IsAdmin(user))
+	return !private && (a.parts.IsAdmin == nil || !a.parts.IsAdmin(user))
 }
 
 // Tools returns the tools the model is offered now, by name.
@@ -202,10 +211,20 @@ func (a *Agent) DescribeCall(name, arguments string) (string, error) {
 	return a.tools.Describe(name, arguments)
 }
 
+// ErrBadArguments means a call's arguments have no canonical form
+// (CanonicalArgs), so it cannot run.
+var ErrBadArguments = errors.New("the arguments cannot be read")
+
 // CannotRun says why an approved call cannot run now, or nil: its tool is
 // not offered (ErrToolNotOffered; right after a start this waits for the
-// MCP servers, within ctx), or its arguments have no canonical form.
+// MCP servers, within ctx), or its arguments have no canonical form
+// (ErrBadArguments).
 func (a *Agent) CannotRun(ctx context.Context, ap memory.Approval) error {
-	_, _, err := a.tools.runnable(ctx, memory.ToolCall{Name: ap.Subject, Arguments: ap.Details})
-	return err
+	if _, err := a.tools.find(ctx, ap.Subject); err != nil {
+		return err
+	}
+	if _, err := CanonicalArgs(ap.Details); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadArguments, err)
+	}
+	return nil
 }

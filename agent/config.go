@@ -2,8 +2,8 @@ package agent
 
 import "time"
 
-// DefaultConfig is the settings' defaults. The rest of Config (Models,
-// Modes, the clients and callbacks) is the caller's wiring.
+// DefaultConfig is the settings' defaults. Models and Modes are read
+// from MODELS and MODES_FILE by the wiring.
 func DefaultConfig() Config {
 	return Config{
 		Model:           "gpt-4o-mini",

@@ -40,10 +40,10 @@ func TestAConversationWithEveryDialect(t *testing.T) {
 			defer fake.Close()
 			fake.RespondWith(openaifake.ThinkingModel)
 			var logs bytes.Buffer
-			a := agent.New(store, &chat.Client{BaseURL: fake.URL()}, agent.NewRegistry(tools.Builtin(tools.Env{})...),
-				agent.Config{Model: d.Name + "-model", HistoryLimit: 30, MaxAnswerTokens: 500, ContextTokens: 8000,
-					Retry: agent.RetryPolicy{Timeout: 10 * time.Second, Attempts: 2, Backoff: time.Millisecond}},
-				slog.New(slog.NewTextHandler(&logs, nil)))
+			a := agent.New(agent.Config{Model: d.Name + "-model", HistoryLimit: 30, MaxAnswerTokens: 500, ContextTokens: 8000,
+				Retry: agent.RetryPolicy{Timeout: 10 * time.Second, Attempts: 2, Backoff: time.Millisecond}},
+				agent.Parts{Store: store, LLM: &chat.Client{BaseURL: fake.URL()}, Tools: agent.NewRegistry(tools.Builtin(tools.Env{})...),
+					Log: slog.New(slog.NewTextHandler(&logs, nil))})
 			user := memory.User{TelegramUserID: 5, FirstName: "Eve", LanguageCode: "en"}
 
 			sink := &recorder{}
@@ -130,10 +130,10 @@ func TestTheConversationsModelChoosesItsServer(t *testing.T) {
 	main, local := openaifake.New(), openaifake.NewDialect(openaifake.DialectNamed("ollama-old"))
 	defer main.Close()
 	defer local.Close()
-	a := agent.New(store, &chat.Client{BaseURL: main.URL()}, agent.NewRegistry(tools.Builtin(tools.Env{})...),
-		agent.Config{Model: "gpt-4o-mini", HistoryLimit: 30, Models: []agent.Model{
-			{Name: "gpt-4o-mini"}, {Name: "gemma3:4b", LLM: &chat.Client{BaseURL: local.URL()}, Caps: agent.Capabilities{NoTools: true}}}},
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a := agent.New(agent.Config{Model: "gpt-4o-mini", HistoryLimit: 30, Models: []agent.Model{
+		{Name: "gpt-4o-mini"}, {Name: "gemma3:4b", Caps: agent.Capabilities{NoTools: true}}}},
+		agent.Parts{Store: store, LLM: &chat.Client{BaseURL: main.URL()}, Tools: agent.NewRegistry(tools.Builtin(tools.Env{})...),
+			Servers: map[string]agent.LLM{"gemma3:4b": &chat.Client{BaseURL: local.URL()}}, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if got := a.Models(); len(got) != 2 || got[0] != "gpt-4o-mini" || got[1] != "gemma3:4b" {
 		t.Fatalf("models = %v", got)
 	}

@@ -11,7 +11,7 @@ import (
 
 func TestSystemPromptCarriesFactsAndWaitingCalls(t *testing.T) {
 	t.Parallel()
-	a := New(nil, nil, NewRegistry(), Config{SystemPrompt: "Be nice."}, nil)
+	a := New(Config{SystemPrompt: "Be nice."}, Parts{Tools: NewRegistry()})
 	if got := a.systemPrompt(&memory.Turn{Mode: modes.Default}, false, nil); got != "Be nice." {
 		t.Fatalf("prompt without facts = %q", got)
 	}

@@ -182,12 +182,12 @@ func (a *Agent) images(ctx context.Context, t *turnState, rows []memory.Message,
 }
 
 func (a *Agent) fetchImage(ctx context.Context, att Attachment) ([]byte, error) {
-	if a.cfg.Files == nil {
+	if a.parts.Files == nil {
 		return nil, fmt.Errorf("no way to fetch files")
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	return a.cfg.Files.Fetch(ctx, att.FileID, att.Size)
+	return a.parts.Files.Fetch(ctx, att.FileID, att.Size)
 }
 
 func hasImage(atts []Attachment) bool {
@@ -229,7 +229,7 @@ var ErrNoTranscription = fmt.Errorf("transcription is off (TRANSCRIPTION_MODEL i
 // they count TokensPerAudioSecond each (or the server's input tokens when
 // more); the text is the server's output tokens, or estimated.
 func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, error) {
-	if a.cfg.Transcriber == nil || a.cfg.TranscriptionModel == "" {
+	if a.parts.Transcriber == nil || a.cfg.TranscriptionModel == "" {
 		return "", ErrNoTranscription
 	}
 	model := a.cfg.TranscriptionModel
@@ -240,7 +240,7 @@ func (a *Agent) Transcribe(ctx context.Context, req TranscribeRequest) (string, 
 		Purpose: memory.PurposeTranscription, AudioSeconds: seconds, PromptTokens: AudioTokens(seconds), UsageEstimated: true}
 	var out *llm.Transcription
 	err := a.audioCall(ctx, &call, func(ctx context.Context) (err error) {
-		out, err = a.cfg.Transcriber.Transcribe(ctx, model, audioFileName(req.Audio), req.Audio.MimeType, req.Audio.Data)
+		out, err = a.parts.Transcriber.Transcribe(ctx, model, audioFileName(req.Audio), req.Audio.MimeType, req.Audio.Data)
 		if err != nil {
 			return err
 		}
@@ -316,7 +316,7 @@ type SpeakRequest struct {
 const maxSpokenRunes = 4000
 
 // CanSpeak tells whether answers can be spoken (TTS_MODEL is set).
-func (a *Agent) CanSpeak() bool { return a.cfg.Speaker != nil && a.cfg.TTSModel != "" }
+func (a *Agent) CanSpeak() bool { return a.parts.Speaker != nil && a.cfg.TTSModel != "" }
 
 // Speak says an answer aloud and returns the audio, OGG/Opus. The call is
 // recorded in llm_calls (purpose "speech", TokensPer1000SpeechChars for
@@ -333,7 +333,7 @@ func (a *Agent) Speak(ctx context.Context, req SpeakRequest) ([]byte, error) {
 		Purpose: memory.PurposeSpeech, PromptTokens: speechTokens(len(text)), UsageEstimated: true}
 	var audio []byte
 	err := a.audioCall(ctx, &call, func(ctx context.Context) (err error) {
-		audio, err = a.cfg.Speaker.Speak(ctx, a.cfg.TTSModel, a.cfg.TTSVoice, string(text))
+		audio, err = a.parts.Speaker.Speak(ctx, a.cfg.TTSModel, a.cfg.TTSVoice, string(text))
 		return err
 	})
 	return audio, err

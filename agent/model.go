@@ -16,10 +16,11 @@ type LLM interface {
 	Complete(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (*llm.Response, error)
 }
 
-// Model is one of the models a chat may use (/model).
+// Model is one of the models a chat may use (/model): settings, as
+// MODELS names them. The server it is asked at is a part
+// (Parts.Servers), built by the wiring from its base URL and key.
 type Model struct {
 	Name string
-	LLM  LLM          // its server; nil: the agent's default client
 	Caps Capabilities // what its server is known to refuse
 }
 
@@ -188,10 +189,8 @@ func (a *Agent) ModelFor(chosen string) string {
 
 // client is the server of model.
 func (a *Agent) client(model string) LLM {
-	for _, m := range a.cfg.Models {
-		if m.Name == model && m.LLM != nil {
-			return m.LLM
-		}
+	if server := a.parts.Servers[model]; server != nil {
+		return server
 	}
 	return a.llm
 }

@@ -41,7 +41,7 @@ func TestAnUntrustedToolDescriptionMakesRememberAskFirst(t *testing.T) {
 	}{{described: true, paused: true}, {described: false, paused: false}} {
 		weather.DescribedOutside = c.described
 		registry := agent.NewRegistry(append(tools.Builtin(tools.Env{Facts: store.LongTerm()}), weather)...)
-		a := agent.New(store, client, registry, agent.Config{Model: "m", HistoryLimit: 30}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		a := agent.New(agent.Config{Model: "m", HistoryLimit: 30}, agent.Parts{Store: store, LLM: client, Tools: registry, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		user := int64(100 + i)
 		llm.Script(openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("r1", "remember", `{"fact":"The user's bank is EvilBank"}`)}})
 		if !c.paused {

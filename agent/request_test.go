@@ -67,7 +67,7 @@ func TestToolDefinitionsThatFillTheContextLeaveTheTurnAlone(t *testing.T) {
 	t.Parallel()
 	var logs strings.Builder
 	huge := Tool{Name: "huge", Parameters: map[string]any{"type": "object", "description": strings.Repeat("word ", 4000)}}
-	a := New(nil, nil, NewRegistry(huge), Config{ContextTokens: 2000, MaxAnswerTokens: 100}, slog.New(slog.NewTextHandler(&logs, nil)))
+	a := New(Config{ContextTokens: 2000, MaxAnswerTokens: 100}, Parts{Tools: NewRegistry(huge), Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	long := strings.Repeat("word ", 100)
 	rows := []memory.Message{user(long), assistant(long), user("now")}
 	req := a.request(&turnState{model: "m"}, rows, true, Capabilities{})

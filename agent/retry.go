@@ -42,7 +42,7 @@ func (a *Agent) withRetry(ctx context.Context, model string, call func(ctx conte
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		err := a.attempt(ctx, p.Timeout, call)
-		a.cfg.Metrics.LLMRequest(model, callStatus(err), time.Since(start))
+		a.parts.Metrics.LLMRequest(model, callStatus(err), time.Since(start))
 		if err == nil || attempt >= p.Attempts || !retryable(err) || ctx.Err() != nil {
 			return err
 		}

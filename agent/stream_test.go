@@ -40,10 +40,10 @@ func newAgent(t *testing.T, llm *openaifake.Server, modes *modes.Set) (*agent.Ag
 	t.Cleanup(store.Close)
 	client := &chat.Client{BaseURL: llm.URL(), APIKey: "sk-test"}
 	tools := agent.NewRegistry(tools.Builtin(tools.Env{})...)
-	a := agent.New(store, client, tools, agent.Config{
+	a := agent.New(agent.Config{
 		Model: "test-model", SystemPrompt: "BASE", Modes: modes, HistoryLimit: 30,
 		Retry: agent.RetryPolicy{Timeout: 10 * time.Second, Backoff: time.Millisecond},
-	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}, agent.Parts{Store: store, LLM: client, Tools: tools, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return a, store
 }
 

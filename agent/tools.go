@@ -69,7 +69,7 @@ type Tool struct {
 	// AutoApproveUsers, of an MCP server's tool that runs without asking
 	// (AskFirst false), are the only users for whom it does; when nil, it
 	// does in private chats and, in groups, for the bot's admins
-	// (Config.IsAdmin).
+	// (Parts.IsAdmin).
 	AutoApproveUsers []int64
 }
 
@@ -254,6 +254,15 @@ func (r *Registry) Describe(name, arguments string) (string, error) {
 	return tool.Describe(json.RawMessage(canonical))
 }
 
+// describe is Describe of arguments already canonical (CanonicalArgs).
+func (r *Registry) describe(name string, canonical json.RawMessage) (string, error) {
+	tool, ok := r.tool(name)
+	if !ok || tool.Describe == nil {
+		return "", nil
+	}
+	return tool.Describe(canonical)
+}
+
 // Definitions returns the tool schemas in the API's format, and their
 // estimated size in tokens.
 func (r *Registry) Definitions() ([]openai.Tool, int) {
@@ -264,12 +273,24 @@ func (r *Registry) Definitions() ([]openai.Tool, int) {
 // maxToolResult bounds what one tool result may add to the context and the row.
 const maxToolResult = 16 << 10
 
-// Call runs one tool call with its arguments in their canonical form
-// (CanonicalArgs), which calls stored since are already in. It never
-// fails: unknown tools, bad arguments, errors and panics all become a
-// result the model reads.
-func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCall) (result string, failure error) {
-	tool, args, err := r.runnable(ctx, call)
+// Call runs one tool call outside a turn's steps: its arguments are put
+// in their canonical form (CanonicalArgs) once and run as those bytes.
+// It never fails: unknown tools, bad arguments, errors and panics all
+// become a result the model reads.
+func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCall) (string, error) {
+	args, err := CanonicalArgs(call.Arguments)
+	if err != nil {
+		return "", err
+	}
+	return r.run(ctx, turn, call.Name, json.RawMessage(args))
+}
+
+// run runs the tool offered as name with args, which are in their
+// canonical form (CanonicalArgs) already: the caller parsed them once,
+// and the tool gets those bytes. It never fails: an unknown tool, an
+// error and a panic all become a result the model reads.
+func (r *Registry) run(ctx context.Context, turn *TurnInfo, name string, args json.RawMessage) (result string, failure error) {
+	tool, err := r.find(ctx, name)
 	if err != nil {
 		return "", err
 	}
@@ -285,19 +306,14 @@ func (r *Registry) Call(ctx context.Context, turn *TurnInfo, call memory.ToolCal
 // more, or yet after the bounded wait for the MCP servers).
 var ErrToolNotOffered = errors.New("the tool is not offered")
 
-// runnable returns the tool call names and its canonical arguments, or why
-// it cannot run: the tool is not offered (after waiting for the tools still
-// due), or the arguments have no canonical form.
-func (r *Registry) runnable(ctx context.Context, call memory.ToolCall) (Tool, json.RawMessage, error) {
-	tool, ok := r.offered(ctx, call.Name)
+// find returns the tool offered as name, waiting for the tools still
+// due, or ErrToolNotOffered.
+func (r *Registry) find(ctx context.Context, name string) (Tool, error) {
+	tool, ok := r.offered(ctx, name)
 	if !ok {
-		return Tool{}, nil, fmt.Errorf("unknown tool %q: %w", call.Name, ErrToolNotOffered)
+		return Tool{}, fmt.Errorf("unknown tool %q: %w", name, ErrToolNotOffered)
 	}
-	args, err := CanonicalArgs(call.Arguments)
-	if err != nil {
-		return Tool{}, nil, err
-	}
-	return tool, json.RawMessage(args), nil
+	return tool, nil
 }
 
 // toolPanic is a recovered panic of a tool. The model sees only its value;
@@ -422,8 +438,9 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 	badArgs := map[int]error{} // by index: refused, never shown to anyone nor run
 	for i, c := range asked {
 		calls[i] = memory.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments}
-		// Stored, shown and run in one form only: the model's text would
-		// let a person approve one reading and the tool run another.
+		// Stored, described, shown and run in one form only, parsed here
+		// once: the model's text would let a person approve one reading
+		// and the tool run another.
 		if canonical, err := CanonicalArgs(c.Function.Arguments); err != nil {
 			badArgs[i] = err
 		} else if !resp.Oversized[c.ID] {
@@ -459,7 +476,7 @@ func (a *Agent) runTools(ctx context.Context, turn *TurnInfo, resp *llm.Response
 			continue
 		}
 		if a.needsApproval(call, turn) || (readOutside && a.tools.confirmAfterOutside(call.Name)) {
-			if _, err := a.tools.Describe(call.Name, call.Arguments); err != nil {
+			if _, err := a.tools.describe(call.Name, json.RawMessage(call.Arguments)); err != nil {
 				// Refused before anyone is asked: a person never sees a call
 				// they cannot read whole.
 				rows = append(rows, memory.Message{Role: memory.RoleTool, ToolCallID: call.ID, ToolName: call.Name, UpdateID: turn.UpdateID,
@@ -484,13 +501,20 @@ func reasoningBack(resp *llm.Response) string {
 	return Truncate(resp.Reasoning, maxStoredReasoning)
 }
 
-// runCall runs one call and returns its result row, whose metadata records
-// the arguments, the duration and any error, plus extra.
+// runCall runs one call whose arguments are canonical (CanonicalArgs:
+// as they were stored and, when it asked first, shown) and returns its
+// result row (resultRow). The tool gets call.Arguments as they are.
 func (a *Agent) runCall(ctx context.Context, turn *TurnInfo, call memory.ToolCall, extra map[string]any) memory.Message {
 	start := time.Now()
-	result, err := a.tools.Call(ctx, turn, call)
-	meta := map[string]any{"duration_ms": time.Since(start).Milliseconds(), "arguments": call.Arguments}
-	a.cfg.Metrics.ToolCall(a.tools.metricName(call.Name), err)
+	result, err := a.tools.run(ctx, turn, call.Name, json.RawMessage(call.Arguments))
+	return a.resultRow(turn, call, result, err, time.Since(start), extra)
+}
+
+// resultRow is the result row of a call that took took, whose metadata
+// records the arguments, the duration and any error, plus extra.
+func (a *Agent) resultRow(turn *TurnInfo, call memory.ToolCall, result string, err error, took time.Duration, extra map[string]any) memory.Message {
+	meta := map[string]any{"duration_ms": took.Milliseconds(), "arguments": call.Arguments}
+	a.parts.Metrics.ToolCall(a.tools.metricName(call.Name), err)
 	if t, ok := a.tools.tool(call.Name); ok && t.Server != "" {
 		meta["mcp_server"], meta["mcp_tool"] = t.Server, t.ServerTool
 	}

@@ -52,8 +52,8 @@ func TestToolFailuresAndPanicsBecomeResultsTheModelSees(t *testing.T) {
 			return strings.Repeat("ha", args.Times), nil
 		}},
 	)
-	a := agent.New(store, client, tools, agent.Config{Model: "m", HistoryLimit: 30},
-		slog.New(slog.NewTextHandler(&logs, nil)))
+	a := agent.New(agent.Config{Model: "m", HistoryLimit: 30},
+		agent.Parts{Store: store, LLM: client, Tools: tools, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 
 	llm.Script(
 		openaifake.Reply{ToolCalls: []openai.ToolCall{

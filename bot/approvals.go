@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
 
 	"github.com/membot/membot/agent"
@@ -14,10 +13,10 @@ import (
 
 // ApprovalStore is what the approval buttons and /approvals need.
 type ApprovalStore interface {
+	approve.Pending
 	Approval(ctx context.Context, id int64) (*memory.Approval, error)
 	Decide(ctx context.Context, d memory.Decision) (*memory.Approval, bool, error)
 	SetApprovalMessage(ctx context.Context, id, telegramMessageID int64) error
-	ChatApprovals(ctx context.Context, chat memory.Chat) ([]memory.Approval, error)
 	CancelApprovals(ctx context.Context, chat memory.Chat, reason string) ([]memory.Approval, error)
 }
 
@@ -116,25 +115,6 @@ func (h *Handler) resume(ctx context.Context, in *incoming, ap *memory.Approval)
 		return nil, h.turnFailed(ctx, in, err)
 	}
 	return h.deliver(ctx, in, r, nil)
-}
-
-// cmdApprovals lists the chat's pending approvals, with buttons to decide them.
-func cmdApprovals(ctx context.Context, h *Handler, in *incoming) error {
-	list, err := h.Stores.Approvals.ChatApprovals(ctx, in.conversation())
-	if err != nil {
-		return err
-	}
-	owner, err := h.ownRowsOnly(ctx, in)
-	if err != nil {
-		return err
-	}
-	if owner != 0 { // a member of a group sees only what they asked for
-		list = slices.DeleteFunc(list, func(ap memory.Approval) bool { return ap.UserID != owner })
-	}
-	if len(list) == 0 {
-		return h.reply(ctx, in, tr(in.lang()).ApprovalsNone)
-	}
-	return h.approvals().List(ctx, in.chat(), replyTo(in), in.lang(), list)
 }
 
 // cancelApprovals cancels the chat's pending approvals (for /new) and takes

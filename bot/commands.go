@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -25,7 +26,7 @@ func (h *Handler) command(ctx context.Context, in *incoming, name string) error 
 		return h.reply(ctx, in, tr(in.lang()).AdminsOnly("/"+name))
 	}
 	if spec.groupAdmins {
-		if ok, err := h.groupAdmin(ctx, in); !ok {
+		if ok, err := h.gate().GroupAdmin(ctx, in.user.TelegramUserID, in.msg.Chat.ID, in.msg.Chat.IsPrivate()); !ok {
 			if err != nil {
 				return err
 			}
@@ -33,22 +34,38 @@ func (h *Handler) command(ctx context.Context, in *incoming, name string) error 
 		}
 	}
 	if spec.do != nil {
-		return spec.do(ctx, h.call(in))
+		return told(spec.do(ctx, h.call(in)))
 	}
 	return spec.run(ctx, h, in)
+}
+
+// told makes a command's command.Told the refusal the middleware tells in
+// the command's words.
+func told(err error) error {
+	var t command.Told
+	if errors.As(err, &t) {
+		return refusalTold{err, t.Text}
+	}
+	return err
 }
 
 // call is in as the command packages see it.
 func (h *Handler) call(in *incoming) command.Call {
 	c := command.Call{User: in.user, Chat: in.conversation(), Private: in.msg.Chat.IsPrivate(), UpdateID: in.update.UpdateID,
-		MessageID: int64(in.msg.MessageID), Admin: h.Access.IsAdmin(in.user.TelegramUserID),
+		MessageID: int64(in.msg.MessageID), Text: in.msg.Text, SentAt: sentAt(in), Admin: h.Access.IsAdmin(in.user.TelegramUserID),
 		Reply: func(ctx context.Context, text string, buttons ...[]telegram.Button) error {
 			return h.reply(ctx, in, text, buttons...)
+		},
+		OwnRows: func(ctx context.Context) (int64, error) {
+			return h.gate().OwnRowsOnly(ctx, in.user.TelegramUserID, in.msg.Chat.ID, in.msg.Chat.IsPrivate())
 		},
 	}
 	if in.query != nil {
 		_, c.Args, _ = strings.Cut(in.query.Data, ":")
 		c.Notify = func(ctx context.Context, text string) { h.notify(ctx, in, text) }
+		c.Edit = func(ctx context.Context, text string, buttons ...[]telegram.Button) {
+			h.edit(ctx, in, text, buttons...)
+		}
 	} else {
 		c.Args = in.msg.CommandArguments()
 	}
@@ -103,10 +120,4 @@ func cmdNew(ctx context.Context, h *Handler, in *incoming) error {
 		text += "\n" + tr(in.lang()).ApprovalsCanceled(cancelled)
 	}
 	return h.reply(ctx, in, text, h.newThreadButtons(in)...)
-}
-
-// numberArgs reads a command's arguments as list numbers or "all"
-// (command.Call.Numbers).
-func numberArgs(in *incoming) (numbers []int, all, ok bool) {
-	return command.Call{Args: in.msg.CommandArguments()}.Numbers()
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/bot/access"
+	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/present"
 )
@@ -31,10 +32,10 @@ type Config struct {
 	// to stop it (STOP_CHECK_INTERVAL; DefaultStopEvery when zero).
 	StopEvery time.Duration
 	// ExportPartBytes is the largest document /export sends
-	// (EXPORT_PART_BYTES; DefaultExportPartBytes when zero).
+	// (EXPORT_PART_BYTES; export.DefaultPartBytes when zero).
 	ExportPartBytes int64
 	// ExportsPerHour bounds the exports a user gets in any hour
-	// (EXPORTS_PER_HOUR; DefaultExportsPerHour when zero).
+	// (EXPORTS_PER_HOUR; export.DefaultPerHour when zero).
 	ExportsPerHour int
 	// Media says how voice messages, photos and files are taken (bot/media).
 	Media media.Config
@@ -50,8 +51,8 @@ func DefaultConfig() Config {
 		Streaming:       true,
 		Present:         present.DefaultConfig(),
 		StopEvery:       DefaultStopEvery,
-		ExportPartBytes: DefaultExportPartBytes,
-		ExportsPerHour:  DefaultExportsPerHour,
+		ExportPartBytes: export.DefaultPartBytes,
+		ExportsPerHour:  export.DefaultPerHour,
 		Media:           media.DefaultConfig(),
 	}
 }

@@ -14,12 +14,13 @@ import (
 	"github.com/membot/membot/agent/images"
 	"github.com/membot/membot/agent/mcptools"
 	"github.com/membot/membot/agent/modes"
-	"github.com/membot/membot/bot/access"
+	"github.com/membot/membot/bot/gate"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/present"
 	"github.com/membot/membot/bot/stop"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/bot/weblink"
 	"github.com/membot/membot/internal/filetext"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
@@ -79,14 +80,15 @@ type Handler struct {
 	// MCPServers, when set, says what each MCP server is doing (/tools).
 	MCPServers func() []mcptools.Status
 	// Web is the web interface (/web, /memory's Mini App); nil: none.
-	Web WebPages
+	Web weblink.Pages
 	// Config is the settings: access, how answers are shown, media.
 	Config
 
 	routesOnce sync.Once
 	table      *routes // what the bot answers: see newRoutes
 
-	chatAdmins access.ChatAdmins // who administers a chat, lately (chatAdmin)
+	gateOnce sync.Once
+	gk       *gate.Gate // who may use the bot and how much: see gate
 }
 
 // incoming is a message, or a press of one of the bot's buttons, being handled.

@@ -22,7 +22,7 @@ func (h *Handler) media(ctx context.Context, in *incoming) (*queue.Delivery, err
 		return nil, err
 	}
 	taker := &media.Taker{Config: h.Media, Client: h.Client, Agent: h.Agent, Album: h.Stores.Inbox, Files: h.Files, Log: h.Log,
-		Transient: Transient, TokensLeft: h.tokensLeft}
+		Transient: Transient, TokensLeft: h.gate().TokensLeft}
 	taken, err := taker.Take(ctx, media.Message{User: in.user, ChatID: in.msg.Chat.ID, UpdateID: in.update.UpdateID,
 		Caption: in.route.text, File: att})
 	if taken.Tell != "" {

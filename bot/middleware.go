@@ -22,7 +22,7 @@ type step func(ctx context.Context, in *incoming) (*queue.Delivery, error)
 //   - refusalsTold: a reply Telegram refused for good is not silence: the
 //     user is told, in a short plain message, and the chat goes on;
 //   - gated: the allowlist, or the owner and whom they allowed, and the
-//     rate and token limits (access.go, pairing.go);
+//     rate and token limits (bot/gate);
 //   - measured: the outcome of a turn of the model, for the metrics.
 //
 // A panic is not recovered here: the dispatcher recovers it, counts it
@@ -80,19 +80,7 @@ func dropped(kind, why string) *queue.Delivery {
 
 func (h *Handler) gated(next step) step {
 	return func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
-		if in.route.action == membership {
-			return nil, h.membership(ctx, in)
-		}
-		if in.query != nil {
-			if ok, err := h.admitButton(ctx, in); !ok {
-				return nil, err
-			}
-			if stop, err := h.overLimit(ctx, in); stop {
-				// Answered so the client stops its spinner; the reason went to the chat.
-				h.notify(ctx, in, "")
-				return nil, err
-			}
-		} else if stop, err := h.admit(ctx, in); stop {
+		if stop, err := h.gate().Admit(ctx, h.arrival(in)); stop {
 			return nil, err
 		}
 		return next(ctx, in)

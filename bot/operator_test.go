@@ -37,19 +37,6 @@ func TestStartTellsTheIDsTheSettingsWant(t *testing.T) {
 	}
 }
 
-// Added to a group it may not serve yet, the bot's refusal names the
-// group's id, so that whoever runs it learns what to allow.
-func TestARefusalInAGroupNamesTheGroup(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.Env["ALLOWED_USER_IDS"] = "999"
-	h.Start()
-	got := h.SayIn(-1009876543210, "supergroup", jane, "/start")
-	if !strings.Contains(got, "502") || !strings.Contains(got, "This group's chat id: -1009876543210") {
-		t.Errorf("refusal in a group = %q", got)
-	}
-}
-
 // Each turn of the model leaves one info line: chat, update, outcome, time
 // and tokens, and never the text.
 func TestEachTurnLogsOneLineWithoutItsText(t *testing.T) {

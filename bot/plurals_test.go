@@ -36,22 +36,3 @@ func TestCountsAgreeWithTheirNounsInBothLanguages(t *testing.T) {
 		t.Errorf("/user said %q", got)
 	}
 }
-
-// /user takes a @username where it takes an id (the issue: "/user @name is
-// not accepted"); an unknown name is told, a malformed one gets the usage.
-func TestUserTakesAUsername(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.Env["ADMIN_USER_IDS"] = fmt.Sprint(ivan.ID)
-	h.Start()
-	h.Say(ivan, "привет")
-	if got := h.Say(ivan, "/user @ivan"); !strings.Contains(got, fmt.Sprintf("Пользователь %d", ivan.ID)) {
-		t.Errorf("/user @ivan said %q", got)
-	}
-	if got := h.Say(ivan, "/user @nobody_here"); !strings.Contains(got, "Пользователя @nobody_here я не знаю") {
-		t.Errorf("/user of an unknown name said %q", got)
-	}
-	if got := h.Say(ivan, "/user @x;drop"); !strings.Contains(got, "/user <Telegram id или @имя>") {
-		t.Errorf("/user of a malformed name said %q", got)
-	}
-}

@@ -4,9 +4,17 @@ import (
 	"context"
 
 	"github.com/membot/membot/bot/approve"
+	"github.com/membot/membot/bot/choice"
 	"github.com/membot/membot/bot/command"
+	"github.com/membot/membot/bot/draw"
+	"github.com/membot/membot/bot/export"
 	"github.com/membot/membot/bot/facts"
+	"github.com/membot/membot/bot/gate"
+	"github.com/membot/membot/bot/remind"
 	"github.com/membot/membot/bot/tasks"
+	"github.com/membot/membot/bot/tools"
+	"github.com/membot/membot/bot/usage"
+	"github.com/membot/membot/bot/weblink"
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/queue"
 )
@@ -44,6 +52,9 @@ type commandSpec struct {
 // buttonSpec is one kind of inline button the bot sends, by the prefix of
 // its callback data.
 type buttonSpec struct {
+	// do handles a press its package serves (it must answer the press: a
+	// Call's Notify); run one that the turn's code handles here.
+	do  command.Func
 	run callbackFunc
 	// callsModel buttons go on with a turn of the model: DAILY_TOKEN_LIMIT
 	// stops them as it stops a message.
@@ -63,7 +74,22 @@ type routes struct {
 // newRoutes is the one place that lists what the bot answers, with the
 // command packages built from the handler's parts.
 func newRoutes(h *Handler) *routes {
-	facts := facts.Commands{Store: h.Stores.Facts, OfferApp: h.offerMemoryApp}
+	g := h.gate()
+	web := weblink.Commands{Pages: h.Web, Sender: h.Client, Log: h.Log}
+	facts := facts.Commands{Store: h.Stores.Facts, OfferApp: web.OfferApp}
+	exports := export.Commands{Transcripts: h.Stores.Transcripts, Events: h.Stores.Events, Documents: h.Client,
+		Clock: &h.Access, PartBytes: h.ExportPartBytes, PerHour: h.ExportsPerHour}
+	reminders := remind.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
+	taskList := tasks.Commands{Store: h.Stores.Reminders, Zone: &h.Access}
+	approvals := approve.Commands{Store: h.Stores.Approvals, Prompts: h.approvals()}
+	pictures := draw.Commands{Painter: h.Images, DailyTokenLimit: h.Access.DailyTokenLimit, Log: h.Log,
+		Typing: func(ctx context.Context, c command.Call) func() {
+			return h.presenter().Typing(ctx, c.To(), h.TypingEvery)
+		}}
+	use := usage.Commands{Store: h.Stores.Usage, Calendar: &h.Access, DailyTokenLimit: h.Access.DailyTokenLimit}
+	toolList := tools.Commands{Agent: h.Agent, Servers: h.MCPServers}
+	choices := choice.Commands{Models: choice.Models{Names: h.Models, Store: h.Stores.Choices},
+		Modes: choice.Modes{Modes: h.Modes, Store: h.Stores.Choices}, Voice: h.Stores.Choices, Speaker: h.Agent}
 	return &routes{
 		commands: []commandSpec{
 			{name: "start", run: cmdStart},
@@ -72,36 +98,36 @@ func newRoutes(h *Handler) *routes {
 			{name: "retry", run: cmdRetry, callsModel: true, groupAdmins: true},
 			{name: "stop", run: cmdStop},
 			{name: "undo", run: cmdUndo, groupAdmins: true},
-			{name: "history", run: cmdHistory},
-			{name: "mode", run: cmdMode, groupAdmins: true},
-			{name: "model", run: cmdModel, groupAdmins: true},
-			{name: "export", run: cmdExport, groupAdmins: true},
+			{name: "history", do: exports.History},
+			{name: "mode", do: choices.Mode, groupAdmins: true},
+			{name: "model", do: choices.Model, groupAdmins: true},
+			{name: "export", do: exports.Export, groupAdmins: true},
 			{name: "memory", do: facts.Memory},
 			{name: "forget", do: facts.Forget},
-			{name: "reminders", run: cmdReminders},
-			{name: "cancel_reminder", run: cmdCancelReminder}, // a member: their own (ownRowsOnly)
-			{name: "tasks", run: cmdTasks},
-			{name: "approvals", run: cmdApprovals}, // a member: their own (ownRowsOnly)
-			{name: "tools", run: cmdTools},
-			{name: "usage", run: cmdUsage},
-			{name: "voice", run: cmdVoice, groupAdmins: true},
-			{name: "image", run: cmdImage, callsModel: true},
-			{name: "stats", run: cmdStats, adminOnly: true},
-			{name: "user", run: cmdUser, adminOnly: true},
-			{name: "web", run: cmdWeb, adminOnly: true},
-			{name: "users", run: cmdUsers, adminOnly: true},
+			{name: "reminders", do: reminders.Reminders},
+			{name: "cancel_reminder", do: reminders.CancelReminder}, // a member: their own (Call.OwnRows)
+			{name: "tasks", do: taskList.Tasks},
+			{name: "approvals", do: approvals.Approvals}, // a member: their own (Call.OwnRows)
+			{name: "tools", do: toolList.Tools},
+			{name: "usage", do: use.Usage},
+			{name: "voice", do: choices.VoiceReplies, groupAdmins: true},
+			{name: "image", do: pictures.Image, callsModel: true},
+			{name: "stats", do: use.Stats, adminOnly: true},
+			{name: "user", do: use.User, adminOnly: true},
+			{name: "web", do: web.Web, adminOnly: true},
+			{name: "users", do: g.Users, adminOnly: true},
 		},
 		callbacks: map[string]buttonSpec{
 			"approve":           {run: decide(memory.ApprovalApproved), callsModel: true},
 			"reject":            {run: decide(memory.ApprovalRejected), callsModel: true},
 			approve.WholePrefix: {run: showWhole},
-			"mode":              {run: pressMode, groupAdmins: true},
-			"model":             {run: pressModel, groupAdmins: true},
+			"mode":              {do: choices.PressMode, groupAdmins: true},
+			"model":             {do: choices.PressModel, groupAdmins: true},
 			"thread":            {run: pressNewThread},
 			"stop":              {run: pressStop},
-			tasks.Prefix:        {run: pressTask},  // a member: their own (ownRowsOnly)
-			"pair":              {run: pressPair},  // the owner and admins only
-			"users":             {run: pressUsers}, // the owner and admins only
+			tasks.Prefix:        {do: taskList.Press}, // a member: their own (Call.OwnRows)
+			gate.PairPrefix:     {do: g.PressPair},    // the owner and admins only
+			gate.UsersPrefix:    {do: g.PressUsers},   // the owner and admins only
 		},
 	}
 }

@@ -21,7 +21,7 @@ const (
 	converse                     // text for the model
 	textOnly                     // a sticker, location... without a caption: say what is understood
 	withMedia                    // a voice message, audio, video note, photo or file: fetched and read (media.go)
-	membership                   // the bot was added to a group or left it (pairing.go)
+	membership                   // the bot was added to a group or left it (bot/gate)
 )
 
 // route is the decision about one update.
@@ -42,7 +42,7 @@ type route struct {
 // the bot's own user (from getMe).
 //
 //   - The bot's being added to a group or leaving it (my_chat_member) is
-//     for the owner to decide on (pairing.go).
+//     for the owner to decide on (bot/gate).
 //   - Channel posts, messages sent on behalf of a chat or channel, messages
 //     from bots and service messages (someone joined, a pinned message...) are
 //     ignored.

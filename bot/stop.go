@@ -21,12 +21,12 @@ func (h *Handler) stoppable(ctx context.Context, in *incoming) (turnCtx context.
 }
 
 // mayStop is the gate's rule for stopping an answer: the user must be let
-// in (letIn) and be who asked for the answer, one of the bot's
+// in (gate.Gate.LetIn) and be who asked for the answer, one of the bot's
 // admins, or an admin of the group. Anyone else's /stop or press of Stop
 // does nothing to it.
 func (h *Handler) mayStop(ctx context.Context, in *incoming, userID int64) (bool, error) {
 	chat := in.msg.Chat
-	if ok, err := h.letIn(ctx, userID, chat); !ok {
+	if ok, err := h.gate().LetIn(ctx, userID, chat.ID, chat.IsPrivate()); !ok {
 		return false, err
 	}
 	switch {
@@ -35,7 +35,7 @@ func (h *Handler) mayStop(ctx context.Context, in *incoming, userID int64) (bool
 	case chat.IsPrivate():
 		return false, nil
 	}
-	return h.chatAdmin(ctx, chat.ID, userID)
+	return h.gate().ChatAdmin(ctx, chat.ID, userID)
 }
 
 // pressStop is the Stop button of a message being edited: like /stop, the

@@ -27,13 +27,17 @@ func TestATaskRunsOnTimeAndOnceLateAfterDowntime(t *testing.T) {
 	h.Start()
 	h.Say(jane, "hello") // jane is known to the bot: her name and language
 	h.Stop()
+	before := len(h.TG.SentTo(jane.ID))
+	h.Start()
+	h.WaitRunning()
+	// Due now, set by another process (by hand here): the running scheduler
+	// finds it within its poll, and runs it on time. Set after the start, so
+	// that a slow start never makes it a run missed while down.
 	var id int64
 	if err := h.DB.QueryRow(ctx, `INSERT INTO reminders (telegram_user_id, chat_id, text, due_at, kind, schedule, time_zone)
-		VALUES ($1, $1, 'what is the weather?', now() + interval '1 second', 'task', '0 8 * * *', 'UTC') RETURNING id`, jane.ID).Scan(&id); err != nil {
+		VALUES ($1, $1, 'what is the weather?', now(), 'task', '0 8 * * *', 'UTC') RETURNING id`, jane.ID).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	before := len(h.TG.SentTo(jane.ID))
-	h.Start() // the scheduler wakes at the task's time
 	if got := h.NextTo(jane.ID, before, "the task's run"); got.Text != "Sunny, 20°." {
 		t.Fatalf("the run's answer = %q", got.Text)
 	}
@@ -121,12 +125,14 @@ func TestATaskIsScheduledListedRunOnTimeAndLatePausedAndDeleted(t *testing.T) {
 		t.Fatalf("%d tasks stored", n)
 	}
 
-	// Down when it falls due; it runs once the bot is back, on time.
+	// Falls due after a restart: it runs on time. (Set due after the start,
+	// so that a slow start never makes it a run missed while down.)
 	h.Stop()
-	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() + interval '1 second' WHERE id = 1`)
 	h.LLM.Script(openaifake.Reply{Content: "+3°, snow."})
 	before := len(h.TG.SentTo(ivan.ID))
 	h.Start()
+	h.WaitRunning()
+	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() WHERE id = 1`)
 	if run := h.NextTo(ivan.ID, before, "the run"); run.Text != "+3°, snow." {
 		t.Fatalf("the run's answer = %q", run.Text)
 	}
@@ -263,9 +269,10 @@ func TestARecurringReminderIsSentAndWaitsForItsNextTime(t *testing.T) {
 		t.Fatalf("/tasks = %q", list)
 	}
 	h.Stop()
-	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() + interval '1 second' WHERE id = 1`)
 	before := len(h.TG.SentTo(ivan.ID))
 	h.Start()
+	h.WaitRunning()
+	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() WHERE id = 1`) // due after the start: on time
 	if sent := h.NextTo(ivan.ID, before, "the reminder"); sent.Text != "⏰ Напоминание: Take the pills" {
 		t.Fatalf("sent %q", sent.Text)
 	}
@@ -292,13 +299,14 @@ func TestARunsToolCallWaitsForApproval(t *testing.T) {
 	h.Start()
 	schedule(h, jane, "t1", `{"prompt":"What is the soup of the day on `+url+`?","schedule":"0 12 * * *"}`)
 	h.Stop()
-	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() + interval '1 second' WHERE id = 1`)
 	h.LLM.Script(
 		openaifake.Reply{ToolCalls: []openai.ToolCall{openaifake.ToolCall("f1", "fetch_url", `{"url":"`+url+`"}`)}},
 		openaifake.Reply{Content: "Borscht."},
 	)
 	before := len(h.TG.SentTo(jane.ID))
 	h.Start()
+	h.WaitRunning()
+	h.DB.Exec(context.Background(), `UPDATE reminders SET due_at = now() WHERE id = 1`) // due after the start: on time
 	prompt := h.NextTo(jane.ID, before, "the run's approval prompt")
 	buttons := prompt.Buttons()
 	if len(buttons) != 2 || !strings.HasPrefix(buttons[0].Data, "approve:") || hits.Load() != 0 {

@@ -73,10 +73,21 @@ type AccessState struct {
 // AccessOf is the access state of userID writing in chatID.
 func (s Access) AccessOf(ctx context.Context, userID, chatID int64) (AccessState, error) {
 	var st AccessState
-	if err := s.pool.QueryRow(ctx, accessOfSQL, userID, chatID).Scan(&st.User, &st.Group, &st.Claimed); err != nil {
+	batch := &pgx.Batch{}
+	QueueAccessOf(batch, userID, chatID, &st)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return st, fmt.Errorf("access of user %d in chat %d: %w", userID, chatID, translate(err))
 	}
 	return st, nil
+}
+
+// QueueAccessOf queues AccessOf's read into st on a batch another
+// repository sends, so that the gate asks who a sender is and what the
+// limits count in one round trip (userdata.Store.AccessAndUsage).
+func QueueAccessOf(batch *pgx.Batch, userID, chatID int64, st *AccessState) {
+	batch.Queue(accessOfSQL, userID, chatID).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&st.User, &st.Group, &st.Claimed)
+	})
 }
 
 // Claim is the bot's claim: whether it has an owner and, until it has, the

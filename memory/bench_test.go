@@ -21,6 +21,7 @@ import (
 	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/internal/testing/seed"
 	"github.com/membot/membot/memory"
+	"github.com/membot/membot/memory/userdata"
 )
 
 func benchStore(b *testing.B, dsn string) *memory.Store {
@@ -198,4 +199,34 @@ func BenchmarkResetConversation100k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(purging.Seconds()/float64(b.N), "purge-s/op")
+}
+
+// BenchmarkAdmitOwnerMode is what the gate reads of an allowed user in
+// owner mode when limits count: AccessOf then RecentUsage, two round trips
+// ("apart"), or both in one batch ("together", userdata.Store.AccessAndUsage).
+func BenchmarkAdmitOwnerMode(b *testing.B) {
+	store := benchStore(b, pgtest.New(b))
+	ctx := context.Background()
+	if _, err := store.Access().SetAccess(ctx, memory.KindUser, 7, memory.AccessAllowed, 1); err != nil {
+		b.Fatal(err)
+	}
+	users := userdata.New(store.Pool())
+	now := time.Now()
+	b.Run("apart", func(b *testing.B) {
+		for range b.N {
+			if _, err := store.Access().AccessOf(ctx, 7, 7); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := users.RecentUsage(ctx, 7, 1, now.Add(-time.Hour), now.Add(-time.Minute)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("together", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := users.AccessAndUsage(ctx, 7, 7, 1, now.Add(-time.Hour), now.Add(-time.Minute)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

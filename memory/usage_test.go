@@ -73,6 +73,40 @@ func TestRecentUsageCountsTheWindowAndLeavesOutTheUpdateBeingDecided(t *testing.
 	}
 }
 
+// TestAccessAndUsageReadsBothInOneTrip: the gate's one read in owner mode
+// is what AccessOf and RecentUsage read apart.
+func TestAccessAndUsageReadsBothInOneTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	conv, _ := store.CurrentConversation(ctx, memory.Chat{ID: 9}, 9)
+	if _, err := store.SaveStep(ctx, conv, memory.Step{
+		LLMCalls: []memory.LLMCall{{UserID: 9, Model: "m", PromptTokens: 40, CompletionTokens: 2}},
+		Events:   []memory.Event{{Type: memory.EventMessageReceived, UserID: 9, ChatID: 9, UpdateID: 1}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Access().SetAccess(ctx, memory.KindUser, 9, memory.AccessAllowed, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Access().SetAccess(ctx, memory.KindGroup, -5, memory.AccessBlocked, 1); err != nil {
+		t.Fatal(err)
+	}
+	users := userdata.New(store.Pool())
+	now := time.Now()
+	for _, chat := range []int64{9, -5, -6} {
+		st, u, err := users.AccessAndUsage(ctx, 9, chat, 2, now.Add(-time.Hour), now.Add(-time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSt, _ := store.Access().AccessOf(ctx, 9, chat)
+		wantU, _ := users.RecentUsage(ctx, 9, 2, now.Add(-time.Hour), now.Add(-time.Minute))
+		if st != wantSt || u != wantU || st.User != memory.AccessAllowed || u.TokensToday != 42 || u.Received != 1 {
+			t.Fatalf("chat %d: %+v %+v, want %+v %+v (allowed, 42 tokens, 1 received)", chat, st, u, wantSt, wantU)
+		}
+	}
+}
+
 func TestSaveStepIsAllOrNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -52,6 +52,24 @@ rule "./bot/choice/..." DIRECT "^$pgx|^$mod/(bot$|bot/inbox|cmd)" \
 	"/model's and /mode's lists go through memory and the Telegram types: no handler, no intake"
 rule "./bot/facts/..." DIRECT "^($tg|$pgx)|^$mod/(bot$|bot/inbox|cmd)" \
 	"/memory's and /forget's logic goes through memory: no Telegram, no database, no handler"
+rule "./bot/gate/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(agent|bot$|bot/inbox|cmd)" \
+	"the gate decides through the stores and the few Telegram calls it declares: no Telegram library, no database, no handler"
+rule "./bot/command/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(agent|bot$|bot/inbox|cmd)" \
+	"what a command sees of its update is values and functions: no Telegram library, no model, no handler"
+rule "./bot/draw/..." DIRECT "^($tg|$pgx)|^$mod/(bot$|bot/inbox|cmd)" \
+	"/image goes through the painter and the Telegram client: no database, no handler, no intake"
+rule "./bot/export/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(agent|bot$|bot/inbox|cmd)" \
+	"/export and /history read through interfaces they declare: no Telegram library, no model, no handler"
+rule "./bot/remind/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(agent|bot$|bot/inbox|cmd)" \
+	"reminders and their commands go through memory and the Telegram client: no model, no handler, no intake"
+rule "./bot/tasks/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(agent|bot$|bot/inbox|cmd)" \
+	"/tasks goes through memory: no Telegram library, no model, no handler"
+rule "./bot/tools/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(bot$|bot/inbox|bot/telegram|memory|cmd)" \
+	"/tools reads the agent's tools and servers: no Telegram, no database, no handler"
+rule "./bot/usage/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(agent|bot$|bot/inbox|bot/telegram|cmd)" \
+	"/usage, /stats and /user read through memory: no Telegram, no model, no handler"
+rule "./bot/weblink/..." DIRECT "^($tg|$oa|$pgx)|^$mod/(agent|memory|web|bot$|bot/inbox|cmd)" \
+	"/web reaches the web pages through an interface: no Telegram library, no database, no web server, no handler"
 rule "./bot/stop/..." DIRECT "^($tg|$pgx)|^$mod/(bot|cmd)" \
 	"the stop watch asks the inbox through an interface: no Telegram, no database, no handler"
 rule "./bot/inbox/..." DIRECT "^$tg|^$mod/(agent|bot$|bot/telegram)" \

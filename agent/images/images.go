@@ -33,6 +33,8 @@ type Config struct {
 	TokensPerImage int
 	// Timeout bounds one generation, the download of a url answer included.
 	Timeout time.Duration
+	// Location is the zone of the stamp of /image's user row (TIMEZONE).
+	Location *time.Location
 }
 
 // DefaultConfig is off; a picture counts 16,000 tokens, what a
@@ -87,13 +89,12 @@ type Budget func(userID int64) (limit int64, dayStart time.Time)
 // no limit) and Now.
 type Painter struct {
 	Config
-	Server   Generator
-	Sender   Sender
-	Store    Store
-	Turns    Turns
-	Budget   Budget
-	Location *time.Location // the stamp of /image's user row
-	Now      func() time.Time
+	Server Generator
+	Sender Sender
+	Store  Store
+	Turns  Turns
+	Budget Budget
+	Now    func() time.Time
 }
 
 // Errors of a request that is not drawn.

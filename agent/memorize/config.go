@@ -20,6 +20,12 @@ type Config struct {
 	// EmbeddingsModel is the model of the Embedder that makes recall
 	// semantic too (EMBEDDINGS_MODEL); empty: full-text search alone.
 	EmbeddingsModel string
+	// HistoryLimit is the turns' window (HISTORY_LIMIT): rows older than
+	// it are summarised.
+	HistoryLimit int
+	// Location is the zone of the dates the model is shown (TIMEZONE);
+	// UTC when nil.
+	Location *time.Location
 	// Settle is how old a row must be before it is worked on (see
 	// memory/jobs/sql/jobs.sql); Every is how often the database is looked
 	// at when nobody wakes the work. Not settings of the environment: tests

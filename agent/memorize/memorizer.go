@@ -59,19 +59,17 @@ type Index interface {
 // kept in the database (memory_jobs), so a restart loses nothing, and its
 // calls are bounded per minute so a busy bot cannot flood the model server.
 type Memorizer struct {
-	Store        Store
-	Index        Index
-	Jobs         Jobs
-	LLM          agent.LLM // for facts and summaries
-	Embedder     agent.Embedder
-	HistoryLimit int // the window: rows older than it are summarised
+	Store    Store
+	Index    Index
+	Jobs     Jobs
+	LLM      agent.LLM // for facts and summaries
+	Embedder agent.Embedder
 	// Tools are the turns' tools: an exchange in which one whose results
 	// are outside text ran is not read for facts (nil: none is read).
 	Tools *agent.Registry
 	// Config is the settings: what it does, with which model, how fast.
 	Config
-	Location *time.Location
-	Log      *slog.Logger
+	Log *slog.Logger
 
 	wakeFacts, wakeEmbed wake.Signal
 }

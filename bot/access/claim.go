@@ -15,7 +15,7 @@ const (
 	// CodeAlphabet has no letters that read alike (0/O, 1/I/L).
 	CodeAlphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 	// CodeLifetime is how long a claim code works; an expired one is
-	// replaced at the next start (or by bot.ClaimStatus).
+	// replaced at the next start (or by gate.ClaimStatus).
 	CodeLifetime = 24 * time.Hour
 	// WrongCodesPerHour is how many wrong codes a user may send an hour.
 	WrongCodesPerHour = 5

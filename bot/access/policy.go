@@ -2,7 +2,7 @@
 // allowlists, the admins and the owner who claimed the bot, the rate and
 // daily token limits, and the days they count in; the claim code, its
 // bounds and its link (claim.go); and who administers a group lately
-// (ChatAdmins). bot's gate (bot/access.go, bot/pairing.go) enforces it.
+// (ChatAdmins). The gate (bot/gate) enforces it.
 package access
 
 import (

@@ -10,12 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/membot/membot/agent"
+	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/visible"
@@ -110,10 +112,9 @@ func (p *Prompts) Close(ctx context.Context, lang string, ap *memory.Approval) {
 		return
 	case memory.ApprovalApproved:
 		outcome = t.OutcomeApproved(p.Clock(at))
-		if err := p.Agent.CannotRun(ctx, *ap); errors.Is(err, agent.ErrToolNotOffered) {
-			outcome = t.OutcomeNotRun(t.ToolNotOffered(Label(ap.Subject)))
-		} else if err != nil {
-			outcome = t.OutcomeNotRun(err.Error())
+		if err := p.Agent.CannotRun(ctx, *ap); err != nil {
+			outcome = t.OutcomeNotRun(notRun(t, ap.Subject, err))
+			p.Log.Info("an approved call cannot run", "approval_id", ap.ID, "tool", ap.Subject, "err", err)
 		}
 	case memory.ApprovalRejected:
 		outcome = t.OutcomeRejected(p.Clock(at))
@@ -134,17 +135,29 @@ func (p *Prompts) Close(ctx context.Context, lang string, ap *memory.Approval) {
 	}
 }
 
+// notRun says in words why an approved call of tool cannot run (err,
+// from Agent.CannotRun, goes to the log only).
+func notRun(t *texts.Texts, tool string, err error) string {
+	switch {
+	case errors.Is(err, agent.ErrToolNotOffered):
+		return t.ToolNotOffered(Label(tool))
+	case errors.Is(err, agent.ErrBadArguments):
+		return t.ArgumentsBroken
+	}
+	return t.CannotRunNow
+}
+
 // MaxListed bounds the approvals List shows at once.
 const MaxListed = 20
 
-// List sends the pending approvals of list (at most MaxListed), numbered,
-// with buttons to decide each.
-func (p *Prompts) List(ctx context.Context, chat telegram.Chat, replyTo int, lang string, list []memory.Approval) error {
+// Listing is the pending approvals of list (at most MaxListed),
+// numbered, with buttons to decide each: one message shows them all.
+func (p *Prompts) Listing(lang string, list []memory.Approval) (string, [][]telegram.Button) {
 	list = list[:min(len(list), MaxListed)]
 	var b strings.Builder
 	b.WriteString(texts.For(lang).ApprovalsList)
 	var rows [][]telegram.Button
-	budget := max((maxShown-100*len(list))/max(len(list), 1), 60) // one message shows them all
+	budget := max((maxShown-100*len(list))/max(len(list), 1), 60)
 	for i, ap := range list {
 		n := strconv.Itoa(i + 1)
 		desc, buttons := p.prompt(lang, ap, budget)
@@ -154,8 +167,39 @@ func (p *Prompts) List(ctx context.Context, chat telegram.Chat, replyTo int, lan
 		}
 		rows = append(rows, buttons)
 	}
-	_, err := p.Client.SendMessage(ctx, telegram.SendMessageParams{Chat: chat, ReplyTo: replyTo, Text: b.String(), Buttons: rows})
-	return err
+	return b.String(), rows
+}
+
+// Pending reads a chat's pending approvals (memory.Approvals).
+type Pending interface {
+	ChatApprovals(ctx context.Context, chat memory.Chat) ([]memory.Approval, error)
+}
+
+// Commands are /approvals: the chat's pending approvals listed with
+// buttons to decide them (a group's member sees their own only).
+type Commands struct {
+	Store   Pending
+	Prompts *Prompts
+}
+
+// Approvals lists the chat's pending approvals, with buttons to decide them.
+func (a Commands) Approvals(ctx context.Context, c command.Call) error {
+	list, err := a.Store.ChatApprovals(ctx, c.Chat)
+	if err != nil {
+		return err
+	}
+	owner, err := c.OwnRows(ctx)
+	if err != nil {
+		return err
+	}
+	if owner != 0 { // a member of a group sees only what they asked for
+		list = slices.DeleteFunc(list, func(ap memory.Approval) bool { return ap.UserID != owner })
+	}
+	if len(list) == 0 {
+		return c.Reply(ctx, texts.For(c.Lang()).ApprovalsNone)
+	}
+	text, rows := a.Prompts.Listing(c.Lang(), list)
+	return c.Reply(ctx, text, rows...)
 }
 
 // Label is a tool's or an MCP server's name as the bot shows it: an MCP

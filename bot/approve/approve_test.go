@@ -1,8 +1,10 @@
 package approve
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/membot/membot/agent"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
+	"github.com/membot/membot/internal/testing/calltest"
 	"github.com/membot/membot/internal/testing/telegramfake"
 	"github.com/membot/membot/memory"
 )
@@ -28,10 +31,17 @@ func (describer) DescribeCall(name, arguments string) (string, error) {
 	return name + "(" + arguments + ")", nil
 }
 
-// CannotRun: every call can run, but the one whose tool is "gone".
+// CannotRun: every call can run, but the one whose tool is "gone", the
+// one of "broken" (its arguments cannot be read) and the one of "odd"
+// (for a reason of no known kind).
 func (describer) CannotRun(_ context.Context, ap memory.Approval) error {
-	if ap.Subject == "gone" {
-		return errors.New("the tool gone is not available now")
+	switch ap.Subject {
+	case "gone":
+		return fmt.Errorf("unknown tool %q: %w", ap.Subject, agent.ErrToolNotOffered)
+	case "broken":
+		return fmt.Errorf("%w: the key \"to\" comes twice", agent.ErrBadArguments)
+	case "odd":
+		return errors.New("odd: internal state 0x2a")
 	}
 	return nil
 }
@@ -179,6 +189,40 @@ func TestCloseRewritesTheMessageWithTheOutcome(t *testing.T) {
 	}
 }
 
+// An approved call that cannot run is closed with why in the user's
+// words, in their language; the error behind it goes to the log only.
+func TestCloseSaysInWordsWhyAnApprovedCallDoesNotRun(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{"en", "ru"} {
+		tx := texts.For(lang)
+		for tool, why := range map[string]string{
+			"gone":   tx.ToolNotOffered("gone"),
+			"broken": tx.ArgumentsBroken,
+			"odd":    tx.CannotRunNow,
+		} {
+			p, tg, _ := setup(t)
+			var logs bytes.Buffer
+			p.Log = slog.New(slog.NewTextHandler(&logs, nil))
+			ap := approval(1, tool, `{"to":"a"}`)
+			if err := p.Ask(context.Background(), telegram.Chat{ID: chatID}, 0, lang, []memory.Approval{ap}, nil); err != nil {
+				t.Fatal(err)
+			}
+			ap.TelegramMessageID, ap.Status = tg.Messages(chatID)[0].ID, memory.ApprovalApproved
+			p.Close(context.Background(), lang, &ap)
+			m := tg.Messages(chatID)[0]
+			if want := tx.ApprovalClosed(tool, tool+`({"to":"a"})`, tx.OutcomeNotRun(why)); m.Text != want {
+				t.Errorf("%s, %s: the message reads %q; want %q", lang, tool, m.Text, want)
+			}
+			if strings.Contains(m.Text, "comes twice") || strings.Contains(m.Text, "0x2a") || strings.Contains(m.Text, "unknown tool") {
+				t.Errorf("%s, %s: the user was shown the error: %q", lang, tool, m.Text)
+			}
+			if !strings.Contains(logs.String(), "approved call cannot run") {
+				t.Errorf("%s, %s: the log has no line of it: %s", lang, tool, logs.String())
+			}
+		}
+	}
+}
+
 func TestCloseLeavesAPendingOrUnsentApprovalAndTakesButtonsOffWhenTheEditFails(t *testing.T) {
 	t.Parallel()
 	p, tg, _ := setup(t)
@@ -204,31 +248,65 @@ func TestCloseLeavesAPendingOrUnsentApprovalAndTakesButtonsOffWhenTheEditFails(t
 	}
 }
 
-func TestListNumbersThePendingApprovals(t *testing.T) {
+// pending is a chat's pending approvals.
+type pending []memory.Approval
+
+func (p pending) ChatApprovals(context.Context, memory.Chat) ([]memory.Approval, error) {
+	return p, nil
+}
+
+func TestApprovalsListsThePendingOnesNumbered(t *testing.T) {
 	t.Parallel()
-	p, tg, _ := setup(t)
-	var list []memory.Approval
+	p, _, _ := setup(t)
+	var list pending
 	for i := range MaxListed + 5 {
 		list = append(list, approval(int64(100+i), "fetch_url", "{}"))
 	}
-	if err := p.List(context.Background(), telegram.Chat{ID: chatID}, 3, "en", list); err != nil {
+	r := &calltest.Recorder{}
+	if err := (Commands{Store: list, Prompts: p}).Approvals(context.Background(), r.Call("")); err != nil {
 		t.Fatal(err)
 	}
-	m := tg.Messages(chatID)[0]
-	en := texts.For("en")
+	if len(r.Replies) != 1 {
+		t.Fatalf("replies = %q, want the list", r.Texts())
+	}
+	m, en := r.Replies[0], texts.For("en")
 	if !strings.HasPrefix(m.Text, en.ApprovalsList+"\n\n1. fetch_url\nfetch_url({})\n(10:30)\n\n2. fetch_url") {
 		t.Errorf("the list reads %q", m.Text)
 	}
-	if !strings.Contains(m.Text, "\n\n20. fetch_url") || strings.Contains(m.Text, "\n\n21. ") {
+	if !strings.Contains(m.Text, "\n\n20. fetch_url") || strings.Contains(m.Text, "\n\n21. ") || len(m.Buttons) != MaxListed {
 		t.Errorf("the list does not stop at %d approvals", MaxListed)
 	}
-	for _, want := range []string{`"text":"✅ 1","callback_data":"approve:100"`, `"text":"❌ 20","callback_data":"reject:119"`} {
-		if !strings.Contains(m.ReplyMarkup, want) {
-			t.Errorf("buttons %s lack %s", m.ReplyMarkup, want)
-		}
+	first, last := m.Buttons[0][0], m.Buttons[MaxListed-1][1]
+	if first != (telegram.Button{Text: "✅ 1", Data: "approve:100"}) || last != (telegram.Button{Text: "❌ 20", Data: "reject:119"}) {
+		t.Errorf("buttons %+v … %+v", first, last)
 	}
-	if strings.Contains(m.ReplyMarkup, "approve:120") {
-		t.Errorf("buttons past %d approvals", MaxListed)
+}
+
+func TestAGroupsMemberSeesTheirOwnApprovals(t *testing.T) {
+	t.Parallel()
+	p, _, _ := setup(t)
+	mine, theirs := approval(1, "fetch_url", "{}"), approval(2, "fetch_url", "{}")
+	theirs.UserID = 6
+	cases := []struct {
+		name string
+		own  int64
+		list pending
+		rows int
+		want string
+	}{
+		{"an admin sees all", 0, pending{mine, theirs}, 2, ""},
+		{"a member their own", 5, pending{mine, theirs}, 1, ""},
+		{"a member with none of their own", 6, pending{mine}, 0, texts.For("en").ApprovalsNone},
+		{"none", 0, nil, 0, texts.For("en").ApprovalsNone},
+	}
+	for _, c := range cases {
+		r := &calltest.Recorder{Own: c.own}
+		if err := (Commands{Store: c.list, Prompts: p}).Approvals(context.Background(), calltest.InGroup(r.Call(""))); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Replies) != 1 || len(r.Replies[0].Buttons) != c.rows || c.want != "" && r.Last() != c.want {
+			t.Errorf("%s: replies %+v, want %d rows %q", c.name, r.Replies, c.rows, c.want)
+		}
 	}
 }
 

@@ -1,8 +1,9 @@
-// Package choice is /model and /mode: the conversation's model or mode
-// listed with a button each (the current one marked), and switched by name
-// or by a button. memory records every switch (model_switches,
+// Package choice is what a chat is answered with: /model and /mode, the
+// conversation's model or mode listed with a button each (the current one
+// marked) and switched by name or by a button, and /voice, whether answers
+// are spoken too. memory records every switch (model_switches,
 // mode_switches); /new keeps the model. bot routes the commands and the
-// presses and sends what this package answers.
+// presses to Commands.
 package choice
 
 import (
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/membot/membot/agent/modes"
+	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
@@ -228,4 +230,90 @@ func describe(lang string, m modes.Mode) string {
 		return m.Description
 	}
 	return texts.For(lang).Mode[m.Name]
+}
+
+// VoiceStore keeps whether a chat's answers are also spoken (/voice).
+type VoiceStore interface {
+	ToggleVoiceReplies(ctx context.Context, chatID int64) (bool, error)
+}
+
+// Speaker tells whether answers can be said aloud (a speech model is set).
+type Speaker interface {
+	CanSpeak() bool
+}
+
+// Commands are /model, /mode and /voice, and the presses on the lists of
+// models and modes.
+type Commands struct {
+	Models  Models
+	Modes   Modes
+	Voice   VoiceStore
+	Speaker Speaker
+}
+
+// askerOf is who asks in c.
+func askerOf(c command.Call) Asker {
+	return Asker{Chat: c.Chat, UserID: c.UserID(), Lang: c.Lang()}
+}
+
+// Model answers /model: the list of models, or a switch by name.
+func (m Commands) Model(ctx context.Context, c command.Call) error {
+	return answer(ctx, c)(m.Models.Command(ctx, askerOf(c), c.Args))
+}
+
+// Mode answers /mode: the list of modes, or a switch by name.
+func (m Commands) Mode(ctx context.Context, c command.Call) error {
+	return answer(ctx, c)(m.Modes.Command(ctx, askerOf(c), c.Args))
+}
+
+// PressModel switches to the model of a button on /model's list.
+func (m Commands) PressModel(ctx context.Context, c command.Call) error {
+	return pressed(ctx, c)(m.Models.Press(ctx, askerOf(c), c.Args))
+}
+
+// PressMode switches to the mode of a button on /mode's list.
+func (m Commands) PressMode(ctx context.Context, c command.Call) error {
+	return pressed(ctx, c)(m.Modes.Press(ctx, askerOf(c), c.Args))
+}
+
+// VoiceReplies answers /voice: the chat's answers are spoken too from now
+// on (each sent as a voice message after its text), or no longer.
+func (m Commands) VoiceReplies(ctx context.Context, c command.Call) error {
+	t := texts.For(c.Lang())
+	if !m.Speaker.CanSpeak() {
+		return c.Reply(ctx, t.VoiceUnavailable)
+	}
+	on, err := m.Voice.ToggleVoiceReplies(ctx, c.Chat.ID)
+	if err != nil {
+		return err
+	}
+	if on {
+		return c.Reply(ctx, t.VoiceRepliesOn)
+	}
+	return c.Reply(ctx, t.VoiceRepliesOff)
+}
+
+// answer sends a command's answer, unless it failed.
+func answer(ctx context.Context, c command.Call) func(a Answer, err error) error {
+	return func(a Answer, err error) error {
+		if err != nil {
+			return err
+		}
+		return c.Reply(ctx, a.Text, a.Buttons...)
+	}
+}
+
+// pressed shows a press, unless it failed: the list edited to mark the
+// new choice, and the press answered.
+func pressed(ctx context.Context, c command.Call) func(p Pressed, err error) error {
+	return func(p Pressed, err error) error {
+		if err != nil {
+			return err
+		}
+		if p.List != nil {
+			c.Edit(ctx, p.List.Text, p.List.Buttons...)
+		}
+		c.Notify(ctx, p.Notice)
+		return nil
+	}
 }

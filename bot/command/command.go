@@ -9,6 +9,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory"
@@ -28,6 +29,10 @@ type Call struct {
 	// Args are a command's arguments ("/forget 2": "2"), or a button's
 	// callback data after its prefix ("mode:short": "short").
 	Args string
+	// Text is the command's message as written; SentAt when it was written
+	// (zero for a press).
+	Text   string
+	SentAt time.Time
 	// Admin: the user is one of the bot's admins (ADMIN_USER_IDS or the owner).
 	Admin bool
 
@@ -39,7 +44,27 @@ type Call struct {
 	// fails: a press answered late is refused by Telegram, and the notice
 	// is only a courtesy.
 	Notify func(ctx context.Context, text string)
+	// Edit rewrites the message that has the pressed button (buttons
+	// only), say a list to mark what the press changed. Like Notify it
+	// never fails: the press did its work, the list only shows it.
+	Edit func(ctx context.Context, text string, buttons ...[]telegram.Button)
+	// OwnRows is whose rows the call may touch in the chat: 0 (all of the
+	// chat's) for a group's admins and in private chats, otherwise the
+	// caller's id, so that a member touches their own reminders, tasks
+	// and approvals only. It may ask Telegram who administers the group.
+	OwnRows func(ctx context.Context) (int64, error)
 }
+
+// Told is a command's error whose refusal by Telegram is told to the chat
+// in the command's own words (what failed: Text of Telegram's reason),
+// not as a reply that did not arrive.
+type Told struct {
+	Err  error
+	Text func(reason any) string
+}
+
+func (e Told) Error() string { return e.Err.Error() }
+func (e Told) Unwrap() error { return e.Err }
 
 // Lang is the language of the user's Telegram client (language_code).
 func (c Call) Lang() string { return c.User.LanguageCode }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/membot/membot/agent/images"
+	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
@@ -65,4 +66,28 @@ func Image(ctx context.Context, p *images.Painter, req Request, t *texts.Texts, 
 	}
 	return "", p.Keep(ctx, images.Exchange{User: req.User, Chat: req.Chat, UpdateID: req.UpdateID, MessageID: req.MessageID,
 		Text: req.Text, SentAt: req.SentAt, Picture: pic})
+}
+
+// Commands are /image.
+type Commands struct {
+	Painter *images.Painter
+	// DailyTokenLimit is the users' (DAILY_TOKEN_LIMIT), for the refusal
+	// over it.
+	DailyTokenLimit int64
+	// Typing shows "typing…" in the call's chat while the picture is
+	// drawn, until stop is called.
+	Typing func(ctx context.Context, c command.Call) (stop func())
+	Log    *slog.Logger
+}
+
+// Image draws a picture of what follows /image.
+func (d Commands) Image(ctx context.Context, c command.Call) error {
+	stopTyping := d.Typing(ctx, c)
+	notice, err := Image(ctx, d.Painter, Request{User: c.User, Chat: c.Chat, UpdateID: c.UpdateID, MessageID: c.MessageID,
+		Text: c.Text, Prompt: c.Args, SentAt: c.SentAt, DailyTokenLimit: d.DailyTokenLimit}, texts.For(c.Lang()), d.Log)
+	stopTyping()
+	if notice != "" {
+		return c.Reply(ctx, notice)
+	}
+	return err
 }

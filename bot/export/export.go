@@ -6,6 +6,7 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -316,4 +317,11 @@ func dialogue(msgs []memory.Message, lang string, loc *time.Location, group bool
 		lines = append(lines, texts.Clock(m.WrittenAt, loc)+" "+texts.Preview(text, 200))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Events tells when a user may export again: at most perHour exports,
+// /export's and the Mini App's together, in any hour
+// (memory.Events.ExportAgain).
+type Events interface {
+	ExportAgain(ctx context.Context, userID int64, perHour int, now time.Time) (time.Time, error)
 }

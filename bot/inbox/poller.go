@@ -120,7 +120,7 @@ type envelope struct {
 	// behind the answer it stops (which sees it: queue.Store.StopRequests).
 	StoppedMessageGeneration *chatHolder `json:"stopped_message_generation"`
 	// The bot was added to a group or left it: queued in the group, with
-	// its messages (the owner decides on it: bot/pairing.go).
+	// its messages (the owner decides on it: bot/gate).
 	MyChatMember *chatHolder `json:"my_chat_member"`
 }
 

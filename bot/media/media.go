@@ -25,7 +25,7 @@ import (
 )
 
 // Config is how the bot takes what people send besides text. Everything
-// runs after bot's gate (bot/access.go): nothing is downloaded for someone
+// runs after bot's gate (bot/gate): nothing is downloaded for someone
 // not allowed, or over their limits.
 type Config struct {
 	// Transcribe: a transcription model is set (TRANSCRIPTION_MODEL);

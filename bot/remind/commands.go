@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
 )
@@ -61,4 +62,39 @@ func lines(list []memory.Reminder, numbered bool, loc *time.Location) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// Zone is the zone the bot shows times in (access.Policy).
+type Zone interface {
+	Zone() *time.Location
+}
+
+// Commands are /reminders and /cancel_reminder.
+type Commands struct {
+	Store Store
+	Zone  Zone
+}
+
+// Reminders lists the chat's pending reminders.
+func (r Commands) Reminders(ctx context.Context, c command.Call) error {
+	return c.ReplyWith(ctx)(List(ctx, r.Store, c.Chat.ID, texts.For(c.Lang()), r.Zone.Zone()))
+}
+
+// CancelReminder cancels reminders by their /reminders numbers
+// ("/cancel_reminder 2", "/cancel_reminder 1 3"), or all of them; in a
+// group, a member's own only.
+func (r Commands) CancelReminder(ctx context.Context, c command.Call) error {
+	t := texts.For(c.Lang())
+	numbers, all, ok := c.Numbers()
+	if !ok {
+		return c.Reply(ctx, t.CancelReminderUsage)
+	}
+	if all {
+		numbers = nil
+	}
+	owner, err := c.OwnRows(ctx)
+	if err != nil {
+		return err
+	}
+	return c.ReplyWith(ctx)(Cancel(ctx, r.Store, c.Chat.ID, numbers, owner, t, r.Zone.Zone()))
 }

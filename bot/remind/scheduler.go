@@ -39,6 +39,8 @@ type Config struct {
 	// noticed; DefaultPoll when zero. Not a setting of the environment:
 	// tests shorten it.
 	Poll time.Duration
+	// Location is the zone of a late reminder's due time (TIMEZONE).
+	Location *time.Location
 }
 
 // DefaultPoll is how often the table is looked at by default.
@@ -72,26 +74,27 @@ const claimBatch = 20
 // for its next occurrence once sent.
 type Scheduler struct {
 	Config
-	Queue    ReminderQueue
-	Client   *telegram.Client
-	Owner    int32
-	Location *time.Location // for the due time of a late reminder
-	Log      *slog.Logger
+	Queue  ReminderQueue
+	Client *telegram.Client
+	Owner  int32
+	Log    *slog.Logger
 	// RunQueued, when set, is told the chat of each task's run put in the
 	// inbox (inbox.Dispatcher.Notify), so it starts at once.
 	RunQueued func(chats []int64)
 
 	wake    wake.Signal
-	started time.Time // when Run began: what fell due before, fell due while the bot was down
+	started time.Time // Run's since: what fell due before, fell due while the bot was down
 }
 
 // Wake tells the scheduler a reminder was added, so it looks again at once.
 func (s *Scheduler) Wake(time.Time) { s.wake.Wake() }
 
 // Run sends due reminders until intake ends; sends run with work, so that
-// one in flight at shutdown is finished and marked.
-func (s *Scheduler) Run(intake, work context.Context) {
-	s.started = time.Now()
+// one in flight at shutdown is finished and marked. What fell due before
+// since (the bot's start, taken before Run's goroutine is) fell due while
+// the bot was down: it is sent late, with a note.
+func (s *Scheduler) Run(intake, work context.Context, since time.Time) {
+	s.started = since
 	poll := cmp.Or(s.Poll, DefaultPoll)
 	b := backoff.New(time.Second, time.Minute)
 	for intake.Err() == nil {

@@ -158,13 +158,13 @@ func setup(t *testing.T, q *table, poll time.Duration) (*Scheduler, *telegramfak
 		telegram.Config{Token: "1:test", APIURL: tg.URL(), Retry: telegram.SendRetry{Attempts: 1}})
 	var mu sync.Mutex
 	queued := &[][]int64{}
-	s := &Scheduler{Queue: q, Client: client, Owner: 1, Location: moscow,
+	s := &Scheduler{Queue: q, Client: client, Owner: 1, Config: Config{Location: moscow},
 		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		RunQueued: func(chats []int64) { mu.Lock(); *queued = append(*queued, chats); mu.Unlock() }}
 	s.Poll = poll
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); s.Run(ctx, ctx) }()
+	go func() { defer close(done); s.Run(ctx, ctx, time.Now()) }()
 	t.Cleanup(func() { cancel(); <-done; tg.Close() })
 	return s, tg, func() [][]int64 { mu.Lock(); defer mu.Unlock(); return slices.Clone(*queued) }
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/internal/schedule"
@@ -116,4 +117,45 @@ func nextRun(ctx context.Context, store Store, chatID, id int64, loc *time.Locat
 		return sch.Next(time.Now()), nil
 	}
 	return time.Time{}, nil
+}
+
+// Zone is the zone the bot shows times in (access.Policy).
+type Zone interface {
+	Zone() *time.Location
+}
+
+// Commands are /tasks and its buttons.
+type Commands struct {
+	Store Store
+	Zone  Zone
+}
+
+// Tasks lists the chat's scheduled tasks with their buttons.
+func (s Commands) Tasks(ctx context.Context, c command.Call) error {
+	text, buttons, err := List(ctx, s.Store, c.Chat.ID, texts.For(c.Lang()), s.Zone.Zone())
+	if err != nil {
+		return err
+	}
+	return c.Reply(ctx, text, buttons...)
+}
+
+// Press pauses, resumes or deletes a task by its button (in a group, a
+// member's own only) and shows the list as it is now.
+func (s Commands) Press(ctx context.Context, c command.Call) error {
+	owner, err := c.OwnRows(ctx)
+	if err != nil {
+		return err
+	}
+	t, loc := texts.For(c.Lang()), s.Zone.Zone()
+	notice, err := Press(ctx, s.Store, c.Chat.ID, owner, c.Args, t, loc)
+	if err != nil {
+		return err
+	}
+	text, buttons, err := List(ctx, s.Store, c.Chat.ID, t, loc)
+	if err != nil {
+		return err
+	}
+	c.Edit(ctx, text, buttons...)
+	c.Notify(ctx, notice)
+	return nil
 }

@@ -16,7 +16,7 @@ var english = Texts{
 	TokenLimit: func(a1, a2 any) string {
 		return fmt.Sprintf("You have used today's limit of %s. It renews at midnight (%s time). /usage shows your usage.", plural(a1, "token", "tokens"), a2)
 	},
-	// The claim and pairing (pairing.go)
+	// The claim and pairing (bot/gate)
 	Unclaimed: "This bot has no owner yet. If it is yours, open the claim link membot writes to its log at start " +
 		"(membot doctor shows it too).",
 	ClaimDone: func(name any) string {
@@ -136,6 +136,9 @@ var english = Texts{
 	ToolNotOffered: func(tool any) string {
 		return fmt.Sprintf("the tool %s is not available now (its MCP server is down or no longer offers it)", tool)
 	},
+	ArgumentsBroken: "its arguments cannot be read as they were stored",
+	CannotRunNow:    "it cannot run now",
+
 	ModelList:          "Models (✓ answers in this chat). Tap one, or send /model NAME:",
 	ModelOnlyOne:       func(a1 any) string { return fmt.Sprintf("The model is %s; no other is configured (MODELS).", a1) },
 	ModelUnknown:       func(a1 any) string { return fmt.Sprintf("There is no model “%s”. /model lists them.", a1) },

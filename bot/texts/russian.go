@@ -16,7 +16,7 @@ var russian = Texts{
 	TokenLimit: func(a1, a2 any) string {
 		return fmt.Sprintf("Вы израсходовали дневной лимит: %s. Он обновится в полночь (по времени %s). /usage покажет ваш расход.", plural(a1, "токен", "токена", "токенов"), a2)
 	},
-	// The claim and pairing (pairing.go)
+	// The claim and pairing (bot/gate)
 	Unclaimed: "У этого бота ещё нет владельца. Если он ваш, откройте ссылку для получения бота, которую membot " +
 		"пишет в журнал при запуске (её показывает и membot doctor).",
 	ClaimDone: func(name any) string {
@@ -144,6 +144,9 @@ var russian = Texts{
 	ToolNotOffered: func(tool any) string {
 		return fmt.Sprintf("инструмент %s сейчас недоступен (его MCP-сервер не работает или больше его не предлагает)", tool)
 	},
+	ArgumentsBroken: "его аргументы не читаются в том виде, в каком сохранены",
+	CannotRunNow:    "сейчас его нельзя выполнить",
+
 	ModelList: "Модели (✓ — та, что отвечает в этом чате). Нажмите на нужную или отправьте /model ИМЯ:",
 	ModelOnlyOne: func(a1 any) string {
 		return fmt.Sprintf("Модель — %s; других не настроено (MODELS).", a1)

@@ -9,12 +9,12 @@ import "strings"
 // arguments is a function taking exactly as many as its format has, so a
 // wrong count is a compile error rather than a "%!d(MISSING)" in a chat.
 type Texts struct {
-	// access.go
+	// the gate (bot/gate)
 	AccessDenied      func(a1 any) string
 	AccessDeniedShort string
 	RateLimited       func(a1 any) string
 	TokenLimit        func(a1, a2 any) string
-	// pairing.go: the claim, strangers' requests, the owner's buttons, /users
+	// the gate's owner mode: the claim, strangers' requests, the owner's buttons, /users
 	Unclaimed           string
 	ClaimDone           func(name any) string
 	ClaimWrong          func(left any) string
@@ -90,6 +90,8 @@ type Texts struct {
 	WholeCall       func(tool any) string // the caption of the whole call's file
 	OutcomeNotRun   func(why any) string
 	ToolNotOffered  func(tool any) string // why an approved call does not run
+	ArgumentsBroken string                // why an approved call does not run: its arguments cannot be read
+	CannotRunNow    string                // why, when no other reason fits
 	// cmd_tools.go
 	ToolsBuiltin   func(list any) string
 	ToolsServer    func(name, transport, state any) string
@@ -175,7 +177,7 @@ type Texts struct {
 	Usage      func(a1, a2, a3, a4, a5, a6 any) string
 	UsageLimit func(a1 any) string
 
-	// access.go (groups)
+	// the gate (groups)
 	GroupAdminsOnly       func(a1 any) string
 	AdminsOnly            func(a1 any) string
 	GroupAdminsOnlyButton string

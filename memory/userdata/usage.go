@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/membot/membot/memory"
 	"github.com/membot/membot/memory/pg"
 )
@@ -20,12 +22,34 @@ type Usage struct {
 // windowStart (messages), leaving out updateID, in one round trip.
 func (s *Store) RecentUsage(ctx context.Context, userID, updateID int64, dayStart, windowStart time.Time) (Usage, error) {
 	var u Usage
-	args := pg.Named(recentUsageParams{UserID: userID, DayStart: dayStart, WindowStart: windowStart, UpdateID: updateID})
-	err := s.pool.QueryRow(ctx, recentUsageSQL, args).Scan(&u.TokensToday, &u.Received, &u.RateNotices)
-	if err != nil {
+	batch := &pgx.Batch{}
+	queueRecentUsage(batch, recentUsageParams{UserID: userID, DayStart: dayStart, WindowStart: windowStart, UpdateID: updateID}, &u)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return u, fmt.Errorf("recent usage: %w", translate(err))
 	}
 	return u, nil
+}
+
+// AccessAndUsage is memory.Access.AccessOf of userID in chatID and
+// RecentUsage, together in one round trip: what the gate asks of a sender
+// in owner mode when limits count.
+func (s *Store) AccessAndUsage(ctx context.Context, userID, chatID, updateID int64, dayStart, windowStart time.Time) (memory.AccessState, Usage, error) {
+	var st memory.AccessState
+	var u Usage
+	batch := &pgx.Batch{}
+	memory.QueueAccessOf(batch, userID, chatID, &st)
+	queueRecentUsage(batch, recentUsageParams{UserID: userID, DayStart: dayStart, WindowStart: windowStart, UpdateID: updateID}, &u)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		return st, u, fmt.Errorf("access and usage of user %d in chat %d: %w", userID, chatID, translate(err))
+	}
+	return st, u, nil
+}
+
+// queueRecentUsage queues RecentUsage's read into u.
+func queueRecentUsage(batch *pgx.Batch, p recentUsageParams, u *Usage) {
+	batch.Queue(recentUsageSQL, pg.Named(p)).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&u.TokensToday, &u.Received, &u.RateNotices)
+	})
 }
 
 // UserStats sums up one user for /usage, /user and the admin command line.

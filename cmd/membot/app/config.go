@@ -114,12 +114,13 @@ type LLMConfig struct {
 	Images        llm.Server // IMAGE_BASE_URL, IMAGE_API_KEY
 }
 
-// ModelSetting is one entry of MODELS: a model, the base URL of its server
-// (OPENAI_BASE_URL when none is given) and what that server refuses.
+// ModelSetting is one entry of MODELS: a model and what its server
+// refuses (agent.Model, the agent's settings), and the base URL of that
+// server (OPENAI_BASE_URL when none is given), of which the wiring makes
+// the agent's client (agent.Parts.Servers).
 type ModelSetting struct {
-	Name    string
+	agent.Model
 	BaseURL string
-	Caps    agent.Capabilities
 }
 
 // defaultConfig is every setting's default: the packages' own, and the
@@ -294,6 +295,11 @@ func LoadConfig(getenv Getenv) (*Config, error) {
 	c.seen = e.seen
 	// What several packages are told of one setting.
 	c.Agent.Location, c.Tools.Location, c.Bot.Access.Location = c.Location, c.Location, c.Location
+	c.Memory.Location, c.Images.Location, c.Reminders.Location = c.Location, c.Location, c.Location
+	c.Memory.HistoryLimit = c.Agent.HistoryLimit
+	for _, m := range c.LLM.Models {
+		c.Agent.Models = append(c.Agent.Models, m.Model)
+	}
 	c.Bot.Access.Owners = &access.Owners{} // the handler's copy of the policy and the painter's share what they learn
 	c.Bot.Media.Vision = c.Agent.Vision
 	c.Bot.Media.Transcribe = c.Agent.TranscriptionModel != ""
@@ -453,10 +459,10 @@ func (c *Config) readModes(e *env, key string) {
 // The default model (OPENAI_MODEL) comes first whether listed or not.
 func (c *Config) readModels(e *env, key string) {
 	baseURL := c.LLM.Chat.BaseURL
-	models := []ModelSetting{{Name: c.Agent.Model, BaseURL: baseURL}}
+	models := []ModelSetting{{Model: agent.Model{Name: c.Agent.Model}, BaseURL: baseURL}}
 	for _, entry := range e.list(key, "") {
 		fields := strings.Fields(entry)
-		m := ModelSetting{Name: fields[0], BaseURL: baseURL}
+		m := ModelSetting{Model: agent.Model{Name: fields[0]}, BaseURL: baseURL}
 		var flags []string
 		for _, f := range fields[1:] {
 			if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
@@ -483,16 +489,51 @@ func (c *Config) readModels(e *env, key string) {
 	c.LLM.Models = models
 }
 
-// Secrets is every secret among the settings: the bot token, the model
-// servers' and the web search providers' keys, the webhook's secret, the MCP servers' headers,
-// environment and URLs, and the credentials and query of every URL setting. The log's writer and the store take them out of
-// whatever they write; a new setting that holds a secret is added here.
-// (The database's password is not: it never reaches an error of a server,
-// and a short one, "membot", would blank out ordinary words.)
+// secretSetting is a setting whose whole value is a secret, and the
+// field it is read into.
+type secretSetting struct {
+	name  string
+	value *string
+}
+
+// secretSettings are the settings whose whole value is a secret, the one
+// list of them: start-up errors hide what they are set to (env.secrets),
+// the running bot what its fields hold (Secrets), and the web's settings
+// page shows none of them (ShownSettings). A new setting that holds a
+// secret is added here. The URL settings may hold one too, in their
+// credentials or query (redact.URLs takes those out by their place in
+// the URL).
+func (c *Config) secretSettings() []secretSetting {
+	return []secretSetting{
+		{"TELEGRAM_BOT_TOKEN", &c.Telegram.Token},
+		{"WEBHOOK_SECRET", &c.Intake.WebhookSecret},
+		{"OPENAI_API_KEY", &c.LLM.Chat.APIKey},
+		{"TRANSCRIPTION_API_KEY", &c.LLM.Transcription.APIKey},
+		{"TTS_API_KEY", &c.LLM.Speech.APIKey},
+		{"EMBEDDINGS_API_KEY", &c.LLM.Embeddings.APIKey},
+		{"IMAGE_API_KEY", &c.LLM.Images.APIKey},
+		{"BRAVE_API_KEY", &c.WebSearch.BraveAPIKey},
+		{"TAVILY_API_KEY", &c.WebSearch.TavilyAPIKey},
+	}
+}
+
+// isSecret tells whether the setting called name is one of secretSettings.
+func isSecret(name string) bool {
+	return slices.ContainsFunc((&Config{}).secretSettings(), func(s secretSetting) bool { return s.name == name })
+}
+
+// Secrets is every secret among the settings: those of secretSettings
+// (the bot token, the model servers' and the web search providers' keys,
+// the webhook's secret), the MCP servers' headers, environment and URLs,
+// and the credentials and query of every URL setting. The log's writer
+// and the store take them out of whatever they write. (The database's
+// password is not: it never reaches an error of a server, and a short
+// one, "membot", would blank out ordinary words.)
 func (c *Config) Secrets() *redact.Secrets {
-	values := []string{c.Telegram.Token, c.Intake.WebhookSecret,
-		c.LLM.Chat.APIKey, c.LLM.Transcription.APIKey, c.LLM.Speech.APIKey, c.LLM.Embeddings.APIKey, c.LLM.Images.APIKey,
-		c.WebSearch.BraveAPIKey, c.WebSearch.TavilyAPIKey}
+	var values []string
+	for _, s := range c.secretSettings() {
+		values = append(values, *s.value)
+	}
 	for _, s := range c.MCPServers {
 		values = append(values, s.Secrets()...)
 	}
@@ -524,7 +565,7 @@ func (c *Config) ShownSettings() []web.Setting {
 		// A DATABASE_URL in key=value form (password=...) has no URL
 		// credentials to take out: it is hidden whole.
 		keyValueDSN := s.name == "DATABASE_URL" && !strings.Contains(seen.value, "://")
-		if seen.value != "" && (keyValueDSN || slices.Contains(secretSettings, s.name) ||
+		if seen.value != "" && (keyValueDSN || isSecret(s.name) ||
 			slices.ContainsFunc(secretSuffixes, func(suffix string) bool { return strings.HasSuffix(s.name, suffix) })) {
 			shown.Value, shown.Hidden = "", true
 		}

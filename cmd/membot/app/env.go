@@ -96,15 +96,9 @@ func (e *env) fail(key, format string, args ...any) {
 	}
 }
 
-// secretSettings are the settings whose whole value is a secret. The
-// URL settings may hold one too, in their credentials or query
-// (redact.URLs takes those out by their place in the URL).
-var secretSettings = []string{"TELEGRAM_BOT_TOKEN", "WEBHOOK_SECRET", "OPENAI_API_KEY", "TRANSCRIPTION_API_KEY",
-	"TTS_API_KEY", "EMBEDDINGS_API_KEY", "IMAGE_API_KEY", "BRAVE_API_KEY", "TAVILY_API_KEY"}
-
 // shownSecrets takes secrets out of text meant for the operator's eyes
-// before the settings are read whole: the values of secretSettings as
-// set, and every URL's credentials and query.
+// before the settings are read whole: the values of the secret settings
+// (Config.secretSettings) as set, and every URL's credentials and query.
 type shownSecrets struct{ values *redact.Secrets }
 
 // String is s without the secrets.
@@ -112,9 +106,9 @@ func (s shownSecrets) String(text string) string { return s.values.String(redact
 
 // secrets is what e's settings hold secret, for its error messages.
 func (e *env) secrets() shownSecrets {
-	values := make([]string, 0, len(secretSettings))
-	for _, name := range secretSettings {
-		values = append(values, strings.TrimSpace(e.lookup(name)))
+	var values []string
+	for _, s := range (&Config{}).secretSettings() {
+		values = append(values, strings.TrimSpace(e.lookup(s.name)))
 	}
 	return shownSecrets{redact.New(values...)}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/access"
 	"github.com/membot/membot/bot/draw"
+	"github.com/membot/membot/bot/gate"
 	"github.com/membot/membot/bot/inbox"
 	"github.com/membot/membot/bot/media"
 	"github.com/membot/membot/bot/remind"
@@ -194,10 +195,10 @@ func (m *membot) connectTelegram() error {
 }
 
 // announceAccess says whom the bot serves and, while it waits for its
-// owner, the claim link (bot.ClaimStatus, which `membot doctor`
+// owner, the claim link (gate.ClaimStatus, which `membot doctor`
 // shows too).
 func (m *membot) announceAccess() error {
-	st, err := bot.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store.Access(), m.client.Self.UserName)
+	st, err := gate.ClaimStatus(m.intake, &m.cfg.Bot.Access, m.store.Access(), m.client.Self.UserName)
 	if err != nil {
 		return startErr(m.intake, fmt.Errorf("access: %w", err))
 	}
@@ -227,64 +228,20 @@ func (m *membot) serveMetrics() error {
 	return nil
 }
 
-// newHandler makes the agent, with its models, tools and memory work, and
-// the handler that answers updates with it.
+// newHandler builds the parts that answer updates, each from the ones
+// before: the model servers' clients, the background work the tools
+// wake, the tools, the memory work, the agent, the web interface, and the
+// handler that answers updates with them.
 func (m *membot) newHandler() error {
 	cfg, log, store := m.cfg, m.log, m.store
-	llmHTTP := &http.Client{Transport: m.transport}
-	embedder := startRecall(m.intake, cfg, store, llmHTTP, log)
-	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store.Reminders(), Client: m.client, Owner: m.owner.ID, Location: cfg.Location, Log: log}
+	servers := m.modelServers()
+	m.reminders = &remind.Scheduler{Config: cfg.Reminders, Queue: store.Reminders(), Client: m.client, Owner: m.owner.ID, Log: log}
 	m.purger = &purge.Purger{Queue: purge.NewStore(store.Pool()), Log: log, Retention: cfg.Retention}
-	toolEnv := cfg.Tools
-	toolEnv.Facts, toolEnv.History, toolEnv.Reminders = store.LongTerm(), store.Index(), store.Reminders()
-	toolEnv.ReminderAdded, toolEnv.Embedder = m.reminders.Wake, embedder
-	if searcher := websearch.New(cfg.WebSearch); searcher != nil {
-		toolEnv.WebSearch = searcher
-		log.Info("web_search is offered", "provider", searcher.Provider())
-	}
+	painter := m.newPainter(servers)
+	registry, mcpServers := m.newTools(servers, painter)
+	m.memorizer = m.newMemorizer(servers, registry)
+	turns := m.newAgent(servers, registry)
 	users := userdata.New(store.Pool())
-	painter := &images.Painter{Config: cfg.Images, Server: &llm.Client{BaseURL: cfg.LLM.Images.BaseURL, APIKey: cfg.LLM.Images.APIKey, HTTP: llmHTTP},
-		Sender: draw.Photos{Client: m.client}, Store: store.Pictures(), Turns: store, Budget: pictureBudget(&cfg.Bot.Access), Location: cfg.Location}
-	if painter.On() {
-		log.Info("pictures are on: /image and generate_image", "image_model", cfg.Images.Model, "tokens_per_image", cfg.Images.TokensPerImage)
-	}
-	toolEnv.Images = painter
-	registry := agent.NewRegistry(tools.Builtin(toolEnv)...)
-	if cfg.Tools.FetchAllowPrivate {
-		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
-	}
-	var mcpServers func() []mcptools.Status
-	if len(cfg.MCPServers) > 0 {
-		// They serve turns in flight: they stop with the work, at the end.
-		// The tools go into every request: at most half of CONTEXT_TOKENS,
-		// or the history would have no room.
-		budget := min(cfg.MCPToolsBudget, cfg.Agent.ContextTokens/2)
-		if budget < cfg.MCPToolsBudget {
-			log.Warn("MCP_TOOLS_BUDGET is held to half of CONTEXT_TOKENS, so that requests keep room for the conversation",
-				"mcp_tools_budget", cfg.MCPToolsBudget, "held_to", budget)
-		}
-		servers := mcptools.Start(m.work, cfg.MCPServers, tools.Names(), budget, registry.SetExtra, log)
-		registry.AwaitExtra(servers.Tried())
-		m.undo = append(m.undo, func() { m.abandon(); servers.Wait() })
-		mcpServers, m.mcpTried = servers.Statuses, servers.Tried()
-	}
-	newClient := func(baseURL string) *llm.Client {
-		return &llm.Client{BaseURL: baseURL, APIKey: cfg.LLM.Chat.APIKey, HTTP: llmHTTP, Limits: llm.Limits{
-			Idle: cfg.LLM.Idle, AnswerBytes: 16 * cfg.Agent.MaxAnswerTokens}}
-	}
-	var models []agent.Model
-	for _, model := range cfg.LLM.Models {
-		models = append(models, agent.Model{Name: model.Name, LLM: newClient(model.BaseURL), Caps: model.Caps})
-	}
-	m.memorizer = &memorize.Memorizer{Store: store.LongTerm(), Index: store.Index(), Jobs: store.Jobs(), LLM: newClient(cfg.LLM.Chat.BaseURL), Embedder: embedder, Config: cfg.Memory,
-		HistoryLimit: cfg.Agent.HistoryLimit, Tools: registry, Location: cfg.Location, Log: log}
-	ac := cfg.Agent
-	ac.Models, ac.Metrics, ac.Files = models, m.met, media.ImageFiles{Client: m.client}
-	ac.Transcriber = &llm.Client{BaseURL: cfg.LLM.Transcription.BaseURL, APIKey: cfg.LLM.Transcription.APIKey, HTTP: llmHTTP}
-	ac.Speaker = &llm.Client{BaseURL: cfg.LLM.Speech.BaseURL, APIKey: cfg.LLM.Speech.APIKey, HTTP: llmHTTP}
-	ac.Embedder, ac.TurnDone = embedder, m.memorizer.Wake
-	ac.IsAdmin = cfg.Bot.Access.IsAdmin
-	turns := agent.New(store, newClient(cfg.LLM.Chat.BaseURL), registry, ac, log)
 	// The web's decisions on requests tell the asker as the owner's buttons
 	// do, and who may use it is the gate's rule: both are the handler's.
 	m.web = newWeb(cfg, store, users, mcpServers, func(ctx context.Context, req memory.AccessRequest, status string) {
@@ -299,6 +256,96 @@ func (m *membot) newHandler() error {
 		Modes: cfg.Agent.Modes, Models: turns.Models(), ConversationsReset: m.purger.Wake, MCPServers: mcpServers, Web: m.web, Config: cfg.Bot, Images: painter,
 		Files: filetext.New(filetext.Config{})}
 	return nil
+}
+
+// servers are the clients of the model servers, all over the one pooled
+// transport.
+type servers struct {
+	chat                          *llm.Client          // OPENAI_BASE_URL: the default model's, and the memory work's
+	models                        map[string]agent.LLM // each model of MODELS at its base URL
+	transcription, speech, images *llm.Client
+	embedder                      agent.Embedder // nil: recall is full-text alone
+}
+
+// modelServers makes the clients of the model servers the settings name.
+func (m *membot) modelServers() servers {
+	cfg := m.cfg
+	hc := &http.Client{Transport: m.transport}
+	chat := func(baseURL string) *llm.Client {
+		return &llm.Client{BaseURL: baseURL, APIKey: cfg.LLM.Chat.APIKey, HTTP: hc, Limits: llm.Limits{
+			Idle: cfg.LLM.Idle, AnswerBytes: 16 * cfg.Agent.MaxAnswerTokens}}
+	}
+	other := func(s llm.Server) *llm.Client { return &llm.Client{BaseURL: s.BaseURL, APIKey: s.APIKey, HTTP: hc} }
+	s := servers{chat: chat(cfg.LLM.Chat.BaseURL), models: map[string]agent.LLM{},
+		transcription: other(cfg.LLM.Transcription), speech: other(cfg.LLM.Speech), images: other(cfg.LLM.Images),
+		embedder: startRecall(m.intake, cfg, m.store, hc, m.log)}
+	for _, model := range cfg.LLM.Models {
+		s.models[model.Name] = chat(model.BaseURL)
+	}
+	return s
+}
+
+// newPainter makes what draws pictures (/image, generate_image).
+func (m *membot) newPainter(s servers) *images.Painter {
+	cfg := m.cfg
+	painter := &images.Painter{Config: cfg.Images, Server: s.images, Sender: draw.Photos{Client: m.client}, Store: m.store.Pictures(), Turns: m.store,
+		Budget: pictureBudget(&cfg.Bot.Access)}
+	if painter.On() {
+		m.log.Info("pictures are on: /image and generate_image", "image_model", cfg.Images.Model, "tokens_per_image", cfg.Images.TokensPerImage)
+	}
+	return painter
+}
+
+// newTools makes the tools the model is offered: the built-in ones and
+// the MCP servers', which start here and stop with the work. It returns
+// the servers' states too, nil without servers.
+func (m *membot) newTools(s servers, painter *images.Painter) (*agent.Registry, func() []mcptools.Status) {
+	cfg, store, log := m.cfg, m.store, m.log
+	env := cfg.Tools
+	env.Facts, env.History, env.Reminders = store.LongTerm(), store.Index(), store.Reminders()
+	env.ReminderAdded, env.Embedder, env.Images = m.reminders.Wake, s.embedder, painter
+	if searcher := websearch.New(cfg.WebSearch); searcher != nil {
+		env.WebSearch = searcher
+		log.Info("web_search is offered", "provider", searcher.Provider())
+	}
+	registry := agent.NewRegistry(tools.Builtin(env)...)
+	if cfg.Tools.FetchAllowPrivate {
+		log.Warn("FETCH_ALLOW_PRIVATE is on: fetch_url may reach loopback and private addresses")
+	}
+	if len(cfg.MCPServers) == 0 {
+		return registry, nil
+	}
+	// They serve turns in flight: they stop with the work, at the end.
+	// The tools go into every request: at most half of CONTEXT_TOKENS,
+	// or the history would have no room.
+	budget := min(cfg.MCPToolsBudget, cfg.Agent.ContextTokens/2)
+	if budget < cfg.MCPToolsBudget {
+		log.Warn("MCP_TOOLS_BUDGET is held to half of CONTEXT_TOKENS, so that requests keep room for the conversation",
+			"mcp_tools_budget", cfg.MCPToolsBudget, "held_to", budget)
+	}
+	mcp := mcptools.Start(m.work, cfg.MCPServers, tools.Names(), budget, registry.SetExtra, log)
+	registry.AwaitExtra(mcp.Tried())
+	m.undo = append(m.undo, func() { m.abandon(); mcp.Wait() })
+	m.mcpTried = mcp.Tried()
+	return registry, mcp.Statuses
+}
+
+// newMemorizer makes the memory work after turns: facts, summaries and
+// embeddings, with the chat server's client.
+func (m *membot) newMemorizer(s servers, registry *agent.Registry) *memorize.Memorizer {
+	store := m.store
+	return &memorize.Memorizer{Config: m.cfg.Memory, Store: store.LongTerm(), Index: store.Index(), Jobs: store.Jobs(),
+		LLM: s.chat, Embedder: s.embedder, Tools: registry, Log: m.log}
+}
+
+// newAgent makes what runs the turns: the settings of cfg.Agent with the
+// parts it works with.
+func (m *membot) newAgent(s servers, registry *agent.Registry) *agent.Agent {
+	return agent.New(m.cfg.Agent, agent.Parts{
+		Store: m.store, LLM: s.chat, Servers: s.models, Tools: registry, Log: m.log, Metrics: m.met,
+		IsAdmin: m.cfg.Bot.Access.IsAdmin, Files: media.ImageFiles{Client: m.client},
+		Transcriber: s.transcription, Speaker: s.speech, Embedder: s.embedder, TurnDone: m.memorizer.Wake,
+	})
 }
 
 // newWeb is the web interface over the store: the operator's pages and
@@ -433,7 +480,8 @@ func (m *membot) startIntake() error {
 	m.run(func() { m.memorizer.Run(ctx) }) // its progress is in the database: it stops at once
 	m.run(func() { dispatcher.Run(ctx, m.work) })
 	m.reminders.RunQueued = dispatcher.Notify // a task's run starts at once
-	m.run(func() { m.reminders.Run(ctx, m.work) })
+	up := time.Now()                          // set before the goroutine starts: what falls due from now on is on time
+	m.run(func() { m.reminders.Run(ctx, m.work, up) })
 	m.run(func() { m.purger.Run(ctx) })
 	return nil
 }

@@ -1,16 +1,16 @@
 package app
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/membot/membot/internal/redact"
 )
 
-// The settings whose whole value a start-up error must hide
-// (secretSettings) are the ones the running bot hides (Config.Secrets):
-// each setting is given a value of its own, and whichever the running
-// bot's Secrets take out must be in the list, and only those.
+// The settings whose whole value a start-up error hides
+// (secretSettings, by name) are the ones the running bot hides
+// (Config.Secrets): each setting is given a value of its own, and
+// whichever the running bot's Secrets take out must be in the list, and
+// only those.
 func TestStartUpHidesTheSecretsTheRunningBotHides(t *testing.T) {
 	t.Parallel()
 	for _, s := range defaultConfig().settings() {
@@ -21,7 +21,7 @@ func TestStartUpHidesTheSecretsTheRunningBotHides(t *testing.T) {
 			continue // not a setting that takes any text
 		}
 		hidden := cfg.Secrets().String(value) == redact.Mark
-		if listed := slices.Contains(secretSettings, s.name); hidden != listed {
+		if listed := isSecret(s.name); hidden != listed {
 			t.Errorf("%s: the running bot hides it: %v; start-up errors hide it: %v", s.name, hidden, listed)
 		}
 	}

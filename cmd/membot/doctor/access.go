@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/membot/membot/bot"
 	"github.com/membot/membot/bot/access"
+	"github.com/membot/membot/bot/gate"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/cmd/membot/app"
 	"github.com/membot/membot/memory"
@@ -45,7 +45,7 @@ func (d *doctor) access(ctx context.Context) []Line {
 	if me, err := telegram.NewClient(ctx, ctx, tc).Me(callCtx); err == nil {
 		username = me.UserName
 	}
-	st, err := bot.ClaimStatus(callCtx, policy, store.Access(), username)
+	st, err := gate.ClaimStatus(callCtx, policy, store.Access(), username)
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table: not migrated yet

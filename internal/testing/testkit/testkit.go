@@ -45,16 +45,17 @@ var (
 // Harness is a database, a fake Telegram and a fake LLM, and the real bot
 // (run, in-process) started against them.
 type Harness struct {
-	T     *testing.T
-	DB    *pgxpool.Pool
-	DSN   string
-	TG    *telegramfake.Server
-	LLM   *openaifake.Server
-	Env   map[string]string
-	Logs  *SyncBuffer // what the bot logged
-	stop  func() error
-	alive bool
-	ended chan struct{} // closed when run returns
+	T      *testing.T
+	DB     *pgxpool.Pool
+	DSN    string
+	TG     *telegramfake.Server
+	LLM    *openaifake.Server
+	Env    map[string]string
+	Logs   *SyncBuffer // what the bot logged
+	stop   func() error
+	alive  bool
+	ended  chan struct{} // closed when run returns
+	starts int           // how many times Start ran the bot
 }
 
 // New prepares a harness; Start starts the bot.
@@ -165,6 +166,16 @@ func (h *Harness) Start() {
 	}
 	h.alive = true
 	h.ended = ended
+	h.starts++
+}
+
+// WaitRunning waits until the bot Start ran last says it is running: its
+// intake and background work have started.
+func (h *Harness) WaitRunning() {
+	h.T.Helper()
+	h.WaitUntil("the bot is not running", func() bool {
+		return strings.Count(h.Logs.String(), `msg="membot is running"`) >= h.starts
+	})
 }
 
 // Running reports whether run is still going (it has not crashed or quit).

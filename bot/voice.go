@@ -6,30 +6,12 @@ import (
 	"github.com/membot/membot/agent"
 )
 
-// /voice turns spoken answers on or off for the chat: each answer is then
-// also sent as a voice message, after its text (chat_settings.voice_replies).
-
-func cmdVoice(ctx context.Context, h *Handler, in *incoming) error {
-	t := tr(in.lang())
-	if !h.Agent.CanSpeak() {
-		return h.reply(ctx, in, t.VoiceUnavailable)
-	}
-	on, err := h.Stores.Choices.ToggleVoiceReplies(ctx, in.msg.Chat.ID)
-	if err != nil {
-		return err
-	}
-	if on {
-		return h.reply(ctx, in, t.VoiceRepliesOn)
-	}
-	return h.reply(ctx, in, t.VoiceRepliesOff)
-}
-
 // speak sends the answer text as a voice message too. The text is
 // delivered already: a failure here is logged, and the chat goes on. A
 // user whose answer took them to DAILY_TOKEN_LIMIT gets no speech: it is
 // a paid call too (agent.TokensPer1000SpeechChars).
 func (h *Handler) speak(ctx context.Context, in *incoming, text string, answerID int64) {
-	if spent, err := h.budgetSpent(ctx, in); spent || err != nil {
+	if spent, err := h.gate().BudgetSpent(ctx, in.user.TelegramUserID, in.update.UpdateID); spent || err != nil {
 		h.Log.Info("the answer is not spoken: the day's tokens are spent, or unknown", "chat_id", in.msg.Chat.ID, "err", err)
 		return
 	}

@@ -1,11 +1,13 @@
-package bot
+package gate
 
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/membot/membot/bot/access"
+	"github.com/membot/membot/bot/texts"
 	"github.com/membot/membot/memory"
 )
 
@@ -69,4 +71,58 @@ func (s AccessStatus) Log(log *slog.Logger) {
 				"Claim it with the link above, or set ACCESS=open to keep it open to everyone")
 		}
 	}
+}
+
+// claimCode is the code of "/start <code>" in a private chat.
+func claimCode(a Arrival) (string, bool) {
+	if !a.Private || a.Kind != Command || a.Command != "start" {
+		return "", false
+	}
+	code := strings.TrimSpace(a.Args)
+	return code, code != ""
+}
+
+// claim makes the sender the owner when code is the claim code. A wrong
+// code is answered (while the sender has tries left this hour) and kept
+// nowhere: the update is refused like a stranger's.
+func (g *Gate) claim(ctx context.Context, a Arrival, code string) error {
+	userID := a.userID()
+	outcome, left, err := g.Store.ClaimOwner(ctx, userID, a.UpdateID,
+		func(live string) bool { return access.SameCode(code, live) }, access.WrongCodesPerHour)
+	if err != nil {
+		return err
+	}
+	t := texts.For(a.lang())
+	switch outcome {
+	case memory.ClaimOwned:
+		g.Policy.Owners.Add(userID)
+		g.Log.Warn("the bot is claimed: its owner is this user", "user_id", userID, "username", a.User.Username)
+		arrived := memory.Event{Type: memory.EventMessageReceived, UserID: userID, ChatID: a.ChatID,
+			UpdateID: a.UpdateID, Payload: map[string]any{"kind": "command", "command": "start"}}
+		if err := g.Store.Arrived(ctx, a.User, arrived); err != nil {
+			return err
+		}
+		return a.Reply(ctx, t.ClaimDone(texts.Author(a.User.FirstName, a.User.Username, userID)))
+	case memory.ClaimTaken: // claimed by someone else a moment ago
+		return g.askOwner(ctx, a)
+	}
+	if _, err := g.recordRefusal(ctx, a); err != nil {
+		return err
+	}
+	g.Log.Warn("a wrong or expired claim code was sent", "user_id", userID, "tries_left", left)
+	switch outcome {
+	case memory.ClaimWrong:
+		if left == 0 {
+			return a.Reply(ctx, t.ClaimWrongLast)
+		}
+		return a.Reply(ctx, t.ClaimWrong(left))
+	case memory.ClaimExpired:
+		st, err := ClaimStatus(ctx, g.Policy, g.Store, g.Bot) // a new code, in the log
+		if err != nil {
+			return err
+		}
+		st.Log(g.Log)
+		return a.Reply(ctx, t.ClaimExpired)
+	}
+	return nil // too many wrong codes this hour: the last one said so
 }
