@@ -23,7 +23,15 @@ import (
 // systemPrompt is the system message of the model's latest request.
 func systemPrompt(h *harness) string {
 	reqs := h.LLM.Requests()
-	return reqs[len(reqs)-1].Messages[0].Content
+	for i := len(reqs) - 1; i >= 0; i-- {
+		// The memory work's calls (AUTO_MEMORY, summaries) may come after
+		// the turn's: the turn's request is the last one with tools.
+		if len(reqs[i].Tools) > 0 {
+			return reqs[i].Messages[0].Content
+		}
+	}
+	h.T.Fatal("no turn's request reached the model")
+	return ""
 }
 
 func TestAFactRememberedBeforeNewIsInThePromptAfterIt(t *testing.T) {
