@@ -48,12 +48,12 @@ type Texts struct {
 	UsersRevoked        func(id any) string
 	UsersNothing        func(id any) string
 	UsersOwnerStays     string
-	// admin.go
+	// bot/usage (/stats, /user)
 	Stats       func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 any) string
 	User        func(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13 any) string
 	UserUsage   string
 	UserUnknown func(a1 any) string
-	// cmd_web.go (/web) and bot/facts (/memory's Mini App)
+	// bot/weblink (/web, /memory's Mini App)
 	WebSignIn      func(link, minutes any) string
 	WebLocal       func(addr any) string
 	WebOff         func(why any) string
@@ -61,7 +61,7 @@ type Texts struct {
 	WebPrivate     string
 	MemoryAppIntro string
 	MemoryAppOpen  string
-	// approvals.go and bot/approve
+	// bot/approvals.go and bot/approve
 	ApprovalAsk       func(a1, a2 any) string
 	ApprovalClosed    func(tool, call, outcome any) string
 	OutcomeApproved   func(at any) string
@@ -92,7 +92,7 @@ type Texts struct {
 	ToolNotOffered  func(tool any) string // why an approved call does not run
 	ArgumentsBroken string                // why an approved call does not run: its arguments cannot be read
 	CannotRunNow    string                // why, when no other reason fits
-	// cmd_tools.go
+	// bot/tools (/tools)
 	ToolsBuiltin   func(list any) string
 	ToolsServer    func(name, transport, state any) string
 	ToolStates     map[string]string // an MCP server's state (mcptools.State...)
@@ -119,7 +119,7 @@ type Texts struct {
 	ForgotAll    func(a1 any) string
 	ForgetNone   string
 	ForgetNoSuch func(a1 any) string
-	// reminders.go
+	// bot/remind and bot/tasks
 	Reminder            func(a1 any) string
 	ReminderLate        func(a1 any) string
 	RemindersList       func(a1 any) string
@@ -152,7 +152,7 @@ type Texts struct {
 	Empty    string
 	Unknown  string
 	TextOnly string
-	// cmd_rollback.go, cmd_history.go and bot/export, cmd_export.go, bot/choice (/mode)
+	// bot/cmd_rollback.go, bot/export (/history, /export), bot/choice (/mode)
 	NothingToRetry    string
 	NothingToUndo     string
 	Undone            func(a1, a2 any) string
@@ -173,7 +173,7 @@ type Texts struct {
 	ModeAlready       func(a1 any) string
 	ModeSwitched      func(a1 any) string
 	ModeSwitchedShort func(a1 any) string
-	// usage.go
+	// bot/usage (/usage)
 	Usage      func(a1, a2, a3, a4, a5, a6 any) string
 	UsageLimit func(a1 any) string
 
@@ -210,7 +210,7 @@ type Texts struct {
 	TakenBackReminders func(a1, a2 any) string
 	TakenBackFacts     func(a1, a2 any) string
 
-	// Voice messages, photos and files (media.go), /voice (cmd_voice.go)
+	// Voice messages, photos and files (bot/media.go), /voice (bot/choice)
 	VoiceOff            string
 	TranscriptionFailed string
 	HeardNothing        string
