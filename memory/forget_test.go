@@ -95,3 +95,53 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 		t.Fatalf("forget all = %d, %v", n, err)
 	}
 }
+
+// A summary written while its rows were forgotten (the summarizer read
+// them before /forget, and saves after it) is not stored: it may hold the
+// fact. Its model call is recorded all the same.
+func TestASummaryOfRowsForgottenMeanwhileIsNotStored(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := open(t)
+	chat := memory.Chat{ID: 8}
+	if err := store.Access().UpsertUser(ctx, memory.User{TelegramUserID: 8, FirstName: "Ann"}); err != nil {
+		t.Fatal(err)
+	}
+	conv, _ := store.CurrentConversation(ctx, chat, 8)
+	exchange(t, store, conv, "my gym locker is 4711", false)
+	exchange(t, store, conv, "hello", false)
+	rows, err := store.LastMessages(ctx, conv, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.LongTerm().Remember(ctx, 8, 0, "Locker is 4711", rows[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	// The summarizer read rows[0..3] before the forget ...
+	read := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[0].ID, ToMessageID: rows[3].ID,
+		Content: "The locker is 4711.", Model: "m"}
+	if _, err := store.LongTerm().ForgetAllFacts(ctx, 8); err != nil {
+		t.Fatal(err)
+	}
+	// ... and saves after it.
+	call := memory.LLMCall{UserID: 8, ChatID: 8, Model: "m", Purpose: memory.PurposeSummary, Status: "ok"}
+	if err := store.LongTerm().SaveSummary(ctx, read, call); err != nil {
+		t.Fatal(err)
+	}
+	if sums, err := store.LongTerm().Summaries(ctx, conv); err != nil || len(sums) != 0 {
+		t.Fatalf("summaries of forgotten rows = %+v, %v", sums, err)
+	}
+	// A summary of rows nobody forgot is kept.
+	kept := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[2].ID, ToMessageID: rows[3].ID,
+		Content: "They said hello.", Model: "m"}
+	if err := store.LongTerm().SaveSummary(ctx, kept, call); err != nil {
+		t.Fatal(err)
+	}
+	if sums, err := store.LongTerm().Summaries(ctx, conv); err != nil || len(sums) != 1 || sums[0].Content != "They said hello." {
+		t.Fatalf("summaries of rows nobody forgot = %+v, %v", sums, err)
+	}
+	var calls int
+	if err := store.Pool().QueryRow(ctx, `SELECT count(*) FROM llm_calls WHERE purpose = 'summary' AND chat_id = 8`).Scan(&calls); err != nil || calls != 2 {
+		t.Fatalf("summary calls recorded = %d, %v", calls, err)
+	}
+}

@@ -92,17 +92,23 @@ type saveSummaryParams struct {
 
 // SaveSummary stores a summary (none when its Content is empty) and the
 // model call that wrote it. A conversation deleted meanwhile (/new) keeps
-// no summary.
+// no summary, nor does one whose rows a forget marked while it was
+// written: under the chat's user lock (the one forget takes), so a forget
+// either sees the summary and drops it or has marked the rows before.
 func (s LongTerm) SaveSummary(ctx context.Context, sum Summary, call LLMCall) error {
-	batch := &pgx.Batch{}
-	if sum.Content != "" { // a failed call is recorded all the same
-		batch.Queue(saveSummarySQL, pg.Named(saveSummaryParams{
-			ConversationID: sum.ConversationID, ChatID: sum.ChatID, FromMessageID: sum.FromMessageID,
-			ToMessageID: sum.ToMessageID, Content: cleanText(sum.Content), Model: sum.Model,
-		}))
-	}
-	s.queueLLMCall(batch, call)
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		batch := &pgx.Batch{}
+		if sum.Content != "" { // a failed call is recorded all the same
+			batch.Queue(lockUserBoundsSQL, sum.ChatID) // a private chat's id is its user's
+			batch.Queue(saveSummarySQL, pg.Named(saveSummaryParams{
+				ConversationID: sum.ConversationID, ChatID: sum.ChatID, FromMessageID: sum.FromMessageID,
+				ToMessageID: sum.ToMessageID, Content: cleanText(sum.Content), Model: sum.Model,
+			}))
+		}
+		s.queueLLMCall(batch, call)
+		return tx.SendBatch(ctx, batch).Close()
+	})
+	if err != nil {
 		return fmt.Errorf("save summary: %w", translate(err))
 	}
 	return nil

@@ -23,8 +23,13 @@ SELECT * FROM (
 ORDER BY id
 
 -- name: saveSummary
+-- saveSummary stores a summary of rows from_message_id..to_message_id,
+-- unless its conversation was deleted (/new) or one of those rows was
+-- forgotten while the summary was written: it may hold the fact forgotten.
 INSERT INTO conversation_summaries (conversation_id, chat_id, from_message_id, to_message_id, content, model)
 		SELECT id, @chat_id, @from_message_id, @to_message_id, @content, @model FROM conversations WHERE id = @conversation_id::uuid
+		AND NOT EXISTS (SELECT 1 FROM messages WHERE conversation_id = @conversation_id::uuid
+			AND id BETWEEN @from_message_id AND @to_message_id AND forgotten)
 
 -- name: summaries
 SELECT conversation_id::text, chat_id, from_message_id, to_message_id, content, model
