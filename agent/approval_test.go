@@ -13,7 +13,6 @@ import (
 	"github.com/membot/membot/agent"
 	chat "github.com/membot/membot/agent/llm"
 	"github.com/membot/membot/internal/testing/openaifake"
-	"github.com/membot/membot/internal/testing/pgtest"
 	"github.com/membot/membot/memory"
 )
 
@@ -24,11 +23,7 @@ import (
 func TestTheBytesAskedAboutAreTheBytesRun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := memory.Open(ctx, pgtest.New(t), 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t)
 	llm := openaifake.New()
 	defer llm.Close()
 	var described, ran []string

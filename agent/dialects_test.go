@@ -122,11 +122,7 @@ func TestAConversationWithEveryDialect(t *testing.T) {
 func TestTheConversationsModelChoosesItsServer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := memory.Open(ctx, pgtest.New(t), 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := openStore(t)
 	main, local := openaifake.New(), openaifake.NewDialect(openaifake.DialectNamed("ollama-old"))
 	defer main.Close()
 	defer local.Close()

@@ -31,13 +31,21 @@ type recorder struct {
 func (r *recorder) Text(d string) { r.mu.Lock(); r.text.WriteString(d); r.deltas++; r.mu.Unlock() }
 func (r *recorder) Discard()      { r.mu.Lock(); r.text.Reset(); r.discards++; r.mu.Unlock() }
 
-func newAgent(t *testing.T, llm *openaifake.Server, modes *modes.Set) (*agent.Agent, *memory.Store) {
+// openStore is a store over a fresh migrated database, closed at the
+// test's end.
+func openStore(t *testing.T) *memory.Store {
 	t.Helper()
 	store, err := memory.Open(context.Background(), pgtest.New(t), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(store.Close)
+	return store
+}
+
+func newAgent(t *testing.T, llm *openaifake.Server, modes *modes.Set) (*agent.Agent, *memory.Store) {
+	t.Helper()
+	store := openStore(t)
 	client := &chat.Client{BaseURL: llm.URL(), APIKey: "sk-test"}
 	tools := agent.NewRegistry(tools.Builtin(tools.Env{})...)
 	a := agent.New(agent.Config{
