@@ -11,10 +11,6 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-type utc struct{}
-
-func (utc) Zone() *time.Location { return time.UTC }
-
 func TestCancelReminderCommand(t *testing.T) {
 	t.Parallel()
 	en := texts.For("en")
@@ -36,7 +32,7 @@ func TestCancelReminderCommand(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			store := &chatReminders{list: []memory.Reminder{{UserID: 1, Text: "call mom", DueAt: due}, {UserID: 2, Text: "water", DueAt: due.Add(time.Hour)}}}
 			r := &calltest.Recorder{Own: c.own}
-			if err := (Commands{Store: store, Zone: utc{}}).CancelReminder(context.Background(), r.Call(c.args)); err != nil {
+			if err := (Commands{Store: store, Zone: calltest.UTC{}}).CancelReminder(context.Background(), r.Call(c.args)); err != nil {
 				t.Fatal(err)
 			}
 			if len(r.Replies) != 1 || c.want != "" && r.Last() != c.want {
@@ -53,7 +49,7 @@ func TestRemindersCommandListsThem(t *testing.T) {
 	t.Parallel()
 	store := &chatReminders{list: []memory.Reminder{{UserID: 1, Text: "call mom", DueAt: time.Date(2026, 11, 21, 18, 0, 0, 0, time.UTC)}}}
 	r := &calltest.Recorder{}
-	if err := (Commands{Store: store, Zone: utc{}}).Reminders(context.Background(), r.Call("")); err != nil {
+	if err := (Commands{Store: store, Zone: calltest.UTC{}}).Reminders(context.Background(), r.Call("")); err != nil {
 		t.Fatal(err)
 	}
 	if want, _ := List(context.Background(), store, 7, texts.For("en"), time.UTC); r.Last() != want {
@@ -62,7 +58,7 @@ func TestRemindersCommandListsThem(t *testing.T) {
 
 	// who administers a group is not known: an error, nothing cancelled
 	r = &calltest.Recorder{OwnErr: errors.New("getChatMember failed")}
-	if err := (Commands{Store: store, Zone: utc{}}).CancelReminder(context.Background(), r.Call("1")); err == nil || len(store.list) != 1 {
+	if err := (Commands{Store: store, Zone: calltest.UTC{}}).CancelReminder(context.Background(), r.Call("1")); err == nil || len(store.list) != 1 {
 		t.Errorf("err %v, %d left: want the error and the reminder kept", err, len(store.list))
 	}
 }

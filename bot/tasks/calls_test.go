@@ -11,15 +11,11 @@ import (
 	"github.com/membot/membot/memory"
 )
 
-type utc struct{}
-
-func (utc) Zone() *time.Location { return time.UTC }
-
 func TestTasksCommandListsThemWithTheirButtons(t *testing.T) {
 	t.Parallel()
 	s := setup()
 	r := &calltest.Recorder{}
-	if err := (Commands{Store: s, Zone: utc{}}).Tasks(context.Background(), r.Call("")); err != nil {
+	if err := (Commands{Store: s, Zone: calltest.UTC{}}).Tasks(context.Background(), r.Call("")); err != nil {
 		t.Fatal(err)
 	}
 	text, rows, _ := List(context.Background(), s, 7, texts.For("en"), time.UTC)
@@ -46,7 +42,7 @@ func TestATaskButtonChangesTheTaskAndShowsTheListAsItIsNow(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := setup()
 			r := &calltest.Recorder{Own: c.own}
-			if err := (Commands{Store: s, Zone: utc{}}).Press(context.Background(), r.Call(c.args)); err != nil {
+			if err := (Commands{Store: s, Zone: calltest.UTC{}}).Press(context.Background(), r.Call(c.args)); err != nil {
 				t.Fatal(err)
 			}
 			if len(r.Notices) != 1 || r.Notices[0] != c.want {
@@ -68,7 +64,7 @@ func TestATaskButtonFailsWithoutAnswering(t *testing.T) {
 	s := setup()
 	s.err = errors.New("down")
 	r := &calltest.Recorder{}
-	if err := (Commands{Store: s, Zone: utc{}}).Press(context.Background(), r.Call("pause:7")); err == nil || len(r.Notices)+len(r.Edits) != 0 {
+	if err := (Commands{Store: s, Zone: calltest.UTC{}}).Press(context.Background(), r.Call("pause:7")); err == nil || len(r.Notices)+len(r.Edits) != 0 {
 		t.Errorf("err %v, notices %q, edits %+v: want the error only (the update is retried)", err, r.Notices, r.Edits)
 	}
 }

@@ -5,6 +5,7 @@ package calltest
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/telegram"
@@ -69,3 +70,9 @@ func (r *Recorder) Last() string {
 	}
 	return r.Replies[len(r.Replies)-1].Text
 }
+
+// UTC is a command's zone of the bot's clock: UTC.
+type UTC struct{}
+
+// Zone is time.UTC.
+func (UTC) Zone() *time.Location { return time.UTC }
