@@ -33,7 +33,7 @@ func TestAForgottenFactTakesTheExchangeItCameFromAwayFromEveryModel(t *testing.T
 	}
 	call := memory.LLMCall{UserID: 7, ChatID: 7, Model: "m", Purpose: memory.PurposeSummary, Status: "ok"}
 	if err := store.LongTerm().SaveSummary(ctx, memory.Summary{ConversationID: conv, ChatID: 7, FromMessageID: rows[0].ID,
-		ToMessageID: rows[4].ID, Content: "The locker is 4711.", Model: "m"}, call); err != nil {
+		ToMessageID: rows[4].ID, Rows: 2, Content: "The locker is 4711.", Model: "m"}, call); err != nil {
 		t.Fatal(err)
 	}
 	// The exchanges' tools are known to the after-turn job.
@@ -119,7 +119,7 @@ func TestASummaryOfRowsForgottenMeanwhileIsNotStored(t *testing.T) {
 	}
 	// The summarizer read rows[0..3] before the forget ...
 	read := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[0].ID, ToMessageID: rows[3].ID,
-		Content: "The locker is 4711.", Model: "m"}
+		Rows: 4, Content: "The locker is 4711.", Model: "m"}
 	if _, err := store.LongTerm().ForgetAllFacts(ctx, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -131,14 +131,15 @@ func TestASummaryOfRowsForgottenMeanwhileIsNotStored(t *testing.T) {
 	if sums, err := store.LongTerm().Summaries(ctx, conv); err != nil || len(sums) != 0 {
 		t.Fatalf("summaries of forgotten rows = %+v, %v", sums, err)
 	}
-	// A summary of rows nobody forgot is kept.
-	kept := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[2].ID, ToMessageID: rows[3].ID,
-		Content: "They said hello.", Model: "m"}
+	// A summary read after the forget is kept: its range spans the
+	// forgotten rows, but it summarises only the two left.
+	kept := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[0].ID, ToMessageID: rows[3].ID,
+		Rows: 2, Content: "They said hello.", Model: "m"}
 	if err := store.LongTerm().SaveSummary(ctx, kept, call); err != nil {
 		t.Fatal(err)
 	}
 	if sums, err := store.LongTerm().Summaries(ctx, conv); err != nil || len(sums) != 1 || sums[0].Content != "They said hello." {
-		t.Fatalf("summaries of rows nobody forgot = %+v, %v", sums, err)
+		t.Fatalf("summaries read after the forget = %+v, %v", sums, err)
 	}
 	var calls int
 	if err := store.Pool().QueryRow(ctx, `SELECT count(*) FROM llm_calls WHERE purpose = 'summary' AND chat_id = 8`).Scan(&calls); err != nil || calls != 2 {

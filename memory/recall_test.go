@@ -365,7 +365,7 @@ func TestSummariesCoverWhatLeftTheWindowAndGoWithTheConversation(t *testing.T) {
 		t.Fatalf("the newest 8 = %+v", newest)
 	}
 	rows := all[:8]
-	sum := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[0].ID, ToMessageID: rows[7].ID, Content: "They said q and a.", Model: "mm"}
+	sum := memory.Summary{ConversationID: conv, ChatID: 8, FromMessageID: rows[0].ID, ToMessageID: rows[7].ID, Rows: 8, Content: "They said q and a.", Model: "mm"}
 	if err := store.LongTerm().SaveSummary(ctx, sum, memory.LLMCall{Model: "mm", Purpose: memory.PurposeSummary}); err != nil {
 		t.Fatal(err)
 	}

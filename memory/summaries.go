@@ -37,8 +37,13 @@ type Summary struct {
 	ChatID         int64
 	FromMessageID  int64
 	ToMessageID    int64
-	Content        string
-	Model          string
+	// Rows is how many rows it summarises: those of FromMessageID..
+	// ToMessageID that Unsummarised gave. Fewer of them left when it is
+	// saved means a forget marked some meanwhile: it is not kept. Not
+	// stored: Summaries gives 0.
+	Rows    int `db:"-"`
+	Content string
+	Model   string
 }
 
 // maxSummarisedChars bounds the text of one row given to the summariser.
@@ -86,6 +91,7 @@ type saveSummaryParams struct {
 	ChatID         int64  `db:"chat_id"`
 	FromMessageID  int64  `db:"from_message_id"`
 	ToMessageID    int64  `db:"to_message_id"`
+	Rows           int    `db:"rows"`
 	Content        string `db:"content"`
 	Model          string `db:"model"`
 }
@@ -93,8 +99,8 @@ type saveSummaryParams struct {
 // SaveSummary stores a summary (none when its Content is empty) and the
 // model call that wrote it. A conversation deleted meanwhile (/new) keeps
 // no summary, nor does one whose rows a forget marked while it was
-// written: under the chat's user lock (the one forget takes), so a forget
-// either sees the summary and drops it or has marked the rows before.
+// written (Rows): under the chat's user lock (the one forget takes), so a
+// forget either sees the summary and drops it or has marked the rows before.
 func (s LongTerm) SaveSummary(ctx context.Context, sum Summary, call LLMCall) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}
@@ -102,7 +108,7 @@ func (s LongTerm) SaveSummary(ctx context.Context, sum Summary, call LLMCall) er
 			batch.Queue(lockUserBoundsSQL, sum.ChatID) // a private chat's id is its user's
 			batch.Queue(saveSummarySQL, pg.Named(saveSummaryParams{
 				ConversationID: sum.ConversationID, ChatID: sum.ChatID, FromMessageID: sum.FromMessageID,
-				ToMessageID: sum.ToMessageID, Content: cleanText(sum.Content), Model: sum.Model,
+				ToMessageID: sum.ToMessageID, Rows: sum.Rows, Content: cleanText(sum.Content), Model: sum.Model,
 			}))
 		}
 		s.queueLLMCall(batch, call)

@@ -463,7 +463,7 @@ func (m *Memorizer) summarise(ctx context.Context, ex jobs.Exchange, limit *rate
 	text, call := m.complete(ctx, ex, memory.PurposeSummary, prompt, b.String())
 	text = agent.Truncate(withoutOrders(strings.TrimSpace(text)), maxSummaryChars)
 	sum := memory.Summary{ConversationID: ex.ConversationID, ChatID: ex.ChatID, FromMessageID: rows[0].ID,
-		ToMessageID: rows[len(rows)-1].ID, Content: text, Model: m.Model}
+		ToMessageID: rows[len(rows)-1].ID, Rows: len(rows), Content: text, Model: m.Model}
 	if call.Status != "ok" || text == "" {
 		sum.Content = "" // the call is recorded, no summary
 	}

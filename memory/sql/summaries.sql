@@ -23,13 +23,15 @@ SELECT * FROM (
 ORDER BY id
 
 -- name: saveSummary
--- saveSummary stores a summary of rows from_message_id..to_message_id,
--- unless its conversation was deleted (/new) or one of those rows was
--- forgotten while the summary was written: it may hold the fact forgotten.
+-- saveSummary stores a summary of the @rows rows unsummarised gave from
+-- from_message_id to to_message_id, unless its conversation was deleted
+-- (/new) or fewer of them are left as unsummarised reads them: a forget
+-- marked one while the summary was written, and it may hold the fact.
 INSERT INTO conversation_summaries (conversation_id, chat_id, from_message_id, to_message_id, content, model)
 		SELECT id, @chat_id, @from_message_id, @to_message_id, @content, @model FROM conversations WHERE id = @conversation_id::uuid
-		AND NOT EXISTS (SELECT 1 FROM messages WHERE conversation_id = @conversation_id::uuid
-			AND id BETWEEN @from_message_id AND @to_message_id AND forgotten)
+		AND (SELECT count(*) FROM messages WHERE conversation_id = @conversation_id::uuid
+			AND id BETWEEN @from_message_id AND @to_message_id
+			AND role IN ('user', 'assistant') AND content <> '' AND NOT forgotten) = @rows
 
 -- name: summaries
 SELECT conversation_id::text, chat_id, from_message_id, to_message_id, content, model
