@@ -67,7 +67,7 @@ func (h *Handler) call(in *incoming) command.Call {
 			h.edit(ctx, in, text, buttons...)
 		}
 	} else {
-		c.Args = in.msg.CommandArguments()
+		c.Args = telegram.CommandArgs(in.msg)
 	}
 	return c
 }

@@ -63,6 +63,18 @@ func CommandOf(msg *tgbotapi.Message) (name, target string, ok bool) {
 	return name, target, true
 }
 
+// CommandArgs returns what follows the command a message starts with,
+// trimmed ("" when it starts with none). Unlike the library's
+// Message.CommandArguments it counts the command in UTF-16 units, as
+// Telegram does, and cannot panic on an entity longer than the text.
+func CommandArgs(msg *tgbotapi.Message) string {
+	if _, _, ok := CommandOf(msg); !ok {
+		return ""
+	}
+	units := utf16.Encode([]rune(msg.Text))
+	return strings.TrimSpace(string(utf16.Decode(units[msg.Entities[0].Length:])))
+}
+
 // Addressed reports whether a group message is meant for the bot: it
 // mentions @botname or replies to one of the bot's messages.
 func Addressed(msg *tgbotapi.Message, self *tgbotapi.User) bool {
