@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -34,19 +33,9 @@ func (h *Handler) command(ctx context.Context, in *incoming, name string) error 
 		}
 	}
 	if spec.do != nil {
-		return told(spec.do(ctx, h.call(in)))
+		return spec.do(ctx, h.call(in))
 	}
 	return spec.run(ctx, h, in)
-}
-
-// told makes a command's command.Told the refusal the middleware tells in
-// the command's words.
-func told(err error) error {
-	var t command.Told
-	if errors.As(err, &t) {
-		return refusalTold{err, t.Text}
-	}
-	return err
 }
 
 // call is in as the command packages see it.
@@ -67,7 +56,7 @@ func (h *Handler) call(in *incoming) command.Call {
 			h.edit(ctx, in, text, buttons...)
 		}
 	} else {
-		c.Args = telegram.CommandArgs(in.msg)
+		c.Args = in.route.args
 	}
 	return c
 }

@@ -68,7 +68,7 @@ func (h *Handler) arrival(in *incoming) gate.Arrival {
 		a.Kind = gate.Press
 		a.Answer = func(ctx context.Context, text string) error { return h.Client.AnswerCallback(ctx, in.query.ID, text) }
 	case in.route.action == runCommand:
-		a.Kind, a.Command, a.Args = gate.Command, in.route.command, telegram.CommandArgs(in.msg)
+		a.Kind, a.Command, a.Args = gate.Command, in.route.command, in.route.args
 	}
 	return a
 }

@@ -8,6 +8,7 @@ import (
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
+	"github.com/membot/membot/bot/command"
 	"github.com/membot/membot/bot/telegram"
 	"github.com/membot/membot/memory/queue"
 )
@@ -107,16 +108,6 @@ func (h *Handler) measured(next step) step {
 	}
 }
 
-// refusalTold is an error whose refusal by Telegram is told in its own
-// words (what failed), not as a reply that did not arrive.
-type refusalTold struct {
-	err  error
-	text func(reason any) string
-}
-
-func (e refusalTold) Error() string { return e.err.Error() }
-func (e refusalTold) Unwrap() error { return e.err }
-
 func (h *Handler) refusalsTold(next step) step {
 	return func(ctx context.Context, in *incoming) (*queue.Delivery, error) {
 		delivery, err := next(ctx, in)
@@ -127,9 +118,9 @@ func (h *Handler) refusalsTold(next step) step {
 		h.Log.Warn("Telegram refused a reply; telling the user", "update_id", in.update.UpdateID,
 			"chat_id", in.msg.Chat.ID, "err", err)
 		told := tr(in.lang()).Undeliverable
-		var own refusalTold
+		var own command.Told // a command that tells a refusal in its own words (what failed)
 		if errors.As(err, &own) {
-			told = own.text
+			told = own.Text
 		}
 		if _, sendErr := h.send(ctx, in, told(apiErr.Message)); sendErr != nil {
 			h.Log.Warn("telling the user of a refused reply failed too", "chat_id", in.msg.Chat.ID, "err", sendErr)

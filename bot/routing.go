@@ -30,6 +30,7 @@ type route struct {
 	msg     *tgbotapi.Message // the message answered (for commands, text and textOnly)
 	edited  bool              // msg is an edit of an earlier message
 	command string            // runCommand: lowercase, without the slash and @botname
+	args    string            // runCommand: what follows it (telegram.CommandArgs)
 	text    string            // converse: what the model gets
 	reason  string            // ignore: why, for the log
 	// withMedia: the file, the caption, and the author's name before the
@@ -93,7 +94,7 @@ func routeUpdate(upd *tgbotapi.Update, self *tgbotapi.User) route {
 		case !private && target != "" && !strings.EqualFold(target, self.UserName):
 			return route{action: ignore, reason: "command for another bot"}
 		}
-		return route{action: runCommand, msg: msg, command: strings.ToLower(name)}
+		return route{action: runCommand, msg: msg, command: strings.ToLower(name), args: telegram.CommandArgs(msg)}
 	}
 	if !private && !telegram.Addressed(msg, self) {
 		return route{action: ignore, reason: "group message not addressed to the bot"}
