@@ -102,19 +102,18 @@ type saveSummaryParams struct {
 // written (Rows): under the chat's user lock (the one forget takes), so a
 // forget either sees the summary and drops it or has marked the rows before.
 func (s LongTerm) SaveSummary(ctx context.Context, sum Summary, call LLMCall) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
-		if sum.Content != "" { // a failed call is recorded all the same
-			batch.Queue(lockUserBoundsSQL, sum.ChatID) // a private chat's id is its user's
-			batch.Queue(saveSummarySQL, pg.Named(saveSummaryParams{
-				ConversationID: sum.ConversationID, ChatID: sum.ChatID, FromMessageID: sum.FromMessageID,
-				ToMessageID: sum.ToMessageID, Rows: sum.Rows, Content: cleanText(sum.Content), Model: sum.Model,
-			}))
-		}
-		s.queueLLMCall(batch, call)
-		return tx.SendBatch(ctx, batch).Close()
-	})
-	if err != nil {
+	// One batch is one implicit transaction: the lock, taken by a
+	// statement of its own, holds until the batch ends.
+	batch := &pgx.Batch{}
+	if sum.Content != "" { // a failed call is recorded all the same
+		batch.Queue(lockUserBoundsSQL, sum.ChatID) // a private chat's id is its user's; facts come from those only
+		batch.Queue(saveSummarySQL, pg.Named(saveSummaryParams{
+			ConversationID: sum.ConversationID, ChatID: sum.ChatID, FromMessageID: sum.FromMessageID,
+			ToMessageID: sum.ToMessageID, Rows: sum.Rows, Content: cleanText(sum.Content), Model: sum.Model,
+		}))
+	}
+	s.queueLLMCall(batch, call)
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("save summary: %w", translate(err))
 	}
 	return nil
