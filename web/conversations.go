@@ -40,6 +40,16 @@ const messagesShown = 200
 // maxQuery bounds a search's text.
 const maxQuery = 500
 
+// queryOf is a request's search text (q): valid UTF-8 (PostgreSQL refuses
+// the rest), trimmed, and cut to maxQuery bytes on a character's edge.
+func queryOf(r *http.Request) string {
+	q := strings.ToValidUTF8(r.URL.Query().Get("q"), "")
+	if len(q) > maxQuery {
+		q = strings.ToValidUTF8(q[:maxQuery], "")
+	}
+	return strings.TrimSpace(q)
+}
+
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, v viewer) error {
 	ctx := r.Context()
 	id := r.PathValue("id")
@@ -117,12 +127,9 @@ func (s *Server) chatRows(messages []console.Message, approvals []console.Approv
 // search runs the bot's own search over a conversation for the request's
 // q (cut to maxQuery), nothing for none.
 func (s *Server) search(r *http.Request, conversationID string) (string, []memory.Snippet, error) {
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	q := queryOf(r)
 	if q == "" {
 		return "", nil, nil
-	}
-	if len(q) > maxQuery {
-		q = strings.ToValidUTF8(q[:maxQuery], "")
 	}
 	hits, err := s.deps.Search.SearchMessages(r.Context(), memory.Search{ConversationID: conversationID, Text: q, Limit: 10})
 	return q, hits, err

@@ -100,12 +100,9 @@ func (s *Server) myMemory(w http.ResponseWriter, r *http.Request, u TelegramUser
 
 // mySearch searches the user's own private conversations, never a group's.
 func (s *Server) mySearch(w http.ResponseWriter, r *http.Request, u TelegramUser) error {
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	q := queryOf(r)
 	if q == "" {
 		return writeJSON(w, http.StatusOK, []memory.Snippet{})
-	}
-	if len(q) > maxQuery {
-		q = q[:maxQuery]
 	}
 	ids, err := s.deps.Memory.PrivateConversations(r.Context(), u.ID)
 	if err != nil {

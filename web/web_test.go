@@ -402,6 +402,13 @@ func TestTheMiniAppShowsEachUserTheirOwnMemoryOnly(t *testing.T) {
 	if p := s.miniApp("GET", "/app/api/search?q=Murka", asJane, nil); p.status != http.StatusOK || !strings.Contains(p.body, "Murka") {
 		t.Errorf("searching her history: %d\n%s", p.status, p.body)
 	}
+	// Bytes that are no UTF-8, and a long query cut inside a character,
+	// are searched for what is left, not refused by the database.
+	for _, q := range []string{"Murka%ff%fe", "a" + strings.Repeat("ж", 300) + "%20Murka"} {
+		if p := s.miniApp("GET", "/app/api/search?q="+q, asJane, nil); p.status != http.StatusOK {
+			t.Errorf("searching %.20q…: %d\n%s", q, p.status, p.body)
+		}
+	}
 	if p := s.miniApp("POST", "/app/api/forget", asJane, url.Values{}); p.status != http.StatusOK {
 		t.Fatalf("forget everything: %d", p.status)
 	}
