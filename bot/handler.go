@@ -57,7 +57,9 @@ type Inbox interface {
 	media.AlbumStore // media.go: an album's later photos
 }
 
-// Handler turns one Telegram update into the bot's answer.
+// Handler turns one Telegram update into the bot's answer. Its fields are
+// fixed once it handles its first update: the routes and the gate are
+// built from them then, once.
 type Handler struct {
 	Client *telegram.Client
 	Agent  Agent
