@@ -28,7 +28,7 @@ func TestArrivalIsTheUpdateAsTheGateSeesIt(t *testing.T) {
 	}{
 		{name: "text in a private chat", in: &incoming{msg: &tgbotapi.Message{Chat: private, Text: "my secret"}, route: route{action: converse}},
 			want: gate.Arrival{ChatID: 7, Private: true, Kind: gate.Message, Spends: true}},
-		{name: "a command that costs no tokens", in: &incoming{msg: command(private, "/start ABC", 6), route: route{action: runCommand, command: "start"}},
+		{name: "a command that costs no tokens", in: &incoming{msg: command(private, "/start ABC", 6), route: route{action: runCommand, command: "start", args: "ABC"}},
 			want: gate.Arrival{ChatID: 7, Private: true, Kind: gate.Command, Command: "start", Args: "ABC"}},
 		{name: "a command that calls the model", in: &incoming{msg: command(group, "/retry", 6), route: route{action: runCommand, command: "retry"}},
 			want: gate.Arrival{ChatID: -100, ChatTitle: "Cooks", Kind: gate.Command, Command: "retry", Spends: true}},
